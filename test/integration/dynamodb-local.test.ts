@@ -1,0 +1,15 @@
+import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { freshTable, testDynamo } from '../support/dynamodb.js';
+
+describe('DynamoDB Local test setup', () => {
+  it('creates the idempotency table with its TTL and sparse in-flight index', async () => {
+    const { client } = testDynamo();
+    const name = await freshTable(client);
+    const table = await client.send(new DescribeTableCommand({ TableName: name }));
+    expect(table.Table?.KeySchema).toEqual([{ AttributeName: 'id', KeyType: 'HASH' }]);
+    expect(table.Table?.GlobalSecondaryIndexes?.map((g) => g.IndexName)).toEqual(['inflight-by-lease']);
+    const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
+    expect(ttl.TimeToLiveDescription?.AttributeName).toBe('expiresAt');
+  });
+});
