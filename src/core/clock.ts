@@ -1,0 +1,26 @@
+/**
+ * Time. Everything inside works in epoch milliseconds from an injectable
+ * clock; only the TTL attribute is converted to epoch seconds.
+ */
+
+/** A source of the current time in epoch milliseconds. Inject one in tests to move time. */
+export interface Clock {
+  /** Current time, epoch milliseconds. */
+  now(): number;
+}
+
+/**
+ * The wall clock.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from 'effectively-once';
+ * const startedAt = systemClock.now();
+ * ```
+ */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Epoch milliseconds to the epoch seconds that DynamoDB's TTL expects (rounded up, so never early). */
+export function toEpochSeconds(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}

@@ -1,0 +1,141 @@
+/**
+ * Error classes. One root, `EffectivelyOnceError`; each subclass sets `name`,
+ * keeps `cause`, and carries the idempotency key and the existing record
+ * where there is one, so a log line says what happened to which event.
+ */
+import type { IdempotencyRecord } from './record.js';
+
+/** Context every error may carry. */
+export interface ErrorContext {
+  /** The original error, if this one wraps another. */
+  readonly cause?: unknown;
+  /** The business key (as extracted, before hashing). */
+  readonly key?: string;
+  /** The idempotency record found in the store, when the error is about it. */
+  readonly existing?: IdempotencyRecord;
+}
+
+/**
+ * Root of every error this library throws.
+ *
+ * @example
+ * ```ts
+ * import { EffectivelyOnceError } from 'effectively-once';
+ * try { JSON.parse('{'); } catch (err) {
+ *   if (err instanceof EffectivelyOnceError) console.log(err.name, err.key);
+ * }
+ * ```
+ */
+export class EffectivelyOnceError extends Error {
+  override readonly name: string = 'EffectivelyOnceError';
+  /** The business key this error is about, if any. */
+  readonly key: string | undefined;
+  /** The stored idempotency record this error is about, if any. */
+  readonly existing: IdempotencyRecord | undefined;
+
+  constructor(message: string, context: ErrorContext = {}) {
+    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    this.key = context.key;
+    this.existing = context.existing;
+  }
+
+  /** A plain object for structured logs. */
+  toJSON(): Record<string, unknown> {
+    const cause = this.cause instanceof Error ? { name: this.cause.name, message: this.cause.message } : this.cause;
+    return { name: this.name, message: this.message, key: this.key, cause };
+  }
+}
+
+/**
+ * A record that can never be processed as it is: no key, a body that does not
+ * parse, a payload that differs from the one stored under the same key, or too
+ * large to store. It fails alone; the rest of the batch goes on.
+ */
+export class InvalidRecordError extends EffectivelyOnceError {
+  override readonly name: string = 'InvalidRecordError';
+}
+
+/** The `key` function returned no usable key (undefined, empty, or not a string/number). */
+export class MissingKeyError extends InvalidRecordError {
+  override readonly name = 'MissingKeyError';
+}
+
+/** The record body is not valid JSON (or the `key` function threw while reading it). */
+export class BodyParseError extends InvalidRecordError {
+  override readonly name = 'BodyParseError';
+}
+
+/** The same business key arrived with a different payload than the one already recorded. */
+export class PayloadMismatchError extends InvalidRecordError {
+  override readonly name = 'PayloadMismatchError';
+}
+
+/** An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit. */
+export class ItemTooLargeError extends InvalidRecordError {
+  override readonly name = 'ItemTooLargeError';
+  /** Size in bytes that was computed. */
+  readonly size: number;
+  /** The limit in bytes that it exceeds. */
+  readonly limit: number;
+
+  constructor(message: string, size: number, limit: number, context: ErrorContext = {}) {
+    super(message, context);
+    this.size = size;
+    this.limit = limit;
+  }
+}
+
+/**
+ * Another invocation holds an unexpired claim on this key. Not a success: the
+ * message must be retried later (SQS: reported in `batchItemFailures`;
+ * EventBridge: thrown so Lambda's async retry tries again).
+ */
+export class IdempotencyInProgressError extends EffectivelyOnceError {
+  override readonly name = 'IdempotencyInProgressError';
+}
+
+/**
+ * This invocation's claim was taken over by another one after its lease
+ * passed; its complete/release was refused by the owner-token condition.
+ */
+export class LeaseLostError extends EffectivelyOnceError {
+  override readonly name = 'LeaseLostError';
+}
+
+/** The Lambda's remaining time fell under the safety margin before this record started. */
+export class DeadlineError extends EffectivelyOnceError {
+  override readonly name = 'DeadlineError';
+}
+
+/** A transaction would break a `TransactWriteItems` limit (count, duplicate item, size). */
+export class TransactionLimitError extends EffectivelyOnceError {
+  override readonly name = 'TransactionLimitError';
+}
+
+/** One of the handler's own transaction conditions failed (not the idempotency one). Nothing was written. */
+export class BusinessConflictError extends EffectivelyOnceError {
+  override readonly name = 'BusinessConflictError';
+  /** Per-action cancellation reasons as DynamoDB returned them (index = action position). */
+  readonly reasons: ReadonlyArray<CancellationReasonInfo>;
+
+  constructor(message: string, reasons: ReadonlyArray<CancellationReasonInfo>, context: ErrorContext = {}) {
+    super(message, context);
+    this.reasons = reasons;
+  }
+}
+
+/** A transaction was cancelled for a reason worth retrying (conflict, throttling). Nothing was written. */
+export class TransactionRetryableError extends EffectivelyOnceError {
+  override readonly name = 'TransactionRetryableError';
+}
+
+/** One entry of `TransactionCanceledException.CancellationReasons`, unmarshalled. */
+export interface CancellationReasonInfo {
+  /** Position of the action in the handler's transaction (the idempotency item is not counted). */
+  readonly index: number;
+  /** DynamoDB's code, e.g. `ConditionalCheckFailed`, `TransactionConflict`, `None`. */
+  readonly code: string;
+  readonly message?: string;
+  /** The item as it was, when `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` was set on that action. */
+  readonly item?: Record<string, unknown>;
+}

@@ -1,0 +1,36 @@
+/**
+ * Leases: how long a claim is protected from takeover. Derived from the
+ * Lambda's remaining time so a claim outlives the invocation that holds it
+ * by a margin, and never lasts for ever.
+ */
+
+/** Bounds for lease computation, all in milliseconds. */
+export interface LeasePolicy {
+  /** Added to the remaining time: covers the clock skew and the after-phase writes. */
+  readonly marginMs: number;
+  /** Never shorter than this (also used when remaining time is 0). */
+  readonly floorMs: number;
+  /** Never longer than this (also used when remaining time is unknown). */
+  readonly capMs: number;
+}
+
+/**
+ * Lease length for an invocation with `remainingMs` left. Missing, NaN,
+ * negative or zero remaining time can never give an endless lease: unknown
+ * time takes the cap, exhausted time takes the floor.
+ */
+export function leaseDuration(remainingMs: number | undefined, policy: LeasePolicy): number {
+  if (remainingMs === undefined || !Number.isFinite(remainingMs)) return policy.capMs;
+  const wanted = Math.max(0, remainingMs) + policy.marginMs;
+  return Math.min(policy.capMs, Math.max(policy.floorMs, wanted));
+}
+
+/** Whether an IN_PROGRESS claim's lease has passed at `now`. */
+export function leaseExpired(leaseUntil: number | undefined, now: number): boolean {
+  return leaseUntil === undefined || leaseUntil <= now;
+}
+
+/** Whether the record's retention (TTL, epoch seconds) has passed at `now` (epoch ms). */
+export function retentionExpired(expiresAtSeconds: number, now: number): boolean {
+  return expiresAtSeconds * 1000 <= now;
+}

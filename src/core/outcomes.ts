@@ -1,0 +1,116 @@
+/**
+ * Per-record outcomes: a discriminated union on `kind`, one per way a record
+ * can end in a batch. `acknowledged()` is the only place that decides whether
+ * a record leaves the queue.
+ */
+import type {
+  BusinessConflictError,
+  DeadlineError,
+  InvalidRecordError,
+  LeaseLostError,
+} from './errors.js';
+import type { IdempotencyRecord } from './record.js';
+
+interface Base {
+  /** SQS message id or EventBridge event id of this delivery. */
+  readonly messageId: string;
+  /** The business key, when one could be extracted. */
+  readonly key?: string;
+}
+
+/** The handler ran and its effect was recorded. Acknowledged. */
+export interface CompletedOutcome extends Base {
+  readonly kind: 'completed';
+  readonly key: string;
+  readonly result?: unknown;
+}
+/** The key was already COMPLETED: the handler did not run. Acknowledged. */
+export interface DuplicateOutcome extends Base {
+  readonly kind: 'duplicate';
+  readonly key: string;
+  readonly existing: IdempotencyRecord;
+  /** True when the answer came from the warm-container cache (no request). */
+  readonly fromCache: boolean;
+}
+/** Another invocation holds an unexpired claim. Not acknowledged: SQS redelivers later. */
+export interface InProgressOutcome extends Base {
+  readonly kind: 'in-progress';
+  readonly key: string;
+  readonly existing: IdempotencyRecord;
+}
+/** The handler failed for this record; the claim was released. Not acknowledged. */
+export interface FailedOutcome extends Base {
+  readonly kind: 'failed';
+  readonly key: string;
+  readonly error: unknown;
+}
+/** The record cannot be processed as it is (no key, bad body, payload mismatch, too large). Not acknowledged. */
+export interface InvalidOutcome extends Base {
+  readonly kind: 'invalid';
+  readonly error: InvalidRecordError;
+}
+/** This invocation's claim was taken over; its write was refused. Not acknowledged (the redelivery decides). */
+export interface LeaseLostOutcome extends Base {
+  readonly kind: 'lease-lost';
+  readonly key: string;
+  readonly error: LeaseLostError;
+}
+/** Not started: the deadline was near, an earlier record of its FIFO group failed, or the handler threw. Not acknowledged. */
+export interface NotStartedOutcome extends Base {
+  readonly kind: 'not-started';
+  readonly reason: 'deadline' | 'group-failed' | 'handler-threw';
+  readonly error?: DeadlineError;
+}
+/** Transaction strategy: a business condition failed; nothing was written. Acknowledged only when `final`. */
+export interface ConflictOutcome extends Base {
+  readonly kind: 'conflict';
+  readonly key: string;
+  readonly final: boolean;
+  readonly error: BusinessConflictError;
+}
+
+/** How one record ended. */
+export type RecordOutcome =
+  | CompletedOutcome
+  | DuplicateOutcome
+  | InProgressOutcome
+  | FailedOutcome
+  | InvalidOutcome
+  | LeaseLostOutcome
+  | NotStartedOutcome
+  | ConflictOutcome;
+
+/** Every `kind` of {@link RecordOutcome}. */
+export type RecordOutcomeKind = RecordOutcome['kind'];
+
+/**
+ * Whether the record may leave the queue. Everything not listed here is
+ * retried, so a mistake errs towards redelivery, never loss.
+ */
+export function acknowledged(outcome: RecordOutcome): boolean {
+  switch (outcome.kind) {
+    case 'completed':
+    case 'duplicate':
+      return true;
+    case 'conflict':
+      return outcome.final;
+    default:
+      return false;
+  }
+}
+
+/** Counts of outcomes by kind, for the one structured log line per batch. */
+export function summarize(outcomes: readonly RecordOutcome[]): Record<RecordOutcomeKind, number> {
+  const counts: Record<RecordOutcomeKind, number> = {
+    completed: 0,
+    duplicate: 0,
+    'in-progress': 0,
+    failed: 0,
+    invalid: 0,
+    'lease-lost': 0,
+    'not-started': 0,
+    conflict: 0,
+  };
+  for (const o of outcomes) counts[o.kind] += 1;
+  return counts;
+}

@@ -1,0 +1,58 @@
+/**
+ * The idempotency record: what the store keeps per `consumer#businessKey`.
+ */
+
+/** Lifecycle of a claim. FAILED is only written with `release: 'mark-failed'` and stays claimable. */
+export type IdempotencyStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+
+/**
+ * One stored idempotency record, as the store returns it.
+ *
+ * Times are epoch milliseconds except `expiresAt` (epoch seconds, the table's TTL attribute).
+ */
+export interface IdempotencyRecord {
+  /** Table key: `consumer#businessKey`, or `consumer#sha256(businessKey)` with `hashKeys`. */
+  readonly id: string;
+  readonly status: IdempotencyStatus;
+  /** Random token of the claim that wrote this record; fences every later write. */
+  readonly owner?: string;
+  /** Until when the IN_PROGRESS owner may work undisturbed (epoch ms). */
+  readonly leaseUntil?: number;
+  /** When the record stops counting (epoch seconds; DynamoDB TTL). Checked in conditions, never relied upon for deletion. */
+  readonly expiresAt: number;
+  /** SHA-256 of the payload that was claimed, to flag the same key arriving with another payload. */
+  readonly payloadHash?: string;
+  /** How many times this key has been claimed. */
+  readonly attempts: number;
+  /** Queue message id / event id of the delivery that wrote the record. */
+  readonly messageId?: string;
+  /** When the current claim was taken (epoch ms). */
+  readonly claimedAt?: number;
+  /** When the record was completed (epoch ms). */
+  readonly completedAt?: number;
+  /** The handler's stored result (COMPLETED records, when results are stored). */
+  readonly result?: unknown;
+  /** The last failure's message (FAILED records). */
+  readonly lastError?: string;
+}
+
+/** Attribute names used in the table. Kept in one place so conditions and items agree. */
+export const ATTR = {
+  id: 'id',
+  status: 'status',
+  owner: 'owner',
+  leaseUntil: 'leaseUntil',
+  expiresAt: 'expiresAt',
+  payloadHash: 'payloadHash',
+  attempts: 'attempts',
+  messageId: 'messageId',
+  claimedAt: 'claimedAt',
+  completedAt: 'completedAt',
+  result: 'result',
+  lastError: 'lastError',
+  /** Sparse attribute, present only while IN_PROGRESS: the sweeper's index partition. */
+  inflight: 'inflight',
+} as const;
+
+/** How many partitions the sparse in-flight index is spread over (so no hot GSI partition). */
+export const INFLIGHT_SHARDS = 8;

@@ -1,0 +1,103 @@
+/**
+ * The store contract the middlewares depend on. `DynamoDBIdempotencyStore`
+ * implements it; tests or other backends may too.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord } from '../core/record.js';
+
+/** One DocumentClient-shaped `TransactWriteItems` action (`Put`, `Update`, `Delete` or `ConditionCheck`). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Input of {@link IdempotencyStore.claim}. */
+export interface ClaimInput {
+  readonly consumer: string;
+  /** Business key (raw; the store hashes it when configured to). */
+  readonly key: string;
+  readonly payloadHash?: string;
+  readonly messageId?: string;
+  /** How long the claim is protected from takeover, ms from now. */
+  readonly leaseMs: number;
+}
+
+/** Result of a claim. A lost claim carries the existing record from the same round trip. */
+export type ClaimResult =
+  | { readonly kind: 'claimed'; readonly id: string; readonly token: string; readonly record: IdempotencyRecord }
+  | { readonly kind: 'completed'; readonly id: string; readonly existing: IdempotencyRecord; readonly fromCache: boolean }
+  | { readonly kind: 'in-progress'; readonly id: string; readonly existing: IdempotencyRecord };
+
+/** Input of {@link IdempotencyStore.complete}. */
+export interface CompleteInput {
+  readonly id: string;
+  /** Owner token from the claim: the write is fenced on it. */
+  readonly token: string;
+  /** The handler's result, stored when `storeResult` is true (size-guarded). */
+  readonly result?: unknown;
+  readonly storeResult?: boolean;
+}
+
+/** Input of {@link IdempotencyStore.release}. */
+export interface ReleaseInput {
+  readonly id: string;
+  readonly token: string;
+  /** Why the handler failed (kept on FAILED records with `release: 'mark-failed'`). */
+  readonly error?: unknown;
+}
+
+/** Result of a fenced write after the claim. */
+export type FencedWriteResult =
+  | { readonly kind: 'ok'; readonly record?: IdempotencyRecord }
+  /** The owner-token condition failed: another invocation owns the key now (or the record is gone). */
+  | { readonly kind: 'lease-lost'; readonly current?: IdempotencyRecord };
+
+/** Input of {@link IdempotencyStore.commit} (transaction strategy). */
+export interface CommitInput {
+  readonly consumer: string;
+  readonly key: string;
+  readonly payloadHash?: string;
+  readonly messageId?: string;
+  /** The handler's writes, committed with the idempotency record in one `TransactWriteItems`. */
+  readonly actions: readonly TransactItem[];
+  /** Stored on the idempotency record when `storeResult` is true. */
+  readonly result?: unknown;
+  readonly storeResult?: boolean;
+}
+
+/** Result of a transaction commit. Retryable cancellations are thrown as `TransactionRetryableError`. */
+export type CommitResult =
+  | { readonly kind: 'committed'; readonly id: string; readonly record: IdempotencyRecord }
+  | { readonly kind: 'duplicate'; readonly id: string; readonly existing: IdempotencyRecord; readonly fromCache: boolean }
+  | {
+      readonly kind: 'business-conflict';
+      readonly id: string;
+      readonly error: import('../core/errors.js').BusinessConflictError;
+    };
+
+/** A claim whose lease passed long ago: most likely a crashed consumer. */
+export interface StaleClaim {
+  readonly id: string;
+  readonly leaseUntil: number;
+  readonly messageId?: string;
+  readonly attempts?: number;
+  readonly claimedAt?: number;
+}
+
+/**
+ * Where idempotency records live. Every state change is a conditional write;
+ * no method reads before it writes.
+ */
+export interface IdempotencyStore {
+  /** The record id for a business key (`consumer#key`, hashed when configured). */
+  recordId(consumer: string, key: string): string;
+  /** Claims a key as IN_PROGRESS, or returns the record that prevents it. */
+  claim(input: ClaimInput): Promise<ClaimResult>;
+  /** Marks a claim COMPLETED, fenced on the owner token. */
+  complete(input: CompleteInput): Promise<FencedWriteResult>;
+  /** Gives a claim up so the retry can take it, fenced on the owner token. */
+  release(input: ReleaseInput): Promise<FencedWriteResult>;
+  /** Reads a record (strongly consistent). Used only to wait for an in-progress duplicate. */
+  get(id: string): Promise<IdempotencyRecord | undefined>;
+  /** Transaction strategy: idempotency record + business writes in one `TransactWriteItems`. */
+  commit(input: CommitInput): Promise<CommitResult>;
+  /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore` (epoch ms), via the sparse index. */
+  staleClaims(options: { readonly leaseEndedBefore: number; readonly limit?: number }): Promise<StaleClaim[]>;
+}
