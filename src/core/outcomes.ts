@@ -59,6 +59,7 @@ export interface LeaseLostOutcome extends Base {
 export interface NotStartedOutcome extends Base {
   readonly kind: 'not-started';
   readonly reason: 'deadline' | 'group-failed' | 'handler-threw';
+  /** A `DeadlineError` for `deadline`. */
   readonly error?: DeadlineError;
 }
 /** Transaction strategy: a business condition failed; nothing was written. Acknowledged only when `final`. */

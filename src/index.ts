@@ -1,0 +1,104 @@
+/**
+ * effectively-once: idempotent AWS Lambda consumers for SQS and EventBridge.
+ * At-least-once delivery + idempotent consumers = effects applied once.
+ *
+ * Explicit export list: what is here is the public API.
+ */
+
+// Middlewares and runners
+export { sqsIdempotency, sqsDefaults } from './sources/sqs.js';
+export type { SqsIdempotencyOptions } from './sources/sqs.js';
+export { eachRecord } from './sources/each-record.js';
+export type { EachRecordOptions } from './sources/each-record.js';
+export type { RecordContext, RecordHandler, NotStartedReason } from './sources/batch-runner.js';
+export { eventBridgeIdempotency, eventBridgeDefaults } from './sources/eventbridge.js';
+export type { EventBridgeIdempotencyOptions, AnyEventBridgeEvent } from './sources/eventbridge.js';
+export { handleEvent } from './sources/event-run.js';
+export type { EventContext } from './sources/event-run.js';
+export type { WaitPolicy } from './sources/eventbridge-wait.js';
+export { jsonBody } from './sources/json.js';
+export type { Strategy, CommonIdempotencyOptions } from './sources/shared-options.js';
+export type { ConflictPolicy } from './sources/strategy.js';
+export { jsonLineLogger } from './sources/log.js';
+export type { BatchLogLine, BatchLogger, RecordLogEntry } from './sources/log.js';
+
+// Store
+export { DynamoDBIdempotencyStore } from './store/dynamodb.js';
+export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from './store/options.js';
+export type {
+  IdempotencyStore,
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  ReleaseInput,
+  FencedWriteResult,
+  CommitInput,
+  CommitResult,
+  StaleClaim,
+  TransactItem,
+} from './store/types.js';
+
+// Transactions and state machines
+export { TransactionBuilder, createTransactionBuilder } from './transaction.js';
+export type {
+  TransactionBuilderOptions,
+  TransactPutInput,
+  TransactUpdateInput,
+  TransactDeleteInput,
+  TransactConditionCheckInput,
+} from './transaction.js';
+export {
+  transition,
+  versionedUpdate,
+  transitionAction,
+  versionedUpdateAction,
+  transitionFailure,
+  versionedUpdateFailure,
+} from './state.js';
+export type { TransitionInput, VersionedUpdateInput, StateItem, CancellationReasonInput } from './state.js';
+export type {
+  StateOutcome,
+  AppliedOutcome,
+  AlreadyOutcome,
+  ConflictOutcome as StateConflictOutcome,
+  MissingOutcome,
+  RefusedOutcome,
+} from './core/transition.js';
+export { itemIdentity, projectKey } from './core/transaction-limits.js';
+export type { ItemRef } from './core/transaction-limits.js';
+
+// Core: outcomes, records, errors, time, keys
+export { acknowledged, summarize } from './core/outcomes.js';
+export type {
+  RecordOutcome,
+  RecordOutcomeKind,
+  CompletedOutcome,
+  DuplicateOutcome,
+  InProgressOutcome,
+  FailedOutcome,
+  InvalidOutcome,
+  LeaseLostOutcome,
+  NotStartedOutcome,
+  ConflictOutcome,
+} from './core/outcomes.js';
+export type { IdempotencyRecord, IdempotencyStatus } from './core/record.js';
+export {
+  EffectivelyOnceError,
+  InvalidRecordError,
+  MissingKeyError,
+  BodyParseError,
+  PayloadMismatchError,
+  ItemTooLargeError,
+  IdempotencyInProgressError,
+  LeaseLostError,
+  DeadlineError,
+  TransactionLimitError,
+  BusinessConflictError,
+  TransactionRetryableError,
+} from './core/errors.js';
+export type { ErrorContext, CancellationReasonInfo } from './core/errors.js';
+export { systemClock } from './core/clock.js';
+export type { Clock } from './core/clock.js';
+export type { LeasePolicy } from './core/lease.js';
+export type { BusinessKey } from './core/keys.js';
+export { payloadHash } from './core/hashing.js';

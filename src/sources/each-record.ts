@@ -1,0 +1,107 @@
+/**
+ * `eachRecord`: the per-record handler runner. Bounded concurrency; FIFO
+ * message groups run in order and stop at the first failure; records not
+ * yet started when the deadline nears are left for the retry.
+ */
+import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { checkOptions, is } from '../core/options.js';
+import { runLanes } from '../core/schedule.js';
+import {
+  attemptOf,
+  isFifo,
+  runnerFor,
+  type BatchRunner,
+  type NotStartedReason,
+  type RecordHandler,
+} from './batch-runner.js';
+import { disabledTransaction } from './disabled-tx.js';
+
+/** Options of {@link eachRecord}. */
+export interface EachRecordOptions {
+  /** Records (or FIFO groups) processed at once. Default 8. */
+  readonly concurrency?: number;
+}
+
+const eachRecordDefaults = { concurrency: 8 } as const;
+
+/**
+ * Wraps a per-record function into an SQS batch handler that returns a
+ * partial batch response. Behind `sqsIdempotency` it runs only the records
+ * this invocation claimed, under the middleware's strategy.
+ *
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+ * import { eachRecord } from 'effectively-once';
+ *
+ * export const handler = middy<SQSEvent, SQSBatchResponse>().handler(
+ *   eachRecord(async (record) => {
+ *     console.log(record.body);
+ *   }),
+ * );
+ * ```
+ */
+export function eachRecord<TResult>(
+  fn: RecordHandler<TResult>,
+  options: EachRecordOptions = {},
+): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
+  checkOptions('eachRecord', options, { concurrency: is.positiveInt });
+  const { concurrency } = { ...eachRecordDefaults, ...options };
+
+  return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
+    const runner = runnerFor(event) ?? plainRunner(event);
+    const pastDeadline = () => remaining(context) < runner.safetyMarginMs;
+    await runLanes(runner.records, {
+      concurrency,
+      laneOf: (record) => (isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : undefined),
+      run: async (record) => {
+        if (pastDeadline()) {
+          runner.skip(record, 'deadline');
+          return false;
+        }
+        return runner.execute(record, fn, context);
+      },
+      skip: (record) => runner.skip(record, pastDeadline() ? 'deadline' : 'group-failed'),
+    });
+    return { batchItemFailures: runner.failures() };
+  };
+}
+
+function remaining(context: Context | undefined): number {
+  const ms = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : NaN;
+  // Unknown remaining time (tests, local runs) never stops work.
+  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+}
+
+/** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
+function plainRunner(event: SQSEvent): BatchRunner {
+  if (event === null || typeof event !== 'object' || !Array.isArray(event.Records)) {
+    throw new TypeError('eachRecord: the event is not an SQS event (it has no Records array).');
+  }
+  const failed = new Set<string>();
+  const tx = disabledTransaction('use sqsIdempotency({ strategy: "transaction" }) in front of eachRecord.');
+  return {
+    records: event.Records,
+    safetyMarginMs: 0,
+    async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
+      try {
+        const ctx = { key: record.messageId, messageId: record.messageId, tx, context, attempt: attemptOf(record) };
+        await fn(record, ctx);
+        return true;
+      } catch {
+        failed.add(record.messageId);
+        return false;
+      }
+    },
+    skip(record: SQSRecord, _reason: NotStartedReason): void {
+      failed.add(record.messageId);
+    },
+    failures(): SQSBatchItemFailure[] {
+      return event.Records.filter((r) => failed.has(r.messageId)).map((r) => ({ itemIdentifier: r.messageId }));
+    },
+  };
+}
+
+export { remaining as remainingTime };

@@ -1,0 +1,104 @@
+/**
+ * `handleEvent`: gives an EventBridge handler its business key and, with the
+ * transaction strategy, a transaction builder whose writes commit with the
+ * idempotency record.
+ */
+import type { Context } from 'aws-lambda';
+import type { RecordOutcome } from '../core/outcomes.js';
+import type { IdempotencyStore } from '../store/types.js';
+import type { TransactionBuilder } from '../transaction.js';
+import { disabledTransaction } from './disabled-tx.js';
+import type { OwnedRecord } from './sqs-settle.js';
+import { runTransactional, type ConflictPolicy } from './strategy.js';
+
+/** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
+export interface EventRun {
+  readonly consumer: string;
+  owned: OwnedRecord;
+  readonly startedAt: number;
+  readonly transactional: boolean;
+  /** Transaction strategy: how the commit went. */
+  committed: RecordOutcome | undefined;
+  readonly storeResult: boolean;
+  readonly onConflict: ConflictPolicy;
+  readonly store: IdempotencyStore;
+}
+
+/** What an event handler receives besides the event. */
+export interface EventContext {
+  /** The business key (the event id when no middleware is in front). */
+  readonly key: string;
+  /** Transaction builder (strategy 'transaction' only; otherwise using it throws). */
+  readonly tx: TransactionBuilder;
+  readonly context: Context;
+}
+
+// Looked up by event first; by context when another middleware replaced the event object.
+const byEvent = new WeakMap<object, EventRun>();
+const byContext = new WeakMap<object, EventRun>();
+
+/** Registers the run for an invocation. */
+export function attachEventRun(event: object, context: object | undefined, run: EventRun): void {
+  byEvent.set(event, run);
+  if (context !== undefined && context !== null) byContext.set(context, run);
+}
+
+const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: "transaction" }) in front of handleEvent.');
+
+/**
+ * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With
+ * the transaction strategy, the writes added to `tx` commit in one
+ * `TransactWriteItems` with the idempotency record when the handler returns;
+ * a duplicate returns the first delivery's stored result.
+ *
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { EventBridgeEvent } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from 'effectively-once';
+ *
+ * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; points: number }>;
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<OrderPaid, void>()
+ *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: 'transaction', key: (e) => e.detail.orderNo }))
+ *   .handler(handleEvent<OrderPaid, void>(async (event, { tx }) => {
+ *     tx.update({
+ *       TableName: 'points',
+ *       Key: { pk: `customer#${event.detail.customerId}` },
+ *       UpdateExpression: 'ADD points :p',
+ *       ExpressionAttributeValues: { ':p': event.detail.points },
+ *     });
+ *   }));
+ * ```
+ */
+export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
+  fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
+): (event: TEvent, context: Context) => Promise<TResult> {
+  if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
+  return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
+    const run = byEvent.get(event) ?? (context === undefined ? undefined : byContext.get(context));
+    if (run === undefined || !run.transactional) {
+      return fn(event, { key: run?.owned.key ?? event.id ?? '', tx: noTx, context });
+    }
+    const { store, storeResult, onConflict, consumer, owned } = run;
+    const outcome = await runTransactional(store, { ...owned, consumer }, { storeResult, onConflict }, async (tx) =>
+      fn(event, { key: owned.key, tx, context }),
+    );
+    run.committed = outcome;
+    switch (outcome.kind) {
+      case 'completed':
+        return outcome.result as TResult;
+      case 'duplicate':
+        return outcome.existing.result as TResult;
+      case 'conflict':
+        if (outcome.final) return undefined as TResult;
+        throw outcome.error;
+      default:
+        throw 'error' in outcome ? outcome.error : new Error(`Unexpected outcome ${outcome.kind}.`);
+    }
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Waiting for an in-progress duplicate (EventBridge, `inProgress: 'wait'`):
+ * poll the record with backoff, within the remaining time, until its owner
+ * completes it (replay its result) or gives it up (claim it ourselves).
+ */
+import type { IdempotencyRecord } from '../core/record.js';
+import { leaseExpired } from '../core/lease.js';
+import type { Clock } from '../core/clock.js';
+import type { IdempotencyStore } from '../store/types.js';
+
+/** Backoff bounds for waiting, ms. */
+export interface WaitPolicy {
+  /** Give up after this long (also bounded by the Lambda's remaining time). */
+  readonly maxMs: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** What the wait ended with. */
+export type WaitResult =
+  | { readonly kind: 'completed'; readonly record: IdempotencyRecord }
+  /** The owner released it or its lease passed: the caller may claim again. */
+  | { readonly kind: 'claimable' }
+  | { readonly kind: 'timed-out'; readonly record: IdempotencyRecord };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `id` until it is no longer in progress or `budgetMs` is spent. */
+export async function waitForOwner(
+  store: IdempotencyStore,
+  id: string,
+  last: IdempotencyRecord,
+  budgetMs: number,
+  policy: WaitPolicy,
+  clock: Clock,
+): Promise<WaitResult> {
+  const deadline = clock.now() + Math.min(budgetMs, policy.maxMs);
+  let delay = policy.initialDelayMs;
+  let current = last;
+  while (clock.now() + delay < deadline) {
+    await sleep(delay);
+    delay = Math.min(policy.maxDelayMs, delay * 2);
+    const record = await store.get(id);
+    if (record === undefined || record.status === 'FAILED') return { kind: 'claimable' };
+    if (record.status === 'COMPLETED') return { kind: 'completed', record };
+    if (leaseExpired(record.leaseUntil, clock.now())) return { kind: 'claimable' };
+    current = record;
+  }
+  return { kind: 'timed-out', record: current };
+}

@@ -1,0 +1,211 @@
+/**
+ * `eventBridgeIdempotency`: the Middy middleware for EventBridge-triggered
+ * (asynchronously invoked) Lambdas. A duplicate returns the stored result
+ * without running the handler; one still in progress throws so Lambda's
+ * async retry tries again later (or waits, when asked to).
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { systemClock } from '../core/clock.js';
+import { IdempotencyInProgressError, PayloadMismatchError } from '../core/errors.js';
+import type { BusinessKey } from '../core/keys.js';
+import { leaseDuration } from '../core/lease.js';
+import { is, type OptionRule } from '../core/options.js';
+import type { RecordOutcome } from '../core/outcomes.js';
+import { remainingTime } from './each-record.js';
+import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
+import { attachEventRun, type EventRun } from './event-run.js';
+import { batchLine } from './log.js';
+import { prepare, type Prepared } from './prepare.js';
+import { releaseClaim, settleClaim, type OwnedRecord } from './sqs-settle.js';
+import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from './shared-options.js';
+import type { ConflictPolicy } from './strategy.js';
+
+/** Any EventBridge event. */
+export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
+
+/** Options of {@link eventBridgeIdempotency}. */
+export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent>
+  extends CommonIdempotencyOptions {
+  /** Business key, usually from `detail`. Use `event.id` only on purpose: a re-published event gets a new id. */
+  readonly key: (event: TEvent) => BusinessKey | undefined | null;
+  /** What must not change under the same key. Default: `detail`. `false`: no check. */
+  readonly payload?: ((event: TEvent) => unknown) | false;
+  /** An unexpired in-progress duplicate: throw `IdempotencyInProgressError` (default) or wait for its result. */
+  readonly inProgress?: 'throw' | 'wait';
+  /** Bounds of the wait with `inProgress: 'wait'` (ms). */
+  readonly wait?: Partial<WaitPolicy>;
+  /** Transaction strategy: a failed business condition throws (`fail`, default) or returns undefined (`acknowledge`). */
+  readonly onConflict?: ConflictPolicy;
+  /** Time kept free when waiting (ms). Default 2000. */
+  readonly safetyMarginMs?: number;
+}
+
+/** Defaults of {@link eventBridgeIdempotency}, in one place. */
+export const eventBridgeDefaults = {
+  ...commonDefaults,
+  storeResult: true,
+  inProgress: 'throw' as 'throw' | 'wait',
+  wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
+  onConflict: 'fail' as ConflictPolicy,
+  safetyMarginMs: 2_000,
+  payload: ((event: AnyEventBridgeEvent) => event.detail) as ((event: AnyEventBridgeEvent) => unknown) | false,
+};
+
+const NAME = 'eventBridgeIdempotency';
+
+const waitRule: OptionRule = {
+  expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
+  check: (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    Object.entries(v).every(([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && typeof n === 'number' && n > 0),
+};
+
+function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridgeEvent {
+  const e = event as Partial<AnyEventBridgeEvent> | null;
+  if (e === null || typeof e !== 'object' || typeof e.id !== 'string' || typeof e['detail-type'] !== 'string' || !('detail' in e)) {
+    throw new TypeError(`${NAME}: the event is not an EventBridge event (expected id, detail-type and detail).`);
+  }
+}
+
+/**
+ * Makes an EventBridge-triggered handler idempotent per business key.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type (at build time).
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { EventBridgeEvent } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, eventBridgeIdempotency } from 'effectively-once';
+ *
+ * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<OrderPaid, { sent: boolean }>()
+ *   .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 'mailer', key: (e) => e.detail.orderNo }))
+ *   .handler(async () => ({ sent: true }));
+ * ```
+ */
+export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>(
+  options: EventBridgeIdempotencyOptions<TEvent>,
+): MiddlewareObj<TEvent, TResult> {
+  checkMiddlewareOptions(NAME, options, {
+    inProgress: is.oneOf('throw', 'wait'),
+    wait: waitRule,
+    onConflict: is.oneOf('fail', 'acknowledge'),
+    safetyMarginMs: is.nonNegativeMs,
+  });
+  const config = {
+    ...eventBridgeDefaults,
+    ...options,
+    lease: { ...eventBridgeDefaults.lease, ...options.lease },
+    wait: { ...eventBridgeDefaults.wait, ...options.wait },
+  };
+  const { store, logger } = config;
+  const payload = config.payload as ((event: TEvent) => unknown) | false;
+  const runs = new WeakMap<object, EventRun>();
+
+  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
+    if (logger === false) return;
+    const line = batchLine('eventbridge', run.consumer, config.strategy, [outcome], () => run.owned.id, Date.now() - run.startedAt);
+    logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+  }
+
+  function mismatchError(run: EventRun, prepared: Prepared, existing: import('../core/record.js').IdempotencyRecord) {
+    if (prepared.payloadHash === undefined || existing.payloadHash === undefined) return undefined;
+    if (prepared.payloadHash === existing.payloadHash) return undefined;
+    return new PayloadMismatchError(`Key already recorded under ${run.owned.id} with a different payload.`, {
+      key: prepared.key,
+      existing,
+    });
+  }
+
+  /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
+  async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun, prepared: Prepared): Promise<{ replay: unknown } | undefined> {
+    const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
+    for (;;) {
+      const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
+      if (claim.kind === 'claimed') {
+        run.owned = { ...run.owned, token: claim.token };
+        return undefined;
+      }
+      const mismatch = mismatchError(run, prepared, claim.existing);
+      if (mismatch !== undefined) throw mismatch;
+      if (claim.kind === 'completed') {
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: prepared.key, existing: claim.existing, fromCache: claim.fromCache }, true);
+        return { replay: claim.existing.result };
+      }
+      const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
+        key: prepared.key,
+        existing: claim.existing,
+      });
+      if (config.inProgress === 'throw') throw inProgress;
+      const budget = remainingTime(request.context) - config.safetyMarginMs;
+      const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
+      if (waited.kind === 'timed-out') throw inProgress;
+      if (waited.kind === 'completed') {
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: prepared.key, existing: waited.record, fromCache: false }, true);
+        return { replay: waited.record.result };
+      }
+    }
+  }
+
+  async function eventBridgeIdempotencyBefore(request: Request<TEvent, TResult>): Promise<void> {
+    assertEventBridgeEvent(request.event);
+    const consumer = consumerName(NAME, config.consumer, request.context?.functionName);
+    const prepared = prepare(request.event, { key: config.key, payload });
+    if (prepared instanceof Error) throw prepared;
+    const owned: OwnedRecord = {
+      messageId: request.event.id,
+      key: prepared.key,
+      id: store.recordId(consumer, prepared.key),
+      ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
+    };
+    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store };
+    if (!run.transactional) {
+      const replay = await claimOrReplay(request, run, prepared);
+      if (replay !== undefined) {
+        request.earlyResponse = replay.replay as TResult;
+        return;
+      }
+    }
+    runs.set(request, run);
+    attachEventRun(request.event, request.context, run);
+  }
+
+  async function eventBridgeIdempotencyAfter(request: Request<TEvent, TResult>): Promise<void> {
+    const run = runs.get(request);
+    if (run === undefined) return;
+    runs.delete(request);
+    if (run.transactional) {
+      if (run.committed === undefined) {
+        throw new TypeError(`${NAME}: strategy "transaction" needs the handler wrapped in handleEvent().`);
+      }
+      log(run, run.committed);
+      return;
+    }
+    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);
+    log(run, outcome);
+    if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
+  }
+
+  async function eventBridgeIdempotencyOnError(request: Request<TEvent, TResult>): Promise<void> {
+    const run = runs.get(request);
+    if (run === undefined) return;
+    runs.delete(request);
+    if (!run.transactional) await releaseClaim(store, run.owned, request.error);
+    log(run, run.committed ?? { kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error: request.error });
+    // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
+  }
+
+  return {
+    before: eventBridgeIdempotencyBefore,
+    after: eventBridgeIdempotencyAfter,
+    onError: eventBridgeIdempotencyOnError,
+    name: NAME,
+  };
+}

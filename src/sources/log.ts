@@ -1,0 +1,84 @@
+/**
+ * One structured JSON line per batch (or per event): what happened to each
+ * record, by outcome. Raw business keys are left out of it on purpose: with
+ * `hashKeys` they may be personal data; the record id is logged instead.
+ */
+import { acknowledged, summarize, type RecordOutcome, type RecordOutcomeKind } from '../core/outcomes.js';
+
+/** One record in a {@link BatchLogLine}. */
+export interface RecordLogEntry {
+  readonly messageId: string;
+  readonly outcome: RecordOutcomeKind;
+  /** Idempotency record id (`consumer#key`, hashed with `hashKeys`). */
+  readonly id?: string;
+  /** Why a not-started record was not started. */
+  readonly reason?: string;
+  /** True when a duplicate was answered from the warm-container cache, or an EventBridge replay. */
+  readonly replay?: boolean;
+  readonly error?: { readonly name: string; readonly message: string };
+}
+
+/** The structured line logged once per batch (SQS) or event (EventBridge). */
+export interface BatchLogLine {
+  readonly level: 'INFO' | 'WARN';
+  readonly message: 'effectively-once';
+  readonly source: 'sqs' | 'eventbridge';
+  readonly consumer: string;
+  readonly strategy: 'claim' | 'transaction';
+  readonly counts: Readonly<Record<RecordOutcomeKind, number>>;
+  /** Message ids reported back to the queue for retry. */
+  readonly retried: number;
+  readonly durationMs: number;
+  readonly records: readonly RecordLogEntry[];
+}
+
+/** Receives each {@link BatchLogLine}. */
+export type BatchLogger = (line: BatchLogLine) => void;
+
+/** Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs. */
+export const jsonLineLogger: BatchLogger = (line) => {
+  console.log(JSON.stringify(line));
+};
+
+function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
+  const error = 'error' in outcome ? outcome.error : undefined;
+  if (error === undefined) return undefined;
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+/** Builds the log entry for one outcome. */
+export function logEntry(outcome: RecordOutcome, id: string | undefined): RecordLogEntry {
+  const error = errorOf(outcome);
+  return {
+    messageId: outcome.messageId,
+    outcome: outcome.kind,
+    ...(id === undefined ? {} : { id }),
+    ...(outcome.kind === 'not-started' ? { reason: outcome.reason } : {}),
+    ...(outcome.kind === 'duplicate' && outcome.fromCache ? { replay: true } : {}),
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+/** Builds the batch line. */
+export function batchLine(
+  source: BatchLogLine['source'],
+  consumer: string,
+  strategy: BatchLogLine['strategy'],
+  outcomes: readonly RecordOutcome[],
+  idOf: (outcome: RecordOutcome) => string | undefined,
+  durationMs: number,
+): BatchLogLine {
+  const retried = outcomes.filter((o) => !acknowledged(o)).length;
+  return {
+    level: retried > 0 ? 'WARN' : 'INFO',
+    message: 'effectively-once',
+    source,
+    consumer,
+    strategy,
+    counts: summarize(outcomes),
+    retried,
+    durationMs,
+    records: outcomes.map((o) => logEntry(o, idOf(o))),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Options shared by the SQS and EventBridge middlewares, their defaults (one
+ * object) and their rules.
+ */
+import type { LeasePolicy } from '../core/lease.js';
+import { checkOptions, hasMethods, is, type OptionRule, type OptionRules } from '../core/options.js';
+import type { IdempotencyStore } from '../store/types.js';
+import { jsonLineLogger, type BatchLogger } from './log.js';
+
+/** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
+export type Strategy = 'claim' | 'transaction';
+
+/** Options both middlewares take. */
+export interface CommonIdempotencyOptions {
+  /** Where idempotency records live. */
+  readonly store: IdempotencyStore;
+  /** Names the consumer in record ids (`consumer#key`). Default: the Lambda function name. */
+  readonly consumer?: string;
+  /** Default 'claim'. 'transaction' commits the handler's `tx` writes with the idempotency record. */
+  readonly strategy?: Strategy;
+  /** Keep the handler's result on the record (replayed to duplicates). */
+  readonly storeResult?: boolean;
+  /** Lease bounds (ms). Default: margin 5 s, floor 10 s, cap 15 min. */
+  readonly lease?: Partial<LeasePolicy>;
+  /** Receives the structured line per batch/event; `false` for none. Default: JSON on stdout. */
+  readonly logger?: BatchLogger | false;
+}
+
+/** Defaults shared by both middlewares. */
+export const commonDefaults = {
+  strategy: 'claim' as Strategy,
+  lease: { marginMs: 5_000, floorMs: 10_000, capMs: 15 * 60_000 } satisfies LeasePolicy,
+  logger: jsonLineLogger as BatchLogger | false,
+};
+
+const leaseRule: OptionRule = {
+  expected: 'an object with marginMs, floorMs and capMs (non-negative numbers, floor <= cap)',
+  check: (v) => {
+    if (typeof v !== 'object' || v === null) return false;
+    const entries = Object.entries(v as Record<string, unknown>);
+    const known = ['marginMs', 'floorMs', 'capMs'];
+    if (!entries.every(([k, n]) => known.includes(k) && typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
+      return false;
+    }
+    const merged = { ...commonDefaults.lease, ...(v as Partial<LeasePolicy>) };
+    return merged.floorMs <= merged.capMs && merged.capMs > 0;
+  },
+};
+
+/** Rules for the common options. */
+export const commonRules: OptionRules = {
+  store: { ...hasMethods('an IdempotencyStore', 'claim', 'complete', 'release', 'commit', 'recordId'), required: true },
+  key: { ...is.fn, required: true },
+  consumer: is.nonEmptyString,
+  strategy: is.oneOf('claim', 'transaction'),
+  storeResult: is.boolean,
+  lease: leaseRule,
+  logger: { expected: 'a function or false', check: (v) => typeof v === 'function' || v === false },
+  payload: { expected: 'a function or false', check: (v) => typeof v === 'function' || v === false },
+};
+
+/** Checks options against the common rules plus the source's own. */
+export function checkMiddlewareOptions(owner: string, options: unknown, extra: OptionRules): void {
+  checkOptions(owner, options, { ...commonRules, ...extra });
+}
+
+/** The consumer name: the option, else the function name; a clear error when neither exists. */
+export function consumerName(owner: string, option: string | undefined, functionName: string | undefined): string {
+  const name = option ?? functionName;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new TypeError(`${owner}: no consumer name: set the "consumer" option (the Lambda context has no functionName).`);
+  }
+  return name;
+}

@@ -1,0 +1,188 @@
+/**
+ * `sqsIdempotency`: the Middy middleware that makes an SQS-triggered Lambda
+ * idempotent per record and answers with a partial batch response covering
+ * exactly the records that must come back.
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { BusinessKey } from '../core/keys.js';
+import { leaseDuration } from '../core/lease.js';
+import { is } from '../core/options.js';
+import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import { attachRunner } from './batch-runner.js';
+import { remainingTime } from './each-record.js';
+import { batchLine } from './log.js';
+import { admitBatch, type Admission } from './sqs-claim.js';
+import { SqsRun } from './sqs-run.js';
+import { settleClaim, type Execution } from './sqs-settle.js';
+import {
+  checkMiddlewareOptions,
+  commonDefaults,
+  consumerName,
+  type CommonIdempotencyOptions,
+} from './shared-options.js';
+import type { ConflictPolicy } from './strategy.js';
+
+/** Options of {@link sqsIdempotency}. */
+export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
+  /** The business key of a record (not the message id: a re-sent event gets a new one). See `jsonBody`. */
+  readonly key: (record: SQSRecord) => BusinessKey | undefined | null;
+  /** What must not change under the same key (flagged when it does). Default: the body. `false`: no check. */
+  readonly payload?: ((record: SQSRecord) => unknown) | false;
+  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
+  readonly onConflict?: ConflictPolicy;
+  /** Records are not started when less than this remains (ms). Default 5000. */
+  readonly safetyMarginMs?: number;
+}
+
+/** Defaults of {@link sqsIdempotency}, in one place. */
+export const sqsDefaults = {
+  ...commonDefaults,
+  storeResult: false,
+  onConflict: 'fail' as ConflictPolicy,
+  safetyMarginMs: 5_000,
+  payload: ((record: SQSRecord) => record.body) as ((record: SQSRecord) => unknown) | false,
+};
+
+const NAME = 'sqsIdempotency';
+
+/** Per-invocation state between before and after. */
+interface BatchState {
+  readonly original: readonly SQSRecord[];
+  readonly settled: Map<string, RecordOutcome>;
+  readonly ids: Map<string, string>;
+  readonly run: SqsRun;
+  readonly consumer: string;
+  readonly startedAt: number;
+}
+
+function assertSqsEvent(event: unknown): asserts event is SQSEvent {
+  const records = (event as SQSEvent | null)?.Records;
+  if (!Array.isArray(records) || records.some((r) => typeof r?.messageId !== 'string' || typeof r.body !== 'string')) {
+    throw new TypeError(`${NAME}: the event is not an SQS event (expected Records with messageId and body).`);
+  }
+}
+
+/**
+ * Makes an SQS batch handler idempotent per business key, with DynamoDB
+ * conditional writes, and returns `{ batchItemFailures }` for exactly the
+ * records that must be retried. Pair it with {@link eachRecord}.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type (at build time).
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from 'effectively-once';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<SQSEvent, SQSBatchResponse>()
+ *   .use(sqsIdempotency({ store, consumer: 'payments', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo }))
+ *   .handler(eachRecord(async (record) => {
+ *     console.log('charging', record.body);
+ *   }));
+ * ```
+ */
+export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+  checkMiddlewareOptions(NAME, options, {
+    onConflict: is.oneOf('fail', 'acknowledge'),
+    safetyMarginMs: is.nonNegativeMs,
+  });
+  const config = { ...sqsDefaults, ...options, lease: { ...sqsDefaults.lease, ...options.lease } };
+  const { store, logger } = config;
+  const transactional = config.strategy === 'transaction';
+  // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
+  const states = new WeakMap<object, BatchState>();
+
+  async function sqsIdempotencyBefore(request: Request<SQSEvent, SQSBatchResponse>): Promise<SQSBatchResponse | undefined> {
+    assertSqsEvent(request.event);
+    const startedAt = Date.now();
+    const consumer = consumerName(NAME, config.consumer, request.context?.functionName);
+    const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
+    const original = request.event.Records;
+    const admissions = await admitBatch(original, { ...config, consumer, claim: !transactional, leaseMs });
+    const state = stateFrom(admissions, original, consumer, startedAt);
+    if (state.run.records.length === 0) return finish(state, new Map());
+    const event: SQSEvent = { ...request.event, Records: [...state.run.records] };
+    attachRunner(event, state.run);
+    request.event = event;
+    states.set(request, state);
+    return undefined;
+  }
+
+  function stateFrom(admissions: Admission[], original: readonly SQSRecord[], consumer: string, startedAt: number): BatchState {
+    const settled = new Map<string, RecordOutcome>();
+    const ids = new Map<string, string>();
+    const owned = [];
+    for (const a of admissions) {
+      if (a.kind === 'owned') {
+        owned.push(a);
+        ids.set(a.record.messageId, a.owned.id);
+      } else {
+        settled.set(a.record.messageId, a.outcome);
+        if (a.id !== undefined) ids.set(a.record.messageId, a.id);
+      }
+    }
+    const run = new SqsRun(owned, { ...config, consumer, transactional });
+    return { original, settled, ids, run, consumer, startedAt };
+  }
+
+  /** Executions for records the handler ran without `eachRecord`: its own batchItemFailures decide. */
+  function executionsFromResponse(state: BatchState, response: unknown): Map<string, Execution> {
+    const executions = new Map(state.run.executions);
+    const failed = new Set(
+      ((response as SQSBatchResponse | undefined)?.batchItemFailures ?? []).map((f) => f.itemIdentifier),
+    );
+    for (const record of state.run.records) {
+      if (executions.has(record.messageId)) continue;
+      const error = transactional
+        ? new TypeError(`${NAME}: strategy "transaction" needs the handler wrapped in eachRecord().`)
+        : new Error('Reported in the handler’s batchItemFailures.');
+      const failedHere = transactional || failed.has(record.messageId);
+      executions.set(record.messageId, failedHere ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
+    }
+    return executions;
+  }
+
+  async function finish(state: BatchState, executions: Map<string, Execution>): Promise<SQSBatchResponse> {
+    const ownedOutcomes = await Promise.all(
+      state.run.records.map(async (record) => {
+        const owned = state.run.ownedRecord(record.messageId);
+        const execution = executions.get(record.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
+        return settleClaim(store, owned, execution, config.storeResult);
+      }),
+    );
+    for (const outcome of ownedOutcomes) state.settled.set(outcome.messageId, outcome);
+    const outcomes = state.original.map((r) => state.settled.get(r.messageId)).filter((o) => o !== undefined);
+    if (logger !== false) {
+      logger(batchLine('sqs', state.consumer, config.strategy, outcomes, (o) => state.ids.get(o.messageId), Date.now() - state.startedAt));
+    }
+    const batchItemFailures = outcomes.filter((o) => !acknowledged(o)).map((o) => ({ itemIdentifier: o.messageId }));
+    return { batchItemFailures };
+  }
+
+  async function sqsIdempotencyAfter(request: Request<SQSEvent, SQSBatchResponse>): Promise<void> {
+    const state = states.get(request);
+    if (state === undefined) return;
+    states.delete(request);
+    request.response = await finish(state, executionsFromResponse(state, request.response));
+  }
+
+  async function sqsIdempotencyOnError(request: Request<SQSEvent, SQSBatchResponse>): Promise<void> {
+    const state = states.get(request);
+    if (state === undefined) return; // failed before claiming anything: let the error through
+    states.delete(request);
+    // Records the handler finished keep their executions; the rest are released and reported failed.
+    const executions = new Map(state.run.executions);
+    for (const record of state.run.records) {
+      if (!executions.has(record.messageId)) executions.set(record.messageId, { kind: 'threw', error: request.error });
+    }
+    request.response = await finish(state, executions);
+  }
+
+  return { before: sqsIdempotencyBefore, after: sqsIdempotencyAfter, onError: sqsIdempotencyOnError, name: NAME };
+}
