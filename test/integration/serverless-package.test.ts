@@ -1,0 +1,236 @@
+/**
+ * `serverless package` of the reference service, offline, and assertions on
+ * the CloudFormation it generates: what must hold before anyone deploys it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tableDefinitions } from '../../infra/tables.js';
+import {
+  idsOfType,
+  referencedIds,
+  resource,
+  roleStatements,
+  serverlessPackage,
+  targetId,
+  type CfnTemplate,
+} from '../support/cloudformation.js';
+import { zipEntries } from '../support/zip.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FUNCTIONS = ['payments', 'points', 'notifications', 'sweeper'] as const;
+
+let outDir: string;
+let template: CfnTemplate;
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'eo-package-'));
+  template = await serverlessPackage(root, outDir);
+}, 300_000);
+
+afterAll(async () => {
+  if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+});
+
+const props = (id: string) => resource(template, id).Properties;
+const fnId = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}LambdaFunction`;
+const tableIds = () => new Set(idsOfType(template, 'AWS::DynamoDB::Table'));
+const queueIds = () => new Set(idsOfType(template, 'AWS::SQS::Queue'));
+
+describe('serverless package: event sources and queues', () => {
+  it('maps exactly the two queues, each reporting batch item failures', () => {
+    const mappings = idsOfType(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(2);
+    for (const id of mappings) {
+      const mapping = props(id);
+      expect(queueIds().has(targetId(mapping['EventSourceArn']) ?? '')).toBe(true);
+      expect(mapping['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
+      expect(mapping['BatchSize']).toEqual(expect.any(Number));
+    }
+  });
+
+  it('gives every consumed queue a DLQ and a visibility timeout of at least 6x its function timeout', () => {
+    for (const id of idsOfType(template, 'AWS::Lambda::EventSourceMapping')) {
+      const mapping = props(id);
+      const queue = props(targetId(mapping['EventSourceArn']) ?? '');
+      const fn = props(targetId(mapping['FunctionName']) ?? '');
+      const redrive = queue['RedrivePolicy'] as { deadLetterTargetArn: unknown; maxReceiveCount: number };
+      const dlq = targetId(redrive.deadLetterTargetArn) ?? '';
+      expect(queueIds().has(dlq)).toBe(true);
+      expect(redrive.maxReceiveCount).toBeGreaterThanOrEqual(1);
+      // A FIFO queue needs a FIFO DLQ.
+      expect(props(dlq)['FifoQueue'] ?? false).toBe(queue['FifoQueue'] ?? false);
+      // AWS guidance: room for Lambda to retry a throttled batch before the messages reappear.
+      expect(queue['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * Number(fn['Timeout']));
+    }
+  });
+
+  it('uses a FIFO payments queue without a batching window (FIFO does not allow one)', () => {
+    expect(props('PaymentsQueue')['FifoQueue']).toBe(true);
+    expect(props('PaymentsEventSourceMappingSQSPaymentsQueue')['MaximumBatchingWindowInSeconds']).toBeUndefined();
+    expect(props('NotificationsQueue')['FifoQueue']).toBeUndefined();
+  });
+
+  it('alarms on the depth of every DLQ', () => {
+    const redriveTargets = [...queueIds()]
+      .map((id) => (props(id)['RedrivePolicy'] as { deadLetterTargetArn?: unknown } | undefined)?.deadLetterTargetArn)
+      .filter((arn) => arn !== undefined)
+      .map((arn) => targetId(arn));
+    const dlqs = new Set([...redriveTargets, 'PointsDlq']);
+    expect(dlqs.size).toBe(3);
+    const alarms = idsOfType(template, 'AWS::CloudWatch::Alarm').map(props);
+    for (const dlq of dlqs) {
+      const alarm = alarms.find((a) =>
+        (a['Dimensions'] as Array<{ Value: unknown }> | undefined)?.some((d) => targetId(d.Value) === dlq),
+      );
+      expect(alarm, `alarm on ${dlq}`).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+  });
+});
+
+describe('serverless package: EventBridge and the points async invoke', () => {
+  it('bounds the retries of points and sends failures to an SQS DLQ', () => {
+    const [config] = idsOfType(template, 'AWS::Lambda::EventInvokeConfig')
+      .map(props)
+      .filter((c) => targetId(c['FunctionName']) === 'PointsLambdaFunction');
+    expect(config).toBeDefined();
+    expect(config?.['MaximumRetryAttempts']).toBe(2);
+    expect(config?.['MaximumEventAgeInSeconds']).toEqual(expect.any(Number));
+    const onFailure = (config?.['DestinationConfig'] as { OnFailure?: { Destination?: unknown } }).OnFailure;
+    expect(queueIds().has(targetId(onFailure?.Destination) ?? '')).toBe(true);
+  });
+
+  it('routes OrderPaid on the service bus to points', () => {
+    const rules = idsOfType(template, 'AWS::Events::Rule').map(props);
+    const rule = rules.find((r) => (r['EventPattern'] as Record<string, unknown> | undefined)?.['detail-type'] !== undefined);
+    expect((rule?.['EventPattern'] as Record<string, unknown>)['detail-type']).toEqual(['OrderPaid']);
+    expect(resource(template, referencedIds(rule?.['EventBusName'])[0] ?? '').Type).toBe('AWS::Events::EventBus');
+    const targets = rule?.['Targets'] as Array<{ Arn: unknown }>;
+    expect(targets.map((t) => targetId(t.Arn))).toEqual(['PointsLambdaFunction']);
+  });
+});
+
+describe('serverless package: DynamoDB tables', () => {
+  it('builds the three tables from infra/tables.json, on demand, with PITR and SSE', () => {
+    const byDefinition = { IdempotencyTable: 'idempotency', OrdersTable: 'orders', PointsTable: 'points' } as const;
+    expect([...tableIds()].sort()).toEqual(Object.keys(byDefinition).sort());
+    for (const [id, name] of Object.entries(byDefinition)) {
+      const { TableName, ...rest } = props(id);
+      expect(TableName).toEqual(expect.stringContaining(name));
+      expect(rest).toEqual(tableDefinitions[name]);
+      expect(rest).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+      });
+    }
+  });
+
+  it('enables TTL on expiresAt and the sparse in-flight index on the idempotency table', () => {
+    const table = props('IdempotencyTable');
+    expect(table['TimeToLiveSpecification']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    const indexes = table['GlobalSecondaryIndexes'] as Array<{ IndexName: string; KeySchema: unknown }>;
+    expect(indexes.find((i) => i.IndexName === 'inflight-by-lease')?.KeySchema).toEqual([
+      { AttributeName: 'inflight', KeyType: 'HASH' },
+      { AttributeName: 'leaseUntil', KeyType: 'RANGE' },
+    ]);
+  });
+});
+
+describe('serverless package: IAM', () => {
+  it('gives every function its own role and creates no shared default role', () => {
+    expect(template.Resources['IamRoleLambdaExecution']).toBeUndefined();
+    const roles = FUNCTIONS.map((name) => targetId(props(fnId(name))['Role']));
+    expect(new Set(roles).size).toBe(FUNCTIONS.length);
+    for (const role of roles) {
+      expect(resource(template, role ?? '').Type).toBe('AWS::IAM::Role');
+      expect(props(role ?? '')['ManagedPolicyArns']).toBeUndefined();
+    }
+  });
+
+  it('scopes every DynamoDB statement to table ARNs: no "*" action or resource', () => {
+    const dynamo = roleStatements(template).filter((s) => s.actions.some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.length).toBeGreaterThan(0);
+    for (const statement of dynamo) {
+      expect(statement.actions.filter((a) => a.includes('*'))).toEqual([]);
+      for (const arn of statement.resources) {
+        expect(typeof arn === 'string' ? arn : JSON.stringify(arn)).not.toContain('*');
+        const ids = referencedIds(arn);
+        expect(ids.length).toBeGreaterThan(0);
+        expect(ids.every((id) => tableIds().has(id)), `${statement.role}: ${JSON.stringify(arn)}`).toBe(true);
+      }
+    }
+  });
+
+  it('grants each function only the DynamoDB actions its strategy uses', () => {
+    const grants = (role: string) =>
+      Object.fromEntries(
+        roleStatements(template)
+          .filter((s) => s.role === role && s.actions.some((a) => a.startsWith('dynamodb:')))
+          .map((s) => [referencedIds(s.resources).join(','), [...s.actions].sort()]),
+      );
+    expect(grants('PaymentsRole')).toEqual({
+      IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      OrdersTable: ['dynamodb:UpdateItem'],
+    });
+    expect(grants('PointsRole')).toEqual({
+      IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      PointsTable: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    });
+    expect(grants('NotificationsRole')).toEqual({ IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'] });
+    expect(grants('SweeperRole')).toEqual({ IdempotencyTable: ['dynamodb:Query'] });
+    const index = roleStatements(template).find((s) => s.role === 'SweeperRole' && s.actions.includes('dynamodb:Query'));
+    expect(JSON.stringify(index?.resources)).toContain('/index/inflight-by-lease');
+  });
+
+  it('lets only payments publish, and only to the service bus', () => {
+    const publishers = roleStatements(template).filter((s) => s.actions.some((a) => a.startsWith('events:')));
+    expect(publishers.map((s) => [s.role, s.actions, referencedIds(s.resources)])).toEqual([
+      ['PaymentsRole', ['events:PutEvents'], ['OrdersBus']],
+    ]);
+  });
+});
+
+describe('serverless package: bundles', () => {
+  it('bundles each handler as CommonJS (.cjs) on nodejs22.x, leaving the runtime SDK out', async () => {
+    for (const name of FUNCTIONS) {
+      const fn = props(fnId(name));
+      expect(fn['Runtime']).toBe('nodejs22.x');
+      expect(fn['Handler']).toBe(`functions/${name}.handler`);
+      const entries = zipEntries(await readFile(join(outDir, `${name}.zip`)));
+      const code = entries.get(`functions/${name}.cjs`)?.toString('utf8');
+      expect(code, `${name}.zip holds functions/${name}.cjs`).toBeDefined();
+      expect([...entries.keys()].filter((path) => path.startsWith('node_modules/'))).toEqual([]);
+      expect(code).toMatch(/require\("@aws-sdk\/lib-dynamodb"\)/);
+    }
+  });
+
+  it('loads every bundle under plain Node and exports a handler function', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eo-bundles-'));
+    try {
+      const files: string[] = [];
+      for (const name of FUNCTIONS) {
+        const code = zipEntries(await readFile(join(outDir, `${name}.zip`))).get(`functions/${name}.cjs`);
+        const file = join(dir, `${name}.cjs`);
+        await writeFile(file, code ?? '');
+        files.push(file);
+      }
+      const script = `for (const f of ${JSON.stringify(files)}) { if (typeof require(f).handler !== 'function') throw new Error(f); }`;
+      // NODE_PATH stands in for the SDK the Lambda runtime provides.
+      await promisify(execFile)(process.execPath, ['-e', script], {
+        env: { ...process.env, NODE_PATH: join(root, 'node_modules') },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,207 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  transition,
+  transitionAction,
+  transitionFailure,
+  versionedUpdate,
+  versionedUpdateAction,
+  versionedUpdateFailure,
+} from '../../src/state.js';
+import { createTransactionBuilder } from '../../src/transaction.js';
+import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
+
+interface Order extends Record<string, unknown> {
+  pk: string;
+  status: string;
+  version?: number;
+  paidAt?: number;
+}
+
+const { client, doc } = testDynamo();
+const second = testDynamo().doc;
+let table: string;
+let n = 0;
+
+beforeAll(async () => {
+  table = await freshTable(client, businessTable, 'state');
+});
+
+/** A fresh order item; `version` omitted means an item never versioned. */
+async function order(status: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const pk = `order-${++n}`;
+  await doc.send(new PutCommand({ TableName: table, Item: { pk, status, ...extra } }));
+  return pk;
+}
+
+async function read(pk: string): Promise<Record<string, unknown> | undefined> {
+  return (await doc.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }))).Item;
+}
+
+async function cancellation(promise: Promise<unknown>): Promise<TransactionCanceledException> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(TransactionCanceledException);
+  return err as TransactionCanceledException;
+}
+
+describe('transition', () => {
+  it('applied: moves the state, writes set, bumps the version, returns the new item', async () => {
+    const pk = await order('PENDING');
+    const r = await transition<Order>(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', set: { paidAt: 123 } });
+    expect(r).toEqual({ outcome: 'applied', item: { pk, status: 'PAID', paidAt: 123, version: 1 } });
+    const again = await transition(doc, { table, key: { pk }, from: 'PAID', to: 'SHIPPED' });
+    expect(again.outcome === 'applied' && again.item['version']).toBe(2);
+    expect(await read(pk)).toEqual({ pk, status: 'SHIPPED', paidAt: 123, version: 2 });
+  });
+
+  it('already: the item is in the target state, nothing written', async () => {
+    const pk = await order('PAID', { version: 4 });
+    const r = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', set: { paidAt: 1 } });
+    expect(r).toEqual({ outcome: 'already', item: { pk, status: 'PAID', version: 4 } });
+    expect(await read(pk)).toEqual({ pk, status: 'PAID', version: 4 });
+  });
+
+  it('conflict: another state, with the current item', async () => {
+    const pk = await order('CANCELLED', { version: 2 });
+    const r = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID' });
+    expect(r).toEqual({ outcome: 'conflict', item: { pk, status: 'CANCELLED', version: 2 } });
+  });
+
+  it('missing: no item, and none created', async () => {
+    const r = await transition(doc, { table, key: { pk: 'no-such-order' }, from: 'PENDING', to: 'PAID' });
+    expect(r).toEqual({ outcome: 'missing' });
+    expect(await read('no-such-order')).toBeUndefined();
+  });
+
+  it('from as a list', async () => {
+    const pk = await order('NEW');
+    const r = await transition(doc, { table, key: { pk }, from: ['PENDING', 'NEW'], to: 'PAID' });
+    expect(r.outcome).toBe('applied');
+  });
+
+  it('expectVersion: a match applies, a mismatch is a conflict', async () => {
+    const pk = await order('PENDING', { version: 3 });
+    const stale = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', expectVersion: 2 });
+    expect(stale).toEqual({ outcome: 'conflict', item: { pk, status: 'PENDING', version: 3 } });
+    const fresh = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', expectVersion: 3 });
+    expect(fresh.outcome === 'applied' && fresh.item['version']).toBe(4);
+    const dup = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', expectVersion: 3 });
+    expect(dup.outcome).toBe('already');
+  });
+
+  it('expectVersion 0 matches an item that was never versioned', async () => {
+    const pk = await order('PENDING');
+    expect((await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', expectVersion: 0 })).outcome).toBe('applied');
+  });
+
+  it('works with custom (and reserved-word) state and version attributes', async () => {
+    const pk = await order('x', { state: 'OPEN' });
+    const r = await transition(doc, {
+      table,
+      key: { pk },
+      from: 'OPEN',
+      to: 'CLOSED',
+      stateAttribute: 'state',
+      versionAttribute: 'size',
+      set: { 'closed.at': 1 },
+    });
+    expect(r).toEqual({ outcome: 'applied', item: { pk, status: 'x', state: 'CLOSED', size: 1, 'closed.at': 1 } });
+  });
+
+  it('two concurrent transitions to the same target: one applied, one already', async () => {
+    const pk = await order('PENDING');
+    const input = { table, key: { pk }, from: 'PENDING', to: 'PAID' };
+    const results = await Promise.all([transition(doc, input), transition(second, input)]);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['already', 'applied']);
+    expect(await read(pk)).toEqual({ pk, status: 'PAID', version: 1 });
+  });
+
+  it('two concurrent transitions to different targets: one applied, one conflict', async () => {
+    const pk = await order('PENDING');
+    const results = await Promise.all([
+      transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID' }),
+      transition(second, { table, key: { pk }, from: 'PENDING', to: 'CANCELLED' }),
+    ]);
+    expect(results.map((r) => r.outcome).sort()).toEqual(['applied', 'conflict']);
+    const winner = results.find((r) => r.outcome === 'applied');
+    const loser = results.find((r) => r.outcome === 'conflict');
+    expect(loser?.outcome === 'conflict' && loser.item).toEqual(winner?.outcome === 'applied' && winner.item);
+  });
+});
+
+describe('versionedUpdate', () => {
+  it('applied at the expected version, bumping it', async () => {
+    const pk = await order('OPEN', { version: 2, total: 1 });
+    const r = await versionedUpdate(doc, { table, key: { pk }, expectVersion: 2, set: { total: 5 } });
+    expect(r).toEqual({ outcome: 'applied', item: { pk, status: 'OPEN', version: 3, total: 5 } });
+  });
+
+  it('expectVersion 0 applies to an unversioned item', async () => {
+    const pk = await order('OPEN');
+    expect((await versionedUpdate(doc, { table, key: { pk }, expectVersion: 0, set: { total: 1 } })).outcome).toBe('applied');
+  });
+
+  it('a duplicate of the same update is already; a different one is a conflict with the current item', async () => {
+    const pk = await order('OPEN', { version: 2, total: 1 });
+    await versionedUpdate(doc, { table, key: { pk }, expectVersion: 2, set: { total: 5 } });
+    const dup = await versionedUpdate(doc, { table, key: { pk }, expectVersion: 2, set: { total: 5 } });
+    expect(dup.outcome).toBe('already');
+    const other = await versionedUpdate(doc, { table, key: { pk }, expectVersion: 2, set: { total: 6 } });
+    expect(other).toEqual({ outcome: 'conflict', item: { pk, status: 'OPEN', version: 3, total: 5 } });
+  });
+
+  it('missing when there is no item', async () => {
+    expect(await versionedUpdate(doc, { table, key: { pk: 'none' }, expectVersion: 0, set: { a: 1 } })).toEqual({ outcome: 'missing' });
+    expect(await read('none')).toBeUndefined();
+  });
+});
+
+describe('transition and versionedUpdate in a transaction', () => {
+  it('commits the transition and a Put atomically', async () => {
+    const pk = await order('PENDING');
+    const points = `points-${pk}`;
+    const tx = createTransactionBuilder()
+      .transition({ table, key: { pk }, from: 'PENDING', to: 'PAID' })
+      .put({ TableName: table, Item: { pk: points, points: 10 } });
+    await doc.send(new TransactWriteCommand({ TransactItems: [...tx.items()] }));
+    expect(await read(pk)).toEqual({ pk, status: 'PAID', version: 1 });
+    expect(await read(points)).toEqual({ pk: points, points: 10 });
+  });
+
+  it('writes nothing when the transition is refused; the reason decodes to already or conflict', async () => {
+    const paid = await order('PAID', { version: 1 });
+    const cancelled = await order('CANCELLED', { version: 1 });
+    for (const [pk, expected] of [
+      [paid, 'already'],
+      [cancelled, 'conflict'],
+    ] as const) {
+      const input = { table, key: { pk }, from: 'PENDING', to: 'PAID' };
+      const points = `points-${pk}`;
+      const err = await cancellation(
+        doc.send(new TransactWriteCommand({ TransactItems: [transitionAction(input), { Put: { TableName: table, Item: { pk: points } } }] })),
+      );
+      const [first, other] = err.CancellationReasons ?? [];
+      expect(first && transitionFailure(first, input)).toEqual({ outcome: expected, item: await read(pk) });
+      expect(other && transitionFailure(other, input)).toBeUndefined();
+      expect(await read(points)).toBeUndefined();
+    }
+  });
+
+  it('decodes a missing item and a versioned-update conflict from the reasons', async () => {
+    const pk = await order('OPEN', { version: 5 });
+    const gone = { table, key: { pk: 'gone' }, from: 'PENDING', to: 'PAID' };
+    const locked = { table, key: { pk }, expectVersion: 4, set: { total: 1 } };
+    const err = await cancellation(
+      doc.send(new TransactWriteCommand({ TransactItems: [transitionAction(gone), versionedUpdateAction(locked)] })),
+    );
+    const [a, b] = err.CancellationReasons ?? [];
+    expect(a && transitionFailure(a, gone)).toEqual({ outcome: 'missing' });
+    expect(b && versionedUpdateFailure(b, locked)).toEqual({ outcome: 'conflict', item: { pk, status: 'OPEN', version: 5 } });
+    // The library's own reason shape (BusinessConflictError.reasons) decodes the same way.
+    expect(transitionFailure({ index: 0, code: 'ConditionalCheckFailed' }, gone)).toEqual({ outcome: 'missing' });
+  });
+});
