@@ -8,7 +8,7 @@ import { acknowledged } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { attemptOf, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
-import type { Execution, OwnedRecord } from './sqs-settle.js';
+import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
 import { runTransactional, type ConflictPolicy } from './strategy.js';
 
 /** Settings the runner needs from the middleware. */
@@ -52,14 +52,19 @@ export class SqsRun implements BatchRunner {
       this.executions.set(record.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);
     }
+    let execution: Execution;
     try {
-      const result = await fn(record, { ...ctx, tx: claimTx });
-      this.executions.set(record.messageId, { kind: 'succeeded', result });
-      return true;
+      execution = { kind: 'succeeded', result: await fn(record, { ...ctx, tx: claimTx }) };
     } catch (error) {
-      this.executions.set(record.messageId, { kind: 'threw', error });
-      return false;
+      execution = { kind: 'threw', error };
     }
+    // Settle at once rather than after the whole batch: a crash later in the
+    // batch then cannot make this record's effect run again, and the next
+    // record of a FIFO group starts only once this one is recorded.
+    const { store, storeResult } = this.#config;
+    const outcome = await settleClaim(store, owned, execution, storeResult);
+    this.executions.set(record.messageId, { kind: 'settled', outcome });
+    return acknowledged(outcome);
   }
 
   /** The owned record for a message id of this run. */
