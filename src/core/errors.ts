@@ -50,27 +50,87 @@ export class EffectivelyOnceError extends Error {
  * A record that can never be processed as it is: no key, a body that does not
  * parse, a payload that differs from the one stored under the same key, or too
  * large to store. It fails alone; the rest of the batch goes on.
+ *
+ * @example
+ * ```ts
+ * import { InvalidRecordError, jsonBody } from 'effectively-once';
+ * try {
+ *   jsonBody({ messageId: 'm-1', body: '{not json' });
+ * } catch (err) {
+ *   console.log(err instanceof InvalidRecordError); // true: this record fails alone, the batch goes on
+ * }
+ * ```
  */
 export class InvalidRecordError extends EffectivelyOnceError {
   override readonly name: string = 'InvalidRecordError';
 }
 
-/** The `key` function returned no usable key (undefined, empty, or not a string/number). */
+/**
+ * The `key` function returned no usable key (undefined, empty, or not a string/number).
+ *
+ * @example
+ * ```ts
+ * import type { SQSRecord } from 'aws-lambda';
+ * import { MissingKeyError, jsonBody } from 'effectively-once';
+ *
+ * // Thrown from a `key` function, it makes this record invalid with your message.
+ * const key = (record: SQSRecord): string => {
+ *   const { orderNo } = jsonBody<{ orderNo?: string }>(record);
+ *   if (orderNo === undefined) throw new MissingKeyError(`Message ${record.messageId} has no orderNo.`);
+ *   return orderNo;
+ * };
+ * ```
+ */
 export class MissingKeyError extends InvalidRecordError {
   override readonly name = 'MissingKeyError';
 }
 
-/** The record body is not valid JSON (or the `key` function threw while reading it). */
+/**
+ * The record body is not valid JSON (or the `key` function threw while reading it).
+ *
+ * @example
+ * ```ts
+ * import { BodyParseError, jsonBody } from 'effectively-once';
+ * try {
+ *   jsonBody({ messageId: 'm-1', body: '{not json' });
+ * } catch (err) {
+ *   if (err instanceof BodyParseError) console.log(err.message, err.cause); // the SyntaxError is kept as cause
+ * }
+ * ```
+ */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
 }
 
-/** The same business key arrived with a different payload than the one already recorded. */
+/**
+ * The same business key arrived with a different payload than the one already recorded.
+ *
+ * @example
+ * ```ts
+ * import { PayloadMismatchError, type RecordOutcome } from 'effectively-once';
+ *
+ * // A producer reused a business key for another event: worth an alarm, not a retry.
+ * const reusedKey = (outcome: RecordOutcome): boolean =>
+ *   outcome.kind === 'invalid' && outcome.error instanceof PayloadMismatchError;
+ * ```
+ */
 export class PayloadMismatchError extends InvalidRecordError {
   override readonly name = 'PayloadMismatchError';
 }
 
-/** An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit. */
+/**
+ * An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit.
+ *
+ * @example
+ * ```ts
+ * import { ItemTooLargeError, createTransactionBuilder } from 'effectively-once';
+ * try {
+ *   createTransactionBuilder().put({ TableName: 'files', Item: { pk: 'f-1', blob: 'x'.repeat(500_000) } });
+ * } catch (err) {
+ *   if (err instanceof ItemTooLargeError) console.log(err.size, '>', err.limit);
+ * }
+ * ```
+ */
 export class ItemTooLargeError extends InvalidRecordError {
   override readonly name = 'ItemTooLargeError';
   /** Size in bytes that was computed. */
@@ -89,6 +149,16 @@ export class ItemTooLargeError extends InvalidRecordError {
  * Another invocation holds an unexpired claim on this key. Not a success: the
  * message must be retried later (SQS: reported in `batchItemFailures`;
  * EventBridge: thrown so Lambda's async retry tries again).
+ *
+ * @example
+ * ```ts
+ * import { IdempotencyInProgressError } from 'effectively-once';
+ *
+ * // Not this event's failure: another invocation holds the claim. Retry later, never acknowledge.
+ * function heldElsewhere(err: unknown): string | undefined {
+ *   return err instanceof IdempotencyInProgressError ? `${err.key} is claimed until ${err.existing?.leaseUntil}` : undefined;
+ * }
+ * ```
  */
 export class IdempotencyInProgressError extends EffectivelyOnceError {
   override readonly name = 'IdempotencyInProgressError';
@@ -97,22 +167,71 @@ export class IdempotencyInProgressError extends EffectivelyOnceError {
 /**
  * This invocation's claim was taken over by another one after its lease
  * passed; its complete/release was refused by the owner-token condition.
+ *
+ * @example
+ * ```ts
+ * import { LeaseLostError, type RecordOutcome } from 'effectively-once';
+ *
+ * // The effect may have run twice: the lease was too short for this handler.
+ * function leaseTooShort(outcome: RecordOutcome): boolean {
+ *   return outcome.kind === 'lease-lost' && outcome.error instanceof LeaseLostError;
+ * }
+ * ```
  */
 export class LeaseLostError extends EffectivelyOnceError {
   override readonly name = 'LeaseLostError';
 }
 
-/** The Lambda's remaining time fell under the safety margin before this record started. */
+/**
+ * The Lambda's remaining time fell under the safety margin before this record started.
+ *
+ * @example
+ * ```ts
+ * import { DeadlineError, type RecordOutcome } from 'effectively-once';
+ *
+ * // Left for the redelivery: raise the function timeout or lower the batch size if this is frequent.
+ * const ranOutOfTime = (outcome: RecordOutcome): boolean =>
+ *   outcome.kind === 'not-started' && outcome.error instanceof DeadlineError;
+ * ```
+ */
 export class DeadlineError extends EffectivelyOnceError {
   override readonly name = 'DeadlineError';
 }
 
-/** A transaction would break a `TransactWriteItems` limit (count, duplicate item, size). */
+/**
+ * A transaction would break a `TransactWriteItems` limit (count, duplicate item, size).
+ *
+ * @example
+ * ```ts
+ * import { TransactionLimitError, createTransactionBuilder } from 'effectively-once';
+ * const tx = createTransactionBuilder();
+ * const addPoints = { TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 1 } };
+ * tx.update(addPoints);
+ * try {
+ *   tx.update(addPoints); // a transaction may touch an item only once
+ * } catch (err) {
+ *   console.log(err instanceof TransactionLimitError); // true
+ * }
+ * ```
+ */
 export class TransactionLimitError extends EffectivelyOnceError {
   override readonly name = 'TransactionLimitError';
 }
 
-/** One of the handler's own transaction conditions failed (not the idempotency one). Nothing was written. */
+/**
+ * One of the handler's own transaction conditions failed (not the idempotency one). Nothing was written.
+ *
+ * @example
+ * ```ts
+ * import { BusinessConflictError } from 'effectively-once';
+ *
+ * // Which of the handler's actions refused (indexes are positions in `tx`).
+ * function refusedActions(err: unknown): number[] {
+ *   if (!(err instanceof BusinessConflictError)) return [];
+ *   return err.reasons.filter((r) => r.code === 'ConditionalCheckFailed').map((r) => r.index);
+ * }
+ * ```
+ */
 export class BusinessConflictError extends EffectivelyOnceError {
   override readonly name = 'BusinessConflictError';
   /** Per-action cancellation reasons as DynamoDB returned them (index = action position). */
@@ -124,7 +243,17 @@ export class BusinessConflictError extends EffectivelyOnceError {
   }
 }
 
-/** A transaction was cancelled for a reason worth retrying (conflict, throttling). Nothing was written. */
+/**
+ * A transaction was cancelled for a reason worth retrying (conflict, throttling). Nothing was written.
+ *
+ * @example
+ * ```ts
+ * import { TransactionRetryableError } from 'effectively-once';
+ *
+ * // Safe to run again as it is: nothing of the transaction was applied.
+ * const retryable = (err: unknown): boolean => err instanceof TransactionRetryableError;
+ * ```
+ */
 export class TransactionRetryableError extends EffectivelyOnceError {
   override readonly name = 'TransactionRetryableError';
 }

@@ -22,7 +22,15 @@ export function canonicalJson(value: unknown): string {
   }) ?? 'undefined';
 }
 
-/** Fingerprint of a payload: SHA-256 of its canonical JSON (strings are hashed as they are). */
+/**
+ * Fingerprint of a payload: SHA-256 of its canonical JSON (strings are hashed as they are).
+ *
+ * @example
+ * ```ts
+ * import { payloadHash } from 'effectively-once';
+ * payloadHash({ orderNo: 'A-1', total: 10 }) === payloadHash({ total: 10, orderNo: 'A-1' }); // true: key order is ignored
+ * ```
+ */
 export function payloadHash(payload: unknown): string {
   return sha256(typeof payload === 'string' ? payload : canonicalJson(payload));
 }

@@ -41,7 +41,15 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly safetyMarginMs?: number;
 }
 
-/** Defaults of {@link eventBridgeIdempotency}, in one place. */
+/**
+ * Defaults of {@link eventBridgeIdempotency}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { eventBridgeDefaults } from 'effectively-once';
+ * console.log(eventBridgeDefaults.storeResult, eventBridgeDefaults.wait.maxMs); // true 30000
+ * ```
+ */
 export const eventBridgeDefaults = {
   ...commonDefaults,
   storeResult: true,

@@ -35,7 +35,19 @@ export interface BatchLogLine {
 /** Receives each {@link BatchLogLine}. */
 export type BatchLogger = (line: BatchLogLine) => void;
 
-/** Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs. */
+/**
+ * Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs.
+ *
+ * @example
+ * ```ts
+ * import { jsonLineLogger, type BatchLogger } from 'effectively-once';
+ *
+ * // Pass as the middleware's `logger` option: only batches that retried something are logged.
+ * const logger: BatchLogger = (line) => {
+ *   if (line.retried > 0) jsonLineLogger(line);
+ * };
+ * ```
+ */
 export const jsonLineLogger: BatchLogger = (line) => {
   console.log(JSON.stringify(line));
 };

@@ -35,7 +35,15 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
   readonly safetyMarginMs?: number;
 }
 
-/** Defaults of {@link sqsIdempotency}, in one place. */
+/**
+ * Defaults of {@link sqsIdempotency}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { sqsDefaults } from 'effectively-once';
+ * console.log(sqsDefaults.strategy, sqsDefaults.safetyMarginMs); // 'claim' 5000
+ * ```
+ */
 export const sqsDefaults = {
   ...commonDefaults,
   storeResult: false,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ORDER_EVENTS_SOURCE, ORDER_PAID } from '../../functions/shared/messages.js';
 import { tableDefinitions } from '../../infra/tables.js';
 import {
   idsOfType,
@@ -95,6 +96,19 @@ describe('serverless package: event sources and queues', () => {
       });
     }
   });
+
+  it("alarms on the sweeper's StaleClaims metric under the namespace and dimension the sweeper writes", () => {
+    const env = (props('SweeperLambdaFunction')['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const alarm = idsOfType(template, 'AWS::CloudWatch::Alarm')
+      .map(props)
+      .find((a) => a['MetricName'] === 'StaleClaims');
+    expect(alarm).toMatchObject({
+      Namespace: env['METRICS_NAMESPACE'],
+      Dimensions: [{ Name: 'Service', Value: env['METRICS_SERVICE'] }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
 });
 
 describe('serverless package: EventBridge and the points async invoke', () => {
@@ -109,10 +123,10 @@ describe('serverless package: EventBridge and the points async invoke', () => {
     expect(queueIds().has(targetId(onFailure?.Destination) ?? '')).toBe(true);
   });
 
-  it('routes OrderPaid on the service bus to points', () => {
+  it('routes OrderPaid, as payments publishes it, on the service bus to points', () => {
     const rules = idsOfType(template, 'AWS::Events::Rule').map(props);
-    const rule = rules.find((r) => (r['EventPattern'] as Record<string, unknown> | undefined)?.['detail-type'] !== undefined);
-    expect((rule?.['EventPattern'] as Record<string, unknown>)['detail-type']).toEqual(['OrderPaid']);
+    const rule = rules.find((r) => r['EventPattern'] !== undefined);
+    expect(rule?.['EventPattern']).toEqual({ source: [ORDER_EVENTS_SOURCE], 'detail-type': [ORDER_PAID] });
     expect(resource(template, referencedIds(rule?.['EventBusName'])[0] ?? '').Type).toBe('AWS::Events::EventBus');
     const targets = rule?.['Targets'] as Array<{ Arn: unknown }>;
     expect(targets.map((t) => targetId(t.Arn))).toEqual(['PointsLambdaFunction']);

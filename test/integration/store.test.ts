@@ -154,7 +154,7 @@ describe('complete', () => {
     const done = await store.complete({ id: claim.id, token: claim.token, result: { receipt: 'r-1' }, storeResult: true });
     expect(done.kind).toBe('ok');
     const raw = await rawItem(doc, table, { id: claim.id });
-    expect(raw).toMatchObject({ status: 'COMPLETED', completedAt: clock.now(), result: { receipt: 'r-1' } });
+    expect(raw).toMatchObject({ status: 'COMPLETED', completedAt: clock.now(), result: { v: { receipt: 'r-1' } } });
     expect(raw?.['expiresAt']).toBe(toEpochSeconds(clock.now() + RETENTION));
     expect(raw).not.toHaveProperty('inflight');
     expect(raw).not.toHaveProperty('leaseUntil');
@@ -485,7 +485,7 @@ describe('commit limits are checked before sending', () => {
   };
 
   it('more than 100 actions including the idempotency record', async () => {
-    await rejectsWithoutRequest(Array.from({ length: 100 }, (_, i) => putOrder(`p${i}`)), /at most 100 actions/);
+    await rejectsWithoutRequest(Array.from({ length: 100 }, (_, i) => putOrder(`p${i}`)), /at most 99 actions/);
   });
 
   it('two actions on the same item (compared canonically, Put key inferred)', async () => {
@@ -502,7 +502,7 @@ describe('commit limits are checked before sending', () => {
 
   it('more than 4 MB in total', async () => {
     const blob = 'z'.repeat(390 * 1024);
-    await rejectsWithoutRequest(Array.from({ length: 11 }, (_, i) => putOrder(`big${i}`, { blob })), /limit is 4194304/);
+    await rejectsWithoutRequest(Array.from({ length: 11 }, (_, i) => putOrder(`big${i}`, { blob })), /4194304-byte/);
   });
 });
 

@@ -1,0 +1,28 @@
+/**
+ * The idempotency store every consumer builds from its dependencies, unless
+ * one is injected (the local run may wrap it with fault injection).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBIdempotencyStore, type Clock, type IdempotencyStore } from '../../src/index.js';
+
+/** What a consumer needs to reach its idempotency records. */
+export interface StoreDeps {
+  readonly client: DynamoDBDocumentClient;
+  readonly tables: { readonly idempotency: string };
+  /** Source of time for leases and retention; default the system clock. */
+  readonly clock?: Clock;
+  /** A ready store; when given, `tables.idempotency` and `clock` are not used for it. */
+  readonly store?: IdempotencyStore;
+}
+
+/** The injected store, or a DynamoDB store on the idempotency table. */
+export function storeFrom(deps: StoreDeps): IdempotencyStore {
+  return (
+    deps.store ??
+    new DynamoDBIdempotencyStore({
+      client: deps.client,
+      tableName: deps.tables.idempotency,
+      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    })
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * What ended in the dead-letter queues, read without consuming it (fauxqs
+ * inspection), each message matched against the planned poison and given
+ * the reason the middleware last logged for it.
+ */
+import type { FauxqsServer } from 'fauxqs';
+import type { LocalQueue } from './queues.js';
+import type { PoisonMessage } from './workload.js';
+
+/** One message found in a DLQ. */
+export interface DlqEntry {
+  readonly messageId: string;
+  /** The body, cut to 80 characters. */
+  readonly body: string;
+  /** The planned defect when this is poison; `undefined` means a valid message was dead-lettered. */
+  readonly defect: string | undefined;
+  /** The last error logged for this message id, or the failure record's error. */
+  readonly reason: string;
+  readonly receiveCount: number;
+}
+
+/** The fields of a queued message the report reads (fauxqs does not export its message type). */
+export interface QueuedMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly approximateReceiveCount: number;
+}
+
+/** Every message in a queue: ready, delayed, and received-but-not-deleted. */
+export function queueMessages(server: FauxqsServer, queue: LocalQueue): QueuedMessage[] {
+  const state = server.inspectQueue(queue.name);
+  if (state === undefined) throw new Error(`Queue ${queue.name} disappeared.`);
+  const { ready, delayed, inflight } = state.messages;
+  return [...ready, ...delayed, ...inflight.map((i) => i.message)];
+}
+
+/** How many messages a queue still holds. */
+export function depth(server: FauxqsServer, queue: LocalQueue): number {
+  const state = server.inspectQueue(queue.name);
+  if (state === undefined) return 0;
+  const { ready, delayed, inflight } = state.messages;
+  return ready.length + delayed.length + inflight.length;
+}
+
+const cut = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+/** The DLQ of an SQS-consumed queue, each message matched to the poison planned for that queue. */
+export function readSqsDlq(
+  server: FauxqsServer,
+  dlq: LocalQueue,
+  poison: readonly PoisonMessage[],
+  lastError: (messageId: string) => string | undefined,
+): DlqEntry[] {
+  return queueMessages(server, dlq).map((m) => ({
+    messageId: m.messageId,
+    body: cut(m.body),
+    defect: poison.find((p) => p.body === m.body)?.defect,
+    reason: lastError(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
+    receiveCount: m.approximateReceiveCount,
+  }));
+}
+
+interface FailureRecordShape {
+  readonly requestPayload?: { readonly detail?: { readonly orderNo?: unknown } };
+  readonly requestContext?: { readonly condition?: unknown; readonly approximateInvokeCount?: unknown };
+  readonly responsePayload?: { readonly errorType?: unknown; readonly errorMessage?: unknown };
+}
+
+/** The async on-failure destination: Lambda invocation records; none of them is planned poison. */
+export function readFailureDestination(server: FauxqsServer, queue: LocalQueue): DlqEntry[] {
+  return queueMessages(server, queue).map((m) => {
+    const record = JSON.parse(m.body) as FailureRecordShape;
+    const error = record.responsePayload;
+    return {
+      messageId: m.messageId,
+      body: cut(`OrderPaid ${String(record.requestPayload?.detail?.orderNo)}`),
+      defect: undefined,
+      reason: `${String(record.requestContext?.condition)} after ${String(record.requestContext?.approximateInvokeCount)} attempts: ${String(error?.errorType)}: ${String(error?.errorMessage)}`,
+      receiveCount: Number(record.requestContext?.approximateInvokeCount ?? 0),
+    };
+  });
+}

@@ -1,0 +1,161 @@
+/**
+ * A local SQS event-source mapping that behaves like Lambda's with
+ * `functionResponseType: ReportBatchItemFailures`: receive up to a batch,
+ * invoke, delete only what the handler did not report as failed, and leave
+ * the rest to come back after the visibility timeout (and, past
+ * `maxReceiveCount`, to be moved to the DLQ by the queue itself).
+ *
+ * `serverless-offline-sqs` deletes the whole batch whatever the handler
+ * returns, so it cannot show partial batch failures; hence this.
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { invokeWithTimeout, type Invocation } from './lambda-context.js';
+import type { ConsumedQueue } from './queues.js';
+import { toSqsEvent } from './sqs-records.js';
+import type { SourceStats } from './stats.js';
+
+/** A middy-wrapped SQS handler as Lambda calls it. */
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface SqsMappingOptions {
+  readonly client: SQSClient;
+  readonly queue: ConsumedQueue;
+  readonly functionName: string;
+  readonly handler: SqsHandler;
+  /** Concurrent pollers, each invoking one batch at a time. */
+  readonly pollers: number;
+  readonly functionTimeoutMs: number;
+  readonly stats: SourceStats;
+  /** Long-poll wait; short, so `stop()` returns quickly. */
+  readonly waitTimeSeconds?: number;
+  /** Return true to skip the delete of a handled batch, as if the poller crashed before the ACK. */
+  readonly loseAck?: (event: SQSEvent) => boolean;
+  /** Called with each invocation's outcome, e.g. to log why a batch failed. */
+  readonly onInvocation?: (event: SQSEvent, outcome: Invocation<SQSBatchResponse | void>) => void;
+}
+
+/** A running mapping. */
+export interface SqsMapping {
+  /** The error that stopped a poller (the local SQS went away), if any; the run checks it while waiting. */
+  error(): unknown;
+  /** Stops receiving, waits for the batches in hand to finish (and their deletes). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Which message ids to delete after an invocation. Lambda's rules: a thrown
+ * error or a timeout fails the whole batch; so does a response naming an
+ * identifier that is empty or not in the batch. No response (or an empty
+ * `batchItemFailures`) means every record succeeded.
+ */
+export function idsToDelete(
+  event: SQSEvent,
+  outcome: Invocation<SQSBatchResponse | void>,
+): { readonly ids: readonly string[]; readonly invalid: boolean } {
+  if (outcome.kind !== 'returned') return { ids: [], invalid: false };
+  const all = event.Records.map((r) => r.messageId);
+  const failures = outcome.value?.batchItemFailures;
+  if (failures === undefined || failures === null) return { ids: all, invalid: false };
+  if (!Array.isArray(failures)) return { ids: [], invalid: true };
+  const failed = new Set<string>();
+  for (const f of failures) {
+    const id: unknown = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || id === '' || !all.includes(id)) return { ids: [], invalid: true };
+    failed.add(id);
+  }
+  return { ids: all.filter((id) => !failed.has(id)), invalid: false };
+}
+
+async function deleteMessages(client: SQSClient, queueUrl: string, event: SQSEvent, ids: readonly string[]) {
+  if (ids.length === 0) return;
+  const wanted = new Set(ids);
+  const entries = event.Records.filter((r) => wanted.has(r.messageId)).map((r, i) => ({
+    Id: String(i),
+    ReceiptHandle: r.receiptHandle,
+  }));
+  const result = await client.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+  if ((result.Failed?.length ?? 0) > 0) {
+    // A failed delete means a redelivery later: the duplicate path, not a loss.
+    process.emitWarning(`DeleteMessageBatch on ${queueUrl}: ${result.Failed?.length} entries failed.`);
+  }
+}
+
+async function receive(options: SqsMappingOptions, signal: AbortSignal): Promise<Message[]> {
+  const result = await options.client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: options.queue.url,
+      MaxNumberOfMessages: options.queue.definition.batchSize,
+      WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+      MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
+    }),
+    { abortSignal: signal },
+  );
+  return result.Messages ?? [];
+}
+
+async function handleBatch(options: SqsMappingOptions, messages: Message[]): Promise<void> {
+  const { stats } = options;
+  const event = toSqsEvent(messages, options.queue.arn);
+  const n = event.Records.length;
+  stats.invocations += 1;
+  stats.delivered += n;
+  stats.inFlight += n;
+  let outcome: Invocation<SQSBatchResponse | void>;
+  try {
+    outcome = await invokeWithTimeout(options.handler, event, options.functionName, options.functionTimeoutMs);
+  } finally {
+    stats.inFlight -= n;
+  }
+  options.onInvocation?.(event, outcome);
+  if (outcome.kind === 'threw') stats.handlerErrors += 1;
+  if (outcome.kind === 'timed-out') stats.timeouts += 1;
+  const { ids, invalid } = idsToDelete(event, outcome);
+  if (invalid) stats.invalidResponses += 1;
+  if (ids.length > 0 && options.loseAck?.(event) === true) {
+    stats.lostAcks += 1;
+    stats.retried += n;
+    return;
+  }
+  await deleteMessages(options.client, options.queue.url, event, ids);
+  stats.acknowledged += ids.length;
+  stats.retried += n - ids.length;
+}
+
+async function pollLoop(options: SqsMappingOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    let messages: Message[];
+    try {
+      messages = await receive(options, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+    if (messages.length > 0) await handleBatch(options, messages);
+  }
+}
+
+/**
+ * Starts `pollers` concurrent receive–invoke–delete loops on the queue.
+ * A poller that fails (the local SQS went away) stops all of them; `error()`
+ * says why and `stop()` re-throws it.
+ */
+export function startSqsMapping(options: SqsMappingOptions): SqsMapping {
+  const controller = new AbortController();
+  let failure: { readonly error: unknown } | undefined;
+  const loops = Array.from({ length: options.pollers }, () =>
+    pollLoop(options, controller.signal).catch((error: unknown) => {
+      failure ??= { error };
+      controller.abort();
+    }),
+  );
+  return {
+    error: () => failure?.error,
+    stop: async () => {
+      controller.abort();
+      await Promise.all(loops);
+      if (failure !== undefined) throw failure.error;
+    },
+  };
+}

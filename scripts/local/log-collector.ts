@@ -1,0 +1,59 @@
+/**
+ * Collects the middleware's structured per-batch lines instead of letting
+ * thousands of them flood the terminal: written to a JSON-lines file for
+ * reading afterwards, and summarised in memory for the report (outcomes per
+ * consumer, and the last error seen for each message id, which is why a
+ * message ended in a DLQ).
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { BatchLogger, BatchLogLine, RecordOutcomeKind } from '../../src/index.js';
+
+/** Outcome counts per consumer, summed over every logged batch. */
+export type OutcomeTotals = Record<string, Partial<Record<RecordOutcomeKind, number>>>;
+
+export interface LogCollector {
+  /** The logger to inject into the handlers. */
+  readonly logger: BatchLogger;
+  /** Where the lines are written, one JSON object per line. */
+  readonly path: string;
+  readonly totals: OutcomeTotals;
+  /** The latest error logged for a message id (`Name: message`), if any. */
+  lastError(messageId: string): string | undefined;
+  /** Lines logged so far. */
+  lines(): number;
+  close(): Promise<void>;
+}
+
+function describe(entry: BatchLogLine['records'][number]): string | undefined {
+  if (entry.error !== undefined) return `${entry.error.name}: ${entry.error.message}`;
+  if (entry.reason !== undefined) return `not started: ${entry.reason}`;
+  return entry.outcome === 'completed' || entry.outcome === 'duplicate' ? undefined : entry.outcome;
+}
+
+/** Opens `path` for appending and returns a collector writing to it. */
+export function createLogCollector(path: string): LogCollector {
+  const stream: WriteStream = createWriteStream(path, { flags: 'a' });
+  const totals: OutcomeTotals = {};
+  const errors = new Map<string, string>();
+  let count = 0;
+  const logger: BatchLogger = (line) => {
+    count += 1;
+    stream.write(`${JSON.stringify(line)}\n`);
+    const perConsumer = (totals[line.consumer] ??= {});
+    for (const [kind, n] of Object.entries(line.counts) as Array<[RecordOutcomeKind, number]>) {
+      if (n > 0) perConsumer[kind] = (perConsumer[kind] ?? 0) + n;
+    }
+    for (const entry of line.records) {
+      const why = describe(entry);
+      if (why !== undefined) errors.set(entry.messageId, why);
+    }
+  };
+  return {
+    logger,
+    path,
+    totals,
+    lastError: (messageId) => errors.get(messageId),
+    lines: () => count,
+    close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
+  };
+}

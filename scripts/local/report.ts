@@ -1,0 +1,92 @@
+/**
+ * The report of a local run: what was sent and delivered, what the
+ * middleware decided, what the effects are, and the invariants that must
+ * hold. `ok` is false when any invariant is broken; `npm start` then exits
+ * non-zero.
+ */
+import type { RequestCounts } from './ddb-metrics.js';
+import type { DlqEntry } from './dlq.js';
+import type { OutcomeTotals } from './log-collector.js';
+import type { WorkloadOptions } from './options.js';
+import type { SendStats } from './producer.js';
+import type { SourceStats } from './stats.js';
+import type { NotificationEffects, OrderEffects, PointsEffects } from './verify.js';
+
+/** One invariant and whether it held. */
+export interface Invariant {
+  readonly name: string;
+  readonly ok: boolean;
+  /** Figures behind the verdict, or the first offending keys. */
+  readonly detail: string;
+}
+
+export interface LocalRunReport {
+  readonly ok: boolean;
+  readonly options: WorkloadOptions;
+  readonly timing: { readonly setupMs: number; readonly runMs: number; readonly totalMs: number };
+  readonly sent: SendStats & { readonly orderPaidPublished: number; readonly orderPaidRepublished: number };
+  readonly sources: Readonly<Record<'payments' | 'notifications' | 'points', SourceStats>>;
+  /** Middleware outcomes per consumer, summed from its log lines. */
+  readonly outcomes: OutcomeTotals;
+  readonly duplicatesAcknowledged: number;
+  readonly faultsInjected: Readonly<Record<'publish' | 'send' | 'points', number>>;
+  readonly dlq: Readonly<Record<'payments' | 'notifications' | 'points', readonly DlqEntry[]>>;
+  readonly effects: {
+    readonly orders: OrderEffects;
+    readonly points: PointsEffects;
+    readonly notifications: NotificationEffects;
+  };
+  readonly dynamodb: RequestCounts & { readonly perDelivery: number };
+  readonly throughput: { readonly deliveries: number; readonly deliveriesPerSecond: number };
+  /** Queues not empty at the end (should be none). */
+  readonly leftInQueues: Readonly<Record<string, number>>;
+  readonly invariants: readonly Invariant[];
+  readonly logFile: string;
+}
+
+const first = (keys: readonly string[]): string =>
+  keys.length === 0 ? '' : `: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', ...' : ''}`;
+
+function inv(name: string, ok: boolean, detail: string): Invariant {
+  return { name, ok, detail };
+}
+
+type Parts = Omit<LocalRunReport, 'ok' | 'invariants'> & { readonly poisonPlanned: Record<'payments' | 'notifications', number> };
+
+function effectInvariants({ effects: e }: Parts): Invariant[] {
+  const { orders: o, points: p, notifications: n } = e;
+  return [
+    inv('every order paid exactly once', o.paid === o.expected && o.paidMoreThanOnce.length === 0 && o.transitionsApplied === o.expected,
+      `${o.paid}/${o.expected} PAID, ${o.transitionsApplied} transitions applied` +
+        first([...o.neverPaid, ...o.paidMoreThanOnce])),
+    inv('poison orders left unpaid', o.wronglyPaid.length === 0, `${o.wronglyPaid.length} wrongly paid${first(o.wronglyPaid)}`),
+    inv('points awarded once per paid order', p.ledgerItems === o.paid && p.ordersWithoutPoints.length === 0 && p.unexpectedLedger.length === 0 && p.wrongPoints.length === 0,
+      `${p.ledgerItems} ledger items for ${o.paid} paid orders` + first([...p.ordersWithoutPoints, ...p.unexpectedLedger, ...p.wrongPoints])),
+    inv('customer balances = sum of ledger', p.balanceMismatches.length === 0, `${p.customers} customers, ${p.balanceMismatches.length} mismatches${first(p.balanceMismatches)}`),
+    inv('every notification sent exactly once', n.neverSent.length === 0 && n.sentMoreThanOnce.length === 0,
+      `${n.sent} sends for ${n.expected} notifications` + first([...n.neverSent, ...n.sentMoreThanOnce])),
+  ];
+}
+
+function queueInvariants(parts: Parts): Invariant[] {
+  const valid = [...parts.dlq.payments, ...parts.dlq.notifications].filter((d) => d.defect === undefined);
+  const poisonFound = [...parts.dlq.payments, ...parts.dlq.notifications].filter((d) => d.defect !== undefined).length;
+  const planned = parts.poisonPlanned.payments + parts.poisonPlanned.notifications;
+  const left = Object.entries(parts.leftInQueues).filter(([, n]) => n > 0);
+  return [
+    inv('no valid message in a DLQ', valid.length === 0, `${valid.length} valid${first(valid.map((d) => d.body))}`),
+    inv('every poison message in its DLQ', poisonFound === planned, `${poisonFound}/${planned}`),
+    inv('no OrderPaid event given up', parts.dlq.points.length === 0, `${parts.dlq.points.length} in the on-failure destination`),
+    inv('nothing left in the queues', left.length === 0, left.length === 0 ? 'all drained' : left.map(([q, n]) => `${q}: ${n}`).join(', ')),
+    // With --dup-rate 0 there is nothing to acknowledge; otherwise none would mean the dedup path never ran.
+    inv('duplicates were delivered and acknowledged', parts.options.dupRate === 0 || parts.duplicatesAcknowledged > 0,
+      `${parts.duplicatesAcknowledged} acknowledged`),
+  ];
+}
+
+/** Adds the invariants and the verdict. */
+export function finishReport(parts: Parts): LocalRunReport {
+  const invariants = [...effectInvariants(parts), ...queueInvariants(parts)];
+  const { poisonPlanned: _planned, ...rest } = parts;
+  return { ok: invariants.every((i) => i.ok), ...rest, invariants };
+}

@@ -1,0 +1,282 @@
+/**
+ * The DynamoDB implementation of `IdempotencyStore`. I/O only: the decisions
+ * (conditions, limits, what a cancellation means) live in the helpers next
+ * to it, so this file reads as "build request, send once, map the answer".
+ */
+import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../core/clock.js';
+import {
+  BusinessConflictError,
+  EffectivelyOnceError,
+  IdempotencyInProgressError,
+  ItemTooLargeError,
+  TransactionLimitError,
+  TransactionRetryableError,
+} from '../core/errors.js';
+import { recordId } from '../core/keys.js';
+import type { IdempotencyRecord } from '../core/record.js';
+import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
+import { CompletedCache } from './cache.js';
+import { cancellationReasons, classifyCancellation, isAwsError } from './cancellation.js';
+import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from './expressions.js';
+import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
+import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
+import { queryStaleClaims } from './stale.js';
+import { checkTransactionLimits } from './transaction-limits.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  CommitInput,
+  CommitResult,
+  CompleteInput,
+  FencedWriteResult,
+  IdempotencyStore,
+  ReleaseInput,
+  StaleClaim,
+} from './types.js';
+
+/**
+ * Idempotency records in a DynamoDB table (see `infra/tables.json`). Every
+ * state change is one conditional request; a lost condition returns the
+ * record that caused it from the same round trip (`ALL_OLD`), so no method
+ * reads before it writes.
+ *
+ * @example
+ * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { DynamoDBIdempotencyStore } from 'effectively-once';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+ *   marshallOptions: { removeUndefinedValues: true },
+ * });
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', cache: { maxEntries: 1000 } });
+ * const claim = await store.claim({ consumer: 'payments', key: 'order-42', leaseMs: 30_000 });
+ * if (claim.kind === 'claimed') await store.complete({ id: claim.id, token: claim.token });
+ * ```
+ */
+export class DynamoDBIdempotencyStore implements IdempotencyStore {
+  readonly #options: ResolvedStoreOptions;
+  readonly #cache: CompletedCache | undefined;
+
+  /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
+  constructor(options: DynamoDBIdempotencyStoreOptions) {
+    this.#options = resolveStoreOptions(options);
+    const { cache, clock } = this.#options;
+    this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
+  }
+
+  /** `consumer#key`, with the key replaced by its SHA-256 when `hashKeys` is set. */
+  recordId(consumer: string, key: string): string {
+    return recordId(consumer, key, this.#options.hashKeys);
+  }
+
+  /**
+   * Claims the key as IN_PROGRESS for `leaseMs`, in one conditional request.
+   * A cached COMPLETED record answers without any request.
+   */
+  async claim(input: ClaimInput): Promise<ClaimResult> {
+    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
+      throw new TypeError(`claim: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
+    }
+    const id = this.recordId(input.consumer, input.key);
+    const cached = this.#cache?.lookup(id);
+    if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
+    const { client, tableName, retentionMs, clock } = this.#options;
+    const token = randomUUID();
+    const { leaseMs, payloadHash, messageId } = input;
+    const request = claimRequest({ tableName, id, token, now: clock.now(), leaseMs, retentionMs, payloadHash, messageId });
+    try {
+      const out = await client.send(new UpdateCommand(request));
+      return { kind: 'claimed', id, token, record: toRecord(out.Attributes ?? {}) };
+    } catch (err) {
+      if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
+      const existing = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
+      if (existing === undefined) {
+        throw new EffectivelyOnceError(`The claim of ${id} failed its condition without returning the record.`, {
+          cause: err,
+          key: input.key,
+        });
+      }
+      if (existing.status !== 'COMPLETED') return { kind: 'in-progress', id, existing };
+      this.#cache?.remember(existing);
+      return { kind: 'completed', id, existing, fromCache: false };
+    }
+  }
+
+  /**
+   * Marks the claim COMPLETED, fenced on its owner token.
+   * @throws ItemTooLargeError when the stored result would push the record past 400 KB (the claim stays IN_PROGRESS).
+   */
+  async complete(input: CompleteInput): Promise<FencedWriteResult> {
+    const { client, tableName, retentionMs, clock } = this.#options;
+    const storing = input.storeResult === true;
+    if (storing) {
+      const size = completedSizeEstimate(input.id, input.token, input.result);
+      if (size > MAX_ITEM_BYTES) throw tooLarge(input.id, size);
+    }
+    const request = completeRequest({
+      tableName,
+      id: input.id,
+      token: input.token,
+      now: clock.now(),
+      retentionMs,
+      ...(storing ? { result: { value: input.result } } : {}),
+    });
+    try {
+      const out = await client.send(new UpdateCommand(request));
+      const record = toRecord(out.Attributes ?? {});
+      this.#cache?.remember(record);
+      return { kind: 'ok', record };
+    } catch (err) {
+      // Our estimate leaves room for unseen attributes; should DynamoDB still disagree, say so the same way.
+      if (isAwsError(err, 'ValidationException') && /item size/i.test(err.message)) {
+        throw tooLarge(input.id, MAX_ITEM_BYTES + 1, err);
+      }
+      return leaseLost(err);
+    }
+  }
+
+  /** Gives the claim up (delete, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
+  async release(input: ReleaseInput): Promise<FencedWriteResult> {
+    const { client, tableName, retentionMs, clock, release } = this.#options;
+    const params = { tableName, id: input.id, token: input.token, now: clock.now(), retentionMs };
+    try {
+      if (release === 'delete') {
+        await client.send(new DeleteCommand(releaseDeleteRequest(params)));
+        return { kind: 'ok' };
+      }
+      const lastError = errorText(input.error ?? 'released without an error');
+      const out = await client.send(new UpdateCommand(markFailedRequest(params, lastError)));
+      return { kind: 'ok', record: toRecord(out.Attributes ?? {}) };
+    } catch (err) {
+      return leaseLost(err);
+    }
+  }
+
+  /** Strongly consistent read; a record past its retention counts as absent (TTL deletes lazily). */
+  async get(id: string): Promise<IdempotencyRecord | undefined> {
+    const { client, tableName, clock } = this.#options;
+    const out = await client.send(new GetCommand({ TableName: tableName, Key: { id }, ConsistentRead: true }));
+    if (out.Item === undefined) return undefined;
+    const record = toRecord(out.Item);
+    if (!isLive(record, clock.now())) return undefined;
+    this.#cache?.remember(record);
+    return record;
+  }
+
+  /**
+   * Transaction strategy: the COMPLETED record and the handler's `actions` in
+   * one `TransactWriteItems`; nothing is half applied.
+   * @throws TransactionLimitError before sending when the transaction breaks a DynamoDB limit.
+   * @throws ItemTooLargeError when the record with its result would exceed 400 KB.
+   * @throws IdempotencyInProgressError when a claim (claim strategy) holds the key with a live lease.
+   * @throws TransactionRetryableError on transaction conflict or throttling; nothing was written.
+   */
+  async commit(input: CommitInput): Promise<CommitResult> {
+    const id = this.recordId(input.consumer, input.key);
+    const cached = this.#cache?.lookup(id);
+    if (cached !== undefined) return { kind: 'duplicate', id, existing: cached, fromCache: true };
+    const { client, tableName, clock } = this.#options;
+    const now = clock.now();
+    const item = this.#committedItem(id, input, now);
+    const size = itemSize(item);
+    if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
+    const own = { tableName, id, item };
+    checkTransactionLimits(own, input.actions, input.key);
+    try {
+      await client.send(new TransactWriteCommand({ TransactItems: [{ Put: commitPut(tableName, item, now) }, ...input.actions] }));
+    } catch (err) {
+      return this.#commitRefused(err, id, input.key);
+    }
+    const record = toRecord(item);
+    this.#cache?.remember(record);
+    return { kind: 'committed', id, record };
+  }
+
+  /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */
+  async staleClaims(options: { readonly leaseEndedBefore: number; readonly limit?: number }): Promise<StaleClaim[]> {
+    const { client, tableName } = this.#options;
+    return queryStaleClaims(client, tableName, options.leaseEndedBefore, options.limit);
+  }
+
+  #committedItem(id: string, input: CommitInput, now: number): Record<string, unknown> {
+    return {
+      id,
+      status: 'COMPLETED',
+      expiresAt: toEpochSeconds(now + this.#options.retentionMs),
+      attempts: 1,
+      completedAt: now,
+      ...(input.payloadHash === undefined ? {} : { payloadHash: input.payloadHash }),
+      ...(input.messageId === undefined ? {} : { messageId: input.messageId }),
+      ...(input.storeResult === true ? { result: encodeResult(input.result) } : {}),
+    };
+  }
+
+  // Maps a refused transaction to an outcome, or throws what the caller must handle.
+  async #commitRefused(err: unknown, id: string, key: string): Promise<CommitResult> {
+    const reasons = cancellationReasons(err);
+    if (reasons === undefined) {
+      if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
+        throw new TransactionLimitError(`Two actions touch the same item: ${err.message}`, { cause: err, key });
+      }
+      throw err;
+    }
+    const verdict = classifyCancellation(reasons);
+    switch (verdict.kind) {
+      case 'idempotency':
+        return this.#blocked(err, id, key, verdict.item);
+      case 'business': {
+        const error = new BusinessConflictError(
+          `A condition of the handler's transaction failed (${describeReasons(verdict.reasons)}); nothing was written.`,
+          verdict.reasons,
+          { cause: err, key },
+        );
+        return { kind: 'business-conflict', id, error };
+      }
+      case 'retryable':
+        throw new TransactionRetryableError(`The transaction for ${id} was cancelled by contention or throttling.`, { cause: err, key });
+      default:
+        throw err;
+    }
+  }
+
+  // The idempotency condition failed: COMPLETED is a duplicate, a live claim is in progress.
+  async #blocked(err: unknown, id: string, key: string, wire: Record<string, AttributeValue> | undefined): Promise<CommitResult> {
+    // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
+    const existing = recordFromWire(wire) ?? (await this.get(id));
+    if (existing === undefined) {
+      throw new TransactionRetryableError(`The record blocking ${id} disappeared; try again.`, { cause: err, key });
+    }
+    if (existing.status !== 'COMPLETED') {
+      throw new IdempotencyInProgressError(`${id} is claimed by another invocation; try again later.`, { cause: err, key, existing });
+    }
+    this.#cache?.remember(existing);
+    return { kind: 'duplicate', id, existing, fromCache: false };
+  }
+}
+
+function describeReasons(reasons: ReadonlyArray<{ index: number; code: string }>): string {
+  return reasons
+    .filter((r) => r.code !== 'None')
+    .map((r) => `action ${r.index}: ${r.code}`)
+    .join(', ');
+}
+
+function tooLarge(id: string, size: number, cause?: unknown, key?: string): ItemTooLargeError {
+  return new ItemTooLargeError(
+    `The idempotency record ${id} with its result would be about ${size} bytes; DynamoDB's item limit is ${MAX_ITEM_BYTES}. Store a smaller result or none.`,
+    size,
+    MAX_ITEM_BYTES,
+    { ...(cause === undefined ? {} : { cause }), ...(key === undefined ? {} : { key }) },
+  );
+}
+
+// A fenced write's condition failed: someone else owns the key now, or the record is gone.
+function leaseLost(err: unknown): FencedWriteResult {
+  if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
+  const current = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
+  return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
+}

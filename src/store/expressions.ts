@@ -1,0 +1,244 @@
+/**
+ * The conditional requests of the store, built as plain DocumentClient inputs
+ * so the conditions can be read (and reviewed) in one place. Every request
+ * here is conditional: there is no unconditional write in the store.
+ */
+import { encodeResult } from './records.js';
+import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../core/clock.js';
+import { inflightShard } from '../core/keys.js';
+import { ATTR, INFLIGHT_SHARDS, type IdempotencyStatus } from '../core/record.js';
+import type { TransactItem } from './types.js';
+
+const IN_PROGRESS: IdempotencyStatus = 'IN_PROGRESS';
+const COMPLETED: IdempotencyStatus = 'COMPLETED';
+const FAILED: IdempotencyStatus = 'FAILED';
+
+/**
+ * Collects the names and values an expression uses. Every attribute goes
+ * through a `#name` placeholder (`status`, `owner`, `result` are reserved
+ * words), and only used ones are sent because DynamoDB rejects unused ones.
+ */
+class Expression {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  n(attr: string): string {
+    this.names[`#${attr}`] = attr;
+    return `#${attr}`;
+  }
+  v(label: string, value: unknown): string {
+    this.values[`:${label}`] = value;
+    return `:${label}`;
+  }
+}
+
+/**
+ * "Nobody holds this key": no item, an item past its retention (TTL deletes
+ * lazily), a FAILED record, or an IN_PROGRESS claim whose lease has passed (a
+ * crashed consumer). Shared by claim and commit so both strategies agree on
+ * when a key is free. `expiresAt` is in seconds: `expiresAt <= floor(now/1000)`
+ * is exactly `expiresAt * 1000 <= now`.
+ */
+function claimable(e: Expression, now: number): string {
+  const status = e.n(ATTR.status);
+  return (
+    `attribute_not_exists(${e.n(ATTR.id)}) OR ${e.n(ATTR.expiresAt)} <= ${e.v('nowSec', Math.floor(now / 1000))}` +
+    ` OR ${status} = ${e.v('failed', FAILED)}` +
+    ` OR (${status} = ${e.v('inProgress', IN_PROGRESS)} AND ${e.n(ATTR.leaseUntil)} <= ${e.v('now', now)})`
+  );
+}
+
+/** "This invocation still owns the claim": the fencing condition of every write after the claim. */
+function owned(e: Expression, token: string): string {
+  return `${e.n(ATTR.status)} = ${e.v('inProgress', IN_PROGRESS)} AND ${e.n(ATTR.owner)} = ${e.v('token', token)}`;
+}
+
+function attributes(e: Expression): Pick<UpdateCommandInput, 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  return Object.keys(e.values).length === 0
+    ? { ExpressionAttributeNames: e.names }
+    : { ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.values };
+}
+
+/** Input of {@link claimRequest}. */
+export interface ClaimParams {
+  readonly tableName: string;
+  readonly id: string;
+  readonly token: string;
+  readonly now: number;
+  readonly leaseMs: number;
+  readonly retentionMs: number;
+  readonly payloadHash?: string | undefined;
+  readonly messageId?: string | undefined;
+}
+
+/**
+ * The claim: one conditional `UpdateItem` (not `PutItem`) so the attempt
+ * count survives a takeover with `if_not_exists(attempts, 0) + 1`; leftovers
+ * of an older record (result, lastError, completedAt) are removed. The TTL is
+ * the later of retention and lease end so TTL can never delete a live claim.
+ * `attempts` counts claims since the item was created: a record reclaimed
+ * after its retention (but before TTL removed it) keeps counting, because
+ * one request cannot both test and reset it.
+ *
+ * @example
+ * ```ts
+ * import { claimRequest } from './expressions.js';
+ * const input = claimRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
+ * ```
+ */
+export function claimRequest(p: ClaimParams): UpdateCommandInput {
+  const e = new Expression();
+  const condition = claimable(e, p.now);
+  const set = [
+    `${e.n(ATTR.status)} = ${e.v('inProgress', IN_PROGRESS)}`,
+    `${e.n(ATTR.owner)} = ${e.v('token', p.token)}`,
+    `${e.n(ATTR.leaseUntil)} = ${e.v('leaseUntil', p.now + p.leaseMs)}`,
+    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
+    `${e.n(ATTR.claimedAt)} = ${e.v('now', p.now)}`,
+    `${e.n(ATTR.inflight)} = ${e.v('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`,
+    `${e.n(ATTR.attempts)} = if_not_exists(${e.n(ATTR.attempts)}, ${e.v('zero', 0)}) + ${e.v('one', 1)}`,
+  ];
+  const remove = [e.n(ATTR.result), e.n(ATTR.lastError), e.n(ATTR.completedAt)];
+  for (const [attr, value] of [[ATTR.payloadHash, p.payloadHash], [ATTR.messageId, p.messageId]] as const) {
+    if (value === undefined) remove.push(e.n(attr));
+    else set.push(`${e.n(attr)} = ${e.v(attr, value)}`);
+  }
+  return {
+    TableName: p.tableName,
+    Key: { [ATTR.id]: p.id },
+    ConditionExpression: condition,
+    UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+    ...attributes(e),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** Input of {@link completeRequest}. */
+export interface CompleteParams {
+  readonly tableName: string;
+  readonly id: string;
+  readonly token: string;
+  readonly now: number;
+  readonly retentionMs: number;
+  /** Present (even with an `undefined` value) only when the result is stored. */
+  readonly result?: { readonly value: unknown };
+}
+
+/**
+ * Completion, fenced on the owner token. `inflight` and `leaseUntil` are
+ * removed together so the record leaves the sparse in-flight index.
+ *
+ * @example
+ * ```ts
+ * import { completeRequest } from './expressions.js';
+ * const input = completeRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 86_400_000 });
+ * ```
+ */
+export function completeRequest(p: CompleteParams): UpdateCommandInput {
+  const e = new Expression();
+  const condition = owned(e, p.token);
+  const set = [
+    `${e.n(ATTR.status)} = ${e.v('completed', COMPLETED)}`,
+    `${e.n(ATTR.completedAt)} = ${e.v('now', p.now)}`,
+    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+  ];
+  // Wrapped (see encodeResult) so a stored `undefined` replays as `undefined`.
+  if (p.result !== undefined) set.push(`${e.n(ATTR.result)} = ${e.v('result', encodeResult(p.result.value))}`);
+  return {
+    TableName: p.tableName,
+    Key: { [ATTR.id]: p.id },
+    ConditionExpression: condition,
+    UpdateExpression: `SET ${set.join(', ')} REMOVE ${e.n(ATTR.inflight)}, ${e.n(ATTR.leaseUntil)}`,
+    ...attributes(e),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** Input of the release requests. */
+export interface ReleaseParams {
+  readonly tableName: string;
+  readonly id: string;
+  readonly token: string;
+  readonly now: number;
+  readonly retentionMs: number;
+}
+
+/**
+ * `release: 'delete'`: removes the claim, fenced on the owner token and on
+ * IN_PROGRESS (so a late release can never delete a COMPLETED record).
+ *
+ * @example
+ * ```ts
+ * import { releaseDeleteRequest } from './expressions.js';
+ * const input = releaseDeleteRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 1 });
+ * ```
+ */
+export function releaseDeleteRequest(p: ReleaseParams): DeleteCommandInput {
+  const e = new Expression();
+  return {
+    TableName: p.tableName,
+    Key: { [ATTR.id]: p.id },
+    ConditionExpression: owned(e, p.token),
+    ...attributes(e),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/**
+ * `release: 'mark-failed'`: keeps the record as FAILED (attempts untouched,
+ * last error kept, retention restarted so the trace lives as long as a
+ * COMPLETED record would) and drops what made it a live claim. FAILED stays
+ * claimable (see the claim condition).
+ *
+ * @example
+ * ```ts
+ * import { markFailedRequest } from './expressions.js';
+ * const input = markFailedRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 1 }, 'Error: boom');
+ * ```
+ */
+export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCommandInput {
+  const e = new Expression();
+  const condition = owned(e, p.token);
+  const set = [
+    `${e.n(ATTR.status)} = ${e.v('failed', FAILED)}`,
+    `${e.n(ATTR.lastError)} = ${e.v('lastError', lastError)}`,
+    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+  ];
+  const remove = [e.n(ATTR.inflight), e.n(ATTR.owner), e.n(ATTR.leaseUntil)];
+  return {
+    TableName: p.tableName,
+    Key: { [ATTR.id]: p.id },
+    ConditionExpression: condition,
+    UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+    ...attributes(e),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/**
+ * The idempotency action of a commit (transaction strategy): a Put of a
+ * COMPLETED record under the same "key is free" condition as a claim. A live
+ * IN_PROGRESS claim (claim strategy on the same key) therefore blocks it, and
+ * the store reports that as in progress, never as a duplicate, because the
+ * claim's effect may still fail. A claim whose lease has passed is taken over
+ * exactly as a claim would be; the old owner's fenced writes then fail.
+ *
+ * @example
+ * ```ts
+ * import { commitPut } from './expressions.js';
+ * const put = commitPut('t', { id: 'c#k', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 }, Date.now());
+ * ```
+ */
+export function commitPut(tableName: string, item: Readonly<Record<string, unknown>>, now: number): NonNullable<TransactItem['Put']> {
+  const e = new Expression();
+  return {
+    TableName: tableName,
+    Item: { ...item },
+    ConditionExpression: claimable(e, now),
+    ...attributes(e),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Options of `DynamoDBIdempotencyStore`: their type, their defaults (in one
+ * object) and their validation. Checked once, in the constructor, so a typo
+ * fails at cold start with a `TypeError` naming the option instead of at the
+ * first message.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemClock, type Clock } from '../core/clock.js';
+
+/** What `release` does with a failed claim. */
+export type ReleaseMode = 'delete' | 'mark-failed';
+
+/** Options of {@link DynamoDBIdempotencyStore}. */
+export interface DynamoDBIdempotencyStoreOptions {
+  /** The DocumentClient to send every request with (injected, never created here). */
+  readonly client: DynamoDBDocumentClient;
+  /** Name of the idempotency table (key `id`, TTL attribute `expiresAt`, see `infra/tables.json`). */
+  readonly tableName: string;
+  /** How long a COMPLETED record keeps deduplicating, ms. Default 24 h. */
+  readonly retentionMs?: number;
+  /** Store SHA-256 of the business key instead of the key itself (keys may be personal data). Default false. */
+  readonly hashKeys?: boolean;
+  /**
+   * `'delete'` (default) removes a failed claim; `'mark-failed'` keeps it as
+   * FAILED with the attempt count and last error, for teams that trace every
+   * attempt. Both leave the key claimable by the retry.
+   */
+  readonly release?: ReleaseMode;
+  /** Warm-container cache of COMPLETED records, per store instance. Default `false` (off). */
+  readonly cache?: false | { readonly maxEntries: number };
+  /** Source of time (epoch ms). Default the system clock; inject one in tests. */
+  readonly clock?: Clock;
+}
+
+/** Options after defaults are applied. */
+export interface ResolvedStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly retentionMs: number;
+  readonly hashKeys: boolean;
+  readonly release: ReleaseMode;
+  readonly cache: false | { readonly maxEntries: number };
+  readonly clock: Clock;
+}
+
+/**
+ * Defaults of every optional store option.
+ *
+ * @example
+ * ```ts
+ * import { defaults } from './options.js';
+ * const retentionHours = defaults.retentionMs / 3_600_000; // 24
+ * ```
+ */
+export const defaults = Object.freeze({
+  retentionMs: 24 * 60 * 60 * 1000,
+  hashKeys: false,
+  release: 'delete' as ReleaseMode,
+  cache: false as const,
+  clock: systemClock,
+});
+
+type Check = (value: unknown) => string | undefined;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+// Each check returns what was expected when the value is wrong, so the error names option and expectation.
+const checks: Readonly<Record<keyof DynamoDBIdempotencyStoreOptions, Check>> = {
+  client: (v) => (isObject(v) && typeof v['send'] === 'function' ? undefined : 'a DynamoDBDocumentClient'),
+  tableName: (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'a non-empty string'),
+  retentionMs: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a positive number of ms'),
+  hashKeys: (v) => (typeof v === 'boolean' ? undefined : 'a boolean'),
+  release: (v) => (v === 'delete' || v === 'mark-failed' ? undefined : "'delete' or 'mark-failed'"),
+  cache: (v) => (v === false || isCacheOption(v) ? undefined : 'false or { maxEntries: positive integer }'),
+  clock: (v) => (isObject(v) && typeof v['now'] === 'function' ? undefined : 'an object with a now() method'),
+};
+
+function isCacheOption(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  const keys = Object.keys(v);
+  const max = v['maxEntries'];
+  return keys.length === 1 && keys[0] === 'maxEntries' && Number.isInteger(max) && (max as number) > 0;
+}
+
+/**
+ * Validates raw options and applies {@link defaults}.
+ * @throws TypeError naming the first unknown, missing or wrongly typed option.
+ *
+ * @example
+ * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { resolveStoreOptions } from './options.js';
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const options = resolveStoreOptions({ client, tableName: 'idempotency' });
+ * ```
+ */
+export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
+  if (!isObject(options)) throw new TypeError('DynamoDBIdempotencyStore: options must be an object.');
+  for (const name of Object.keys(options)) {
+    if (!Object.hasOwn(checks, name)) throw new TypeError(`DynamoDBIdempotencyStore: unknown option "${name}".`);
+  }
+  for (const [name, check] of Object.entries(checks)) {
+    const value = options[name];
+    const required = name === 'client' || name === 'tableName';
+    if (value === undefined && !required) continue;
+    const expected = check(value);
+    if (expected !== undefined) {
+      throw new TypeError(`DynamoDBIdempotencyStore: option "${name}" must be ${expected}, got ${describe(value)}.`);
+    }
+  }
+  return { ...defaults, ...withoutUndefined(options) } as ResolvedStoreOptions;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
+}
+
+function withoutUndefined(options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}

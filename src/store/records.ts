@@ -1,0 +1,150 @@
+/**
+ * Conversions between stored items and `IdempotencyRecord`s, and the small
+ * facts about a record the store decides on.
+ */
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { EffectivelyOnceError } from '../core/errors.js';
+import { retentionExpired } from '../core/lease.js';
+import type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
+import { itemSize } from '../core/size.js';
+
+const STATUSES: ReadonlySet<string> = new Set<IdempotencyStatus>(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
+const OPTIONAL_STRINGS = ['owner', 'payloadHash', 'messageId', 'lastError'] as const;
+const OPTIONAL_NUMBERS = ['leaseUntil', 'claimedAt', 'completedAt'] as const;
+
+/** Longest `lastError` kept on a FAILED record, in bytes: enough to diagnose, small enough never to matter for size. */
+export const MAX_LAST_ERROR_BYTES = 1024;
+
+/**
+ * A plain (unmarshalled) item as an `IdempotencyRecord`. Internal attributes
+ * such as `inflight` are left out.
+ * @throws EffectivelyOnceError when the item is not an idempotency record.
+ *
+ * @example
+ * ```ts
+ * import { toRecord } from './records.js';
+ * const record = toRecord({ id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 });
+ * ```
+ */
+export function toRecord(item: Readonly<Record<string, unknown>>): IdempotencyRecord {
+  const { id, status, expiresAt, attempts } = item;
+  if (typeof id !== 'string' || typeof status !== 'string' || !STATUSES.has(status) || typeof expiresAt !== 'number') {
+    throw new EffectivelyOnceError(`The item ${JSON.stringify(id)} is not an idempotency record.`);
+  }
+  const record: Record<string, unknown> = { id, status, expiresAt, attempts: typeof attempts === 'number' ? attempts : 0 };
+  for (const name of OPTIONAL_STRINGS) if (typeof item[name] === 'string') record[name] = item[name];
+  for (const name of OPTIONAL_NUMBERS) if (typeof item[name] === 'number') record[name] = item[name];
+  if (item['result'] !== undefined) record['result'] = decodeResult(item['result']);
+  return record as unknown as IdempotencyRecord;
+}
+
+/**
+ * The record carried by a failed condition (`ReturnValuesOnConditionCheckFailure:
+ * 'ALL_OLD'`). The DocumentClient does not unmarshall error payloads, so the
+ * item arrives in wire format; `undefined` when there was no item.
+ *
+ * @example
+ * ```ts
+ * import { recordFromWire } from './records.js';
+ * recordFromWire(undefined); // undefined: the item was gone
+ * ```
+ */
+export function recordFromWire(item: Record<string, AttributeValue> | undefined): IdempotencyRecord | undefined {
+  return item === undefined || Object.keys(item).length === 0 ? undefined : toRecord(unmarshall(item));
+}
+
+/**
+ * Whether a record still counts at `now`: DynamoDB's TTL deletes lazily
+ * (often hours late), so an item past `expiresAt` is treated as absent.
+ *
+ * @example
+ * ```ts
+ * import { isLive } from './records.js';
+ * isLive({ id: 'c#k', status: 'COMPLETED', expiresAt: 100, attempts: 1 }, 200_000); // false
+ * ```
+ */
+export function isLive(record: IdempotencyRecord, now: number): boolean {
+  return !retentionExpired(record.expiresAt, now);
+}
+
+/**
+ * A failure as a short string for `lastError`, cut to {@link MAX_LAST_ERROR_BYTES}
+ * (by bytes, without splitting a character) so a huge error cannot push the
+ * item over DynamoDB's size limit.
+ *
+ * @example
+ * ```ts
+ * import { errorText } from './records.js';
+ * errorText(new Error('boom')); // 'Error: boom'
+ * ```
+ */
+export function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > MAX_LAST_ERROR_BYTES) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * Room kept for attributes a completion does not see (the claim's message id
+ * and payload hash): SQS and EventBridge ids are 36 characters, so 512 bytes
+ * covers them with margin.
+ */
+const UNSEEN_ATTRIBUTES_BYTES = 512;
+
+/**
+ * Upper estimate of a COMPLETED record's size with `result`, used before the
+ * write so an oversized result is an `ItemTooLargeError`, not a
+ * `ValidationException`. Numbers are counted at their widest.
+ *
+ * @example
+ * ```ts
+ * import { completedSizeEstimate } from './records.js';
+ * const bytes = completedSizeEstimate('payments#42', 'token', { receipt: 'r-1' });
+ * ```
+ */
+export function completedSizeEstimate(id: string, token: string, result: unknown): number {
+  const widest = Number.MAX_SAFE_INTEGER;
+  return (
+    itemSize({
+      id,
+      status: 'IN_PROGRESS',
+      owner: token,
+      expiresAt: widest,
+      attempts: widest,
+      claimedAt: widest,
+      completedAt: widest,
+      result: encodeResult(result),
+    }) + UNSEEN_ATTRIBUTES_BYTES
+  );
+}
+
+/**
+ * How a stored result is kept: wrapped in a map, `{ v: value }`, or `{}` for
+ * `undefined`, so a handler that returned `undefined` replays `undefined`
+ * (not `null`), and a record without a stored result has no attribute at all.
+ *
+ * @example
+ * ```ts
+ * import { decodeResult, encodeResult } from './records.js';
+ * decodeResult(encodeResult(undefined)); // undefined
+ * decodeResult(encodeResult({ points: 3 })); // { points: 3 }
+ * ```
+ */
+export function encodeResult(value: unknown): Record<string, unknown> {
+  return value === undefined ? {} : { v: value };
+}
+
+/** The inverse of {@link encodeResult}. */
+export function decodeResult(stored: unknown): unknown {
+  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
+    return (stored as Record<string, unknown>)['v'];
+  }
+  return stored;
+}

@@ -1,0 +1,107 @@
+/**
+ * Errors raised by the simulators. They have their own root on purpose: a
+ * simulated fault stands in for a user's or the runtime's error, so it must
+ * never be mistaken for one of the library's own `EffectivelyOnceError`s.
+ */
+
+/**
+ * Root of the errors the testing helpers raise.
+ *
+ * @example
+ * ```ts
+ * import { SimulationError } from 'effectively-once/testing';
+ * const isSimulated = (err: unknown): boolean => err instanceof SimulationError;
+ * ```
+ */
+export class SimulationError extends Error {
+  override readonly name: string = 'SimulationError';
+
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/**
+ * The invocation died where `abandon()` or a `CrashPoint` was hit: no
+ * middleware `after`/`onError` ran, nothing was acknowledged.
+ *
+ * @example
+ * ```ts
+ * import { SimulatedCrash } from 'effectively-once/testing';
+ * const crash = new SimulatedCrash('power cut after the claim');
+ * console.log(crash.name); // 'SimulatedCrash'
+ * ```
+ */
+export class SimulatedCrash extends SimulationError {
+  override readonly name = 'SimulatedCrash';
+}
+
+/**
+ * A transient failure thrown by `flaky()`; carries the key and the attempt.
+ *
+ * @example
+ * ```ts
+ * import { SimulatedFailure } from 'effectively-once/testing';
+ * const failure = new SimulatedFailure('order-1', 1);
+ * console.log(failure.key, failure.attempt); // 'order-1' 1
+ * ```
+ */
+export class SimulatedFailure extends SimulationError {
+  override readonly name = 'SimulatedFailure';
+  /** The key the failure was counted under. */
+  readonly key: string;
+  /** 1-based attempt number for that key. */
+  readonly attempt: number;
+
+  constructor(key: string, attempt: number, options?: { readonly cause?: unknown }) {
+    super(`simulated transient failure for "${key}" (attempt ${attempt})`, options);
+    this.key = key;
+    this.attempt = attempt;
+  }
+}
+
+/**
+ * The handler ran longer than the function timeout. Lambda kills such an
+ * invocation, so its result is discarded as if it had thrown.
+ *
+ * @example
+ * ```ts
+ * import { InvocationTimeoutError } from 'effectively-once/testing';
+ * const err = new InvocationTimeoutError(3000);
+ * console.log(err.message); // 'Task timed out after 3.00 seconds'
+ * ```
+ */
+export class InvocationTimeoutError extends SimulationError {
+  override readonly name = 'InvocationTimeoutError';
+  /** The function timeout that was exceeded, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    // Same wording as the Lambda runtime, so logs read the same locally.
+    super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The handler's SQS batch response cannot be honoured (not an object,
+ * `batchItemFailures` not an array, an empty/missing `itemIdentifier`, or one
+ * that is not in the batch). Lambda then treats the whole batch as failed.
+ *
+ * @example
+ * ```ts
+ * import { InvalidBatchResponseError } from 'effectively-once/testing';
+ * const err = new InvalidBatchResponseError('itemIdentifier "x" is not in the batch', { batchItemFailures: [{ itemIdentifier: 'x' }] });
+ * console.log(err.response);
+ * ```
+ */
+export class InvalidBatchResponseError extends SimulationError {
+  override readonly name = 'InvalidBatchResponseError';
+  /** What the handler returned. */
+  readonly response: unknown;
+
+  constructor(reason: string, response: unknown) {
+    super(`invalid SQS batch response, the whole batch counts as failed: ${reason}`);
+    this.response = response;
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * Builders of Lambda inputs shaped like the ones AWS really sends, so code
+ * under test meets the same fields (FIFO attributes, md5s, ARNs) it will meet
+ * in production.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Context, EventBridgeEvent, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
+import { testingDefaults } from './defaults.js';
+import { SimulationError } from './errors.js';
+
+/** Options of {@link sqsRecord}. Everything but `body` has a realistic default. */
+export interface SqsRecordOptions {
+  /** The message body; a string is used as is, anything else is JSON-encoded. */
+  readonly body: unknown;
+  readonly messageId?: string;
+  readonly receiptHandle?: string;
+  /** Queue ARN; one ending in `.fifo` makes a FIFO record. */
+  readonly queueArn?: string;
+  /** FIFO message group (default `'default'` on FIFO queues). */
+  readonly groupId?: string;
+  /** FIFO deduplication id (default: SHA-256 of the body, as content-based deduplication does). */
+  readonly deduplicationId?: string;
+  /** FIFO sequence number (default: increasing per process). */
+  readonly sequenceNumber?: string;
+  /** `ApproximateReceiveCount` (default 1). */
+  readonly receiveCount?: number;
+  /** Send time, epoch ms (default: now). */
+  readonly sentAt?: number;
+  /** First receive time, epoch ms (default: `sentAt`). */
+  readonly firstReceivedAt?: number;
+  /** Message attributes; `md5OfMessageAttributes` is computed from them. */
+  readonly messageAttributes?: SQSMessageAttributes;
+  /** Overrides of the system attributes, applied last. */
+  readonly attributes?: Partial<SQSRecordAttributes>;
+  readonly clock?: Clock;
+}
+
+/**
+ * Hex MD5 of a UTF-8 string: what SQS puts in `md5OfBody`.
+ *
+ * @example
+ * ```ts
+ * import { md5Hex } from 'effectively-once/testing';
+ * console.log(md5Hex('hello')); // 5d41402abc4b2a76b9719d911017c592
+ * ```
+ */
+export function md5Hex(text: string): string {
+  return createHash('md5').update(text, 'utf8').digest('hex');
+}
+
+/** A receipt handle shaped like SQS's (opaque, different on every receive). */
+export function newReceiptHandle(): string {
+  return `AQEB${randomBytes(48).toString('base64')}`;
+}
+
+// FIFO sequence numbers are 20-digit, strictly increasing strings.
+let nextSequence = 18_000_000_000_000_000_000n;
+
+/** The next FIFO sequence number of this process. */
+export function nextSequenceNumber(): string {
+  nextSequence += 1n;
+  return nextSequence.toString();
+}
+
+function lengthPrefixed(bytes: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+}
+
+/**
+ * `md5OfMessageAttributes` as SQS computes it: attributes sorted by name, each
+ * encoded as length-prefixed name, data type, a transport byte (1 string, 2
+ * binary) and the length-prefixed value, then MD5 over the whole.
+ * Undefined when there are no attributes (Lambda then omits the field).
+ *
+ * @example
+ * ```ts
+ * import { md5OfMessageAttributes } from 'effectively-once/testing';
+ * const md5 = md5OfMessageAttributes({ tenant: { dataType: 'String', stringValue: 'acme' } });
+ * console.log(md5?.length); // 32
+ * ```
+ */
+export function md5OfMessageAttributes(attributes: SQSMessageAttributes): string | undefined {
+  const names = Object.keys(attributes).sort();
+  if (names.length === 0) return undefined;
+  const hash = createHash('md5');
+  for (const name of names) {
+    const attribute = attributes[name];
+    if (attribute === undefined) continue;
+    const binary = attribute.dataType.startsWith('Binary');
+    hash.update(lengthPrefixed(Buffer.from(name, 'utf8')));
+    hash.update(lengthPrefixed(Buffer.from(attribute.dataType, 'utf8')));
+    hash.update(Buffer.from([binary ? 2 : 1]));
+    const value = binary ? Buffer.from(attribute.binaryValue ?? '', 'base64') : Buffer.from(attribute.stringValue ?? '', 'utf8');
+    hash.update(lengthPrefixed(value));
+  }
+  return hash.digest('hex');
+}
+
+/** Region of an ARN (`arn:aws:sqs:REGION:ACCOUNT:NAME`). */
+function regionOf(arn: string): string {
+  const region = arn.split(':')[3];
+  if (region === undefined || region.length === 0) throw new TypeError(`sqsRecord: option "queueArn" is not an ARN: "${arn}".`);
+  return region;
+}
+
+function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  const text = JSON.stringify(body);
+  if (text === undefined) throw new TypeError('sqsRecord: option "body" cannot be JSON-encoded.');
+  return text;
+}
+
+function fifoAttributes(options: SqsRecordOptions, body: string): Partial<SQSRecordAttributes> {
+  return {
+    MessageGroupId: options.groupId ?? 'default',
+    MessageDeduplicationId: options.deduplicationId ?? createHash('sha256').update(body).digest('hex'),
+    SequenceNumber: options.sequenceNumber ?? nextSequenceNumber(),
+  };
+}
+
+function systemAttributes(options: SqsRecordOptions, body: string, fifo: boolean): SQSRecordAttributes {
+  const sentAt = options.sentAt ?? (options.clock ?? systemClock).now();
+  const receiveCount = options.receiveCount ?? 1;
+  if (!Number.isInteger(receiveCount) || receiveCount < 1) {
+    throw new TypeError(`sqsRecord: option "receiveCount" must be an integer >= 1, got ${String(receiveCount)}.`);
+  }
+  if (!fifo && options.deduplicationId !== undefined) {
+    throw new TypeError('sqsRecord: option "deduplicationId" is only valid for a FIFO queue (ARN ending in ".fifo").');
+  }
+  const attributes: SQSRecordAttributes = {
+    ApproximateReceiveCount: String(receiveCount),
+    SentTimestamp: String(sentAt),
+    SenderId: testingDefaults.senderId,
+    ApproximateFirstReceiveTimestamp: String(options.firstReceivedAt ?? sentAt),
+  };
+  // Standard queues carry MessageGroupId only when the producer set one (fair queues).
+  const extra = fifo ? fifoAttributes(options, body) : options.groupId === undefined ? {} : { MessageGroupId: options.groupId };
+  return { ...attributes, ...extra, ...options.attributes };
+}
+
+/**
+ * One SQS record as Lambda delivers it.
+ *
+ * @example
+ * ```ts
+ * import { sqsRecord } from 'effectively-once/testing';
+ * const record = sqsRecord({
+ *   body: { orderNo: 'o-1' },
+ *   queueArn: 'arn:aws:sqs:eu-west-1:123456789012:payments.fifo',
+ *   groupId: 'o-1',
+ * });
+ * console.log(record.attributes.MessageGroupId, record.md5OfBody);
+ * ```
+ */
+export function sqsRecord(options: SqsRecordOptions): SQSRecord {
+  const queueArn = options.queueArn ?? `arn:aws:sqs:${testingDefaults.region}:${testingDefaults.accountId}:${testingDefaults.queueName}`;
+  const body = bodyText(options.body);
+  const messageAttributes = options.messageAttributes ?? {};
+  const md5OfAttributes = md5OfMessageAttributes(messageAttributes);
+  const record: SQSRecord = {
+    messageId: options.messageId ?? randomUUID(),
+    receiptHandle: options.receiptHandle ?? newReceiptHandle(),
+    body,
+    attributes: systemAttributes(options, body, queueArn.endsWith('.fifo')),
+    messageAttributes,
+    md5OfBody: md5Hex(body),
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: regionOf(queueArn),
+  };
+  return md5OfAttributes === undefined ? record : { ...record, md5OfMessageAttributes: md5OfAttributes };
+}
+
+/**
+ * An `SQSEvent` holding `records` (copied, so later changes to the array do not leak in).
+ *
+ * @example
+ * ```ts
+ * import { sqsEvent, sqsRecord } from 'effectively-once/testing';
+ * const event = sqsEvent([sqsRecord({ body: 'a' }), sqsRecord({ body: 'b' })]);
+ * console.log(event.Records.length); // 2
+ * ```
+ */
+export function sqsEvent(records: readonly SQSRecord[]): SQSEvent {
+  return { Records: [...records] };
+}
+
+/** Options of {@link eventBridgeEvent}. */
+export interface EventBridgeEventOptions<TType extends string, TDetail> {
+  readonly detailType: TType;
+  readonly source: string;
+  readonly detail: TDetail;
+  /** Event id (default: a random UUID, as EventBridge assigns one per event). */
+  readonly id?: string;
+  /** Event time, epoch ms (default: now by `clock`). */
+  readonly time?: number;
+  readonly resources?: readonly string[];
+  readonly account?: string;
+  readonly region?: string;
+  readonly clock?: Clock;
+}
+
+/**
+ * An EventBridge event as a Lambda target receives it.
+ *
+ * @example
+ * ```ts
+ * import { eventBridgeEvent } from 'effectively-once/testing';
+ * const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop.payments', detail: { orderNo: 'o-1' } });
+ * console.log(event['detail-type'], event.detail.orderNo);
+ * ```
+ */
+export function eventBridgeEvent<TType extends string, TDetail>(
+  options: EventBridgeEventOptions<TType, TDetail>,
+): EventBridgeEvent<TType, TDetail> {
+  const time = options.time ?? (options.clock ?? systemClock).now();
+  return {
+    version: '0',
+    id: options.id ?? randomUUID(),
+    'detail-type': options.detailType,
+    source: options.source,
+    account: options.account ?? testingDefaults.accountId,
+    // EventBridge times have second precision.
+    time: new Date(time).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: options.region ?? testingDefaults.region,
+    resources: [...(options.resources ?? [])],
+    detail: options.detail,
+  };
+}
+
+/** Options of {@link lambdaContext}. */
+export interface LambdaContextOptions {
+  readonly functionName?: string;
+  /** Function timeout; `getRemainingTimeInMillis()` counts down from it (default 3000, Lambda's default). */
+  readonly timeoutMs?: number;
+  /** Where time comes from (default: the wall clock). */
+  readonly clock?: Clock;
+  readonly awsRequestId?: string;
+  readonly memoryLimitInMB?: number;
+  readonly region?: string;
+  readonly accountId?: string;
+}
+
+function unsupportedCallbackApi(name: string): () => never {
+  return function callbackApi(): never {
+    throw new SimulationError(`context.${name}() is the deprecated callback API; return a promise from the handler instead.`);
+  };
+}
+
+/**
+ * A Lambda `Context` whose `getRemainingTimeInMillis()` counts down from
+ * `timeoutMs` by `clock` (never below 0), starting when it is built.
+ *
+ * @example
+ * ```ts
+ * import { lambdaContext, ManualClock } from 'effectively-once/testing';
+ * const clock = new ManualClock();
+ * const context = lambdaContext({ functionName: 'payments', timeoutMs: 10_000, clock });
+ * clock.advance(4_000);
+ * console.log(context.getRemainingTimeInMillis()); // 6000
+ * ```
+ */
+export function lambdaContext(options: LambdaContextOptions = {}): Context {
+  const clock = options.clock ?? systemClock;
+  const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError(`lambdaContext: option "timeoutMs" must be a positive number, got ${String(timeoutMs)}.`);
+  }
+  const functionName = options.functionName ?? testingDefaults.functionName;
+  const region = options.region ?? testingDefaults.region;
+  const startedAt = clock.now();
+  const deadline = startedAt + timeoutMs;
+  const day = new Date(startedAt).toISOString().slice(0, 10).replaceAll('-', '/');
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:${options.accountId ?? testingDefaults.accountId}:function:${functionName}`,
+    memoryLimitInMB: String(options.memoryLimitInMB ?? testingDefaults.memoryLimitInMB),
+    awsRequestId: options.awsRequestId ?? randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `${day}/[$LATEST]${randomBytes(16).toString('hex')}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
+    done: unsupportedCallbackApi('done'),
+    fail: unsupportedCallbackApi('fail'),
+    succeed: unsupportedCallbackApi('succeed'),
+  };
+}

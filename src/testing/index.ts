@@ -1,0 +1,29 @@
+/**
+ * `effectively-once/testing`: simulators of the AWS pieces around an
+ * idempotent consumer (SQS queue, event source mapping, async invocation),
+ * builders of realistic Lambda inputs, and fault injection for chaos tests.
+ * Pure TypeScript; needs no AWS SDK and no AWS account.
+ */
+export { ManualClock, isAdvanceableClock } from './clock.js';
+export type { AdvanceableClock } from './clock.js';
+export { testingDefaults, lambdaAsyncRetryDelaysMs } from './defaults.js';
+export { SimulationError, SimulatedCrash, SimulatedFailure, InvocationTimeoutError, InvalidBatchResponseError } from './errors.js';
+export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, md5Hex, md5OfMessageAttributes } from './events.js';
+export type { SqsRecordOptions, EventBridgeEventOptions, LambdaContextOptions } from './events.js';
+export { SqsQueueSimulator } from './queue.js';
+export type { SqsQueueOptions, SendOptions, SendResult, QueueStats, QueuedMessage } from './queue.js';
+export { invoke } from './invocation.js';
+export type { LambdaHandler, InvocationResult, InvokeOptions } from './invocation.js';
+export { runEventSourceMapping, drain, parseBatchResponse } from './event-source.js';
+export type { SqsLambdaHandler, EventSourceMappingOptions, PollReport, DrainOptions, DrainProgress, DrainReport } from './event-source.js';
+export { abandon, crashAfter, CrashPoint, flaky, Flaky, delay, Deferred } from './faults.js';
+export type { FlakyOptions } from './faults.js';
+export { invokeAsync, lambdaErrorPayload } from './eventbridge-invoker.js';
+export type {
+  InvokeAsyncOptions,
+  AsyncInvocationReport,
+  AsyncSuccessRecord,
+  AsyncFailureRecord,
+  AsyncDestination,
+  LambdaErrorPayload,
+} from './eventbridge-invoker.js';

@@ -1,0 +1,118 @@
+/**
+ * One simulated Lambda invocation: runs a handler, and ends it the way the
+ * Lambda runtime would: returned, threw, crashed (the process died), or timed
+ * out. A crash is signalled through AsyncLocalStorage, so `abandon()` called
+ * anywhere inside the handler's async work ends this invocation at once while
+ * the handler's own promise is left pending forever: no middleware
+ * `after`/`onError` runs, exactly as when a real function dies.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context } from 'aws-lambda';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
+import { testingDefaults } from './defaults.js';
+import { InvocationTimeoutError, SimulatedCrash } from './errors.js';
+import { lambdaContext } from './events.js';
+
+/** A Lambda handler as the runtime calls it (a Middy-wrapped handler fits). */
+export type LambdaHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult> | TResult;
+
+/** How one invocation ended. */
+export type InvocationResult<TResult> =
+  | { readonly outcome: 'returned'; readonly value: TResult; readonly context: Context; readonly durationMs: number }
+  | { readonly outcome: 'threw'; readonly error: unknown; readonly context: Context; readonly durationMs: number }
+  | { readonly outcome: 'crashed'; readonly error: SimulatedCrash; readonly context: Context; readonly durationMs: number }
+  | { readonly outcome: 'timed-out'; readonly error: InvocationTimeoutError; readonly context: Context; readonly durationMs: number };
+
+/** Options of {@link invoke}. */
+export interface InvokeOptions {
+  /** Context to pass; default: a fresh {@link lambdaContext} with `functionName`, `timeoutMs` and `clock`. */
+  readonly context?: Context;
+  readonly functionName?: string;
+  /** Function timeout (default 3000). Exceeding it by `clock` or by real time is a timeout. */
+  readonly timeoutMs?: number;
+  readonly clock?: Clock;
+}
+
+interface InvocationControl {
+  crash(error: SimulatedCrash): void;
+}
+
+const currentInvocation = new AsyncLocalStorage<InvocationControl>();
+
+/**
+ * Ends the simulated invocation this code runs in, if any, as crashed.
+ * Returns false when not inside {@link invoke} (or a simulator built on it).
+ */
+export function signalCrash(error: SimulatedCrash): boolean {
+  const control = currentInvocation.getStore();
+  control?.crash(error);
+  return control !== undefined;
+}
+
+type Ending<TResult> =
+  | { readonly kind: 'returned'; readonly value: TResult }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'crashed'; readonly error: SimulatedCrash }
+  | { readonly kind: 'real-timeout' };
+
+async function race<TEvent, TResult>(
+  handler: LambdaHandler<TEvent, TResult>,
+  event: TEvent,
+  context: Context,
+  timeoutMs: number,
+): Promise<Ending<TResult>> {
+  let onCrash: (error: SimulatedCrash) => void = () => undefined;
+  const crashed = new Promise<Ending<TResult>>((resolve) => {
+    onCrash = (error) => resolve({ kind: 'crashed', error });
+  });
+  let timer: NodeJS.Timeout | undefined;
+  // A real-time limit too: a handler stuck on real I/O must not hang the test run.
+  const timedOut = new Promise<Ending<TResult>>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'real-timeout' }), timeoutMs);
+  });
+  const ran = currentInvocation
+    .run({ crash: (error) => onCrash(error) }, async () => handler(event, context))
+    .then(
+      (value): Ending<TResult> => ({ kind: 'returned', value }),
+      (error: unknown): Ending<TResult> => ({ kind: 'threw', error }),
+    );
+  try {
+    return await Promise.race([ran, crashed, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Invokes `handler` once as the Lambda runtime would and reports how it
+ * ended. A run longer than `timeoutMs` (by the injected clock or in real
+ * time) is `timed-out` and its result discarded, as Lambda discards it.
+ *
+ * @example
+ * ```ts
+ * import { abandon, invoke, sqsEvent, sqsRecord } from 'effectively-once/testing';
+ * const handler = async (): Promise<void> => { await abandon('dies after the claim'); };
+ * const result = await invoke(handler, sqsEvent([sqsRecord({ body: 'x' })]));
+ * console.log(result.outcome); // 'crashed'
+ * ```
+ */
+export async function invoke<TEvent, TResult>(
+  handler: LambdaHandler<TEvent, TResult>,
+  event: TEvent,
+  options: InvokeOptions = {},
+): Promise<InvocationResult<TResult>> {
+  const clock = options.clock ?? systemClock;
+  const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
+  const context =
+    options.context ?? lambdaContext({ functionName: options.functionName ?? testingDefaults.functionName, timeoutMs, clock });
+  const startedAt = clock.now();
+  const ending = await race(handler, event, context, timeoutMs);
+  const durationMs = clock.now() - startedAt;
+  if (ending.kind === 'real-timeout' || (ending.kind !== 'crashed' && durationMs > timeoutMs)) {
+    return { outcome: 'timed-out', error: new InvocationTimeoutError(timeoutMs), context, durationMs };
+  }
+  if (ending.kind === 'returned') return { outcome: 'returned', value: ending.value, context, durationMs };
+  if (ending.kind === 'crashed') return { outcome: 'crashed', error: ending.error, context, durationMs };
+  return { outcome: 'threw', error: ending.error, context, durationMs };
+}

@@ -1,0 +1,267 @@
+/**
+ * An in-memory SQS queue with the semantics idempotency depends on: messages
+ * are redelivered after the visibility timeout unless deleted, receive counts
+ * grow, poison messages move to a DLQ, FIFO groups are delivered in order and
+ * locked while in flight, and FIFO deduplicates sends for 5 minutes. Time
+ * comes from an injectable clock, so tests move it instead of sleeping.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
+import { testingDefaults } from './defaults.js';
+import { newReceiptHandle, nextSequenceNumber, sqsRecord } from './events.js';
+import { checkClock, checkInteger, checkString, rejectUnknownOptions } from './options.js';
+import type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
+
+export type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
+
+interface StoredMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly groupId: string | undefined;
+  readonly deduplicationId: string | undefined;
+  readonly sequenceNumber: string | undefined;
+  readonly sentAt: number;
+  readonly messageAttributes: SQSMessageAttributes;
+  readonly deadLetterSourceArn: string | undefined;
+  receiveCount: number;
+  firstReceivedAt: number | undefined;
+  visibleAt: number;
+  receiptHandle: string | undefined;
+}
+
+const queueOptionNames = ['name', 'fifo', 'visibilityTimeoutMs', 'maxReceiveCount', 'deadLetterQueue', 'contentBasedDeduplication', 'clock', 'region', 'accountId'];
+const owner = 'SqsQueueSimulator';
+
+function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
+  const { deadLetterQueue, maxReceiveCount } = options;
+  if ((deadLetterQueue === undefined) !== (maxReceiveCount === undefined)) {
+    const missing = deadLetterQueue === undefined ? 'deadLetterQueue' : 'maxReceiveCount';
+    throw new TypeError(`${owner}: option "${missing}" is required when a redrive policy is set (both "deadLetterQueue" and "maxReceiveCount").`);
+  }
+  if (maxReceiveCount !== undefined) checkInteger(owner, 'maxReceiveCount', maxReceiveCount, 1, 1000);
+  if (deadLetterQueue !== undefined && !(deadLetterQueue instanceof SqsQueueSimulator)) {
+    throw new TypeError(`${owner}: option "deadLetterQueue" must be an SqsQueueSimulator.`);
+  }
+  if (deadLetterQueue !== undefined && deadLetterQueue.fifo !== fifo) {
+    throw new TypeError(`${owner}: option "deadLetterQueue" must be a ${fifo ? 'FIFO' : 'standard'} queue like the source queue.`);
+  }
+}
+
+function resolveName(options: SqsQueueOptions): { name: string; fifo: boolean } {
+  const fifo = options.fifo ?? (options.name?.endsWith('.fifo') ?? false);
+  const name = options.name === undefined ? `${testingDefaults.queueName}${fifo ? '.fifo' : ''}` : checkString(owner, 'name', options.name);
+  if (fifo !== name.endsWith('.fifo')) throw new TypeError(`${owner}: option "name" must end in ".fifo" exactly when the queue is FIFO (got "${name}").`);
+  return { name, fifo };
+}
+
+/**
+ * An in-memory SQS queue (standard or FIFO).
+ *
+ * @example
+ * ```ts
+ * import { ManualClock, SqsQueueSimulator } from 'effectively-once/testing';
+ * const clock = new ManualClock();
+ * const dlq = new SqsQueueSimulator({ name: 'payments-dlq.fifo', clock });
+ * const queue = new SqsQueueSimulator({ name: 'payments.fifo', clock, maxReceiveCount: 3, deadLetterQueue: dlq });
+ * queue.send(JSON.stringify({ orderNo: 'o-1' }), { groupId: 'o-1', deduplicationId: 'o-1' });
+ * const [record] = queue.receive(10);
+ * if (record !== undefined) queue.delete(record.receiptHandle);
+ * ```
+ */
+export class SqsQueueSimulator {
+  readonly name: string;
+  readonly arn: string;
+  readonly fifo: boolean;
+  readonly visibilityTimeoutMs: number;
+  readonly maxReceiveCount: number | undefined;
+  readonly deadLetterQueue: SqsQueueSimulator | undefined;
+  readonly clock: Clock;
+  readonly #contentBasedDeduplication: boolean;
+  // Insertion-ordered: iteration order is send order, which FIFO delivery relies on.
+  readonly #messages = new Map<string, StoredMessage>();
+  readonly #handles = new Map<string, string>();
+  readonly #dedup = new Map<string, { readonly messageId: string; readonly sequenceNumber: string | undefined; readonly until: number }>();
+  readonly #stats = { sent: 0, deduplicated: 0, received: 0, deleted: 0, redriven: 0 };
+
+  constructor(options: SqsQueueOptions = {}) {
+    rejectUnknownOptions(owner, options, queueOptionNames);
+    const { name, fifo } = resolveName(options);
+    checkRedrive(options, fifo);
+    if (options.clock !== undefined) checkClock(owner, 'clock', options.clock);
+    if (options.contentBasedDeduplication === true && !fifo) throw new TypeError(`${owner}: option "contentBasedDeduplication" is only valid for FIFO queues.`);
+    this.name = name;
+    this.fifo = fifo;
+    this.arn = `arn:aws:sqs:${options.region ?? testingDefaults.region}:${options.accountId ?? testingDefaults.accountId}:${name}`;
+    this.visibilityTimeoutMs = checkInteger(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs ?? testingDefaults.visibilityTimeoutMs, 0, 12 * 3_600_000);
+    this.maxReceiveCount = options.maxReceiveCount;
+    this.deadLetterQueue = options.deadLetterQueue;
+    this.clock = options.clock ?? systemClock;
+    this.#contentBasedDeduplication = options.contentBasedDeduplication ?? false;
+  }
+
+  /** Sends a message. Every accepted send gets a new message id; a FIFO duplicate within 5 minutes is dropped. */
+  send(body: unknown, options: SendOptions = {}): SendResult {
+    rejectUnknownOptions(`${owner}.send`, options, ['groupId', 'deduplicationId', 'messageAttributes']);
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    if (text === undefined) throw new TypeError(`${owner}.send: "body" cannot be JSON-encoded.`);
+    const deduplicationId = this.#deduplicationId(text, options);
+    const now = this.clock.now();
+    const previous = deduplicationId === undefined ? undefined : this.#dedup.get(deduplicationId);
+    if (previous !== undefined && previous.until > now) {
+      this.#stats.deduplicated += 1;
+      return { messageId: previous.messageId, sequenceNumber: previous.sequenceNumber, deduplicated: true };
+    }
+    const message = this.#store({ body: text, groupId: options.groupId, deduplicationId, messageAttributes: options.messageAttributes ?? {}, sentAt: now, deadLetterSourceArn: undefined });
+    if (deduplicationId !== undefined) {
+      this.#dedup.set(deduplicationId, { messageId: message.messageId, sequenceNumber: message.sequenceNumber, until: now + testingDefaults.deduplicationWindowMs });
+    }
+    this.#stats.sent += 1;
+    return { messageId: message.messageId, sequenceNumber: message.sequenceNumber, deduplicated: false };
+  }
+
+  /**
+   * Receives up to `maxMessages` (1..10) visible messages and hides them for
+   * the visibility timeout. FIFO: in order within a group, skipping groups
+   * with a message in flight. Messages past `maxReceiveCount` move to the DLQ instead.
+   */
+  receive(maxMessages = 10): SQSRecord[] {
+    checkInteger(`${owner}.receive`, 'maxMessages', maxMessages, 1, 10);
+    const now = this.clock.now();
+    const locked = this.fifo ? this.#lockedGroups(now) : new Set<string>();
+    const batch: SQSRecord[] = [];
+    for (const message of [...this.#messages.values()]) {
+      if (batch.length >= maxMessages) break;
+      if (message.visibleAt > now || (message.groupId !== undefined && locked.has(message.groupId))) continue;
+      if (this.maxReceiveCount !== undefined && message.receiveCount >= this.maxReceiveCount) {
+        this.#redrive(message);
+        continue;
+      }
+      batch.push(this.#deliver(message, now));
+    }
+    return batch;
+  }
+
+  /**
+   * Deletes the message received with `receiptHandle`. Returns false, as SQS
+   * silently does, when the handle is not the message's latest one, when the
+   * message is already gone, or (FIFO) when its visibility timeout has expired.
+   */
+  delete(receiptHandle: string): boolean {
+    const messageId = this.#handles.get(receiptHandle);
+    const message = messageId === undefined ? undefined : this.#messages.get(messageId);
+    if (message === undefined || messageId === undefined) return false;
+    if (this.fifo && message.visibleAt <= this.clock.now()) return false;
+    this.#messages.delete(messageId);
+    this.#handles.delete(receiptHandle);
+    this.#stats.deleted += 1;
+    return true;
+  }
+
+  /** Messages waiting to be received (not in flight). */
+  depth(): number {
+    const now = this.clock.now();
+    return [...this.#messages.values()].filter((m) => m.visibleAt <= now).length;
+  }
+
+  /** Messages received and still hidden by their visibility timeout. */
+  inFlight(): number {
+    return this.size() - this.depth();
+  }
+
+  /** All messages stored (waiting + in flight). */
+  size(): number {
+    return this.#messages.size;
+  }
+
+  /** Earliest time an in-flight message becomes visible again, or undefined when none is in flight. */
+  nextVisibleAt(): number | undefined {
+    const now = this.clock.now();
+    const times = [...this.#messages.values()].map((m) => m.visibleAt).filter((t) => t > now);
+    return times.length === 0 ? undefined : Math.min(...times);
+  }
+
+  /** A snapshot of the stored messages in queue order. */
+  messages(): QueuedMessage[] {
+    const now = this.clock.now();
+    return [...this.#messages.values()].map((m) => ({
+      messageId: m.messageId,
+      body: m.body,
+      groupId: m.groupId,
+      receiveCount: m.receiveCount,
+      inFlight: m.visibleAt > now,
+      deadLetterSourceArn: m.deadLetterSourceArn,
+    }));
+  }
+
+  /** Counters since creation. */
+  stats(): QueueStats {
+    return { ...this.#stats };
+  }
+
+  #deduplicationId(body: string, options: SendOptions): string | undefined {
+    if (!this.fifo) {
+      if (options.deduplicationId !== undefined) throw new TypeError(`${owner}.send: option "deduplicationId" is only valid for FIFO queues.`);
+      return undefined;
+    }
+    if (options.groupId === undefined) throw new TypeError(`${owner}.send: option "groupId" is required on a FIFO queue.`);
+    if (options.deduplicationId !== undefined) return checkString(`${owner}.send`, 'deduplicationId', options.deduplicationId);
+    if (this.#contentBasedDeduplication) return createHash('sha256').update(body).digest('hex');
+    throw new TypeError(`${owner}.send: option "deduplicationId" is required on a FIFO queue without content-based deduplication.`);
+  }
+
+  #store(fields: Pick<StoredMessage, 'body' | 'groupId' | 'deduplicationId' | 'messageAttributes' | 'sentAt' | 'deadLetterSourceArn'> & { readonly messageId?: string; readonly receiveCount?: number }): StoredMessage {
+    const message: StoredMessage = {
+      ...fields,
+      messageId: fields.messageId ?? randomUUID(),
+      sequenceNumber: this.fifo ? nextSequenceNumber() : undefined,
+      receiveCount: fields.receiveCount ?? 0,
+      firstReceivedAt: undefined,
+      visibleAt: fields.sentAt,
+      receiptHandle: undefined,
+    };
+    this.#messages.set(message.messageId, message);
+    return message;
+  }
+
+  #lockedGroups(now: number): Set<string> {
+    const locked = new Set<string>();
+    for (const m of this.#messages.values()) if (m.groupId !== undefined && m.visibleAt > now) locked.add(m.groupId);
+    return locked;
+  }
+
+  #deliver(message: StoredMessage, now: number): SQSRecord {
+    if (message.receiptHandle !== undefined) this.#handles.delete(message.receiptHandle);
+    message.receiveCount += 1;
+    message.firstReceivedAt ??= now;
+    message.visibleAt = now + this.visibilityTimeoutMs;
+    message.receiptHandle = newReceiptHandle();
+    this.#handles.set(message.receiptHandle, message.messageId);
+    this.#stats.received += 1;
+    return sqsRecord({
+      body: message.body,
+      messageId: message.messageId,
+      receiptHandle: message.receiptHandle,
+      queueArn: this.arn,
+      ...(message.groupId === undefined ? {} : { groupId: message.groupId }),
+      ...(message.deduplicationId === undefined ? {} : { deduplicationId: message.deduplicationId }),
+      ...(message.sequenceNumber === undefined ? {} : { sequenceNumber: message.sequenceNumber }),
+      receiveCount: message.receiveCount,
+      sentAt: message.sentAt,
+      firstReceivedAt: message.firstReceivedAt,
+      messageAttributes: message.messageAttributes,
+      ...(message.deadLetterSourceArn === undefined ? {} : { attributes: { DeadLetterQueueSourceArn: message.deadLetterSourceArn } }),
+    });
+  }
+
+  #redrive(message: StoredMessage): void {
+    const dlq = this.deadLetterQueue;
+    if (dlq === undefined) return;
+    this.#messages.delete(message.messageId);
+    if (message.receiptHandle !== undefined) this.#handles.delete(message.receiptHandle);
+    // SQS keeps the message id, body, attributes and receive count when it redrives.
+    dlq.#store({ ...message, deadLetterSourceArn: this.arn });
+    this.#stats.redriven += 1;
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The transaction builder a per-record handler receives as `tx` under the
+ * transaction strategy. It only collects DocumentClient-shaped actions and
+ * enforces `TransactWriteItems` limits as each one is added, so a broken
+ * limit throws at the offending `tx.put(...)` line instead of failing the
+ * commit later. Sending is the store's job (one request, idempotency item
+ * included); nothing here touches a client.
+ */
+import { ItemTooLargeError, type ErrorContext } from './core/errors.js';
+import { checkOptions, is, type OptionRules } from './core/options.js';
+import { MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, itemSize } from './core/size.js';
+import { transitionAction, versionedUpdateAction } from './state.js';
+import {
+  checkActionCount,
+  checkDistinctItem,
+  checkTransactionSize,
+  estimateActionSize,
+  itemIdentity,
+  projectKey,
+  type ItemRef,
+} from './core/transaction-limits.js';
+import type { TransitionInput, VersionedUpdateInput } from './core/transition.js';
+import type { TransactItem } from './store/types.js';
+
+/** Input of `tx.put()`: the `Put` member of a DocumentClient `TransactWriteItems` action. */
+export type TransactPutInput = NonNullable<TransactItem['Put']>;
+/** Input of `tx.update()`: the `Update` member of a DocumentClient `TransactWriteItems` action. */
+export type TransactUpdateInput = NonNullable<TransactItem['Update']>;
+/** Input of `tx.delete()`: the `Delete` member of a DocumentClient `TransactWriteItems` action. */
+export type TransactDeleteInput = NonNullable<TransactItem['Delete']>;
+/** Input of `tx.conditionCheck()`: the `ConditionCheck` member of a DocumentClient `TransactWriteItems` action. */
+export type TransactConditionCheckInput = NonNullable<TransactItem['ConditionCheck']>;
+
+/** Options of {@link TransactionBuilder}. */
+export interface TransactionBuilderOptions {
+  /** Actions kept free for the library's own items (the idempotency record). Default 1. */
+  readonly reservedActions?: number;
+  /** Bytes kept free for the library's own items (e.g. the idempotency record with its result). Default 0. */
+  readonly reservedBytes?: number;
+  /** An item the handler must not touch: the idempotency record. */
+  readonly reservedItem?: ItemRef;
+  /**
+   * Key attribute names per table. A `Put` carries a whole item, not a key;
+   * with its table's key names known (from here, from `reservedItem`, or from
+   * any action on that table with a `Key`) two actions on one item are caught
+   * before sending. Otherwise DynamoDB refuses them at commit.
+   */
+  readonly keySchema?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Set `ReturnValuesOnConditionCheckFailure` on every added action that has a
+   * condition and does not choose for itself, so a business conflict reports
+   * the item as it was.
+   */
+  readonly returnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE';
+  /** The record's business key, carried by the errors this builder throws. */
+  readonly businessKey?: string;
+}
+
+/** A `Put` whose table's key names are not known yet, so its identity waits. */
+interface PendingPut {
+  readonly table: string;
+  readonly item: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Collects a handler's writes for one `TransactWriteItems` and checks its
+ * limits as they are added: at most `100 - reservedActions` actions, no two
+ * on the same item, not the reserved item, an estimated 4 MB in all, and no
+ * `Put` item over 400 KB. A method that throws leaves the builder unchanged.
+ *
+ * @example
+ * ```ts
+ * import { TransactionBuilder } from 'effectively-once';
+ * const tx = new TransactionBuilder()
+ *   .put({ TableName: 'points', Item: { pk: 'user-1#order-1', points: 10 }, ConditionExpression: 'attribute_not_exists(pk)' })
+ *   .transition({ table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' });
+ * console.log(tx.size); // 2
+ * ```
+ */
+export class TransactionBuilder {
+  readonly #actions: TransactItem[] = [];
+  readonly #identities = new Set<string>();
+  readonly #keyNames = new Map<string, readonly string[]>();
+  readonly #pending: PendingPut[] = [];
+  readonly #options: TransactionBuilderOptions;
+  #bytes = 0;
+
+  /** @throws TypeError for a bad option, naming it. */
+  constructor(options: TransactionBuilderOptions = {}) {
+    validateOptions(options);
+    this.#options = options;
+    for (const [table, names] of Object.entries(options.keySchema ?? {})) this.#keyNames.set(table, [...names]);
+    if (options.reservedItem !== undefined && !this.#keyNames.has(options.reservedItem.table)) {
+      this.#keyNames.set(options.reservedItem.table, Object.keys(options.reservedItem.key));
+    }
+  }
+
+  /** Adds a `Put`. @throws TransactionLimitError, ItemTooLargeError, or TypeError for a malformed input. */
+  put(input: TransactPutInput): this {
+    requireTable('put', input.TableName);
+    const item = input.Item;
+    if (typeof item !== 'object' || item === null) throw new TypeError('tx.put(): Item must be an object.');
+    const size = itemSize(item);
+    if (size > MAX_ITEM_BYTES) {
+      throw new ItemTooLargeError(`tx.put() on ${input.TableName}: the item is ${size} bytes, over 400 KB.`, size, MAX_ITEM_BYTES, this.#context());
+    }
+    return this.#add({ Put: this.#withReturnValues(input) }, input, { table: input.TableName, item });
+  }
+
+  /** Adds an `Update`. @throws TransactionLimitError, or TypeError for a malformed input. */
+  update(input: TransactUpdateInput): this {
+    requireTable('update', input.TableName);
+    if (typeof input.UpdateExpression !== 'string') throw new TypeError('tx.update(): UpdateExpression is required.');
+    return this.#add({ Update: this.#withReturnValues(input) }, input, { table: input.TableName, key: requireKey('update', input.Key) });
+  }
+
+  /** Adds a `Delete`. @throws TransactionLimitError, or TypeError for a malformed input. */
+  delete(input: TransactDeleteInput): this {
+    requireTable('delete', input.TableName);
+    return this.#add({ Delete: this.#withReturnValues(input) }, input, { table: input.TableName, key: requireKey('delete', input.Key) });
+  }
+
+  /** Adds a `ConditionCheck` (a condition on an item this transaction does not write). @throws TransactionLimitError, TypeError. */
+  conditionCheck(input: TransactConditionCheckInput): this {
+    requireTable('conditionCheck', input.TableName);
+    if (typeof input.ConditionExpression !== 'string') throw new TypeError('tx.conditionCheck(): ConditionExpression is required.');
+    const key = requireKey('conditionCheck', input.Key);
+    return this.#add({ ConditionCheck: this.#withReturnValues(input) }, input, { table: input.TableName, key });
+  }
+
+  /** Adds a state transition (see `transition()`); decode a refusal with `transitionFailure()`. @throws TransactionLimitError, TypeError. */
+  transition(input: TransitionInput): this {
+    const action = transitionAction(input);
+    return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
+  }
+
+  /** Adds an optimistic-lock update (see `versionedUpdate()`); decode a refusal with `versionedUpdateFailure()`. @throws TransactionLimitError, TypeError. */
+  versionedUpdate(input: VersionedUpdateInput): this {
+    const action = versionedUpdateAction(input);
+    return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
+  }
+
+  /** The actions so far, in the order added (a cancellation reason's index is a position here). */
+  items(): readonly TransactItem[] {
+    return [...this.#actions];
+  }
+
+  /** Number of actions so far. */
+  get size(): number {
+    return this.#actions.length;
+  }
+
+  /** Estimated request bytes of the actions so far (without `reservedBytes`). */
+  get estimatedBytes(): number {
+    return this.#bytes;
+  }
+
+  /** Runs every check on the candidate, then records it: a throw leaves the builder as it was. */
+  #add(action: TransactItem, shape: Parameters<typeof estimateActionSize>[0], target: ActionTarget): this {
+    const context = this.#context();
+    checkActionCount(this.#actions.length + 1, this.#options.reservedActions ?? 1, context);
+    const { refs, learned, stillPending } = this.#resolve(target);
+    const seen = new Set(this.#identities);
+    for (const ref of refs) {
+      checkDistinctItem(ref, seen, this.#options.reservedItem, context);
+      seen.add(itemIdentity(ref.table, ref.key));
+    }
+    const bytes = estimateActionSize(shape);
+    checkTransactionSize(this.#bytes + bytes + (this.#options.reservedBytes ?? 0), context);
+    this.#actions.push(action);
+    this.#bytes += bytes;
+    for (const identity of seen) this.#identities.add(identity);
+    if (learned !== undefined) this.#keyNames.set(target.table, learned);
+    this.#pending.splice(0, this.#pending.length, ...stillPending);
+    return this;
+  }
+
+  /**
+   * Which item identities the candidate makes known: its own (when its key is
+   * known) and, if it teaches its table's key names, those of earlier `Put`s
+   * on that table that were waiting for them.
+   */
+  #resolve(target: ActionTarget): { refs: ItemRef[]; learned?: readonly string[]; stillPending: PendingPut[] } {
+    const known = this.#keyNames.get(target.table);
+    const learned = known === undefined && target.key !== undefined ? Object.keys(target.key) : undefined;
+    const names = known ?? learned;
+    const refs: ItemRef[] = [];
+    const stillPending: PendingPut[] = [];
+    for (const put of this.#pending) {
+      const key = put.table === target.table && names !== undefined ? projectKey(put.item, names) : undefined;
+      if (key === undefined) stillPending.push(put);
+      else refs.push({ table: put.table, key });
+    }
+    const own = target.key ?? (names === undefined || target.item === undefined ? undefined : projectKey(target.item, names));
+    if (own !== undefined) refs.push({ table: target.table, key: own });
+    else if (target.item !== undefined) stillPending.push({ table: target.table, item: target.item });
+    return learned === undefined ? { refs, stillPending } : { refs, learned, stillPending };
+  }
+
+  #withReturnValues<T extends { ConditionExpression?: string | undefined; ReturnValuesOnConditionCheckFailure?: string | undefined }>(
+    input: T,
+  ): T {
+    const mode = this.#options.returnValuesOnConditionCheckFailure;
+    if (mode === undefined || input.ConditionExpression === undefined || input.ReturnValuesOnConditionCheckFailure !== undefined) {
+      return { ...input };
+    }
+    return { ...input, ReturnValuesOnConditionCheckFailure: mode };
+  }
+
+  #context(): ErrorContext {
+    return this.#options.businessKey === undefined ? {} : { key: this.#options.businessKey };
+  }
+}
+
+/** What an action touches: a key, or for a `Put` the whole item. */
+interface ActionTarget {
+  readonly table: string;
+  readonly key?: Readonly<Record<string, unknown>>;
+  readonly item?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A fresh {@link TransactionBuilder}; the middleware makes one per record.
+ *
+ * @example
+ * ```ts
+ * import { createTransactionBuilder } from 'effectively-once';
+ * const tx = createTransactionBuilder({ reservedItem: { table: 'idempotency', key: { id: 'payments#order-1' } } });
+ * tx.update({ TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
+ * ```
+ * @throws TypeError for a bad option, naming it.
+ */
+export function createTransactionBuilder(options?: TransactionBuilderOptions): TransactionBuilder {
+  return new TransactionBuilder(options);
+}
+
+const OPTION_RULES: OptionRules = {
+  reservedActions: {
+    expected: 'an integer from 0 to 99',
+    check: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < MAX_TRANSACTION_ACTIONS,
+  },
+  reservedBytes: { expected: 'a non-negative number of bytes', check: is.nonNegativeMs.check },
+  reservedItem: {
+    expected: 'an object { table: string, key: { ...key attributes } }',
+    check: (v) => isRecord(v) && typeof v['table'] === 'string' && isRecord(v['key']) && Object.keys(v['key']).length > 0,
+  },
+  keySchema: {
+    expected: 'an object mapping each table name to its key attribute names',
+    check: (v) => isRecord(v) && Object.values(v).every((names) => Array.isArray(names) && names.length > 0),
+  },
+  returnValuesOnConditionCheckFailure: is.oneOf('ALL_OLD', 'NONE'),
+  businessKey: is.nonEmptyString,
+};
+
+function validateOptions(options: TransactionBuilderOptions): void {
+  checkOptions('TransactionBuilder', options, OPTION_RULES);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function requireTable(method: string, table: unknown): asserts table is string {
+  if (typeof table !== 'string' || table.length === 0) throw new TypeError(`tx.${method}(): TableName is required.`);
+}
+
+function requireKey(method: string, key: unknown): Readonly<Record<string, unknown>> {
+  if (typeof key !== 'object' || key === null || Object.keys(key).length === 0) {
+    throw new TypeError(`tx.${method}(): Key must be an object with the item's key attributes.`);
+  }
+  return key as Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,69 @@
+/**
+ * The local run (`npm start`) end to end, small: real handlers, DynamoDB
+ * Local (from the global setup), the embedded SQS, duplicates, transient
+ * failures and poison. Every invariant of the report must hold.
+ */
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { runLocal, type LocalRunReport } from '../../scripts/local/run.js';
+
+const ORDERS = 60;
+
+describe('local run', () => {
+  let report: LocalRunReport;
+
+  it('runs the workload to the end with every invariant holding', async () => {
+    report = await runLocal({
+      orders: ORDERS,
+      seed: 7,
+      pollers: 2,
+      dupRate: 0.2,
+      failRate: 0.1,
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      timeoutMs: 90_000,
+    });
+    expect(report.invariants.filter((i) => !i.ok)).toEqual([]);
+    expect(report.ok).toBe(true);
+  }, 120_000);
+
+  it('pays each order exactly once and awards points once per order', () => {
+    const { orders, points } = report.effects;
+    expect(orders.paid).toBe(ORDERS);
+    expect(orders.transitionsApplied).toBe(ORDERS);
+    expect(orders.paidMoreThanOnce).toEqual([]);
+    expect(points.ledgerItems).toBe(ORDERS);
+    expect(points.balanceMismatches).toEqual([]);
+  });
+
+  it('sends each notification once, though some were delivered twice and some sends failed', () => {
+    const { notifications } = report.effects;
+    expect(notifications.sent).toBe(ORDERS);
+    expect(notifications.sentMoreThanOnce).toEqual([]);
+    expect(report.faultsInjected.send).toBeGreaterThan(0);
+  });
+
+  it('acknowledges duplicates and retries only the failed records', () => {
+    expect(report.duplicatesAcknowledged).toBeGreaterThan(0);
+    expect(report.sent.sent.payments.resend).toBeGreaterThan(0);
+    expect(report.sent.orderPaidRepublished).toBeGreaterThan(0);
+    expect(report.sources.payments.retried).toBeGreaterThan(0);
+    expect(report.sources.points.retried).toBeGreaterThanOrEqual(report.faultsInjected.points);
+  });
+
+  it('dead-letters the poison messages, with reasons, and nothing else', () => {
+    const defects = (q: 'payments' | 'notifications') => report.dlq[q].map((d) => d.defect).sort();
+    expect(defects('payments')).toEqual(['body is not JSON', 'no orderNo', 'order does not exist', 'order is CANCELLED']);
+    expect(defects('notifications')).toEqual(['body is not JSON', 'no channel/text']);
+    for (const entry of [...report.dlq.payments, ...report.dlq.notifications]) {
+      expect(entry.reason).toMatch(/Error/);
+    }
+    expect(report.dlq.points).toEqual([]);
+    expect(Object.values(report.leftInQueues)).toEqual([0, 0]);
+  });
+
+  it('counts DynamoDB requests per delivery', () => {
+    expect(report.dynamodb.total).toBeGreaterThan(0);
+    expect(report.dynamodb.perDelivery).toBeGreaterThan(0.5);
+    expect(report.dynamodb.perDelivery).toBeLessThan(4);
+  });
+});

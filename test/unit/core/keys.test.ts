@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { MissingKeyError } from '../../../src/core/errors.js';
+import { sha256 } from '../../../src/core/hashing.js';
+import { inflightShard, MAX_KEY_BYTES, normalizeKey, recordId } from '../../../src/core/keys.js';
+
+describe('normalizeKey', () => {
+  it('accepts strings and finite numbers', () => {
+    expect(normalizeKey('order-1')).toBe('order-1');
+    expect(normalizeKey(42)).toBe('42');
+    expect(normalizeKey(0)).toBe('0');
+  });
+
+  it.each([undefined, null, '', {}, [], true, Number.NaN, Number.POSITIVE_INFINITY])('rejects %s with MissingKeyError', (raw) => {
+    expect(() => normalizeKey(raw)).toThrow(MissingKeyError);
+  });
+
+  it('rejects keys longer than the limit in bytes (multi-byte characters count)', () => {
+    expect(normalizeKey('a'.repeat(MAX_KEY_BYTES))).toHaveLength(MAX_KEY_BYTES);
+    expect(() => normalizeKey('é'.repeat(MAX_KEY_BYTES / 2 + 1))).toThrow(/longer than/);
+  });
+});
+
+describe('recordId', () => {
+  it('is consumer#key, or consumer#sha256(key) when hashing', () => {
+    expect(recordId('payments', 'o-1', false)).toBe('payments#o-1');
+    expect(recordId('payments', 'o-1', true)).toBe(`payments#${sha256('o-1')}`);
+    expect(recordId('payments', 'o-1', true)).not.toContain('o-1');
+  });
+});
+
+describe('inflightShard', () => {
+  it('is deterministic and within p0..p{shards-1}', () => {
+    for (let i = 0; i < 200; i++) {
+      const shard = inflightShard(`c#${i}`, 8);
+      expect(shard).toBe(inflightShard(`c#${i}`, 8));
+      expect(shard).toMatch(/^p[0-7]$/);
+    }
+  });
+
+  it('spreads ids over every shard', () => {
+    const used = new Set(Array.from({ length: 400 }, (_, i) => inflightShard(`c#key-${i}`, 8)));
+    expect(used.size).toBe(8);
+  });
+});

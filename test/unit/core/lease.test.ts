@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { leaseDuration, leaseExpired, retentionExpired, type LeasePolicy } from '../../../src/core/lease.js';
+
+const policy: LeasePolicy = { marginMs: 5_000, floorMs: 10_000, capMs: 900_000 };
+
+describe('leaseDuration', () => {
+  it('is the remaining time plus the margin within floor and cap', () => {
+    expect(leaseDuration(60_000, policy)).toBe(65_000);
+  });
+
+  it('never goes under the floor, even with no time left', () => {
+    expect(leaseDuration(1_000, policy)).toBe(10_000);
+    expect(leaseDuration(0, policy)).toBe(10_000);
+    expect(leaseDuration(-50_000, policy)).toBe(10_000);
+  });
+
+  it('never goes over the cap', () => {
+    expect(leaseDuration(10_000_000, policy)).toBe(900_000);
+  });
+
+  it('takes the cap, not an endless lease, when the remaining time is unknown', () => {
+    expect(leaseDuration(undefined, policy)).toBe(900_000);
+    expect(leaseDuration(Number.NaN, policy)).toBe(900_000);
+    expect(leaseDuration(Number.POSITIVE_INFINITY, policy)).toBe(900_000);
+  });
+});
+
+describe('leaseExpired', () => {
+  it('expires exactly at leaseUntil, not before', () => {
+    expect(leaseExpired(1_000, 999)).toBe(false);
+    expect(leaseExpired(1_000, 1_000)).toBe(true);
+    expect(leaseExpired(1_000, 1_001)).toBe(true);
+  });
+
+  it('treats a missing lease as expired', () => {
+    expect(leaseExpired(undefined, 0)).toBe(true);
+  });
+});
+
+describe('retentionExpired', () => {
+  it('compares epoch seconds with epoch milliseconds', () => {
+    expect(retentionExpired(100, 99_999)).toBe(false);
+    expect(retentionExpired(100, 100_000)).toBe(true);
+  });
+});
