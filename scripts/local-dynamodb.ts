@@ -4,30 +4,36 @@
  * them for a stage, seeds the order the sample events in `events/` pay, and
  * keeps running until Ctrl-C.
  *
- *   npx tsx scripts/local-dynamodb.ts [--stage dev]
+ *   npx tsx scripts/local-dynamodb.ts [--stage dev] [--region eu-west-1]
+ *
+ * DynamoDB Local keeps one database per access key and region; the functions
+ * connect with the region `invoke local` sets (serverless.yml's, default
+ * eu-west-1), so the tables are created in that region.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDBLocal } from '../infra/dynamodb-local.js';
+import { LOCAL_CREDENTIALS, startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../infra/tables.js';
 
 // The order events/payments.json pays and events/points.json awards points for.
 const SAMPLE_ORDER = { orderNo: 'o-000001', customerId: 'c-00001', amount: 120, status: 'PENDING', version: 1 };
 
-function stageFromArgs(argv: readonly string[]): string {
-  const i = argv.indexOf('--stage');
-  const stage = i === -1 ? 'dev' : argv[i + 1];
-  if (stage === undefined || !/^[a-zA-Z0-9-]+$/.test(stage)) {
-    process.stderr.write('Usage: npx tsx scripts/local-dynamodb.ts [--stage <name>]\n');
+function flag(argv: readonly string[], name: string, fallback: string): string {
+  const i = argv.indexOf(name);
+  const value = i === -1 ? fallback : argv[i + 1];
+  if (value === undefined || !/^[a-zA-Z0-9-]+$/.test(value)) {
+    process.stderr.write('Usage: npx tsx scripts/local-dynamodb.ts [--stage <name>] [--region <region>]\n');
     process.exit(2);
   }
-  return stage;
+  return value;
 }
 
 async function main(): Promise<void> {
-  const prefix = `effectively-once-${stageFromArgs(process.argv.slice(2))}`;
+  const argv = process.argv.slice(2);
+  const prefix = `effectively-once-${flag(argv, '--stage', 'dev')}`;
+  const region = flag(argv, '--region', 'eu-west-1');
   const ddb = await startDynamoDBLocal();
-  const client = new DynamoDBClient({ endpoint: ddb.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const client = new DynamoDBClient({ endpoint: ddb.endpoint, region, credentials: LOCAL_CREDENTIALS });
   const stop = async () => {
     client.destroy();
     await ddb.stop();
@@ -38,7 +44,7 @@ async function main(): Promise<void> {
   for (const [name, def] of Object.entries(tableDefinitions)) await createTable(client, `${prefix}-${name}`, def);
   await DynamoDBDocumentClient.from(client).send(new PutCommand({ TableName: `${prefix}-orders`, Item: SAMPLE_ORDER }));
   process.stdout.write(
-    `DynamoDB Local at ${ddb.endpoint}${ddb.pid === undefined ? '' : ` (pid ${ddb.pid})`}, tables ${prefix}-*, ` +
+    `DynamoDB Local at ${ddb.endpoint}${ddb.pid === undefined ? '' : ` (pid ${ddb.pid})`}, tables ${prefix}-* in ${region}, ` +
       `order ${SAMPLE_ORDER.orderNo} PENDING.\nIn another terminal:\n\n` +
       `  export DYNAMODB_ENDPOINT=${ddb.endpoint}\n` +
       '  npx serverless invoke local -f payments -p events/payments.json -e PUBLISH_TARGET=stdout\n' +

@@ -67,7 +67,7 @@ function dlqLines(name: string, entries: readonly DlqEntry[]): string[] {
   const lines = [`  ${name}: ${entries.length} message(s)`];
   for (const e of entries) {
     const what = e.defect === undefined ? `VALID MESSAGE ${e.body}` : e.defect;
-    lines.push(`    - ${what.padEnd(22)} ${e.reason} (${e.receiveCount} receives)`);
+    lines.push(`    - ${what.padEnd(22)} ${e.reason} (receive count ${e.receiveCount})`);
   }
   return lines;
 }
