@@ -22,6 +22,8 @@ export function storeFrom(deps: StoreDeps): IdempotencyStore {
     new DynamoDBIdempotencyStore({
       client: deps.client,
       tableName: deps.tables.idempotency,
+      // The sweeper finds crashed consumers through the sparse in-flight index.
+      trackInflight: true,
       ...(deps.clock === undefined ? {} : { clock: deps.clock }),
     })
   );

@@ -17,6 +17,12 @@ export interface DlqEntry {
   /** The last error logged for this message id, or the failure record's error. */
   readonly reason: string;
   readonly receiveCount: number;
+  /**
+   * For a valid message only: whether its business effect was applied anyway
+   * (then this copy is a duplicate that ran out of receives, noise for an
+   * operator but no loss) or not (a lost event).
+   */
+  readonly effectApplied?: boolean;
 }
 
 /** The fields of a queued message the report reads (fauxqs does not export its message type). */
@@ -50,14 +56,29 @@ export function readSqsDlq(
   dlq: LocalQueue,
   poison: readonly PoisonMessage[],
   lastError: (messageId: string) => string | undefined,
+  applied: (body: string) => boolean,
 ): DlqEntry[] {
-  return queueMessages(server, dlq).map((m) => ({
-    messageId: m.messageId,
-    body: cut(m.body),
-    defect: poison.find((p) => p.body === m.body)?.defect,
-    reason: lastError(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
-    receiveCount: m.approximateReceiveCount,
-  }));
+  return queueMessages(server, dlq).map((m) => {
+    const defect = poison.find((p) => p.body === m.body)?.defect;
+    return {
+      messageId: m.messageId,
+      body: cut(m.body),
+      defect,
+      reason: lastError(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
+      receiveCount: m.approximateReceiveCount,
+      ...(defect === undefined ? { effectApplied: applied(m.body) } : {}),
+    };
+  });
+}
+
+/** A field of a JSON body, or undefined when the body is not a JSON object. */
+export function bodyField(body: string, name: string): unknown {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface FailureRecordShape {

@@ -95,7 +95,7 @@ async function receive(options: SqsMappingOptions, signal: AbortSignal): Promise
   return result.Messages ?? [];
 }
 
-async function handleBatch(options: SqsMappingOptions, messages: Message[]): Promise<void> {
+async function handleBatch(options: SqsMappingOptions, messages: Message[], receivedAt: number): Promise<void> {
   const { stats } = options;
   const event = toSqsEvent(messages, options.queue.arn);
   const n = event.Records.length;
@@ -118,6 +118,7 @@ async function handleBatch(options: SqsMappingOptions, messages: Message[]): Pro
     stats.retried += n;
     return;
   }
+  if (Date.now() - receivedAt >= options.queue.visibilityTimeoutSeconds * 1000) stats.lateDeletes += ids.length;
   await deleteMessages(options.client, options.queue.url, event, ids);
   stats.acknowledged += ids.length;
   stats.retried += n - ids.length;
@@ -132,7 +133,8 @@ async function pollLoop(options: SqsMappingOptions, signal: AbortSignal): Promis
       if (signal.aborted) return;
       throw err;
     }
-    if (messages.length > 0) await handleBatch(options, messages);
+    // The visibility clock started when the queue answered, a moment before now.
+    if (messages.length > 0) await handleBatch(options, messages, Date.now());
   }
 }
 

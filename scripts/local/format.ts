@@ -38,6 +38,7 @@ function traffic(r: LocalRunReport): string[] {
       ['invocations', s.payments.invocations, s.notifications.invocations, s.points.invocations],
       ['  of which threw / timed out', `${s.payments.handlerErrors} / ${s.payments.timeouts}`, `${s.notifications.handlerErrors} / ${s.notifications.timeouts}`, `${s.points.handlerErrors} / ${s.points.timeouts}`],
       ['lost ACKs (crash before delete)', s.payments.lostAcks, s.notifications.lostAcks, '-'],
+      ['deleted after the visibility timeout', s.payments.lateDeletes, s.notifications.lateDeletes, '-'],
     ],
   );
 }
@@ -66,7 +67,8 @@ function effects(r: LocalRunReport): string[] {
 function dlqLines(name: string, entries: readonly DlqEntry[]): string[] {
   const lines = [`  ${name}: ${entries.length} message(s)`];
   for (const e of entries) {
-    const what = e.defect === undefined ? `VALID MESSAGE ${e.body}` : e.defect;
+    const valid = e.effectApplied === true ? 'VALID (effect applied once; a duplicate copy)' : 'VALID, EFFECT MISSING';
+    const what = e.defect === undefined ? `${valid} ${e.body}` : e.defect;
     lines.push(`    - ${what.padEnd(22)} ${e.reason} (receive count ${e.receiveCount})`);
   }
   return lines;

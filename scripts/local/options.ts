@@ -51,7 +51,8 @@ Options:
   --seed S                seed of every random choice (default ${defaults.seed})
   --pollers P             concurrent pollers per queue (default ${defaults.pollers})
   --dup-rate R            share of events delivered twice, 0..1 (default ${defaults.dupRate})
-  --fail-rate R           share of keys failing once transiently, 0..1 (default ${defaults.failRate})
+  --fail-rate R           share of keys failing once transiently, 0..1 (default ${defaults.failRate});
+                          a fifth of that share of batches also lose their ACK (crash before the delete)
   --visibility-timeout S  local visibility timeout in seconds, 1..30 (default ${defaults.visibilityTimeoutSeconds})
   --json                  print the report as JSON
   --no-progress           do not print progress lines to stderr

@@ -74,7 +74,9 @@ function queueInvariants(parts: Parts): Invariant[] {
   const planned = parts.poisonPlanned.payments + parts.poisonPlanned.notifications;
   const left = Object.entries(parts.leftInQueues).filter(([, n]) => n > 0);
   return [
-    inv('no valid message in a DLQ', valid.length === 0, `${valid.length} valid${first(valid.map((d) => d.body))}`),
+    inv('no valid message in a DLQ', valid.length === 0,
+      `${valid.length} valid (${valid.filter((d) => d.effectApplied !== true).length} with the effect missing)` +
+        first(valid.map((d) => d.body))),
     inv('every poison message in its DLQ', poisonFound === planned, `${poisonFound}/${planned}`),
     inv('no OrderPaid event given up', parts.dlq.points.length === 0, `${parts.dlq.points.length} in the on-failure destination`),
     inv('nothing left in the queues', left.length === 0, left.length === 0 ? 'all drained' : left.map(([q, n]) => `${q}: ${n}`).join(', ')),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { asyncInvokeDefinitions } from '../../infra/queues.js';
 import { createAsyncInvoker, type AsyncFailureRecord, type AsyncInvoker } from './async-invoker.js';
-import { readFailureDestination, readSqsDlq, depth } from './dlq.js';
+import { bodyField, readFailureDestination, readSqsDlq, depth } from './dlq.js';
 import { drain, RunAbortedError, type Progress } from './drain.js';
 import { startSqsMapping, type SqsHandler, type SqsMapping } from './event-source.js';
 import { Resources, startEnvironment, type LocalEnvironment } from './environment.js';
@@ -150,35 +150,51 @@ async function execute(run: Run, input: RunLocalOptions, resources: Resources, s
   return drained;
 }
 
+async function readEffects(run: Run) {
+  const { env, workload, service } = run;
+  const transitions = env.requests.writesByTable[env.tables.orders] ?? 0;
+  return {
+    orders: await verifyOrders(env.adminDoc, env.tables.orders, workload, transitions),
+    points: await verifyPoints(env.adminDoc, env.tables.points, workload),
+    notifications: verifyNotifications(workload, service.effects),
+  };
+}
+
+function readDlqs(run: Run, effects: Awaited<ReturnType<typeof readEffects>>): LocalRunReport['dlq'] {
+  const { env, workload, log, service } = run;
+  const poisonOf = (q: 'payments' | 'notifications') => workload.poison.filter((p) => p.queue === q);
+  const unpaid = new Set(effects.orders.neverPaid);
+  const paid = (body: string) => !unpaid.has(String(bodyField(body, 'orderNo')));
+  const sent = (body: string) => (service.effects.notificationsSent.get(String(bodyField(body, 'notificationId'))) ?? 0) > 0;
+  const server = env.sqs.server;
+  return {
+    payments: readSqsDlq(server, env.queues.payments.dlq, poisonOf('payments'), log.lastError, paid),
+    notifications: readSqsDlq(server, env.queues.notifications.dlq, poisonOf('notifications'), log.lastError, sent),
+    points: readFailureDestination(server, env.queues.pointsFailures),
+  };
+}
+
 async function report(run: Run, timing: LocalRunReport['timing']): Promise<LocalRunReport> {
   const { env, workload, stats, service, log } = run;
   const server = env.sqs.server;
   const deliveries = stats.payments.delivered + stats.notifications.delivered + stats.points.delivered;
-  const duplicates = Object.values(log.totals).reduce((sum, t) => sum + (t.duplicate ?? 0), 0);
-  const poisonOf = (q: 'payments' | 'notifications') => workload.poison.filter((p) => p.queue === q);
+  const effects = await readEffects(run);
+  const planned = (q: 'payments' | 'notifications') => workload.poison.filter((p) => p.queue === q).length;
   return finishReport({
     options: run.options,
     timing,
     sent: { ...run.sendStats, orderPaidPublished: service.effects.orderPaidPublished, orderPaidRepublished: service.effects.orderPaidRepublished },
     sources: stats,
     outcomes: log.totals,
-    duplicatesAcknowledged: duplicates,
+    duplicatesAcknowledged: Object.values(log.totals).reduce((sum, t) => sum + (t.duplicate ?? 0), 0),
     faultsInjected: { publish: service.faults.publish.injected, send: service.faults.send.injected, points: service.faults.points.injected },
-    dlq: {
-      payments: readSqsDlq(server, env.queues.payments.dlq, poisonOf('payments'), log.lastError),
-      notifications: readSqsDlq(server, env.queues.notifications.dlq, poisonOf('notifications'), log.lastError),
-      points: readFailureDestination(server, env.queues.pointsFailures),
-    },
-    effects: {
-      orders: await verifyOrders(env.adminDoc, env.tables.orders, workload, env.requests.writesByTable[env.tables.orders] ?? 0),
-      points: await verifyPoints(env.adminDoc, env.tables.points, workload),
-      notifications: verifyNotifications(workload, service.effects),
-    },
+    dlq: readDlqs(run, effects),
+    effects,
     dynamodb: { ...env.requests, perDelivery: deliveries === 0 ? 0 : env.requests.total / deliveries },
     throughput: { deliveries, deliveriesPerSecond: timing.runMs === 0 ? 0 : deliveries / (timing.runMs / 1000) },
     leftInQueues: { [env.queues.payments.name]: depth(server, env.queues.payments), [env.queues.notifications.name]: depth(server, env.queues.notifications) },
     logFile: log.path,
-    poisonPlanned: { payments: poisonOf('payments').length, notifications: poisonOf('notifications').length },
+    poisonPlanned: { payments: planned('payments'), notifications: planned('notifications') },
   });
 }
 

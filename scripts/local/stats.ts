@@ -22,6 +22,11 @@ export interface SourceStats {
   invalidResponses: number;
   /** Batches whose delete was skipped on purpose, simulating a crash between the handler and the ACK. */
   lostAcks: number;
+  /**
+   * Deletes sent after the visibility timeout had passed: the receipt handle
+   * is stale by then, SQS ignores the delete and redelivers the message.
+   */
+  lateDeletes: number;
   /** Records inside a handler right now. */
   inFlight: number;
   /** Records sent to the on-failure destination (async invoker only). */
@@ -38,6 +43,7 @@ export function newSourceStats(): SourceStats {
     timeouts: 0,
     invalidResponses: 0,
     lostAcks: 0,
+    lateDeletes: 0,
     inFlight: 0,
     toDestination: 0,
   };

@@ -205,7 +205,10 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     const run = runs.get(request);
     if (run === undefined) return;
     runs.delete(request);
-    if (!run.transactional) await releaseClaim(store, run.owned, request.error);
+    // After Middy's early timeout the handler may still be running: leave the
+    // claim to its lease rather than let a retry run the effect alongside it.
+    const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
+    if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
     log(run, run.committed ?? { kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error: request.error });
     // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
   }

@@ -31,6 +31,8 @@ export class SqsRun implements BatchRunner {
   readonly executions = new Map<string, Execution>();
   readonly #owned: ReadonlyMap<string, OwnedRecord>;
   readonly #config: SqsRunConfig;
+  readonly #running = new Set<string>();
+  #closed = false;
 
   constructor(owned: ReadonlyArray<{ record: SQSRecord; owned: OwnedRecord }>, config: SqsRunConfig) {
     this.records = owned.map((o) => o.record);
@@ -39,9 +41,28 @@ export class SqsRun implements BatchRunner {
     this.safetyMarginMs = config.safetyMarginMs;
   }
 
+  /**
+   * Ends the run (the batch response is being built): no record starts after
+   * this. Returns the records still running: after a timeout their handlers
+   * may still finish, so their claims must be left to their lease, not released.
+   */
+  close(): ReadonlySet<string> {
+    this.#closed = true;
+    return new Set(this.#running);
+  }
+
   async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
     const owned = this.#owned.get(record.messageId);
-    if (owned === undefined) return false;
+    if (owned === undefined || this.#closed) return false;
+    this.#running.add(record.messageId);
+    try {
+      return await this.#execute(record, owned, fn, context);
+    } finally {
+      this.#running.delete(record.messageId);
+    }
+  }
+
+  async #execute(record: SQSRecord, owned: OwnedRecord, fn: RecordHandler, context: Context): Promise<boolean> {
     const ctx = { key: owned.key, messageId: owned.messageId, context, attempt: attemptOf(record) };
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;

@@ -24,8 +24,10 @@ export type Execution =
   | { readonly kind: 'succeeded'; readonly result: unknown }
   | { readonly kind: 'threw'; readonly error: unknown }
   | { readonly kind: 'not-started'; readonly reason: NotStartedReason | 'handler-threw' }
-  /** Already final (transaction strategy commits inline). */
-  | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
+  /** Already final (settled inline as the record finished). */
+  | { readonly kind: 'settled'; readonly outcome: RecordOutcome }
+  /** Still running when the invocation ended (e.g. Middy's early timeout): its claim is left to its lease. */
+  | { readonly kind: 'interrupted'; readonly error: unknown };
 
 /**
  * Releases a claim so the retry can take it. A failed release is not fatal:
@@ -83,6 +85,9 @@ export async function settleClaim(
       return completeClaim(store, owned, execution.result, storeResult);
     case 'threw':
       await releaseClaim(store, owned, execution.error);
+      return { ...base, kind: 'failed', error: execution.error };
+    case 'interrupted':
+      // Releasing would let a redelivery run the effect while this handler may still finish it.
       return { ...base, kind: 'failed', error: execution.error };
     case 'not-started':
       await releaseClaim(store, owned);

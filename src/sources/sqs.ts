@@ -177,6 +177,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = states.get(request);
     if (state === undefined) return;
     states.delete(request);
+    state.run.close();
     request.response = await finish(state, executionsFromResponse(state, request.response));
   }
 
@@ -184,10 +185,15 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = states.get(request);
     if (state === undefined) return; // failed before claiming anything: let the error through
     states.delete(request);
-    // Records the handler finished keep their executions; the rest are released and reported failed.
+    // Records the handler finished keep their executions; those still running
+    // keep their claims until the lease passes; the rest are released. All
+    // but the finished ones are reported failed.
+    const running = state.run.close();
     const executions = new Map(state.run.executions);
     for (const record of state.run.records) {
-      if (!executions.has(record.messageId)) executions.set(record.messageId, { kind: 'threw', error: request.error });
+      if (executions.has(record.messageId)) continue;
+      const error = request.error;
+      executions.set(record.messageId, running.has(record.messageId) ? { kind: 'interrupted', error } : { kind: 'threw', error });
     }
     request.response = await finish(state, executions);
   }

@@ -84,10 +84,11 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     const id = this.recordId(input.consumer, input.key);
     const cached = this.#cache?.lookup(id);
     if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
-    const { client, tableName, retentionMs, clock } = this.#options;
+    const { client, tableName, retentionMs, clock, trackInflight } = this.#options;
     const token = randomUUID();
     const { leaseMs, payloadHash, messageId } = input;
-    const request = claimRequest({ tableName, id, token, now: clock.now(), leaseMs, retentionMs, payloadHash, messageId });
+    const now = clock.now();
+    const request = claimRequest({ tableName, id, token, now, leaseMs, retentionMs, payloadHash, messageId, trackInflight });
     try {
       const out = await client.send(new UpdateCommand(request));
       return { kind: 'claimed', id, token, record: toRecord(out.Attributes ?? {}) };

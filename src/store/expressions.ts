@@ -69,6 +69,8 @@ export interface ClaimParams {
   readonly retentionMs: number;
   readonly payloadHash?: string | undefined;
   readonly messageId?: string | undefined;
+  /** Put the claim in the sparse in-flight index (see `trackInflight`). */
+  readonly trackInflight?: boolean | undefined;
 }
 
 /**
@@ -95,10 +97,10 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
     `${e.n(ATTR.leaseUntil)} = ${e.v('leaseUntil', p.now + p.leaseMs)}`,
     `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
     `${e.n(ATTR.claimedAt)} = ${e.v('now', p.now)}`,
-    `${e.n(ATTR.inflight)} = ${e.v('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`,
     `${e.n(ATTR.attempts)} = if_not_exists(${e.n(ATTR.attempts)}, ${e.v('zero', 0)}) + ${e.v('one', 1)}`,
   ];
   const remove = [e.n(ATTR.result), e.n(ATTR.lastError), e.n(ATTR.completedAt)];
+  if (p.trackInflight === true) set.push(`${e.n(ATTR.inflight)} = ${e.v('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`);
   for (const [attr, value] of [[ATTR.payloadHash, p.payloadHash], [ATTR.messageId, p.messageId]] as const) {
     if (value === undefined) remove.push(e.n(attr));
     else set.push(`${e.n(attr)} = ${e.v(attr, value)}`);

@@ -30,6 +30,13 @@ export interface DynamoDBIdempotencyStoreOptions {
   readonly cache?: false | { readonly maxEntries: number };
   /** Source of time (epoch ms). Default the system clock; inject one in tests. */
   readonly clock?: Clock;
+  /**
+   * Put IN_PROGRESS claims in the sparse `inflight-by-lease` index so
+   * `staleClaims()` (the sweeper) can find crashed consumers. Costs one index
+   * write on claim and one on completion; default `false`. Turn it on in the
+   * stores of the consumers you want swept.
+   */
+  readonly trackInflight?: boolean;
 }
 
 /** Options after defaults are applied. */
@@ -41,6 +48,7 @@ export interface ResolvedStoreOptions {
   readonly release: ReleaseMode;
   readonly cache: false | { readonly maxEntries: number };
   readonly clock: Clock;
+  readonly trackInflight: boolean;
 }
 
 /**
@@ -58,6 +66,7 @@ export const defaults = Object.freeze({
   release: 'delete' as ReleaseMode,
   cache: false as const,
   clock: systemClock,
+  trackInflight: false,
 });
 
 type Check = (value: unknown) => string | undefined;
@@ -73,6 +82,7 @@ const checks: Readonly<Record<keyof DynamoDBIdempotencyStoreOptions, Check>> = {
   release: (v) => (v === 'delete' || v === 'mark-failed' ? undefined : "'delete' or 'mark-failed'"),
   cache: (v) => (v === false || isCacheOption(v) ? undefined : 'false or { maxEntries: positive integer }'),
   clock: (v) => (isObject(v) && typeof v['now'] === 'function' ? undefined : 'an object with a now() method'),
+  trackInflight: (v) => (typeof v === 'boolean' ? undefined : 'a boolean'),
 };
 
 function isCacheOption(v: unknown): boolean {

@@ -189,6 +189,19 @@ describe('eventBridgeIdempotency', () => {
     expect(results.filter((r) => typeof r === 'object')).not.toHaveLength(0);
   });
 
+  it('after Middy’s early timeout the claim is left to its lease, not released under a running handler', async () => {
+    const s = await setup();
+    const handler = middy<OrderPaid, string>({ timeoutEarlyInMillis: 100 })
+      .use(eventBridgeIdempotency<OrderPaid, string>({ store: s.store, consumer: 'slow', key: (e) => e.detail.orderNo, logger: false }))
+      .handler(async () => {
+        await new Promise((r) => setTimeout(r, 400));
+        return 'late';
+      });
+    await expect(handler(s.paid('e-timeout'), lambdaContext({ timeoutMs: 250 }))).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect((await s.store.get(s.store.recordId('slow', 'e-timeout')))?.status).toBe('IN_PROGRESS');
+    await expect(handler(s.paid('e-timeout'), s.context())).rejects.toBeInstanceOf(IdempotencyInProgressError);
+  });
+
   it('options are checked when the middleware is built', async () => {
     const s = await setup();
     expect(() => eventBridgeIdempotency({ store: s.store, key: () => 'k', inProgres: 'wait' } as never)).toThrow(/unknown option "inProgres"/);

@@ -34,7 +34,7 @@ function setup(options: Partial<Omit<DynamoDBIdempotencyStoreOptions, 'client' |
   const { doc } = testDynamo();
   const clock = new ManualClock();
   const requests = countRequests(doc);
-  const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table, retentionMs: RETENTION, clock, ...options });
+  const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table, retentionMs: RETENTION, clock, trackInflight: true, ...options });
   return { doc, clock, requests, store };
 }
 
@@ -89,6 +89,15 @@ describe('claim', () => {
     });
     const raw = await rawItem(doc, table, { id: claim.id });
     expect(raw?.['inflight']).toBe(inflightShard(claim.id, INFLIGHT_SHARDS));
+  });
+
+  it('leaves claims out of the in-flight index unless trackInflight is set (no index write cost)', async () => {
+    const { store, doc } = setup({ trackInflight: false });
+    const claim = await store.claim(claimOf(key()));
+    if (claim.kind !== 'claimed') throw new Error(claim.kind);
+    expect(await rawItem(doc, table, { id: claim.id })).not.toHaveProperty('inflight');
+    const stale = await store.staleClaims({ leaseEndedBefore: Number.MAX_SAFE_INTEGER, limit: 1000 });
+    expect(stale.map((c) => c.id)).not.toContain(claim.id);
   });
 
   it('keeps the TTL after the lease end when the lease outlasts retention', async () => {

@@ -1,0 +1,38 @@
+/**
+ * Middy's early timeout (on by default in real Lambda) fires while records
+ * are still running: those keep their claims until the lease passes (the
+ * handler may still finish), records not yet started are released, and no
+ * record starts after the batch was answered.
+ */
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import { lambdaContext, sqsEvent } from '../../../src/testing/index.js';
+import { failedIds, harness, order } from './harness.js';
+
+describe('sqsIdempotency with Middy early timeout', () => {
+  it('keeps the running record’s claim, releases the unstarted one, starts nothing afterwards', async () => {
+    const h = await harness();
+    const started: string[] = [];
+    const slow = order('to-slow');
+    const next = order('to-next');
+    const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 100 })
+      .use(sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: (l) => h.lines.push(l), safetyMarginMs: 0 }))
+      .handler(
+        eachRecord(async (_r, { key }) => {
+          started.push(key);
+          await new Promise((r) => setTimeout(r, 400));
+        }, { concurrency: 1 }),
+      );
+    const context = lambdaContext({ functionName: 'fn', timeoutMs: 250 }); // real time: timeout fires at ~150 ms
+    const response = await handler(sqsEvent([slow, next]), context);
+    expect(failedIds(response).sort()).toEqual([slow.messageId, next.messageId].sort());
+    expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('IN_PROGRESS');
+    expect(await h.store.get(h.store.recordId('test', 'to-next'))).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 700)); // the abandoned handler finishes in the background
+    expect(started).toEqual(['to-slow']);
+    // It still owns its claim, so its fenced completion lands; a redelivery is then a duplicate.
+    expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('COMPLETED');
+  });
+});
