@@ -55,7 +55,7 @@ export function readSqsDlq(
   server: FauxqsServer,
   dlq: LocalQueue,
   poison: readonly PoisonMessage[],
-  lastError: (messageId: string) => string | undefined,
+  lastLogged: (messageId: string) => string | undefined,
   applied: (body: string) => boolean,
 ): DlqEntry[] {
   return queueMessages(server, dlq).map((m) => {
@@ -64,7 +64,7 @@ export function readSqsDlq(
       messageId: m.messageId,
       body: cut(m.body),
       defect,
-      reason: lastError(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
+      reason: lastLogged(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
       receiveCount: m.approximateReceiveCount,
       ...(defect === undefined ? { effectApplied: applied(m.body) } : {}),
     };

@@ -33,7 +33,7 @@ export interface DrainInput {
   readonly server: FauxqsServer;
   readonly queues: LocalQueues;
   readonly mappings: readonly SqsMapping[];
-  readonly invoker: AsyncInvoker<unknown>;
+  readonly invoker: Pick<AsyncInvoker<never>, 'pending' | 'error'>;
   readonly stats: readonly SourceStats[];
   readonly sending: { done: boolean; error: unknown; sent: () => number };
   readonly startedAt: number;

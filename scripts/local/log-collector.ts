@@ -2,8 +2,8 @@
  * Collects the middleware's structured per-batch lines instead of letting
  * thousands of them flood the terminal: written to a JSON-lines file for
  * reading afterwards, and summarised in memory for the report (outcomes per
- * consumer, and the last error seen for each message id, which is why a
- * message ended in a DLQ).
+ * consumer, and what was last logged for each message id: why a message
+ * ended in a DLQ).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { BatchLogger, BatchLogLine, RecordOutcomeKind } from '../../src/index.js';
@@ -17,24 +17,27 @@ export interface LogCollector {
   /** Where the lines are written, one JSON object per line. */
   readonly path: string;
   readonly totals: OutcomeTotals;
-  /** The latest error logged for a message id (`Name: message`), if any. */
-  lastError(messageId: string): string | undefined;
+  /** What was last logged for a message id: its error (`Name: message`) or its outcome. */
+  lastLogged(messageId: string): string | undefined;
+  /** Records what happened to a message outside the middleware (the whole invocation threw or timed out). */
+  note(messageId: string, text: string): void;
   /** Lines logged so far. */
   lines(): number;
   close(): Promise<void>;
 }
 
-function describe(entry: BatchLogLine['records'][number]): string | undefined {
+function describe(entry: BatchLogLine['records'][number]): string {
   if (entry.error !== undefined) return `${entry.error.name}: ${entry.error.message}`;
   if (entry.reason !== undefined) return `not started: ${entry.reason}`;
-  return entry.outcome === 'completed' || entry.outcome === 'duplicate' ? undefined : entry.outcome;
+  // An acknowledged record that still came back lost its delete (crash before the ACK, or too late).
+  return entry.outcome === 'completed' || entry.outcome === 'duplicate' ? `${entry.outcome}, acknowledged` : entry.outcome;
 }
 
 /** Opens `path` for appending and returns a collector writing to it. */
 export function createLogCollector(path: string): LogCollector {
   const stream: WriteStream = createWriteStream(path, { flags: 'a' });
   const totals: OutcomeTotals = {};
-  const errors = new Map<string, string>();
+  const last = new Map<string, string>();
   let count = 0;
   const logger: BatchLogger = (line) => {
     count += 1;
@@ -43,16 +46,14 @@ export function createLogCollector(path: string): LogCollector {
     for (const [kind, n] of Object.entries(line.counts) as Array<[RecordOutcomeKind, number]>) {
       if (n > 0) perConsumer[kind] = (perConsumer[kind] ?? 0) + n;
     }
-    for (const entry of line.records) {
-      const why = describe(entry);
-      if (why !== undefined) errors.set(entry.messageId, why);
-    }
+    for (const entry of line.records) last.set(entry.messageId, describe(entry));
   };
   return {
     logger,
     path,
     totals,
-    lastError: (messageId) => errors.get(messageId),
+    lastLogged: (messageId) => last.get(messageId),
+    note: (messageId, text) => void last.set(messageId, text),
     lines: () => count,
     close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
   };

@@ -72,6 +72,7 @@ function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: S
     definition,
     retryDelaysMs: LOCAL_ASYNC_RETRY_DELAYS_MS,
     functionTimeoutMs: definition.functionTimeoutSeconds * 1000,
+    // DynamoDB Local is the bottleneck: measured, more concurrency here only added latency, not throughput.
     concurrency: options.pollers * 2,
     stats,
     onFailure: async (record: AsyncFailureRecord<OrderPaidEvent>) => {
@@ -110,6 +111,11 @@ function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notificatio
     pollers: run.options.pollers,
     functionTimeoutMs: queue.definition.functionTimeoutSeconds * 1000,
     stats: run.stats[name],
+    onInvocation: (event, outcome) => {
+      if (outcome.kind === 'returned') return;
+      const why = outcome.kind === 'threw' ? `invocation threw: ${String(outcome.error)}` : 'invocation timed out';
+      for (const r of event.Records) run.log.note(r.messageId, why);
+    },
     // Now and then the poller "crashes" after the handler and before the delete: the batch comes back.
     loseAck: (event) => {
       const head = event.Records[0];
@@ -119,7 +125,8 @@ function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notificatio
   });
 }
 
-async function execute(run: Run, input: RunLocalOptions, resources: Resources, startedAt: number) {
+/** Runs the workload; resolves how many async events were still pending at the end (0 unless timed out). */
+async function execute(run: Run, input: RunLocalOptions, resources: Resources, startedAt: number): Promise<number> {
   const { env, service } = run;
   const mappings = [
     mapping(run, env.queues.payments, 'payments', service.payments),
@@ -131,11 +138,11 @@ async function execute(run: Run, input: RunLocalOptions, resources: Resources, s
     () => void (sending.done = true),
     (error: unknown) => void (sending.error = error ?? new Error('send failed')),
   );
-  const drained = await drain({
+  await drain({
     server: env.sqs.server,
     queues: env.queues,
     mappings,
-    invoker: run.invoker as AsyncInvoker<unknown>,
+    invoker: run.invoker,
     stats: Object.values(run.stats),
     sending,
     startedAt,
@@ -146,8 +153,9 @@ async function execute(run: Run, input: RunLocalOptions, resources: Resources, s
   });
   // Stop consuming before reading the end state, so it cannot move under the verification.
   await Promise.all(mappings.map((m) => m.stop()));
+  const asyncPending = run.invoker.pending();
   run.invoker.stop();
-  return drained;
+  return asyncPending;
 }
 
 async function readEffects(run: Run) {
@@ -168,13 +176,13 @@ function readDlqs(run: Run, effects: Awaited<ReturnType<typeof readEffects>>): L
   const sent = (body: string) => (service.effects.notificationsSent.get(String(bodyField(body, 'notificationId'))) ?? 0) > 0;
   const server = env.sqs.server;
   return {
-    payments: readSqsDlq(server, env.queues.payments.dlq, poisonOf('payments'), log.lastError, paid),
-    notifications: readSqsDlq(server, env.queues.notifications.dlq, poisonOf('notifications'), log.lastError, sent),
+    payments: readSqsDlq(server, env.queues.payments.dlq, poisonOf('payments'), log.lastLogged, paid),
+    notifications: readSqsDlq(server, env.queues.notifications.dlq, poisonOf('notifications'), log.lastLogged, sent),
     points: readFailureDestination(server, env.queues.pointsFailures),
   };
 }
 
-async function report(run: Run, timing: LocalRunReport['timing']): Promise<LocalRunReport> {
+async function report(run: Run, timing: LocalRunReport['timing'], asyncPending: number): Promise<LocalRunReport> {
   const { env, workload, stats, service, log } = run;
   const server = env.sqs.server;
   const deliveries = stats.payments.delivered + stats.notifications.delivered + stats.points.delivered;
@@ -192,7 +200,11 @@ async function report(run: Run, timing: LocalRunReport['timing']): Promise<Local
     effects,
     dynamodb: { ...env.requests, perDelivery: deliveries === 0 ? 0 : env.requests.total / deliveries },
     throughput: { deliveries, deliveriesPerSecond: timing.runMs === 0 ? 0 : deliveries / (timing.runMs / 1000) },
-    leftInQueues: { [env.queues.payments.name]: depth(server, env.queues.payments), [env.queues.notifications.name]: depth(server, env.queues.notifications) },
+    leftInQueues: {
+      [env.queues.payments.name]: depth(server, env.queues.payments),
+      [env.queues.notifications.name]: depth(server, env.queues.notifications),
+      'points async invocations': asyncPending,
+    },
     logFile: log.path,
     poisonPlanned: { payments: planned('payments'), notifications: planned('notifications') },
   });
@@ -222,9 +234,9 @@ export async function runLocal(input: RunLocalOptions = {}): Promise<LocalRunRep
     const run = await prepare(env, options, logDir, resources);
     checkAborted(input.signal);
     const runStartedAt = Date.now();
-    await execute(run, input, resources, runStartedAt);
+    const asyncPending = await execute(run, input, resources, runStartedAt);
     const runMs = Date.now() - runStartedAt;
-    return await report(run, { setupMs: runStartedAt - startedAt, runMs, totalMs: Date.now() - startedAt });
+    return await report(run, { setupMs: runStartedAt - startedAt, runMs, totalMs: Date.now() - startedAt }, asyncPending);
   } finally {
     const errors = await resources.close();
     for (const error of errors) process.emitWarning(error.message);

@@ -58,7 +58,7 @@ describe('local run', () => {
       expect(entry.reason).toMatch(/Error/);
     }
     expect(report.dlq.points).toEqual([]);
-    expect(Object.values(report.leftInQueues)).toEqual([0, 0]);
+    expect(Object.values(report.leftInQueues)).toEqual([0, 0, 0]);
   });
 
   it('counts DynamoDB requests per delivery', () => {
