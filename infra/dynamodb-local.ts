@@ -125,6 +125,10 @@ export async function startDynamoDBLocal(options: StartDynamoDBLocalOptions = {}
   const child = spawn(
     'java',
     [
+      // C1-only JIT and the serial GC: far less CPU on a small (2-core) machine
+      // for the short runs of tests and the local demo.
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
       `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(jarDir, 'DynamoDBLocal.jar'),

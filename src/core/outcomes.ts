@@ -55,10 +55,14 @@ export interface LeaseLostOutcome extends Base {
   readonly key: string;
   readonly error: LeaseLostError;
 }
-/** Not started: the deadline was near, an earlier record of its FIFO group failed, or the handler threw. Not acknowledged. */
+/**
+ * Not started: the deadline was near, an earlier record of its FIFO group
+ * failed, the handler threw, or the first copy of its key in this batch did
+ * not succeed. Not acknowledged.
+ */
 export interface NotStartedOutcome extends Base {
   readonly kind: 'not-started';
-  readonly reason: 'deadline' | 'group-failed' | 'handler-threw';
+  readonly reason: 'deadline' | 'group-failed' | 'handler-threw' | 'same-key-failed';
   /** A `DeadlineError` for `deadline`. */
   readonly error?: DeadlineError;
 }

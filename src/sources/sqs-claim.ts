@@ -15,7 +15,15 @@ import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
 /** One record's state after the before phase. */
 export type Admission =
   | { readonly kind: 'owned'; readonly record: SQSRecord; readonly owned: OwnedRecord }
-  | { readonly kind: 'settled'; readonly record: SQSRecord; readonly outcome: RecordOutcome; readonly id?: string };
+  | { readonly kind: 'settled'; readonly record: SQSRecord; readonly outcome: RecordOutcome; readonly id?: string }
+  /** A later copy of a key already in this batch: not claimed; its outcome follows the first copy's. */
+  | {
+      readonly kind: 'follower';
+      readonly record: SQSRecord;
+      readonly owned: OwnedRecord;
+      /** Message id and payload hash of the first copy. */
+      readonly leader: { readonly messageId: string; readonly payloadHash: string | undefined };
+    };
 
 /** What the before phase needs. */
 export interface AdmitConfig extends Extractors<SQSRecord> {
@@ -33,17 +41,23 @@ function mismatch(prepared: Prepared, existing: IdempotencyRecord): boolean {
   );
 }
 
-async function admitOne(record: SQSRecord, config: AdmitConfig): Promise<Admission> {
+type PreparedRecord = { readonly record: SQSRecord; readonly prepared: Prepared; readonly owned: OwnedRecord };
+
+function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Admission {
   const messageId = record.messageId;
   const prepared = prepare(record, config);
   if (prepared instanceof Error) return { kind: 'settled', record, outcome: { kind: 'invalid', messageId, error: prepared } };
-  const { key } = prepared;
-  const id = config.store.recordId(config.consumer, key);
-  const base = { id, key, messageId, ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }) };
-  if (!config.claim) return { kind: 'owned', record, owned: base };
+  const id = config.store.recordId(config.consumer, prepared.key);
+  const payload = prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash };
+  return { record, prepared, owned: { id, key: prepared.key, messageId, ...payload } };
+}
+
+async function claimOne({ record, prepared, owned }: PreparedRecord, config: AdmitConfig): Promise<Admission> {
+  const { id, key, messageId } = owned;
+  if (!config.claim) return { kind: 'owned', record, owned };
   try {
-    const claim = await config.store.claim({ ...base, consumer: config.consumer, leaseMs: config.leaseMs });
-    if (claim.kind === 'claimed') return { kind: 'owned', record, owned: { ...base, token: claim.token } };
+    const claim = await config.store.claim({ ...owned, consumer: config.consumer, leaseMs: config.leaseMs });
+    if (claim.kind === 'claimed') return { kind: 'owned', record, owned: { ...owned, token: claim.token } };
     const existing = claim.existing;
     if (mismatch(prepared, existing)) {
       const error = new PayloadMismatchError(
@@ -78,6 +92,7 @@ async function holdBackBlockedGroups(admissions: Admission[], store: Idempotency
       if (!acknowledged(admission.outcome)) blocked.add(group);
       return admission;
     }
+    if (admission.kind === 'follower') return admission;
     if (!blocked.has(group)) return admission;
     releases.push(releaseClaim(store, admission.owned));
     const { messageId, key, id } = admission.owned;
@@ -89,6 +104,18 @@ async function holdBackBlockedGroups(admissions: Admission[], store: Idempotency
 
 /** Claims (or, for transactions, validates) every record of a batch concurrently. */
 export async function admitBatch(records: readonly SQSRecord[], config: AdmitConfig): Promise<Admission[]> {
-  const admissions = await Promise.all(records.map((record) => admitOne(record, config)));
+  // Two copies of one key in a batch: claim the first only. Claiming both would
+  // always send the second back as "in progress" and spend one of its receives.
+  const leaders = new Map<string, { messageId: string; payloadHash: string | undefined }>();
+  const admissions = await Promise.all(
+    records.map((record) => {
+      const p = prepareOne(record, config);
+      if ('kind' in p) return p;
+      const leader = leaders.get(p.owned.id);
+      if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission;
+      leaders.set(p.owned.id, { messageId: record.messageId, payloadHash: p.owned.payloadHash });
+      return claimOne(p, config);
+    }),
+  );
   return holdBackBlockedGroups(admissions, config.store);
 }

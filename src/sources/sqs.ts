@@ -12,6 +12,7 @@ import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { attachRunner } from './batch-runner.js';
 import { remainingTime } from './each-record.js';
 import { batchLine } from './log.js';
+import { followerOutcome } from './same-key.js';
 import { admitBatch, type Admission } from './sqs-claim.js';
 import { SqsRun } from './sqs-run.js';
 import { settleClaim, type Execution } from './sqs-settle.js';
@@ -58,6 +59,7 @@ const NAME = 'sqsIdempotency';
 interface BatchState {
   readonly original: readonly SQSRecord[];
   readonly settled: Map<string, RecordOutcome>;
+  readonly followers: ReadonlyArray<Extract<Admission, { kind: 'follower' }>>;
   readonly ids: Map<string, string>;
   readonly run: SqsRun;
   readonly consumer: string;
@@ -126,17 +128,19 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const settled = new Map<string, RecordOutcome>();
     const ids = new Map<string, string>();
     const owned = [];
+    const followers = [];
     for (const a of admissions) {
-      if (a.kind === 'owned') {
-        owned.push(a);
-        ids.set(a.record.messageId, a.owned.id);
-      } else {
+      if (a.kind === 'settled') {
         settled.set(a.record.messageId, a.outcome);
         if (a.id !== undefined) ids.set(a.record.messageId, a.id);
+        continue;
       }
+      ids.set(a.record.messageId, a.owned.id);
+      if (a.kind === 'owned') owned.push(a);
+      else followers.push(a);
     }
     const run = new SqsRun(owned, { ...config, consumer, transactional });
-    return { original, settled, ids, run, consumer, startedAt };
+    return { original, settled, followers, ids, run, consumer, startedAt };
   }
 
   /** Executions for records the handler ran without `eachRecord`: its own batchItemFailures decide. */
@@ -165,7 +169,14 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
       }),
     );
     for (const outcome of ownedOutcomes) state.settled.set(outcome.messageId, outcome);
-    const outcomes = state.original.map((r) => state.settled.get(r.messageId)).filter((o) => o !== undefined);
+    for (const f of state.followers) {
+      const leader = state.settled.get(f.leader.messageId);
+      if (leader !== undefined) state.settled.set(f.record.messageId, followerOutcome(f.owned, leader, f.leader.payloadHash));
+    }
+    // A record with no outcome is retried: a gap here must never turn into a silent acknowledgement.
+    const outcomes = state.original.map(
+      (r): RecordOutcome => state.settled.get(r.messageId) ?? { kind: 'not-started', messageId: r.messageId, reason: 'handler-threw' },
+    );
     if (logger !== false) {
       logger(batchLine('sqs', state.consumer, config.strategy, outcomes, (o) => state.ids.get(o.messageId), Date.now() - state.startedAt));
     }

@@ -65,6 +65,25 @@ describe('sqsIdempotency batches', () => {
     expect(failedIds(redelivered)).toEqual([]);
   });
 
+  it('copies of one key in the same batch follow the first: acknowledged with it, retried with it, flagged if different', async () => {
+    const h = await harness();
+    const first = order('k-same', { amount: 1 });
+    const copy = order('k-same', { amount: 1 });
+    const changed = order('k-same', { amount: 2 });
+    const response = await h.handler()(sqsEvent([first, copy, changed]), h.context());
+    expect(failedIds(response)).toEqual([changed.messageId]);
+    expect(h.effects.get('k-same')).toBe(1);
+    expect(h.lines.at(-1)?.counts).toMatchObject({ completed: 1, duplicate: 1, invalid: 1, 'in-progress': 0 });
+
+    const failing = order('k-fails');
+    const failingCopy = order('k-fails');
+    const failed = await h.handler(() => {
+      throw new Error('down');
+    })(sqsEvent([failing, failingCopy]), h.context());
+    expect(failedIds(failed)).toEqual([failing.messageId, failingCopy.messageId]);
+    expect(h.lines.at(-1)?.records.find((r) => r.messageId === failingCopy.messageId)?.reason).toBe('same-key-failed');
+  });
+
   it('deadline reached mid-batch: unstarted records are reported failed and released', async () => {
     const h = await harness();
     const records = ['d1', 'd2', 'd3', 'd4'].map((k) => order(k));

@@ -1,0 +1,36 @@
+/**
+ * Later copies of a key within one batch (a producer re-send that landed in
+ * the same batch): they follow the first copy. Acknowledged when it is,
+ * returned for retry when it is not, flagged when their payload differs.
+ */
+import { PayloadMismatchError } from '../core/errors.js';
+import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import type { IdempotencyRecord } from '../core/record.js';
+import type { OwnedRecord } from './sqs-settle.js';
+
+/** The record the first copy left (or found), as far as this invocation knows it. */
+function leaderRecord(leader: RecordOutcome, follower: OwnedRecord): IdempotencyRecord {
+  if (leader.kind === 'duplicate') return leader.existing;
+  return {
+    id: follower.id,
+    status: 'COMPLETED',
+    expiresAt: 0,
+    attempts: 1,
+    messageId: leader.messageId,
+    ...(leader.kind === 'completed' && leader.result !== undefined ? { result: leader.result } : {}),
+  };
+}
+
+/** Outcome of a follower, given its first copy's outcome and payload hash. */
+export function followerOutcome(follower: OwnedRecord, leader: RecordOutcome, leaderHash: string | undefined): RecordOutcome {
+  const { messageId, key } = follower;
+  if (follower.payloadHash !== undefined && leaderHash !== undefined && follower.payloadHash !== leaderHash) {
+    const error = new PayloadMismatchError(`Same key as message ${leader.messageId} in this batch, with a different payload.`, { key });
+    return { kind: 'invalid', messageId, key, error };
+  }
+  if (leader.kind === 'conflict') return { ...leader, messageId };
+  if (acknowledged(leader)) {
+    return { kind: 'duplicate', messageId, key, existing: leaderRecord(leader, follower), fromCache: false };
+  }
+  return { kind: 'not-started', messageId, key, reason: 'same-key-failed' };
+}
