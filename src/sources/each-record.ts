@@ -90,8 +90,11 @@ function plainRunner(event: SQSEvent): BatchRunner {
         const ctx = { key: record.messageId, messageId: record.messageId, tx, context, attempt: attemptOf(record) };
         await fn(record, ctx);
         return true;
-      } catch {
+      } catch (error) {
         failed.add(record.messageId);
+        // Without the middleware there is no batch log line: say why this record comes back.
+        const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+        console.error(JSON.stringify({ level: 'ERROR', message: 'record failed', messageId: record.messageId, error: { name, message } }));
         return false;
       }
     },
