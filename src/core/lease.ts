@@ -34,3 +34,21 @@ export function leaseExpired(leaseUntil: number | undefined, now: number): boole
 export function retentionExpired(expiresAtSeconds: number, now: number): boolean {
   return expiresAtSeconds * 1000 <= now;
 }
+
+/** How the safety margin is chosen when none is given: a fraction of the time left, capped. */
+export interface AutoMargin {
+  readonly maxMs: number;
+  readonly fraction: number;
+}
+
+/**
+ * Time to keep free at the end of an invocation: the explicit margin when
+ * given, else `fraction` of the time left at the start, at most `maxMs`. A
+ * fixed 5 s would stop a 3 s function (Lambda's default timeout) from ever
+ * starting a record.
+ */
+export function safetyMargin(remainingAtStartMs: number, explicitMs: number | undefined, auto: AutoMargin): number {
+  if (explicitMs !== undefined) return explicitMs;
+  if (!Number.isFinite(remainingAtStartMs)) return auto.maxMs;
+  return Math.min(auto.maxMs, Math.max(0, remainingAtStartMs) * auto.fraction);
+}

@@ -9,7 +9,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError, PayloadMismatchError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
-import { leaseDuration } from '../core/lease.js';
+import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { is, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { remainingTime } from './each-record.js';
@@ -37,7 +37,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly wait?: Partial<WaitPolicy>;
   /** Transaction strategy: a failed business condition throws (`fail`, default) or returns undefined (`acknowledge`). */
   readonly onConflict?: ConflictPolicy;
-  /** Time kept free when waiting (ms). Default 2000. */
+  /** Time kept free when waiting (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
 }
 
@@ -56,7 +56,8 @@ export const eventBridgeDefaults = {
   inProgress: 'throw' as 'throw' | 'wait',
   wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
   onConflict: 'fail' as ConflictPolicy,
-  safetyMarginMs: 2_000,
+  /** Used when `safetyMarginMs` is not given. */
+  autoSafetyMargin: { maxMs: 2_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((event: AnyEventBridgeEvent) => event.detail) as ((event: AnyEventBridgeEvent) => unknown) | false,
 };
 
@@ -152,7 +153,8 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
         existing: claim.existing,
       });
       if (config.inProgress === 'throw') throw inProgress;
-      const budget = remainingTime(request.context) - config.safetyMarginMs;
+      const left = remainingTime(request.context);
+      const budget = left - safetyMargin(left, options.safetyMarginMs, config.autoSafetyMargin);
       const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
       if (waited.kind === 'timed-out') throw inProgress;
       if (waited.kind === 'completed') {

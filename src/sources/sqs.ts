@@ -6,7 +6,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../core/keys.js';
-import { leaseDuration } from '../core/lease.js';
+import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { is } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { attachRunner } from './batch-runner.js';
@@ -32,7 +32,11 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
   readonly payload?: ((record: SQSRecord) => unknown) | false;
   /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
   readonly onConflict?: ConflictPolicy;
-  /** Records are not started when less than this remains (ms). Default 5000. */
+  /**
+   * Records are not started when less than this remains (ms). Default: 20 %
+   * of the time left when the batch starts, at most 5000 (so a 3 s function
+   * keeps 600 ms).
+   */
   readonly safetyMarginMs?: number;
 }
 
@@ -42,14 +46,15 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
  * @example
  * ```ts
  * import { sqsDefaults } from 'effectively-once';
- * console.log(sqsDefaults.strategy, sqsDefaults.safetyMarginMs); // 'claim' 5000
+ * console.log(sqsDefaults.strategy, sqsDefaults.autoSafetyMargin.maxMs); // 'claim' 5000
  * ```
  */
 export const sqsDefaults = {
   ...commonDefaults,
   storeResult: false,
   onConflict: 'fail' as ConflictPolicy,
-  safetyMarginMs: 5_000,
+  /** Used when `safetyMarginMs` is not given. */
+  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => record.body) as ((record: SQSRecord) => unknown) | false,
 };
 
@@ -112,10 +117,12 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     assertSqsEvent(request.event);
     const startedAt = Date.now();
     const consumer = consumerName(NAME, config.consumer, request.context?.functionName);
-    const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
+    const remaining = remainingTime(request.context);
+    const leaseMs = leaseDuration(remaining, config.lease);
+    const margin = safetyMargin(remaining, options.safetyMarginMs, config.autoSafetyMargin);
     const original = request.event.Records;
     const admissions = await admitBatch(original, { ...config, consumer, claim: !transactional, leaseMs });
-    const state = stateFrom(admissions, original, consumer, startedAt);
+    const state = stateFrom(admissions, original, { consumer, startedAt, margin });
     if (state.run.records.length === 0) return finish(state, new Map());
     const event: SQSEvent = { ...request.event, Records: [...state.run.records] };
     attachRunner(event, state.run);
@@ -124,7 +131,11 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     return undefined;
   }
 
-  function stateFrom(admissions: Admission[], original: readonly SQSRecord[], consumer: string, startedAt: number): BatchState {
+  function stateFrom(
+    admissions: Admission[],
+    original: readonly SQSRecord[],
+    { consumer, startedAt, margin }: { consumer: string; startedAt: number; margin: number },
+  ): BatchState {
     const settled = new Map<string, RecordOutcome>();
     const ids = new Map<string, string>();
     const owned = [];
@@ -139,7 +150,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
       if (a.kind === 'owned') owned.push(a);
       else followers.push(a);
     }
-    const run = new SqsRun(owned, { ...config, consumer, transactional });
+    const run = new SqsRun(owned, { ...config, consumer, transactional, safetyMarginMs: margin });
     return { original, settled, followers, ids, run, consumer, startedAt };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leaseDuration, leaseExpired, retentionExpired, type LeasePolicy } from '../../../src/core/lease.js';
+import { leaseDuration, leaseExpired, retentionExpired, safetyMargin, type LeasePolicy } from '../../../src/core/lease.js';
 
 const policy: LeasePolicy = { marginMs: 5_000, floorMs: 10_000, capMs: 900_000 };
 
@@ -41,5 +41,19 @@ describe('retentionExpired', () => {
   it('compares epoch seconds with epoch milliseconds', () => {
     expect(retentionExpired(100, 99_999)).toBe(false);
     expect(retentionExpired(100, 100_000)).toBe(true);
+  });
+});
+
+describe('safetyMargin', () => {
+  const auto = { maxMs: 5_000, fraction: 0.2 };
+  it('uses the explicit margin when given', () => {
+    expect(safetyMargin(3_000, 0, auto)).toBe(0);
+    expect(safetyMargin(3_000, 2_500, auto)).toBe(2_500);
+  });
+  it('keeps a fraction of the time left, capped, so a 3 s function still starts records', () => {
+    expect(safetyMargin(3_000, undefined, auto)).toBe(600);
+    expect(safetyMargin(900_000, undefined, auto)).toBe(5_000);
+    expect(safetyMargin(Number.POSITIVE_INFINITY, undefined, auto)).toBe(5_000);
+    expect(safetyMargin(-5, undefined, auto)).toBe(0);
   });
 });
