@@ -93,6 +93,7 @@ class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
   readonly #ready: Job<E>[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
   #running = 0;
+  #stopped = false;
   #failure: { readonly error: unknown } | undefined;
 
   constructor(options: AsyncInvokerOptions<E>) {
@@ -100,6 +101,7 @@ class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
   }
 
   invoke(event: E): void {
+    if (this.#stopped) return; // shutting down: nothing new starts
     this.#ready.push({ event, requestId: randomUUID(), enqueuedAt: Date.now(), attempts: 0 });
     this.#pump();
   }
@@ -113,6 +115,7 @@ class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
   }
 
   stop(): void {
+    this.#stopped = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.#ready.length = 0;

@@ -39,9 +39,11 @@ export function createLogCollector(path: string): LogCollector {
   const totals: OutcomeTotals = {};
   const last = new Map<string, string>();
   let count = 0;
+  let closed = false;
   const logger: BatchLogger = (line) => {
     count += 1;
-    stream.write(`${JSON.stringify(line)}\n`);
+    // Handlers still running at shutdown (Ctrl-C) may log after close: keep the counts, drop the write.
+    if (!closed) stream.write(`${JSON.stringify(line)}\n`);
     const perConsumer = (totals[line.consumer] ??= {});
     for (const [kind, n] of Object.entries(line.counts) as Array<[RecordOutcomeKind, number]>) {
       if (n > 0) perConsumer[kind] = (perConsumer[kind] ?? 0) + n;
@@ -55,6 +57,9 @@ export function createLogCollector(path: string): LogCollector {
     lastLogged: (messageId) => last.get(messageId),
     note: (messageId, text) => void last.set(messageId, text),
     lines: () => count,
-    close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
+    close: () => {
+      closed = true;
+      return new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    },
   };
 }
