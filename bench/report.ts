@@ -3,6 +3,7 @@
  * machines (`--json`). Both carry the same figures.
  */
 import { cpus, platform, release } from 'node:os';
+import { contenderSettings } from './contenders.js';
 import type { FencingResult } from './fencing.js';
 import type { BenchOptions, ScenarioResult } from './measure.js';
 import type { SideFigures } from './stats.js';
@@ -13,6 +14,8 @@ export interface BenchReport {
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string };
   readonly endpoint: string;
   readonly options: BenchOptions;
+  /** What each side runs with (see `contenderSettings`). */
+  readonly settings: typeof contenderSettings;
   readonly scenarios: readonly ScenarioResult[];
   readonly fencing: readonly FencingResult[];
 }
@@ -112,6 +115,8 @@ export function formatTable(report: BenchReport): string {
     `effectively-once vs Powertools (idempotency + batch 2.35.0) on DynamoDB Local, ${report.date}`,
     `${m.cpus} cores (${m.cpuModel}), Node ${m.node}, ${m.os}`,
     `batch ${o.batch} records, ${o.rounds} measured rounds (+${o.warmup} warm-up) per side, order alternating each round`,
+    `ours: ${report.settings.ours}`,
+    `powertools: ${report.settings.powertools}`,
     'req/rec: DynamoDB HTTP requests per record (retries included). units/rec: capacity units per record as the endpoint',
     'reports them (ReturnConsumedCapacity INDEXES: index writes included), +1 WRU per failed conditional write (billed, unreported).',
     'p50/p95: batch latency. CPU ms: node CPU per batch (DynamoDB Local is another process). effects: handler runs / expected.',

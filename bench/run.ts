@@ -4,6 +4,7 @@
  * Progress goes to stderr so stdout stays the table (or the JSON).
  */
 import { parseBenchArgs, usage, type BenchArgs } from './args.js';
+import { contenderSettings } from './contenders.js';
 import { setUpDynamo } from './dynamo.js';
 import { runFencing, type FencingResult } from './fencing.js';
 import { runScenario, type ScenarioResult } from './measure.js';
@@ -30,6 +31,7 @@ async function bench(args: BenchArgs): Promise<BenchReport> {
       machine: machine(),
       endpoint: local.pid === undefined ? local.endpoint : 'DynamoDB Local (started by the bench)',
       options: { rounds: args.rounds, warmup: args.warmup, batch: args.batch },
+      settings: contenderSettings,
       scenarios: results,
       fencing,
     };

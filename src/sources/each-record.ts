@@ -18,11 +18,15 @@ import { disabledTransaction } from './disabled-tx.js';
 
 /** Options of {@link eachRecord}. */
 export interface EachRecordOptions {
-  /** Records (or FIFO groups) processed at once. Default 8. */
+  /**
+   * Records (or FIFO groups) processed at once. Default 10, SQS's default
+   * batch size: a whole batch then needs only two writes in a row per record
+   * (claim, complete). Set it to your BatchSize for larger batches.
+   */
   readonly concurrency?: number;
 }
 
-const eachRecordDefaults = { concurrency: 8 } as const;
+const eachRecordDefaults = { concurrency: 10 } as const;
 
 /**
  * Wraps a per-record function into an SQS batch handler that returns a
