@@ -59,6 +59,27 @@ function attributes(e: Expression): Pick<UpdateCommandInput, 'ExpressionAttribut
     : { ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.values };
 }
 
+/**
+ * Every write on a record is a conditional UpdateItem that returns the new
+ * item, and the item it found when its condition fails (no second read).
+ */
+function updateRequest(
+  p: { readonly tableName: string; readonly id: string },
+  e: Expression,
+  condition: string,
+  updateExpression: string,
+): UpdateCommandInput {
+  return {
+    TableName: p.tableName,
+    Key: { [ATTR.id]: p.id },
+    ConditionExpression: condition,
+    UpdateExpression: updateExpression,
+    ...attributes(e),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
 /** Input of {@link claimRequest}. */
 export interface ClaimParams {
   readonly tableName: string;
@@ -105,15 +126,7 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
     if (value === undefined) remove.push(e.n(attr));
     else set.push(`${e.n(attr)} = ${e.v(attr, value)}`);
   }
-  return {
-    TableName: p.tableName,
-    Key: { [ATTR.id]: p.id },
-    ConditionExpression: condition,
-    UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
-    ...attributes(e),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`);
 }
 
 /** Input of {@link completeRequest}. */
@@ -147,15 +160,7 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
   ];
   // Wrapped (see encodeResult) so a stored `undefined` replays as `undefined`.
   if (p.result !== undefined) set.push(`${e.n(ATTR.result)} = ${e.v('result', encodeResult(p.result.value))}`);
-  return {
-    TableName: p.tableName,
-    Key: { [ATTR.id]: p.id },
-    ConditionExpression: condition,
-    UpdateExpression: `SET ${set.join(', ')} REMOVE ${e.n(ATTR.inflight)}, ${e.n(ATTR.leaseUntil)}`,
-    ...attributes(e),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${e.n(ATTR.inflight)}, ${e.n(ATTR.leaseUntil)}`);
 }
 
 /** Input of the release requests. */
@@ -209,15 +214,7 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
     `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
   ];
   const remove = [e.n(ATTR.inflight), e.n(ATTR.owner), e.n(ATTR.leaseUntil)];
-  return {
-    TableName: p.tableName,
-    Key: { [ATTR.id]: p.id },
-    ConditionExpression: condition,
-    UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
-    ...attributes(e),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`);
 }
 
 /**
