@@ -89,6 +89,7 @@ export {
   BodyParseError,
   PayloadMismatchError,
   ItemTooLargeError,
+  UnstorableResultError,
   IdempotencyInProgressError,
   LeaseLostError,
   DeadlineError,

@@ -146,6 +146,22 @@ export class ItemTooLargeError extends InvalidRecordError {
 }
 
 /**
+ * The handler's result cannot be stored: it does not survive JSON (a BigInt,
+ * a cycle). Stored results are kept as JSON, which is also what Lambda would
+ * have returned to a caller.
+ *
+ * @example
+ * ```ts
+ * import { UnstorableResultError } from 'effectively-once';
+ * const err = new UnstorableResultError('The result holds a BigInt.', { key: 'order-1' });
+ * console.log(err.name); // 'UnstorableResultError'
+ * ```
+ */
+export class UnstorableResultError extends InvalidRecordError {
+  override readonly name = 'UnstorableResultError';
+}
+
+/**
  * Another invocation holds an unexpired claim on this key. Not a success: the
  * message must be retried later (SQS: reported in `batchItemFailures`;
  * EventBridge: thrown so Lambda's async retry tries again).

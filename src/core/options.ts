@@ -25,7 +25,8 @@ export function checkOptions(owner: string, options: unknown, rules: OptionRules
   }
   const given = options as Record<string, unknown>;
   for (const name of Object.keys(given)) {
-    if (!(name in rules)) {
+    // hasOwn, not `in`: "constructor" or "toString" are not options.
+    if (!Object.hasOwn(rules, name)) {
       const known = Object.keys(rules).join(', ');
       throw new TypeError(`${owner}: unknown option "${name}" (known options: ${known}).`);
     }
@@ -79,4 +80,12 @@ export function hasMethods(expected: string, ...methods: readonly string[]): Opt
       v !== null &&
       methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
   };
+}
+
+/**
+ * The options without their `undefined` values, so `{ ...defaults, ...definedOnly(options) }`
+ * keeps a default that a JavaScript caller passed as `undefined`.
+ */
+export function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

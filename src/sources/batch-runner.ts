@@ -37,6 +37,8 @@ export interface BatchRunner {
   readonly records: readonly SQSRecord[];
   /** A record is not started when the remaining time is under this. */
   readonly safetyMarginMs: number;
+  /** Called once when `eachRecord` starts on the batch. */
+  begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
   execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean>;
   /** Marks a record as not started. */

@@ -56,6 +56,7 @@ export function eachRecord<TResult>(
 
   return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     const runner = runnerFor(event) ?? plainRunner(event);
+    runner.begin?.();
     const pastDeadline = () => remaining(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,

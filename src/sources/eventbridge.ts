@@ -10,7 +10,7 @@ import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError, PayloadMismatchError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { is, type OptionRule } from '../core/options.js';
+import { definedOnly, is, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { remainingTime } from './each-record.js';
 import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
@@ -81,6 +81,11 @@ function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridge
 /**
  * Makes an EventBridge-triggered handler idempotent per business key.
  *
+ * Keep Middy's default early-timeout behaviour (it throws a `TimeoutError`;
+ * the claim is then left to its lease). A `timeoutEarlyResponse` that
+ * returns a value instead makes a cut-short handler look finished to every
+ * `after` middleware, this one included.
+ *
  * @throws TypeError when an option is unknown or of the wrong type (at build time).
  * @example
  * ```ts
@@ -110,9 +115,11 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
   });
   const config = {
     ...eventBridgeDefaults,
-    ...options,
-    lease: { ...eventBridgeDefaults.lease, ...options.lease },
-    wait: { ...eventBridgeDefaults.wait, ...options.wait },
+    ...definedOnly(options),
+    store: options.store,
+    key: options.key,
+    lease: { ...eventBridgeDefaults.lease, ...definedOnly(options.lease ?? {}) },
+    wait: { ...eventBridgeDefaults.wait, ...definedOnly(options.wait ?? {}) },
   };
   const { store, logger } = config;
   const payload = config.payload as ((event: TEvent) => unknown) | false;

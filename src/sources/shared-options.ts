@@ -51,7 +51,10 @@ const leaseRule: OptionRule = {
 export const commonRules: OptionRules = {
   store: { ...hasMethods('an IdempotencyStore', 'claim', 'complete', 'release', 'commit', 'recordId'), required: true },
   key: { ...is.fn, required: true },
-  consumer: is.nonEmptyString,
+  consumer: {
+    expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
+    check: (v) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
+  },
   strategy: is.oneOf('claim', 'transaction'),
   storeResult: is.boolean,
   lease: leaseRule,
@@ -70,5 +73,6 @@ export function consumerName(owner: string, option: string | undefined, function
   if (typeof name !== 'string' || name.length === 0) {
     throw new TypeError(`${owner}: no consumer name: set the "consumer" option (the Lambda context has no functionName).`);
   }
-  return name;
+  // Function names cannot hold "#"; the option is checked at build time. Keep ids unambiguous anyway.
+  return name.replaceAll('#', '_');
 }

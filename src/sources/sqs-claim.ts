@@ -106,14 +106,17 @@ async function holdBackBlockedGroups(admissions: Admission[], store: Idempotency
 export async function admitBatch(records: readonly SQSRecord[], config: AdmitConfig): Promise<Admission[]> {
   // Two copies of one key in a batch: claim the first only. Claiming both would
   // always send the second back as "in progress" and spend one of its receives.
+  // FIFO: only within one message group, where the copy already runs after
+  // the first; a copy in another group is claimed (and held back) as usual.
   const leaders = new Map<string, { messageId: string; payloadHash: string | undefined }>();
   const admissions = await Promise.all(
     records.map((record) => {
       const p = prepareOne(record, config);
       if ('kind' in p) return p;
-      const leader = leaders.get(p.owned.id);
+      const lane = `${p.owned.id}\u0000${isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : ''}`;
+      const leader = leaders.get(lane);
       if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission;
-      leaders.set(p.owned.id, { messageId: record.messageId, payloadHash: p.owned.payloadHash });
+      leaders.set(lane, { messageId: record.messageId, payloadHash: p.owned.payloadHash });
       return claimOne(p, config);
     }),
   );

@@ -33,12 +33,22 @@ export class SqsRun implements BatchRunner {
   readonly #config: SqsRunConfig;
   readonly #running = new Set<string>();
   #closed = false;
+  #begun = false;
 
   constructor(owned: ReadonlyArray<{ record: SQSRecord; owned: OwnedRecord }>, config: SqsRunConfig) {
     this.records = owned.map((o) => o.record);
     this.#owned = new Map(owned.map((o) => [o.record.messageId, o.owned]));
     this.#config = config;
     this.safetyMarginMs = config.safetyMarginMs;
+  }
+
+  begin(): void {
+    this.#begun = true;
+  }
+
+  /** Whether `eachRecord` ran this batch (else the handler's own response decides). */
+  get begun(): boolean {
+    return this.#begun;
   }
 
   /**

@@ -4,7 +4,7 @@
  * Every write is conditioned on the claim's owner token, so an invocation
  * whose lease was taken over can change nothing.
  */
-import { DeadlineError, ItemTooLargeError, LeaseLostError } from '../core/errors.js';
+import { DeadlineError, InvalidRecordError, LeaseLostError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import type { NotStartedReason } from './batch-runner.js';
@@ -61,9 +61,10 @@ async function completeClaim(
     }
     return { ...base, kind: 'completed', result };
   } catch (err) {
-    if (!(err instanceof ItemTooLargeError)) return { ...base, kind: 'failed', error: err };
-    // The effect has happened: record it without its result so it never runs
-    // twice, and fail this delivery loudly; its redelivery is a duplicate.
+    if (!(err instanceof InvalidRecordError)) return { ...base, kind: 'failed', error: err };
+    // The result is too large or not storable, but the effect has happened:
+    // record it without its result so it never runs twice, and fail this
+    // delivery loudly; its redelivery is a duplicate.
     const retried = await store.complete({ id: owned.id, token, storeResult: false }).catch((e: unknown) => e);
     if (retried instanceof Error) return { ...base, kind: 'failed', error: retried };
     return { ...base, kind: 'invalid', error: err };

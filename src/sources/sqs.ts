@@ -5,9 +5,10 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { DeadlineError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { is } from '../core/options.js';
+import { definedOnly, is } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { attachRunner } from './batch-runner.js';
 import { remainingTime } from './each-record.js';
@@ -107,7 +108,8 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     onConflict: is.oneOf('fail', 'acknowledge'),
     safetyMarginMs: is.nonNegativeMs,
   });
-  const config = { ...sqsDefaults, ...options, lease: { ...sqsDefaults.lease, ...options.lease } };
+  const given = definedOnly(options);
+  const config = { ...sqsDefaults, ...given, store: options.store, key: options.key, lease: { ...sqsDefaults.lease, ...definedOnly(options.lease ?? {}) } };
   const { store, logger } = config;
   const transactional = config.strategy === 'transaction';
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
@@ -152,6 +154,16 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     }
     const run = new SqsRun(owned, { ...config, consumer, transactional, safetyMarginMs: margin });
     return { original, settled, followers, ids, run, consumer, startedAt };
+  }
+
+  /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
+  function unfinishedExecutions(state: BatchState, running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
+    const executions = new Map(state.run.executions);
+    for (const record of state.run.records) {
+      if (executions.has(record.messageId)) continue;
+      executions.set(record.messageId, running.has(record.messageId) ? { kind: 'interrupted', error } : { kind: 'threw', error });
+    }
+    return executions;
   }
 
   /** Executions for records the handler ran without `eachRecord`: its own batchItemFailures decide. */
@@ -199,8 +211,13 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = states.get(request);
     if (state === undefined) return;
     states.delete(request);
-    state.run.close();
-    request.response = await finish(state, executionsFromResponse(state, request.response));
+    const running = state.run.close();
+    // With eachRecord, a record without an execution was cut short (e.g. by a
+    // timeout response that returns instead of throwing): never acknowledge it.
+    const executions = state.run.begun
+      ? unfinishedExecutions(state, running, new DeadlineError('The batch was answered before this record finished.'))
+      : executionsFromResponse(state, request.response);
+    request.response = await finish(state, executions);
   }
 
   async function sqsIdempotencyOnError(request: Request<SQSEvent, SQSBatchResponse>): Promise<void> {
@@ -211,13 +228,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     // keep their claims until the lease passes; the rest are released. All
     // but the finished ones are reported failed.
     const running = state.run.close();
-    const executions = new Map(state.run.executions);
-    for (const record of state.run.records) {
-      if (executions.has(record.messageId)) continue;
-      const error = request.error;
-      executions.set(record.messageId, running.has(record.messageId) ? { kind: 'interrupted', error } : { kind: 'threw', error });
-    }
-    request.response = await finish(state, executions);
+    request.response = await finish(state, unfinishedExecutions(state, running, request.error));
   }
 
   return { before: sqsIdempotencyBefore, after: sqsIdempotencyAfter, onError: sqsIdempotencyOnError, name: NAME };

@@ -4,8 +4,9 @@
  * the idempotency record in one `TransactWriteItems`.
  */
 import type { Context } from 'aws-lambda';
+import { InvalidRecordError, PayloadMismatchError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { CommitResult, IdempotencyStore } from '../store/types.js';
 import { createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
 
 /** What a transactional run needs to know about the delivery. */
@@ -19,6 +20,47 @@ export interface TransactionalDelivery {
 /** How a business-condition failure is treated: retried (`fail`) or final (`acknowledge`). */
 export type ConflictPolicy = 'fail' | 'acknowledge';
 
+interface CommitOptions {
+  readonly storeResult: boolean;
+  readonly onConflict: ConflictPolicy;
+}
+
+async function commit(
+  store: IdempotencyStore,
+  delivery: TransactionalDelivery,
+  tx: TransactionBuilder,
+  result: unknown,
+  storeResult: boolean,
+): Promise<CommitResult> {
+  return store.commit({
+    consumer: delivery.consumer,
+    key: delivery.key,
+    messageId: delivery.messageId,
+    ...(delivery.payloadHash === undefined ? {} : { payloadHash: delivery.payloadHash }),
+    actions: tx.items(),
+    result,
+    storeResult,
+  });
+}
+
+function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
+  const { messageId, key, payloadHash } = delivery;
+  switch (committed.kind) {
+    case 'committed':
+      return { kind: 'completed', messageId, key, result };
+    case 'duplicate': {
+      const { existing } = committed;
+      if (payloadHash !== undefined && existing.payloadHash !== undefined && payloadHash !== existing.payloadHash) {
+        const error = new PayloadMismatchError(`Key already recorded under ${committed.id} with a different payload.`, { key, existing });
+        return { kind: 'invalid', messageId, key, error };
+      }
+      return { kind: 'duplicate', messageId, key, existing, fromCache: committed.fromCache };
+    }
+    case 'business-conflict':
+      return { kind: 'conflict', messageId, key, final: options.onConflict === 'acknowledge', error: committed.error };
+  }
+}
+
 /**
  * Runs `handler(tx)` then commits. Every failure becomes an outcome; nothing
  * here throws. A handler that adds no writes still records the idempotency
@@ -27,7 +69,7 @@ export type ConflictPolicy = 'fail' | 'acknowledge';
 export async function runTransactional(
   store: IdempotencyStore,
   delivery: TransactionalDelivery,
-  options: { readonly storeResult: boolean; readonly onConflict: ConflictPolicy },
+  options: CommitOptions,
   handler: (tx: TransactionBuilder, context?: Context) => Promise<unknown>,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
@@ -39,25 +81,30 @@ export async function runTransactional(
     return { kind: 'failed', messageId, key, error };
   }
   try {
-    const committed = await store.commit({
-      consumer: delivery.consumer,
-      key,
-      messageId,
-      ...(delivery.payloadHash === undefined ? {} : { payloadHash: delivery.payloadHash }),
-      actions: tx.items(),
-      result,
-      storeResult: options.storeResult,
-    });
-    switch (committed.kind) {
-      case 'committed':
-        return { kind: 'completed', messageId, key, result };
-      case 'duplicate':
-        return { kind: 'duplicate', messageId, key, existing: committed.existing, fromCache: committed.fromCache };
-      case 'business-conflict':
-        return { kind: 'conflict', messageId, key, final: options.onConflict === 'acknowledge', error: committed.error };
-    }
+    return toOutcome(delivery, await commit(store, delivery, tx, result, options.storeResult), result, options);
   } catch (error) {
-    // Retryable cancellations, limits, network: nothing was written; retry.
-    return { kind: 'failed', messageId, key, error };
+    if (!(error instanceof InvalidRecordError) || !options.storeResult) {
+      // Retryable cancellations, limits, network: nothing was written; retry.
+      return { kind: 'failed', messageId, key, error };
+    }
+    // The result cannot be stored: commit the effect without it (so it is not
+    // lost, nor applied twice later), and fail this delivery loudly.
+    return retryWithoutResult(store, delivery, tx, options, error);
+  }
+}
+
+async function retryWithoutResult(
+  store: IdempotencyStore,
+  delivery: TransactionalDelivery,
+  tx: TransactionBuilder,
+  options: CommitOptions,
+  error: InvalidRecordError,
+): Promise<RecordOutcome> {
+  const { messageId, key } = delivery;
+  try {
+    const outcome = toOutcome(delivery, await commit(store, delivery, tx, undefined, false), undefined, options);
+    return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
+  } catch (retryError) {
+    return { kind: 'failed', messageId, key, error: retryError };
   }
 }

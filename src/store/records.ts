@@ -4,7 +4,7 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { EffectivelyOnceError } from '../core/errors.js';
+import { EffectivelyOnceError, UnstorableResultError } from '../core/errors.js';
 import { retentionExpired } from '../core/lease.js';
 import type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
 import { itemSize } from '../core/size.js';
@@ -27,7 +27,8 @@ export const MAX_LAST_ERROR_BYTES = 1024;
  * const record = toRecord({ id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 });
  * ```
  */
-export function toRecord(item: Readonly<Record<string, unknown>>): IdempotencyRecord {
+export function toRecord(raw: Readonly<Record<string, unknown>>): IdempotencyRecord {
+  const item = withPlainNumbers(raw);
   const { id, status, expiresAt, attempts } = item;
   if (typeof id !== 'string' || typeof status !== 'string' || !STATUSES.has(status) || typeof expiresAt !== 'number') {
     throw new EffectivelyOnceError(`The item ${JSON.stringify(id)} is not an idempotency record.`);
@@ -138,7 +139,24 @@ export function completedSizeEstimate(id: string, token: string, result: unknown
  * ```
  */
 export function encodeResult(value: unknown): Record<string, unknown> {
-  return value === undefined ? {} : { v: value };
+  const json = asJson(value);
+  return json === undefined ? {} : { v: json };
+}
+
+/**
+ * The result as a caller of the Lambda would have received it: JSON. Dates
+ * become strings, `undefined` fields disappear, class instances become plain
+ * objects, so any DocumentClient can store it.
+ * @throws UnstorableResultError when it is not JSON-serialisable.
+ */
+function asJson(value: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
+  }
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
 }
 
 /** The inverse of {@link encodeResult}. */
@@ -147,4 +165,19 @@ export function decodeResult(stored: unknown): unknown {
     return (stored as Record<string, unknown>)['v'];
   }
   return stored;
+}
+
+/**
+ * A DocumentClient built with `unmarshallOptions.wrapNumbers` hands numbers
+ * back as `NumberValue` objects (or bigints): turn the record's own numeric
+ * attributes back into numbers. The stored result is left as it came.
+ */
+function withPlainNumbers(item: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const plain: Record<string, unknown> = { ...item };
+  for (const name of ['expiresAt', 'attempts', ...OPTIONAL_NUMBERS]) {
+    const v = plain[name];
+    if (typeof v === 'bigint') plain[name] = Number(v);
+    else if (typeof v === 'object' && v !== null && 'value' in v) plain[name] = Number((v as { value: unknown }).value);
+  }
+  return plain;
 }
