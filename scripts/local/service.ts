@@ -13,7 +13,8 @@ import { createNotificationsHandler } from '../../functions/notifications.js';
 import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
-import { DynamoDBIdempotencyStore, type BatchLogger } from '../../src/index.js';
+import { storeFrom } from '../../functions/shared/store.js';
+import type { BatchLogger } from '../../src/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
 import type { LocalTables } from './tables.js';
@@ -97,7 +98,8 @@ export function buildService(deps: ServiceDeps): LocalService {
     points: new FirstAttemptFault('points transaction', workload.failOnce.points),
   };
   const effects: ExternalEffects = { notificationsSent: new Map(), orderPaidPublished: 0, orderPaidRepublished: 0 };
-  const store = new DynamoDBIdempotencyStore({ client: doc, tableName: tables.idempotency });
+  // Built as in Lambda (functions/shared/store.ts): with the sweeper's in-flight index.
+  const store = storeFrom({ client: doc, tables });
   const payments = createPaymentsHandler({
     client: doc,
     tables: { idempotency: tables.idempotency, orders: tables.orders },

@@ -14,12 +14,32 @@ export function sha256(text: string): string {
  * only in key order hash the same.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, function canonical(this: unknown, key: string, v: unknown) {
+      // The raw value, before toJSON: Buffers and typed arrays would otherwise
+      // become index maps, and ArrayBuffers `{}` (all alike).
+      const raw = (this as Record<string, unknown>)[key];
+      const special = exactForm(raw);
+      if (special !== undefined) return special;
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }) ?? 'undefined'
+  );
+}
+
+/** Values JSON cannot tell apart or cannot write: big numbers and binary, in an exact form. */
+function exactForm(raw: unknown): { $n: string } | { $b: string } | undefined {
+  if (typeof raw === 'bigint') return { $n: raw.toString() };
+  if (raw instanceof ArrayBuffer) return { $b: Buffer.from(raw).toString('base64') };
+  if (ArrayBuffer.isView(raw)) return { $b: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
+  // util-dynamodb's NumberValue (wrapNumbers), recognised by shape: core/ takes no AWS imports.
+  if (typeof raw === 'object' && raw !== null && raw.constructor?.name === 'NumberValue') {
+    const text = (raw as { value?: unknown }).value;
+    if (typeof text === 'string') return { $n: text };
+  }
+  return undefined;
 }
 
 /**

@@ -71,6 +71,8 @@ export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
 export function buildVersionedUpdate(input: VersionedUpdateInput): StateUpdate {
   const versionAttr = input.versionAttribute ?? DEFAULT_VERSION_ATTRIBUTE;
   if (typeof input.set !== 'object' || input.set === null) throw new TypeError('set must be an object of attribute values.');
+  // With nothing to write, another writer's bump to expectVersion + 1 would read as `already`: a lost update acknowledged.
+  if (Object.keys(input.set).length === 0) throw new TypeError('set must write at least one attribute.');
   if (input.expectVersion === undefined) throw new TypeError('expectVersion is required for versionedUpdate.');
   checkAttributeName('versionAttribute', versionAttr, input.key);
   validateStateInput(input, [versionAttr]);
@@ -88,6 +90,8 @@ function validateTransition(input: TransitionInput, stateAttr: string, versionAt
   if (list.length > MAX_FROM_STATES) throw new TypeError(`from lists ${list.length} states; DynamoDB allows ${MAX_FROM_STATES}.`);
   if (list.some((s) => typeof s !== 'string' || s.length === 0)) throw new TypeError('from must contain non-empty strings only.');
   if (typeof input.to !== 'string' || input.to.length === 0) throw new TypeError('to must be a non-empty string.');
+  // `to` among `from` would apply a duplicate again (rewriting `set`, bumping the version) instead of reporting `already`.
+  if (list.includes(input.to)) throw new TypeError(`to "${input.to}" is also in from; a transition must leave its state.`);
   validateStateInput(input, [stateAttr, versionAttr]);
 }
 

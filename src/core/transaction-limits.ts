@@ -27,12 +27,8 @@ export interface ItemRef {
  * ```
  */
 export function itemIdentity(table: string, key: Readonly<Record<string, unknown>>): string {
-  const normalized: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(key)) {
-    // JSON would turn a Buffer into {type,data} and a Uint8Array into an index map: unify as base64.
-    normalized[name] = value instanceof Uint8Array ? { $binary: Buffer.from(value).toString('base64') } : value;
-  }
-  return canonicalJson([table, normalized]);
+  // canonicalJson writes binary (any view) as base64 and bigints exactly, so equal keys give equal strings.
+  return canonicalJson([table, key]);
 }
 
 /**

@@ -68,7 +68,9 @@ const waitRule: OptionRule = {
   check: (v) =>
     typeof v === 'object' &&
     v !== null &&
-    Object.entries(v).every(([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && typeof n === 'number' && n > 0),
+    Object.entries(v).every(
+      ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
+    ),
 };
 
 function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridgeEvent {
@@ -143,6 +145,9 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun, prepared: Prepared): Promise<{ replay: unknown } | undefined> {
     const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
+    // One deadline for the whole wait, however many claim-and-wait rounds it takes.
+    const left = remainingTime(request.context);
+    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - safetyMargin(left, options.safetyMarginMs, config.autoSafetyMargin));
     for (;;) {
       const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
       if (claim.kind === 'claimed') {
@@ -159,9 +164,8 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
         key: prepared.key,
         existing: claim.existing,
       });
-      if (config.inProgress === 'throw') throw inProgress;
-      const left = remainingTime(request.context);
-      const budget = left - safetyMargin(left, options.safetyMarginMs, config.autoSafetyMargin);
+      const budget = waitUntil - Date.now();
+      if (config.inProgress === 'throw' || budget <= 0) throw inProgress;
       const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
       if (waited.kind === 'timed-out') throw inProgress;
       if (waited.kind === 'completed') {

@@ -37,12 +37,12 @@ const leaseRule: OptionRule = {
   expected: 'an object with marginMs, floorMs and capMs (non-negative numbers, floor <= cap)',
   check: (v) => {
     if (typeof v !== 'object' || v === null) return false;
-    const entries = Object.entries(v as Record<string, unknown>);
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
     if (!entries.every(([k, n]) => known.includes(k) && typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
       return false;
     }
-    const merged = { ...commonDefaults.lease, ...(v as Partial<LeasePolicy>) };
+    const merged = { ...commonDefaults.lease, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
     return merged.floorMs <= merged.capMs && merged.capMs > 0;
   },
 };

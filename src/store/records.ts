@@ -127,10 +127,13 @@ export function completedSizeEstimate(id: string, token: string, result: unknown
 }
 
 /**
- * How a stored result is kept: wrapped in a map, `{ v: value }`, or `{}` for
- * `undefined`, so a handler that returned `undefined` replays `undefined`
- * (not `null`), and a record without a stored result has no attribute at all.
+ * How a stored result is kept: as its JSON text in a map, `{ j: text }`, or
+ * `{}` for `undefined`. JSON is what a caller of the Lambda would have
+ * received; as text it is free of DynamoDB's limits on numbers (range,
+ * 38 digits) and nesting (32 levels), and it replays exactly, with
+ * `undefined` kept apart from `null`.
  *
+ * @throws UnstorableResultError when the result is not JSON-serialisable (a BigInt, a cycle).
  * @example
  * ```ts
  * import { decodeResult, encodeResult } from './records.js';
@@ -139,32 +142,20 @@ export function completedSizeEstimate(id: string, token: string, result: unknown
  * ```
  */
 export function encodeResult(value: unknown): Record<string, unknown> {
-  const json = asJson(value);
-  return json === undefined ? {} : { v: json };
-}
-
-/**
- * The result as a caller of the Lambda would have received it: JSON. Dates
- * become strings, `undefined` fields disappear, class instances become plain
- * objects, so any DocumentClient can store it.
- * @throws UnstorableResultError when it is not JSON-serialisable.
- */
-function asJson(value: unknown): unknown {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (err) {
     throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
   }
-  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  return text === undefined ? {} : { j: text };
 }
 
 /** The inverse of {@link encodeResult}. */
 export function decodeResult(stored: unknown): unknown {
-  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
-    return (stored as Record<string, unknown>)['v'];
-  }
-  return stored;
+  if (stored === null || typeof stored !== 'object') return undefined;
+  const text = (stored as Record<string, unknown>)['j'];
+  return typeof text === 'string' ? (JSON.parse(text) as unknown) : undefined;
 }
 
 /**

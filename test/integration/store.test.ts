@@ -163,7 +163,7 @@ describe('complete', () => {
     const done = await store.complete({ id: claim.id, token: claim.token, result: { receipt: 'r-1' }, storeResult: true });
     expect(done.kind).toBe('ok');
     const raw = await rawItem(doc, table, { id: claim.id });
-    expect(raw).toMatchObject({ status: 'COMPLETED', completedAt: clock.now(), result: { v: { receipt: 'r-1' } } });
+    expect(raw).toMatchObject({ status: 'COMPLETED', completedAt: clock.now(), result: { j: JSON.stringify({ receipt: 'r-1' }) } });
     expect(raw?.['expiresAt']).toBe(toEpochSeconds(clock.now() + RETENTION));
     expect(raw).not.toHaveProperty('inflight');
     expect(raw).not.toHaveProperty('leaseUntil');

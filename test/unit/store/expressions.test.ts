@@ -56,7 +56,7 @@ describe('fenced writes', () => {
     expect(completeRequest(params).UpdateExpression).toMatch(/REMOVE #inflight, #leaseUntil$/);
     expect(completeRequest(params).UpdateExpression).not.toContain('#result');
     expect(completeRequest({ ...params, result: { value: undefined } }).ExpressionAttributeValues?.[':result']).toEqual({});
-    expect(completeRequest({ ...params, result: { value: null } }).ExpressionAttributeValues?.[':result']).toEqual({ v: null });
+    expect(completeRequest({ ...params, result: { value: null } }).ExpressionAttributeValues?.[':result']).toEqual({ j: 'null' });
   });
 });
 

@@ -18,7 +18,7 @@ describe('toRecord', () => {
 
 describe('recordFromWire', () => {
   it('unmarshalls a wire item and treats a missing or empty one as absent', () => {
-    const wire = marshall({ id: 'c#k', status: 'COMPLETED', expiresAt: 10, attempts: 1, result: { v: { a: [1] } } });
+    const wire = marshall({ id: 'c#k', status: 'COMPLETED', expiresAt: 10, attempts: 1, result: { j: '{"a":[1]}' } });
     expect(recordFromWire(wire)).toMatchObject({ status: 'COMPLETED', result: { a: [1] } });
     expect(recordFromWire(undefined)).toBeUndefined();
     expect(recordFromWire({})).toBeUndefined();
