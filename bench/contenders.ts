@@ -78,7 +78,7 @@ const OURS_TRACK_INFLIGHT = false;
 /** What each side runs with, printed above the figures. */
 export const contenderSettings = {
   ours:
-    `store trackInflight ${OURS_TRACK_INFLIGHT}, cache off (on in (d)); eachRecord default concurrency ` +
+    `table without the optional sweeper index, store trackInflight ${OURS_TRACK_INFLIGHT}, cache off (on in (d)); eachRecord default concurrency ` +
     '(whole batch claimed first, then that many records at a time, each settled as it finishes)',
   powertools: 'BatchProcessor default processInParallel (every record at once: claim, handler, completion); local cache off (on in (d))',
 } as const;
