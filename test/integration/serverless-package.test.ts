@@ -54,6 +54,12 @@ describe('serverless package: event sources and queues', () => {
     }
   });
 
+  it('caps the notifications mapping’s concurrency (protects the external provider)', () => {
+    const id = idsOfType(template, 'AWS::Lambda::EventSourceMapping').find((m) => m.startsWith('Notifications'));
+    const max = (props(id ?? '')['ScalingConfig'] as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency;
+    expect(max).toBeGreaterThanOrEqual(2);
+  });
+
   it('gives every consumed queue a DLQ and a visibility timeout of at least 6x its function timeout', () => {
     for (const id of idsOfType(template, 'AWS::Lambda::EventSourceMapping')) {
       const mapping = props(id);
