@@ -5,6 +5,7 @@
  * builder that records every effect and log line.
  */
 import middy from '@middy/core';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
   DynamoDBIdempotencyStore,
@@ -21,6 +22,8 @@ import { freshTable, testDynamo } from '../../support/dynamodb.js';
 
 export interface Harness {
   readonly store: DynamoDBIdempotencyStore;
+  /** The store's DocumentClient (count its requests with `countRequests`). */
+  readonly doc: DynamoDBDocumentClient;
   readonly clock: ManualClock;
   readonly table: string;
   readonly lines: BatchLogLine[];
@@ -47,6 +50,7 @@ export async function harness(storeOptions: Partial<DynamoDBIdempotencyStoreOpti
   };
   return {
     store,
+    doc,
     clock,
     table,
     lines,

@@ -7,17 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { RecordHandler } from '../../../src/index.js';
 import { abandon, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
 
 async function setup() {
   const h = await harness();
   const { client, doc } = testDynamo();
   const business = await freshTable(client, businessTable, 'biz');
-  let requests = 0;
-  doc.middlewareStack.add((next) => async (args) => {
-    requests += 1;
-    return next(args);
-  }, { step: 'initialize', name: 'countRequests' });
   const award: RecordHandler = (_r, { key, tx }) => {
     tx.put({ TableName: business, Item: { pk: `ledger#${key}`, points: 10 }, ConditionExpression: 'attribute_not_exists(pk)' });
     tx.update({
@@ -29,20 +25,17 @@ async function setup() {
   };
   const balance = async () => (await doc.send(new GetCommand({ TableName: business, Key: { pk: 'customer#c1' } }))).Item?.['points'];
   const ledger = async (key: string) => (await doc.send(new GetCommand({ TableName: business, Key: { pk: `ledger#${key}` } }))).Item;
-  return { h, doc, business, award, balance, ledger, requests: () => requests };
+  return { h, doc, business, award, balance, ledger };
 }
 
 describe('sqsIdempotency (transaction strategy)', () => {
   it('commits the idempotency record and the writes in one request per fresh record', async () => {
     const { h, award, balance, ledger } = await setup();
-    const counted: string[] = [];
-    h.store; // the store's client is the harness's; count through a wrapping handler instead
-    const handler = h.handler(async (r, ctx) => {
-      counted.push(ctx.key);
-      await award(r, ctx);
-    }, { strategy: 'transaction' });
+    const requests = countRequests(h.doc);
+    const handler = h.handler(award, { strategy: 'transaction' });
     const records = ['t1', 't2', 't3'].map((k) => order(k));
     expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
+    expect(requests.commands).toEqual(['TransactWriteItemsCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
     expect(await balance()).toBe(30);
     expect(await ledger('t2')).toMatchObject({ points: 10 });
     expect((await h.store.get(h.store.recordId('test', 't1')))?.status).toBe('COMPLETED');
