@@ -31,9 +31,6 @@ export interface TableDefinition {
 /** Every table the project defines, by logical name. */
 export const tableDefinitions: Readonly<Record<keyof typeof definitions, TableDefinition>> = definitions;
 
-/** Name of the idempotency table's sparse index of IN_PROGRESS claims (see the sweeper). */
-export const INFLIGHT_INDEX = 'inflight-by-lease';
-
 /** Turns a CloudFormation-shaped definition into a `CreateTable` request. */
 export function toCreateTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {
   return {

@@ -6,6 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../core/clock.js';
+import { checkOptions, definedOnly, hasMethods, is, type OptionRules } from '../core/options.js';
 
 /** What `release` does with a failed claim. */
 export type ReleaseMode = 'delete' | 'mark-failed';
@@ -69,21 +70,7 @@ export const defaults = Object.freeze({
   trackInflight: false,
 });
 
-type Check = (value: unknown) => string | undefined;
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
-// Each check returns what was expected when the value is wrong, so the error names option and expectation.
-const checks: Readonly<Record<keyof DynamoDBIdempotencyStoreOptions, Check>> = {
-  client: (v) => (isObject(v) && typeof v['send'] === 'function' ? undefined : 'a DynamoDBDocumentClient'),
-  tableName: (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'a non-empty string'),
-  retentionMs: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a positive number of ms'),
-  hashKeys: (v) => (typeof v === 'boolean' ? undefined : 'a boolean'),
-  release: (v) => (v === 'delete' || v === 'mark-failed' ? undefined : "'delete' or 'mark-failed'"),
-  cache: (v) => (v === false || isCacheOption(v) ? undefined : 'false or { maxEntries: positive integer }'),
-  clock: (v) => (isObject(v) && typeof v['now'] === 'function' ? undefined : 'an object with a now() method'),
-  trackInflight: (v) => (typeof v === 'boolean' ? undefined : 'a boolean'),
-};
 
 function isCacheOption(v: unknown): boolean {
   if (!isObject(v)) return false;
@@ -91,6 +78,20 @@ function isCacheOption(v: unknown): boolean {
   const max = v['maxEntries'];
   return keys.length === 1 && keys[0] === 'maxEntries' && Number.isInteger(max) && (max as number) > 0;
 }
+
+const rules: OptionRules = {
+  client: { ...hasMethods('a DynamoDBDocumentClient', 'send'), required: true },
+  tableName: { ...is.nonEmptyString, required: true },
+  retentionMs: {
+    expected: 'a positive number of ms',
+    check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+  },
+  hashKeys: is.boolean,
+  release: is.oneOf('delete', 'mark-failed'),
+  cache: { expected: 'false or { maxEntries: positive integer }', check: (v) => v === false || isCacheOption(v) },
+  clock: hasMethods('an object with a now() method', 'now'),
+  trackInflight: is.boolean,
+};
 
 /**
  * Validates raw options and applies {@link defaults}.
@@ -106,28 +107,6 @@ function isCacheOption(v: unknown): boolean {
  * ```
  */
 export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
-  if (!isObject(options)) throw new TypeError('DynamoDBIdempotencyStore: options must be an object.');
-  for (const name of Object.keys(options)) {
-    if (!Object.hasOwn(checks, name)) throw new TypeError(`DynamoDBIdempotencyStore: unknown option "${name}".`);
-  }
-  for (const [name, check] of Object.entries(checks)) {
-    const value = options[name];
-    const required = name === 'client' || name === 'tableName';
-    if (value === undefined && !required) continue;
-    const expected = check(value);
-    if (expected !== undefined) {
-      throw new TypeError(`DynamoDBIdempotencyStore: option "${name}" must be ${expected}, got ${describe(value)}.`);
-    }
-  }
-  return { ...defaults, ...withoutUndefined(options) } as ResolvedStoreOptions;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
-}
-
-function withoutUndefined(options: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  checkOptions('DynamoDBIdempotencyStore', options, rules);
+  return { ...defaults, ...definedOnly(options as DynamoDBIdempotencyStoreOptions) } as ResolvedStoreOptions;
 }

@@ -1,5 +1,6 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { INFLIGHT_INDEX_NAME } from '../../src/store/stale.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
 describe('DynamoDB Local test setup', () => {
@@ -8,7 +9,8 @@ describe('DynamoDB Local test setup', () => {
     const name = await freshTable(client);
     const table = await client.send(new DescribeTableCommand({ TableName: name }));
     expect(table.Table?.KeySchema).toEqual([{ AttributeName: 'id', KeyType: 'HASH' }]);
-    expect(table.Table?.GlobalSecondaryIndexes?.map((g) => g.IndexName)).toEqual(['inflight-by-lease']);
+    // The store queries this index by name: the definition and the code must agree.
+    expect(table.Table?.GlobalSecondaryIndexes?.map((g) => g.IndexName)).toEqual([INFLIGHT_INDEX_NAME]);
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
     expect(ttl.TimeToLiveDescription?.AttributeName).toBe('expiresAt');
   });
