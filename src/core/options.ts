@@ -86,6 +86,7 @@ export function hasMethods(expected: string, ...methods: readonly string[]): Opt
  * The options without their `undefined` values, so `{ ...defaults, ...definedOnly(options) }`
  * keeps a default that a JavaScript caller passed as `undefined`.
  */
-export function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
+export function definedOnly<T extends object>(options: T): T {
+  // Same type: a key whose value was undefined is now absent, which every optional key allows.
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
 }

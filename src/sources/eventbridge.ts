@@ -118,8 +118,6 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
   const config = {
     ...eventBridgeDefaults,
     ...definedOnly(options),
-    store: options.store,
-    key: options.key,
     lease: { ...eventBridgeDefaults.lease, ...definedOnly(options.lease ?? {}) },
     wait: { ...eventBridgeDefaults.wait, ...definedOnly(options.wait ?? {}) },
   };

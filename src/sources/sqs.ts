@@ -108,8 +108,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     onConflict: is.oneOf('fail', 'acknowledge'),
     safetyMarginMs: is.nonNegativeMs,
   });
-  const given = definedOnly(options);
-  const config = { ...sqsDefaults, ...given, store: options.store, key: options.key, lease: { ...sqsDefaults.lease, ...definedOnly(options.lease ?? {}) } };
+  const config = { ...sqsDefaults, ...definedOnly(options), lease: { ...sqsDefaults.lease, ...definedOnly(options.lease ?? {}) } };
   const { store, logger } = config;
   const transactional = config.strategy === 'transaction';
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.

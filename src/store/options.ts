@@ -108,5 +108,5 @@ const rules: OptionRules = {
  */
 export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
   checkOptions('DynamoDBIdempotencyStore', options, rules);
-  return { ...defaults, ...definedOnly(options as DynamoDBIdempotencyStoreOptions) } as ResolvedStoreOptions;
+  return { ...defaults, ...definedOnly(options as DynamoDBIdempotencyStoreOptions) };
 }
