@@ -113,9 +113,10 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
    */
   async complete(input: CompleteInput): Promise<FencedWriteResult> {
     const { client, tableName, retentionMs, clock } = this.#options;
-    const storing = input.storeResult === true;
-    if (storing) {
-      const size = completedSizeEstimate(input.id, input.token, input.result);
+    // Encoded once: the same map is measured and sent.
+    const result = input.storeResult === true ? encodeResult(input.result) : undefined;
+    if (result !== undefined) {
+      const size = completedSizeEstimate(input.id, input.token, result);
       if (size > MAX_ITEM_BYTES) throw tooLarge(input.id, size);
     }
     const request = completeRequest({
@@ -124,7 +125,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
       token: input.token,
       now: clock.now(),
       retentionMs,
-      ...(storing ? { result: { value: input.result } } : {}),
+      ...(result === undefined ? {} : { result }),
     });
     try {
       const out = await client.send(new UpdateCommand(request));

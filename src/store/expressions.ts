@@ -3,7 +3,6 @@
  * so the conditions can be read (and reviewed) in one place. Every request
  * here is conditional: there is no unconditional write in the store.
  */
-import { encodeResult } from './records.js';
 import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../core/clock.js';
 import { inflightShard } from '../core/keys.js';
@@ -136,8 +135,8 @@ export interface CompleteParams {
   readonly token: string;
   readonly now: number;
   readonly retentionMs: number;
-  /** Present (even with an `undefined` value) only when the result is stored. */
-  readonly result?: { readonly value: unknown };
+  /** The result as `encodeResult` stored it; absent when the result is not stored. */
+  readonly result?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -158,8 +157,7 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
     `${e.n(ATTR.completedAt)} = ${e.v('now', p.now)}`,
     `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
   ];
-  // Wrapped (see encodeResult) so a stored `undefined` replays as `undefined`.
-  if (p.result !== undefined) set.push(`${e.n(ATTR.result)} = ${e.v('result', encodeResult(p.result.value))}`);
+  if (p.result !== undefined) set.push(`${e.n(ATTR.result)} = ${e.v('result', p.result)}`);
   return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${e.n(ATTR.inflight)}, ${e.n(ATTR.leaseUntil)}`);
 }
 

@@ -100,17 +100,18 @@ export function errorText(error: unknown): string {
 const UNSEEN_ATTRIBUTES_BYTES = 512;
 
 /**
- * Upper estimate of a COMPLETED record's size with `result`, used before the
+ * Upper estimate of a COMPLETED record's size with its encoded `result` (see {@link encodeResult}), used before the
  * write so an oversized result is an `ItemTooLargeError`, not a
  * `ValidationException`. Numbers are counted at their widest.
  *
  * @example
  * ```ts
  * import { completedSizeEstimate } from './records.js';
- * const bytes = completedSizeEstimate('payments#42', 'token', { receipt: 'r-1' });
+ * import { encodeResult } from './records.js';
+ * const bytes = completedSizeEstimate('payments#42', 'token', encodeResult({ receipt: 'r-1' }));
  * ```
  */
-export function completedSizeEstimate(id: string, token: string, result: unknown): number {
+export function completedSizeEstimate(id: string, token: string, result: Readonly<Record<string, unknown>>): number {
   const widest = Number.MAX_SAFE_INTEGER;
   return (
     itemSize({
@@ -121,7 +122,7 @@ export function completedSizeEstimate(id: string, token: string, result: unknown
       attempts: widest,
       claimedAt: widest,
       completedAt: widest,
-      result: encodeResult(result),
+      result,
     }) + UNSEEN_ATTRIBUTES_BYTES
   );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from '../../../src/store/expressions.js';
+import { encodeResult } from '../../../src/store/records.js';
 
 const now = 1_700_000_000_500;
 
@@ -55,8 +56,8 @@ describe('fenced writes', () => {
   it('complete leaves the in-flight index and stores the result only when asked', () => {
     expect(completeRequest(params).UpdateExpression).toMatch(/REMOVE #inflight, #leaseUntil$/);
     expect(completeRequest(params).UpdateExpression).not.toContain('#result');
-    expect(completeRequest({ ...params, result: { value: undefined } }).ExpressionAttributeValues?.[':result']).toEqual({});
-    expect(completeRequest({ ...params, result: { value: null } }).ExpressionAttributeValues?.[':result']).toEqual({ j: 'null' });
+    expect(completeRequest({ ...params, result: encodeResult(undefined) }).ExpressionAttributeValues?.[':result']).toEqual({});
+    expect(completeRequest({ ...params, result: encodeResult(null) }).ExpressionAttributeValues?.[':result']).toEqual({ j: 'null' });
   });
 });
 

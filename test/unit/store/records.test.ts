@@ -2,7 +2,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { EffectivelyOnceError } from '../../../src/core/errors.js';
 import { MAX_ITEM_BYTES } from '../../../src/core/size.js';
-import { completedSizeEstimate, errorText, isLive, MAX_LAST_ERROR_BYTES, recordFromWire, toRecord } from '../../../src/store/records.js';
+import { completedSizeEstimate, encodeResult, errorText, isLive, MAX_LAST_ERROR_BYTES, recordFromWire, toRecord } from '../../../src/store/records.js';
 
 describe('toRecord', () => {
   it('keeps record attributes and drops internal ones', () => {
@@ -45,7 +45,7 @@ describe('errorText', () => {
 
 describe('completedSizeEstimate', () => {
   it('is over the item limit for a result that is, and under it for a small one', () => {
-    expect(completedSizeEstimate('c#k', 't', 'x'.repeat(MAX_ITEM_BYTES))).toBeGreaterThan(MAX_ITEM_BYTES);
-    expect(completedSizeEstimate('c#k', 't', { ok: true })).toBeLessThan(2_000);
+    expect(completedSizeEstimate('c#k', 't', encodeResult('x'.repeat(MAX_ITEM_BYTES)))).toBeGreaterThan(MAX_ITEM_BYTES);
+    expect(completedSizeEstimate('c#k', 't', encodeResult({ ok: true }))).toBeLessThan(2_000);
   });
 });
