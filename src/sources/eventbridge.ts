@@ -7,7 +7,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { systemClock } from '../core/clock.js';
-import { IdempotencyInProgressError, PayloadMismatchError } from '../core/errors.js';
+import { IdempotencyInProgressError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is, type OptionRule } from '../core/options.js';
@@ -16,7 +16,7 @@ import { remainingTime } from './each-record.js';
 import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { batchLine } from './log.js';
-import { prepare, type Prepared } from './prepare.js';
+import { payloadMismatch, prepare } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './sqs-settle.js';
 import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from './shared-options.js';
 import type { ConflictPolicy } from './strategy.js';
@@ -131,17 +131,8 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
   }
 
-  function mismatchError(run: EventRun, prepared: Prepared, existing: import('../core/record.js').IdempotencyRecord) {
-    if (prepared.payloadHash === undefined || existing.payloadHash === undefined) return undefined;
-    if (prepared.payloadHash === existing.payloadHash) return undefined;
-    return new PayloadMismatchError(`Key already recorded under ${run.owned.id} with a different payload.`, {
-      key: prepared.key,
-      existing,
-    });
-  }
-
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
-  async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun, prepared: Prepared): Promise<{ replay: unknown } | undefined> {
+  async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const left = remainingTime(request.context);
@@ -152,14 +143,15 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
         run.owned = { ...run.owned, token: claim.token };
         return undefined;
       }
-      const mismatch = mismatchError(run, prepared, claim.existing);
+      const message = `Key already recorded under ${run.owned.id} with a different payload.`;
+      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, { key: run.owned.key, existing: claim.existing });
       if (mismatch !== undefined) throw mismatch;
       if (claim.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: prepared.key, existing: claim.existing, fromCache: claim.fromCache }, true);
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache }, true);
         return { replay: claim.existing.result };
       }
       const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
-        key: prepared.key,
+        key: run.owned.key,
         existing: claim.existing,
       });
       const budget = waitUntil - Date.now();
@@ -167,7 +159,7 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
       const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
       if (waited.kind === 'timed-out') throw inProgress;
       if (waited.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: prepared.key, existing: waited.record, fromCache: false }, true);
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false }, true);
         return { replay: waited.record.result };
       }
     }
@@ -186,7 +178,7 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     };
     const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store };
     if (!run.transactional) {
-      const replay = await claimOrReplay(request, run, prepared);
+      const replay = await claimOrReplay(request, run);
       if (replay !== undefined) {
         request.earlyResponse = replay.replay as TResult;
         return;

@@ -3,7 +3,7 @@
  * payload fingerprint. Anything wrong here makes the record invalid on its
  * own; it never throws out of the batch.
  */
-import { BodyParseError, InvalidRecordError, MissingKeyError } from '../core/errors.js';
+import { BodyParseError, InvalidRecordError, MissingKeyError, PayloadMismatchError, type ErrorContext } from '../core/errors.js';
 import { payloadHash } from '../core/hashing.js';
 import { normalizeKey, type BusinessKey } from '../core/keys.js';
 
@@ -45,4 +45,18 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
       key,
     });
   }
+}
+
+/**
+ * The error for a delivery whose payload differs from the one recorded under
+ * its key, or `undefined` when they match or either side was not hashed.
+ */
+export function payloadMismatch(
+  hash: string | undefined,
+  recordedHash: string | undefined,
+  message: string,
+  context: ErrorContext,
+): PayloadMismatchError | undefined {
+  if (hash === undefined || recordedHash === undefined || hash === recordedHash) return undefined;
+  return new PayloadMismatchError(message, context);
 }

@@ -3,9 +3,9 @@
  * the same batch): they follow the first copy. Acknowledged when it is,
  * returned for retry when it is not, flagged when their payload differs.
  */
-import { PayloadMismatchError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyRecord } from '../core/record.js';
+import { payloadMismatch } from './prepare.js';
 import type { OwnedRecord } from './sqs-settle.js';
 
 /** The record the first copy left (or found), as far as this invocation knows it. */
@@ -24,10 +24,9 @@ function leaderRecord(leader: RecordOutcome, follower: OwnedRecord): Idempotency
 /** Outcome of a follower, given its first copy's outcome and payload hash. */
 export function followerOutcome(follower: OwnedRecord, leader: RecordOutcome, leaderHash: string | undefined): RecordOutcome {
   const { messageId, key } = follower;
-  if (follower.payloadHash !== undefined && leaderHash !== undefined && follower.payloadHash !== leaderHash) {
-    const error = new PayloadMismatchError(`Same key as message ${leader.messageId} in this batch, with a different payload.`, { key });
-    return { kind: 'invalid', messageId, key, error };
-  }
+  const message = `Same key as message ${leader.messageId} in this batch, with a different payload.`;
+  const error = payloadMismatch(follower.payloadHash, leaderHash, message, { key });
+  if (error !== undefined) return { kind: 'invalid', messageId, key, error };
   if (leader.kind === 'conflict') return { ...leader, messageId };
   if (acknowledged(leader)) {
     return { kind: 'duplicate', messageId, key, existing: leaderRecord(leader, follower), fromCache: false };

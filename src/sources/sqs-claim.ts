@@ -4,12 +4,10 @@
  * outcomes (duplicates, in-progress, invalid).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { PayloadMismatchError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyRecord } from '../core/record.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { isFifo } from './batch-runner.js';
-import { prepare, type Extractors, type Prepared } from './prepare.js';
+import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
 
 /** One record's state after the before phase. */
@@ -33,15 +31,7 @@ export interface AdmitConfig extends Extractors<SQSRecord> {
   readonly leaseMs: number;
 }
 
-function mismatch(prepared: Prepared, existing: IdempotencyRecord): boolean {
-  return (
-    prepared.payloadHash !== undefined &&
-    existing.payloadHash !== undefined &&
-    prepared.payloadHash !== existing.payloadHash
-  );
-}
-
-type PreparedRecord = { readonly record: SQSRecord; readonly prepared: Prepared; readonly owned: OwnedRecord };
+type PreparedRecord = { readonly record: SQSRecord; readonly owned: OwnedRecord };
 
 function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Admission {
   const messageId = record.messageId;
@@ -49,23 +39,19 @@ function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Ad
   if (prepared instanceof Error) return { kind: 'settled', record, outcome: { kind: 'invalid', messageId, error: prepared } };
   const id = config.store.recordId(config.consumer, prepared.key);
   const payload = prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash };
-  return { record, prepared, owned: { id, key: prepared.key, messageId, ...payload } };
+  return { record, owned: { id, key: prepared.key, messageId, ...payload } };
 }
 
-async function claimOne({ record, prepared, owned }: PreparedRecord, config: AdmitConfig): Promise<Admission> {
+async function claimOne({ record, owned }: PreparedRecord, config: AdmitConfig): Promise<Admission> {
   const { id, key, messageId } = owned;
   if (!config.claim) return { kind: 'owned', record, owned };
   try {
     const claim = await config.store.claim({ ...owned, consumer: config.consumer, leaseMs: config.leaseMs });
     if (claim.kind === 'claimed') return { kind: 'owned', record, owned: { ...owned, token: claim.token } };
     const existing = claim.existing;
-    if (mismatch(prepared, existing)) {
-      const error = new PayloadMismatchError(
-        `Key already recorded under ${id} with a different payload (message ${messageId}).`,
-        { key, existing },
-      );
-      return { kind: 'settled', record, id, outcome: { kind: 'invalid', messageId, key, error } };
-    }
+    const message = `Key already recorded under ${id} with a different payload (message ${messageId}).`;
+    const error = payloadMismatch(owned.payloadHash, existing.payloadHash, message, { key, existing });
+    if (error !== undefined) return { kind: 'settled', record, id, outcome: { kind: 'invalid', messageId, key, error } };
     const outcome: RecordOutcome =
       claim.kind === 'completed'
         ? { kind: 'duplicate', messageId, key, existing, fromCache: claim.fromCache }

@@ -4,9 +4,10 @@
  * the idempotency record in one `TransactWriteItems`.
  */
 import type { Context } from 'aws-lambda';
-import { InvalidRecordError, PayloadMismatchError } from '../core/errors.js';
+import { InvalidRecordError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { CommitResult, IdempotencyStore } from '../store/types.js';
+import { payloadMismatch } from './prepare.js';
 import { createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
 
 /** What a transactional run needs to know about the delivery. */
@@ -50,10 +51,9 @@ function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, res
       return { kind: 'completed', messageId, key, result };
     case 'duplicate': {
       const { existing } = committed;
-      if (payloadHash !== undefined && existing.payloadHash !== undefined && payloadHash !== existing.payloadHash) {
-        const error = new PayloadMismatchError(`Key already recorded under ${committed.id} with a different payload.`, { key, existing });
-        return { kind: 'invalid', messageId, key, error };
-      }
+      const message = `Key already recorded under ${committed.id} with a different payload.`;
+      const error = payloadMismatch(payloadHash, existing.payloadHash, message, { key, existing });
+      if (error !== undefined) return { kind: 'invalid', messageId, key, error };
       return { kind: 'duplicate', messageId, key, existing, fromCache: committed.fromCache };
     }
     case 'business-conflict':
