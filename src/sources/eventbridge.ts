@@ -83,6 +83,9 @@ function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridge
 /**
  * Makes an EventBridge-triggered handler idempotent per business key.
  *
+ * A replay is a Middy early response: neither the handler nor any
+ * middleware's `after` runs for it (Middy's rule for early responses).
+ *
  * Keep Middy's default early-timeout behaviour (it throws a `TimeoutError`;
  * the claim is then left to its lease). A `timeoutEarlyResponse` that
  * returns a value instead makes a cut-short handler look finished to every

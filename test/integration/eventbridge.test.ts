@@ -153,8 +153,11 @@ describe('eventBridgeIdempotency', () => {
       });
     expect(await handler(s.paid('e-chain'), s.context())).toEqual({ wrapped: 42 });
     expect(order).toEqual(['tracing:before', 'validator:before', 'handler', 'tracing:after']);
-    // The replay skips the handler but the outer middleware still sees the stored result.
     expect((await s.store.get(s.store.recordId('chain', 'e-chain')))?.result).toBe(42);
+    // A replay is a Middy early response: neither the handler nor any `after` runs, outer ones included.
+    expect(await handler(s.paid('e-chain'), s.context())).toBe(42);
+    expect(order.filter((step) => step === 'handler')).toHaveLength(1);
+    expect(order.filter((step) => step === 'tracing:after')).toHaveLength(1);
     await expect(handler(s.paid('e-neg', -1), s.context())).rejects.toThrow('negative amount');
     expect(await s.store.get(s.store.recordId('chain', 'e-neg'))).toBeUndefined();
   });

@@ -11,6 +11,7 @@ import {
 } from '../../src/state.js';
 import { createTransactionBuilder } from '../../src/transaction.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
+import { countRequests } from '../support/store.js';
 
 interface Order extends Record<string, unknown> {
   pk: string;
@@ -21,6 +22,7 @@ interface Order extends Record<string, unknown> {
 
 const { client, doc } = testDynamo();
 const second = testDynamo().doc;
+const requests = countRequests(doc);
 let table: string;
 let n = 0;
 
@@ -60,14 +62,18 @@ describe('transition', () => {
 
   it('already: the item is in the target state, nothing written', async () => {
     const pk = await order('PAID', { version: 4 });
+    requests.reset();
     const r = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID', set: { paidAt: 1 } });
+    expect(requests.commands).toEqual(['UpdateItemCommand']); // decided from ALL_OLD: no second read
     expect(r).toEqual({ outcome: 'already', item: { pk, status: 'PAID', version: 4 } });
     expect(await read(pk)).toEqual({ pk, status: 'PAID', version: 4 });
   });
 
   it('conflict: another state, with the current item', async () => {
     const pk = await order('CANCELLED', { version: 2 });
+    requests.reset();
     const r = await transition(doc, { table, key: { pk }, from: 'PENDING', to: 'PAID' });
+    expect(requests.commands).toEqual(['UpdateItemCommand']);
     expect(r).toEqual({ outcome: 'conflict', item: { pk, status: 'CANCELLED', version: 2 } });
   });
 

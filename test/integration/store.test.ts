@@ -531,7 +531,7 @@ describe('commit cancellation mapping', () => {
 });
 
 describe('get', () => {
-  it('reads strongly consistently and returns undefined for a missing id', async () => {
+  it('returns the record (with its in-flight attribute kept in the item) and undefined for a missing id', async () => {
     const { store, doc } = setup();
     const claim = await store.claim(claimOf(key()));
     if (claim.kind !== 'claimed') throw new Error(claim.kind);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { sqsIdempotency, type RecordHandler } from '../../../src/index.js';
+import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
 
 describe('sqsIdempotency batches', () => {
@@ -111,7 +112,9 @@ describe('sqsIdempotency batches', () => {
   it('the warm-container cache answers a repeated duplicate without a request', async () => {
     const h = await harness({ cache: { maxEntries: 100 } });
     await h.handler()(sqsEvent([order('o-warm')]), h.context());
+    const requests = countRequests(h.doc);
     await h.handler()(sqsEvent([order('o-warm')]), h.context());
+    expect(requests.commands).toEqual([]);
     expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'duplicate', replay: true });
     expect(h.effects.get('o-warm')).toBe(1);
   });

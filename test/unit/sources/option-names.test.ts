@@ -15,7 +15,7 @@ const store = {
 } as unknown as IdempotencyStore;
 
 describe('unknown options named like Object.prototype members', () => {
-  it('sqsIdempotency rejects an unknown option called "constructor" / "toString" (the check uses `in`, which sees the prototype)', () => {
+  it('sqsIdempotency rejects an unknown option called "constructor" / "toString" (names are own properties of the rules, not the prototype’s)', () => {
     expect(() => sqsIdempotency({ store, key: () => 'k', toString: 'oops' } as never)).toThrow(/unknown option "toString"/);
     expect(() => eachRecord(() => undefined, { constructor: 3 } as never)).toThrow(/unknown option "constructor"/);
   });
