@@ -18,6 +18,7 @@ import {
   type VersionedUpdateInput,
 } from './core/transition.js';
 import { buildTransitionUpdate, buildVersionedUpdate, type StateUpdate } from './core/state-expressions.js';
+import { isAwsError } from './store/cancellation.js';
 import type { TransactItem } from './store/types.js';
 
 export type { TransitionInput, VersionedUpdateInput };
@@ -188,17 +189,13 @@ async function send<TItem extends StateItem>(
     const out = await client.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
     return { outcome: 'applied', item: (out.Attributes ?? {}) as TItem };
   } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
+    if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
     // The DocumentClient leaves the exception's Item marshalled; decode it as the client would its results.
     const options = client.config.translateConfig?.unmarshallOptions;
-    const item = err.Item === undefined ? undefined : (unmarshall(err.Item, options) as TItem);
+    const wire = err['Item'] as Record<string, AttributeValue> | undefined;
+    const item = wire === undefined ? undefined : (unmarshall(wire, options) as TItem);
     return decide(item);
   }
-}
-
-/** By name, not `instanceof`: an application may bundle a second copy of the SDK. */
-function isConditionalCheckFailed(err: unknown): err is Error & { Item?: Record<string, AttributeValue> } {
-  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
 }
 
 function toAction(update: StateUpdate): TransactItem {

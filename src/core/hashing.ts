@@ -3,6 +3,7 @@
  * Uses node:crypto only (no AWS), so it stays a pure core module.
  */
 import { createHash } from 'node:crypto';
+import { numericText } from './numbers.js';
 
 /** SHA-256 hex of a string. */
 export function sha256(text: string): string {
@@ -34,12 +35,9 @@ function exactForm(raw: unknown): { $n: string } | { $b: string } | undefined {
   if (typeof raw === 'bigint') return { $n: raw.toString() };
   if (raw instanceof ArrayBuffer) return { $b: Buffer.from(raw).toString('base64') };
   if (ArrayBuffer.isView(raw)) return { $b: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
-  // util-dynamodb's NumberValue (wrapNumbers), recognised by shape: core/ takes no AWS imports.
-  if (typeof raw === 'object' && raw !== null && raw.constructor?.name === 'NumberValue') {
-    const text = (raw as { value?: unknown }).value;
-    if (typeof text === 'string') return { $n: text };
-  }
-  return undefined;
+  // util-dynamodb's NumberValue (wrapNumbers): plain numbers stay as JSON writes them.
+  const text = typeof raw === 'object' ? numericText(raw) : undefined;
+  return text === undefined ? undefined : { $n: text };
 }
 
 /**

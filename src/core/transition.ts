@@ -5,6 +5,8 @@
  * duplicate is told from a conflict without a second read.
  */
 
+import { numericText } from './numbers.js';
+
 /** Default attribute holding the state. */
 export const DEFAULT_STATE_ATTRIBUTE = 'status';
 /** Default attribute holding the version counter. */
@@ -184,15 +186,6 @@ export function sameValue(a: unknown, b: unknown): boolean {
     return [...keys].every((k) => sameValue(a[k], b[k]));
   }
   return false;
-}
-
-/** A number's text: JS numbers, bigints, and `NumberValue`s (clients configured with `wrapNumbers`). */
-function numericText(v: unknown): string | undefined {
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (typeof v === 'object' && v !== null && 'value' in v && typeof v.value === 'string' && Object.keys(v).length === 1) {
-    return v.value;
-  }
-  return undefined;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -69,3 +69,14 @@ export function attemptOf(record: SQSRecord): number {
 export function isFifo(record: SQSRecord): boolean {
   return typeof record.eventSourceARN === 'string' && record.eventSourceARN.endsWith('.fifo');
 }
+
+/** The record's FIFO message group; `undefined` on a standard queue. */
+export function fifoGroup(record: SQSRecord): string | undefined {
+  return isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : undefined;
+}
+
+/** Time left in the invocation, ms; unknown (tests, local runs) counts as unlimited and never stops work. */
+export function remainingTime(context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> | undefined): number {
+  const ms = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : NaN;
+  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+}

@@ -8,7 +8,8 @@ import { checkOptions, is } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
 import {
   attemptOf,
-  isFifo,
+  fifoGroup,
+  remainingTime,
   runnerFor,
   type BatchRunner,
   type NotStartedReason,
@@ -57,10 +58,10 @@ export function eachRecord<TResult>(
   return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     const runner = runnerFor(event) ?? plainRunner(event);
     runner.begin?.();
-    const pastDeadline = () => remaining(context) < runner.safetyMarginMs;
+    const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,
-      laneOf: (record) => (isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : undefined),
+      laneOf: fifoGroup,
       run: async (record) => {
         if (pastDeadline()) {
           runner.skip(record, 'deadline');
@@ -72,12 +73,6 @@ export function eachRecord<TResult>(
     });
     return { batchItemFailures: runner.failures() };
   };
-}
-
-function remaining(context: Context | undefined): number {
-  const ms = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : NaN;
-  // Unknown remaining time (tests, local runs) never stops work.
-  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
 }
 
 /** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
@@ -112,4 +107,3 @@ function plainRunner(event: SQSEvent): BatchRunner {
   };
 }
 
-export { remaining as remainingTime };

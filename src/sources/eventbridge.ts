@@ -12,7 +12,7 @@ import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import { remainingTime } from './each-record.js';
+import { remainingTime } from './batch-runner.js';
 import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { batchLine } from './log.js';
@@ -136,9 +136,9 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
 
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
-    const leaseMs = leaseDuration(remainingTime(request.context), config.lease);
-    // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const left = remainingTime(request.context);
+    const leaseMs = leaseDuration(left, config.lease);
+    // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - safetyMargin(left, options.safetyMarginMs, config.autoSafetyMargin));
     for (;;) {
       const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });

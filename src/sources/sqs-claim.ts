@@ -6,7 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { isFifo } from './batch-runner.js';
+import { fifoGroup } from './batch-runner.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
 
@@ -72,8 +72,8 @@ async function holdBackBlockedGroups(admissions: Admission[], store: Idempotency
   const releases: Promise<void>[] = [];
   const result = admissions.map((admission): Admission => {
     const { record } = admission;
-    if (!isFifo(record)) return admission;
-    const group = record.attributes?.MessageGroupId ?? '';
+    const group = fifoGroup(record);
+    if (group === undefined) return admission;
     if (admission.kind === 'settled') {
       if (!acknowledged(admission.outcome)) blocked.add(group);
       return admission;
@@ -99,7 +99,7 @@ export async function admitBatch(records: readonly SQSRecord[], config: AdmitCon
     records.map((record) => {
       const p = prepareOne(record, config);
       if ('kind' in p) return p;
-      const lane = `${p.owned.id}\u0000${isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : ''}`;
+      const lane = `${p.owned.id}\u0000${fifoGroup(record) ?? ''}`;
       const leader = leaders.get(lane);
       if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission;
       leaders.set(lane, { messageId: record.messageId, payloadHash: p.owned.payloadHash });

@@ -6,6 +6,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EffectivelyOnceError, UnstorableResultError } from '../core/errors.js';
 import { retentionExpired } from '../core/lease.js';
+import { numericText } from '../core/numbers.js';
 import type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
 import { itemSize } from '../core/size.js';
 
@@ -168,8 +169,8 @@ function withPlainNumbers(item: Readonly<Record<string, unknown>>): Record<strin
   const plain: Record<string, unknown> = { ...item };
   for (const name of ['expiresAt', 'attempts', ...OPTIONAL_NUMBERS]) {
     const v = plain[name];
-    if (typeof v === 'bigint') plain[name] = Number(v);
-    else if (typeof v === 'object' && v !== null && 'value' in v) plain[name] = Number((v as { value: unknown }).value);
+    const text = typeof v === 'number' ? undefined : numericText(v);
+    if (text !== undefined) plain[name] = Number(text);
   }
   return plain;
 }
