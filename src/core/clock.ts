@@ -1,6 +1,8 @@
 /**
- * Time. Everything inside works in epoch milliseconds from an injectable
- * clock; only the TTL attribute is converted to epoch seconds.
+ * Time. Everything inside works in epoch milliseconds; the store's
+ * conditions and leases use an injectable clock (the middlewares measure
+ * durations and waits on the wall clock). Only the TTL attribute is in
+ * epoch seconds.
  */
 
 /** A source of the current time in epoch milliseconds. Inject one in tests to move time. */

@@ -20,9 +20,9 @@ export interface ErrorContext {
  *
  * @example
  * ```ts
- * import { EffectivelyOnceError } from 'effectively-once';
- * try { JSON.parse('{'); } catch (err) {
- *   if (err instanceof EffectivelyOnceError) console.log(err.name, err.key);
+ * import { EffectivelyOnceError, jsonBody } from 'effectively-once';
+ * try { jsonBody({ messageId: 'm-1', body: '{' }); } catch (err) {
+ *   if (err instanceof EffectivelyOnceError) console.log(err.name); // 'BodyParseError'
  * }
  * ```
  */
@@ -66,7 +66,8 @@ export class InvalidRecordError extends EffectivelyOnceError {
 }
 
 /**
- * The `key` function returned no usable key (undefined, empty, or not a string/number).
+ * The `key` function returned no usable key: undefined, empty, not a
+ * string or number, or longer than 1024 bytes (use `hashKeys` for long keys).
  *
  * @example
  * ```ts
@@ -86,7 +87,8 @@ export class MissingKeyError extends InvalidRecordError {
 }
 
 /**
- * The record body is not valid JSON (or the `key` function threw while reading it).
+ * The record body is not valid JSON, or the `key` or `payload` function threw
+ * while reading it.
  *
  * @example
  * ```ts
@@ -199,7 +201,8 @@ export class LeaseLostError extends EffectivelyOnceError {
 }
 
 /**
- * The Lambda's remaining time fell under the safety margin before this record started.
+ * The Lambda's remaining time fell under the safety margin before this record
+ * started, or the batch was answered (a timeout response) before it finished.
  *
  * @example
  * ```ts

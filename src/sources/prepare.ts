@@ -34,7 +34,7 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
   try {
     key = normalizeKey(raw);
   } catch (err) {
-    return err instanceof MissingKeyError ? err : new MissingKeyError(String(err), { cause: err });
+    return err as MissingKeyError; // normalizeKey throws nothing else
   }
   if (extractors.payload === false) return { key };
   try {

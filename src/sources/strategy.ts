@@ -3,7 +3,6 @@
  * the handler with a fresh transaction builder, then commit its writes with
  * the idempotency record in one `TransactWriteItems`.
  */
-import type { Context } from 'aws-lambda';
 import { InvalidRecordError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { CommitResult, IdempotencyStore } from '../store/types.js';
@@ -70,7 +69,7 @@ export async function runTransactional(
   store: IdempotencyStore,
   delivery: TransactionalDelivery,
   options: CommitOptions,
-  handler: (tx: TransactionBuilder, context?: Context) => Promise<unknown>,
+  handler: (tx: TransactionBuilder) => Promise<unknown>,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key });

@@ -221,7 +221,8 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
  * IN_PROGRESS claim (claim strategy on the same key) therefore blocks it, and
  * the store reports that as in progress, never as a duplicate, because the
  * claim's effect may still fail. A claim whose lease has passed is taken over
- * exactly as a claim would be; the old owner's fenced writes then fail.
+ * under the same condition as a claim (the old owner's fenced writes then
+ * fail), but as a Put the record starts again at `attempts: 1`.
  *
  * @example
  * ```ts

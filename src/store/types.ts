@@ -94,7 +94,7 @@ export interface IdempotencyStore {
   complete(input: CompleteInput): Promise<FencedWriteResult>;
   /** Gives a claim up so the retry can take it, fenced on the owner token. */
   release(input: ReleaseInput): Promise<FencedWriteResult>;
-  /** Reads a record (strongly consistent). Used only to wait for an in-progress duplicate. */
+  /** Reads a record (strongly consistent): to wait for an in-progress duplicate, and when a refused write did not return the record. */
   get(id: string): Promise<IdempotencyRecord | undefined>;
   /** Transaction strategy: idempotency record + business writes in one `TransactWriteItems`. */
   commit(input: CommitInput): Promise<CommitResult>;

@@ -15,7 +15,8 @@ import { DynamoDBIdempotencyStore } from '../../src/store/dynamodb.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/store/options.js';
 import type { TransactItem } from '../../src/store/types.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
-import { countRequests, ManualClock, rawItem } from '../support/store.js';
+import { ManualClock } from '../../src/testing/index.js';
+import { countRequests, rawItem } from '../support/store.js';
 
 const LEASE = 30_000;
 const RETENTION = 60 * 60 * 1000;
@@ -32,7 +33,8 @@ beforeAll(async () => {
 /** A store on its own client (so request counts are its own) with a manual clock. */
 function setup(options: Partial<Omit<DynamoDBIdempotencyStoreOptions, 'client' | 'tableName'>> = {}) {
   const { doc } = testDynamo();
-  const clock = new ManualClock();
+  // Started at the real time: DynamoDB Local's TTL really deletes items whose expiresAt has passed.
+  const clock = new ManualClock(Date.now());
   const requests = countRequests(doc);
   const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table, retentionMs: RETENTION, clock, trackInflight: true, ...options });
   return { doc, clock, requests, store };

@@ -1,24 +1,9 @@
 /**
- * Helpers for store tests: a clock the test moves by hand, and a request
- * counter on a DocumentClient so a test can prove how many round trips an
- * operation cost.
+ * Helpers for store tests: a request counter on a DocumentClient so a test
+ * can prove how many round trips an operation cost, and raw reads. (The
+ * clock tests move by hand is `ManualClock` from src/testing.)
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../../src/core/clock.js';
-
-/** A clock that only moves when told to. Starts at the real time so TTL values look real. */
-export class ManualClock implements Clock {
-  #now: number;
-  constructor(start: number = Date.now()) {
-    this.#now = start;
-  }
-  now(): number {
-    return this.#now;
-  }
-  advance(ms: number): void {
-    this.#now += ms;
-  }
-}
 
 /** Names of the commands sent through a client since the counter was attached. */
 export interface RequestCounter {
