@@ -12,7 +12,6 @@
  * provider as its idempotency key where it accepts one.
  */
 import middy from '@middy/core';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger } from '../src/index.js';
 import { sharedDocumentClient } from './shared/aws.js';
@@ -26,8 +25,6 @@ export type SendNotification = (notification: NotificationMessage) => Promise<vo
 
 /** Dependencies of {@link createNotificationsHandler}. */
 export interface NotificationsDeps extends StoreDeps {
-  readonly client: DynamoDBDocumentClient;
-  readonly tables: { readonly idempotency: string };
   readonly send: SendNotification;
   /** Records sent at once within a batch. Default 4: gentle on the provider. */
   readonly concurrency?: number;

@@ -40,7 +40,7 @@ export function toCreateTableInput(tableName: string, def: TableDefinition): Cre
       AttributeType: a.AttributeType as 'S' | 'N' | 'B',
     })),
     KeySchema: def.KeySchema.map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as 'HASH' | 'RANGE' })),
-    BillingMode: 'PAY_PER_REQUEST',
+    BillingMode: def.BillingMode as 'PAY_PER_REQUEST' | 'PROVISIONED',
     ...(def.GlobalSecondaryIndexes === undefined
       ? {}
       : {
