@@ -42,7 +42,7 @@ describe('local run', () => {
     expect(report.faultsInjected.send).toBeGreaterThan(0);
   });
 
-  it('acknowledges duplicates and retries only the failed records', () => {
+  it('acknowledges the duplicates the workload sent and retries the failed records', () => {
     expect(report.duplicatesAcknowledged).toBeGreaterThan(0);
     expect(report.sent.sent.payments.resend).toBeGreaterThan(0);
     expect(report.sent.orderPaidRepublished).toBeGreaterThan(0);
