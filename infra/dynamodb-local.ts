@@ -38,6 +38,8 @@ export class DynamoDBLocalStartError extends Error {
 /** Local endpoints accept any credentials; the SDK still needs some. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 export const LOCAL_REGION = 'us-east-1';
+/** The account id in local ARNs (the one local AWS emulators use). */
+export const LOCAL_ACCOUNT = '000000000000';
 
 function findJarDir(): string {
   const require = createRequire(import.meta.url);

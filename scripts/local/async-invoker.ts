@@ -1,7 +1,7 @@
 /**
  * Lambda's asynchronous invocation, locally: what EventBridge does to a
- * target function. The event is queued; a failed attempt (thrown error or
- * timeout) is retried up to `maximumRetryAttempts` times after a delay; an
+ * target function. The event is queued; a failed attempt (thrown error,
+ * crash or timeout) is retried up to `maximumRetryAttempts` times after a delay; an
  * event that still fails, or grows older than `maximumEventAgeSeconds`, goes
  * to the on-failure destination as an invocation record.
  *
@@ -10,25 +10,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { LOCAL_REGION } from '../../infra/dynamodb-local.js';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import type { AsyncInvokeDefinition } from '../../infra/queues.js';
-import { invokeWithTimeout } from './lambda-context.js';
+import { lambdaErrorPayload, type AsyncFailureRecord, type InvocationResult } from '../../src/testing/index.js';
+import { invokeLocally } from './lambda-context.js';
 import type { SourceStats } from './stats.js';
 
-/** The record Lambda sends to an on-failure destination (same fields, trimmed to what matters). */
-export interface AsyncFailureRecord<E> {
-  readonly version: '1.0';
-  readonly timestamp: string;
-  readonly requestContext: {
-    readonly requestId: string;
-    readonly functionArn: string;
-    readonly condition: 'RetriesExhausted' | 'EventAgeExceeded';
-    readonly approximateInvokeCount: number;
-  };
-  readonly requestPayload: E;
-  readonly responseContext: { readonly statusCode: 200; readonly executedVersion: '$LATEST'; readonly functionError: 'Unhandled' };
-  readonly responsePayload: { readonly errorType: string; readonly errorMessage: string };
-}
+/** The record Lambda sends to an on-failure destination. */
+export type { AsyncFailureRecord } from '../../src/testing/index.js';
 
 export interface AsyncInvokerOptions<E> {
   readonly functionName: string;
@@ -61,30 +50,25 @@ interface Job<E> {
   attempts: number;
 }
 
-function describeError(error: unknown): { errorType: string; errorMessage: string } {
-  if (error instanceof Error) return { errorType: error.name, errorMessage: error.message };
-  return { errorType: 'Error', errorMessage: String(error) };
-}
-
 /** The record of an event that failed for good. */
 function failureRecord<E>(
   job: Job<E>,
   functionName: string,
   condition: AsyncFailureRecord<E>['requestContext']['condition'],
-  error: unknown,
+  last: Exclude<InvocationResult<unknown>, { outcome: 'returned' }>,
 ): AsyncFailureRecord<E> {
   return {
     version: '1.0',
     timestamp: new Date().toISOString(),
     requestContext: {
       requestId: job.requestId,
-      functionArn: `arn:aws:lambda:${LOCAL_REGION}:000000000000:function:${functionName}:$LATEST`,
+      functionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}:$LATEST`,
       condition,
       approximateInvokeCount: job.attempts,
     },
     requestPayload: job.event,
     responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
-    responsePayload: describeError(error),
+    responsePayload: lambdaErrorPayload(last),
   };
 }
 
@@ -142,24 +126,24 @@ class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
     stats.invocations += 1;
     stats.delivered += 1;
     stats.inFlight += 1;
-    const outcome = await invokeWithTimeout(handler, job.event, functionName, functionTimeoutMs);
+    const outcome = await invokeLocally(handler, job.event, functionName, functionTimeoutMs, job.requestId);
     stats.inFlight -= 1;
-    if (outcome.kind === 'returned') {
+    if (outcome.outcome === 'returned') {
       stats.acknowledged += 1;
       return;
     }
-    if (outcome.kind === 'threw') stats.handlerErrors += 1;
-    else stats.timeouts += 1;
-    await this.#afterFailure(job, outcome.kind === 'threw' ? outcome.error : new Error('Task timed out'));
+    if (outcome.outcome === 'timed-out') stats.timeouts += 1;
+    else stats.handlerErrors += 1;
+    await this.#afterFailure(job, outcome);
   }
 
-  async #afterFailure(job: Job<E>, error: unknown): Promise<void> {
+  async #afterFailure(job: Job<E>, last: Exclude<InvocationResult<unknown>, { outcome: 'returned' }>): Promise<void> {
     const { definition, stats, retryDelaysMs } = this.#options;
     const tooOld = Date.now() - job.enqueuedAt > definition.maximumEventAgeSeconds * 1000;
     if (job.attempts > definition.maximumRetryAttempts || tooOld) {
       stats.toDestination += 1;
       const condition = tooOld ? 'EventAgeExceeded' : 'RetriesExhausted';
-      await this.#options.onFailure(failureRecord(job, this.#options.functionName, condition, error));
+      await this.#options.onFailure(failureRecord(job, this.#options.functionName, condition, last));
       return;
     }
     stats.retried += 1;

@@ -19,7 +19,7 @@ export interface RequestCounts {
   readonly errorsByName: Record<string, number>;
 }
 
-export function newRequestCounts(): RequestCounts {
+function newRequestCounts(): RequestCounts {
   return { total: 0, failed: 0, byOperation: {}, writesByTable: {}, errorsByName: {} };
 }
 

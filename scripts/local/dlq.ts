@@ -33,7 +33,7 @@ export interface QueuedMessage {
 }
 
 /** Every message in a queue: ready, delayed, and received-but-not-deleted. */
-export function queueMessages(server: FauxqsServer, queue: LocalQueue): QueuedMessage[] {
+function queueMessages(server: FauxqsServer, queue: LocalQueue): QueuedMessage[] {
   const state = server.inspectQueue(queue.name);
   if (state === undefined) throw new Error(`Queue ${queue.name} disappeared.`);
   const { ready, delayed, inflight } = state.messages;

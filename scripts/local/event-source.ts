@@ -10,7 +10,8 @@
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { invokeWithTimeout, type Invocation } from './lambda-context.js';
+import { InvalidBatchResponseError, parseBatchResponse, type InvocationResult } from '../../src/testing/index.js';
+import { invokeLocally } from './lambda-context.js';
 import type { ConsumedQueue } from './queues.js';
 import { toSqsEvent } from './sqs-records.js';
 import type { SourceStats } from './stats.js';
@@ -32,7 +33,7 @@ export interface SqsMappingOptions {
   /** Return true to skip the delete of a handled batch, as if the poller crashed before the ACK. */
   readonly loseAck?: (event: SQSEvent) => boolean;
   /** Called with each invocation's outcome, e.g. to log why a batch failed. */
-  readonly onInvocation?: (event: SQSEvent, outcome: Invocation<SQSBatchResponse | void>) => void;
+  readonly onInvocation?: (event: SQSEvent, outcome: InvocationResult<SQSBatchResponse | void>) => void;
 }
 
 /** A running mapping. */
@@ -45,24 +46,24 @@ export interface SqsMapping {
 
 /**
  * Which message ids to delete after an invocation. Lambda's rules: a thrown
- * error or a timeout fails the whole batch; so does a response naming an
- * identifier that is empty or not in the batch. No response (or an empty
- * `batchItemFailures`) means every record succeeded.
+ * error, a crash or a timeout fails the whole batch; so does a response it cannot
+ * honour (see `parseBatchResponse`), e.g. one naming an identifier that is
+ * empty or not in the batch. No response (or an empty `batchItemFailures`)
+ * means every record succeeded.
  */
 export function idsToDelete(
   event: SQSEvent,
-  outcome: Invocation<SQSBatchResponse | void>,
+  outcome: InvocationResult<SQSBatchResponse | void>,
 ): { readonly ids: readonly string[]; readonly invalid: boolean } {
-  if (outcome.kind !== 'returned') return { ids: [], invalid: false };
+  if (outcome.outcome !== 'returned') return { ids: [], invalid: false };
   const all = event.Records.map((r) => r.messageId);
-  const failures = outcome.value?.batchItemFailures;
-  if (failures === undefined || failures === null) return { ids: all, invalid: false };
-  if (!Array.isArray(failures)) return { ids: [], invalid: true };
-  const failed = new Set<string>();
-  for (const f of failures) {
-    const id: unknown = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || id === '' || !all.includes(id)) return { ids: [], invalid: true };
-    failed.add(id);
+  let failed: Set<string>;
+  try {
+    failed = parseBatchResponse(outcome.value, new Set(all));
+  } catch (error) {
+    // Lambda retries the whole batch: nothing is deleted.
+    if (error instanceof InvalidBatchResponseError) return { ids: [], invalid: true };
+    throw error;
   }
   return { ids: all.filter((id) => !failed.has(id)), invalid: false };
 }
@@ -102,15 +103,15 @@ async function handleBatch(options: SqsMappingOptions, messages: Message[], rece
   stats.invocations += 1;
   stats.delivered += n;
   stats.inFlight += n;
-  let outcome: Invocation<SQSBatchResponse | void>;
+  let outcome: InvocationResult<SQSBatchResponse | void>;
   try {
-    outcome = await invokeWithTimeout(options.handler, event, options.functionName, options.functionTimeoutMs);
+    outcome = await invokeLocally(options.handler, event, options.functionName, options.functionTimeoutMs);
   } finally {
     stats.inFlight -= n;
   }
   options.onInvocation?.(event, outcome);
-  if (outcome.kind === 'threw') stats.handlerErrors += 1;
-  if (outcome.kind === 'timed-out') stats.timeouts += 1;
+  if (outcome.outcome === 'threw' || outcome.outcome === 'crashed') stats.handlerErrors += 1;
+  if (outcome.outcome === 'timed-out') stats.timeouts += 1;
   const { ids, invalid } = idsToDelete(event, outcome);
   if (invalid) stats.invalidResponses += 1;
   if (ids.length > 0 && options.loseAck?.(event) === true) {

@@ -111,9 +111,9 @@ function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notificatio
     pollers: run.options.pollers,
     functionTimeoutMs: queue.definition.functionTimeoutSeconds * 1000,
     stats: run.stats[name],
-    onInvocation: (event, outcome) => {
-      if (outcome.kind === 'returned') return;
-      const why = outcome.kind === 'threw' ? `invocation threw: ${String(outcome.error)}` : 'invocation timed out';
+    onInvocation: (event, result) => {
+      if (result.outcome === 'returned') return;
+      const why = result.outcome === 'timed-out' ? 'invocation timed out' : `invocation ${result.outcome}: ${String(result.error)}`;
       for (const r of event.Records) run.log.note(r.messageId, why);
     },
     // Now and then the poller "crashes" after the handler and before the delete: the batch comes back.

@@ -5,16 +5,16 @@
  * instead of EventBridge, notifications are "sent" into a counter, injected
  * faults sit in front of the side effects, and log lines go to a collector.
  */
-import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
-import { LOCAL_REGION } from '../../infra/dynamodb-local.js';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { createNotificationsHandler } from '../../functions/notifications.js';
 import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
 import type { BatchLogger } from '../../src/index.js';
+import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
 import type { LocalTables } from './tables.js';
@@ -52,17 +52,7 @@ export interface ServiceDeps {
 
 /** An OrderPaid event as EventBridge hands it to a target: a fresh id per publish. */
 function orderPaidEvent(detail: OrderPaid): OrderPaidEvent {
-  return {
-    version: '0',
-    id: randomUUID(),
-    'detail-type': ORDER_PAID,
-    source: ORDER_EVENTS_SOURCE,
-    account: '000000000000',
-    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    region: LOCAL_REGION,
-    resources: [],
-    detail,
-  };
+  return eventBridgeEvent({ detailType: ORDER_PAID, source: ORDER_EVENTS_SOURCE, detail, account: LOCAL_ACCOUNT, region: LOCAL_REGION });
 }
 
 function publisher(deps: ServiceDeps, effects: ExternalEffects, fault: FirstAttemptFault) {

@@ -28,7 +28,7 @@ function required(message: Message, field: 'MessageId' | 'ReceiptHandle' | 'Body
 }
 
 /** One received message as a Lambda `SQSRecord`. Ask ReceiveMessage for all system and message attributes. */
-export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
+function toSqsRecord(message: Message, queueArn: string): SQSRecord {
   const sys = message.Attributes ?? {};
   const optional = (name: 'SequenceNumber' | 'MessageGroupId' | 'MessageDeduplicationId' | 'AWSTraceHeader') =>
     sys[name] === undefined ? {} : { [name]: sys[name] };

@@ -33,7 +33,7 @@ export async function createLocalTables(client: DynamoDBClient, prefix: string):
 const BATCH = 25; // BatchWriteItem's limit
 
 /** The orders table item the payments function transitions (version 1: one transition makes it 2). */
-export function orderItem(order: SeedOrder): Record<string, unknown> {
+function orderItem(order: SeedOrder): Record<string, unknown> {
   return { ...order, version: 1 };
 }
 

@@ -12,7 +12,7 @@ import type { Workload } from './workload.js';
 type Item = Record<string, unknown>;
 
 /** Every item of a table (paginated scan; the tables of a local run are small). */
-export async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Item[]> {
+async function scanAll(doc: DynamoDBDocumentClient, table: string): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -8,15 +8,17 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../core/clock.js';
+import { checkOptions, is } from '../core/options.js';
+import type { OptionRules } from '../core/options.js';
 import { isAdvanceableClock } from './clock.js';
 import { testingDefaults } from './defaults.js';
 import { InvalidBatchResponseError } from './errors.js';
 import { sqsEvent } from './events.js';
 import { invoke } from './invocation.js';
 import type { LambdaHandler } from './invocation.js';
-import { checkClock, checkFunction, checkInteger, checkString, rejectUnknownOptions } from './options.js';
 import { SqsQueueSimulator } from './queue.js';
 import type { QueueStats } from './queue.js';
+import { clockRule, instanceOf, intIn, required } from './rules.js';
 
 /** An SQS-triggered handler (a Middy-wrapped `middy<SQSEvent, SQSBatchResponse>()` handler fits). */
 export type SqsLambdaHandler = LambdaHandler<SQSEvent, SQSBatchResponse | void>;
@@ -56,18 +58,18 @@ export type PollReport =
   | (PollBase & { readonly outcome: 'succeeded' | 'partial'; readonly response: unknown })
   | (PollBase & { readonly outcome: 'threw' | 'invalid-response' | 'crashed' | 'timed-out'; readonly error: unknown });
 
-const mappingOptionNames = ['queue', 'handler', 'batchSize', 'functionName', 'timeoutMs', 'clock', 'reportBatchItemFailures'];
-
-function checkMappingOptions(owner: string, options: EventSourceMappingOptions): void {
-  if (!(options.queue instanceof SqsQueueSimulator)) throw new TypeError(`${owner}: option "queue" must be an SqsQueueSimulator.`);
-  checkFunction(owner, 'handler', options.handler);
-  if (options.batchSize !== undefined) checkInteger(owner, 'batchSize', options.batchSize, 1, options.queue.fifo ? 10 : 10_000);
-  if (options.functionName !== undefined) checkString(owner, 'functionName', options.functionName);
-  if (options.timeoutMs !== undefined) checkInteger(owner, 'timeoutMs', options.timeoutMs, 1, 900_000);
-  if (options.clock !== undefined) checkClock(owner, 'clock', options.clock);
-  if (options.reportBatchItemFailures !== undefined && typeof options.reportBatchItemFailures !== 'boolean') {
-    throw new TypeError(`${owner}: option "reportBatchItemFailures" must be a boolean.`);
-  }
+/** The mapping's rules; `batchSize`'s range depends on the queue (FIFO: 1..10), which is checked first. */
+function mappingRules(options: { readonly queue?: unknown }): OptionRules {
+  const fifo = options.queue instanceof SqsQueueSimulator && options.queue.fifo;
+  return {
+    queue: required(instanceOf('an SqsQueueSimulator', SqsQueueSimulator)),
+    handler: required(is.fn),
+    batchSize: intIn(1, fifo ? 10 : 10_000),
+    functionName: is.nonEmptyString,
+    timeoutMs: intIn(1, 900_000),
+    clock: clockRule,
+    reportBatchItemFailures: is.boolean,
+  };
 }
 
 function receiveBatch(queue: SqsQueueSimulator, batchSize: number): SQSRecord[] {
@@ -140,8 +142,7 @@ function acknowledge(queue: SqsQueueSimulator, records: readonly SQSRecord[], fa
  * ```
  */
 export async function runEventSourceMapping(options: EventSourceMappingOptions): Promise<PollReport> {
-  rejectUnknownOptions('runEventSourceMapping', options, mappingOptionNames);
-  checkMappingOptions('runEventSourceMapping', options);
+  checkOptions('runEventSourceMapping', options, mappingRules(options));
   return poll(options);
 }
 
@@ -208,12 +209,8 @@ async function waitForRedelivery(queue: SqsQueueSimulator, clock: Clock): Promis
   return wait;
 }
 
-function checkDrainOptions(options: DrainOptions): void {
-  rejectUnknownOptions('drain', options, [...mappingOptionNames, 'maxPolls', 'concurrency', 'onPoll']);
-  checkMappingOptions('drain', options);
-  if (options.maxPolls !== undefined) checkInteger('drain', 'maxPolls', options.maxPolls, 1);
-  if (options.concurrency !== undefined) checkInteger('drain', 'concurrency', options.concurrency, 1, 1000);
-  if (options.onPoll !== undefined) checkFunction('drain', 'onPoll', options.onPoll);
+function drainRules(options: DrainOptions): OptionRules {
+  return { ...mappingRules(options), maxPolls: intIn(1), concurrency: intIn(1, 1000), onPoll: is.fn };
 }
 
 /**
@@ -233,7 +230,7 @@ function checkDrainOptions(options: DrainOptions): void {
  * ```
  */
 export async function drain(options: DrainOptions): Promise<DrainReport> {
-  checkDrainOptions(options);
+  checkOptions('drain', options, drainRules(options));
   const { queue, maxPolls = testingDefaults.maxPolls, concurrency = 1, onPoll, ...mapping } = options;
   const clock = options.clock ?? queue.clock;
   const outcomes = { empty: 0, succeeded: 0, partial: 0, threw: 0, 'invalid-response': 0, crashed: 0, 'timed-out': 0 };

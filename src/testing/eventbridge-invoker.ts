@@ -8,13 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import { checkOptions, is } from '../core/options.js';
+import type { OptionRule, OptionRules } from '../core/options.js';
 import { testingDefaults } from './defaults.js';
 import { lambdaContext } from './events.js';
 import { delay } from './faults.js';
 import { invoke } from './invocation.js';
 import type { InvocationResult, LambdaHandler } from './invocation.js';
-import { checkClock, checkFunction, checkInteger, checkString, rejectUnknownOptions } from './options.js';
 import { SqsQueueSimulator } from './queue.js';
+import { anyValue, clockRule, intIn, required } from './rules.js';
 
 /** The error body Lambda records for a failed attempt. */
 export interface LambdaErrorPayload {
@@ -88,28 +90,24 @@ export type AsyncInvocationReport<TEvent, TResult> =
       readonly record: AsyncFailureRecord<TEvent>;
     };
 
-const optionNames = ['handler', 'event', 'maxRetries', 'maxEventAgeMs', 'retryDelayMs', 'onFailure', 'onSuccess', 'functionName', 'timeoutMs', 'clock'];
+/** A destination: a function, or a standard queue (Lambda cannot deliver destination records to FIFO queues). */
+const destination: OptionRule = {
+  expected: 'a function or a standard SqsQueueSimulator',
+  check: (v: unknown) => typeof v === 'function' || (v instanceof SqsQueueSimulator && !v.fifo),
+};
 
-function checkDestination(name: string, value: unknown): void {
-  if (value === undefined || typeof value === 'function') return;
-  // Lambda cannot deliver destination records to FIFO queues.
-  if (!(value instanceof SqsQueueSimulator) || value.fifo) {
-    throw new TypeError(`invokeAsync: option "${name}" must be a function or a standard SqsQueueSimulator.`);
-  }
-}
-
-function checkInvokeAsyncOptions<TEvent, TResult>(options: InvokeAsyncOptions<TEvent, TResult>): void {
-  rejectUnknownOptions('invokeAsync', options, optionNames);
-  checkFunction('invokeAsync', 'handler', options.handler);
-  if (options.maxRetries !== undefined) checkInteger('invokeAsync', 'maxRetries', options.maxRetries, 0, 2);
-  if (options.maxEventAgeMs !== undefined) checkInteger('invokeAsync', 'maxEventAgeMs', options.maxEventAgeMs, 60_000, 21_600_000);
-  if (options.retryDelayMs !== undefined) checkFunction('invokeAsync', 'retryDelayMs', options.retryDelayMs);
-  if (options.functionName !== undefined) checkString('invokeAsync', 'functionName', options.functionName);
-  if (options.timeoutMs !== undefined) checkInteger('invokeAsync', 'timeoutMs', options.timeoutMs, 1, 900_000);
-  if (options.clock !== undefined) checkClock('invokeAsync', 'clock', options.clock);
-  checkDestination('onFailure', options.onFailure);
-  checkDestination('onSuccess', options.onSuccess);
-}
+const invokeAsyncRules: OptionRules = {
+  handler: required(is.fn),
+  event: anyValue,
+  maxRetries: intIn(0, 2),
+  maxEventAgeMs: intIn(60_000, 21_600_000),
+  retryDelayMs: is.fn,
+  onFailure: destination,
+  onSuccess: destination,
+  functionName: is.nonEmptyString,
+  timeoutMs: intIn(1, 900_000),
+  clock: clockRule,
+};
 
 /**
  * The error body Lambda's Node.js runtime reports for an attempt that did not return.
@@ -212,7 +210,7 @@ function failureRecord<TEvent, TResult>(event: TEvent, requestId: string, functi
  * ```
  */
 export async function invokeAsync<TEvent, TResult>(options: InvokeAsyncOptions<TEvent, TResult>): Promise<AsyncInvocationReport<TEvent, TResult>> {
-  checkInvokeAsyncOptions(options);
+  checkOptions('invokeAsync', options, invokeAsyncRules);
   const clock = options.clock ?? systemClock;
   const functionName = options.functionName ?? testingDefaults.functionName;
   // Lambda keeps one request id across the retries of an asynchronous event.

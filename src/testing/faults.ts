@@ -7,7 +7,9 @@ import type { Clock } from '../core/clock.js';
 import { isAdvanceableClock } from './clock.js';
 import { SimulatedCrash, SimulatedFailure } from './errors.js';
 import { signalCrash } from './invocation.js';
-import { checkInteger } from './options.js';
+import { checkOptions } from '../core/options.js';
+import type { OptionRules } from '../core/options.js';
+import { intIn, required } from './rules.js';
 
 /**
  * Dies here: returns a promise that never settles, so nothing after the
@@ -33,6 +35,8 @@ export function abandon(reason = 'invocation abandoned'): Promise<never> {
   return new Promise<never>(() => undefined);
 }
 
+const crashPointRules: OptionRules = { n: required(intIn(0)), times: intIn(1) };
+
 /**
  * A place in handler code where the Lambda may die. The first `after` hits
  * pass; the next `times` hits abandon their invocation; later hits pass
@@ -56,8 +60,9 @@ export class CrashPoint {
   #onCrash: (crash: SimulatedCrash) => void = () => undefined;
 
   constructor(after: number, times = 1) {
-    this.#after = checkInteger('crashAfter', 'n', after, 0);
-    this.#times = checkInteger('crashAfter', 'times', times, 1);
+    checkOptions('crashAfter', { n: after, times }, crashPointRules);
+    this.#after = after;
+    this.#times = times;
     this.crashed = new Promise((resolve) => {
       this.#onCrash = resolve;
     });
@@ -108,6 +113,11 @@ export interface FlakyOptions {
   readonly error?: Error | ((key: string, attempt: number) => unknown);
 }
 
+const flakyRules: OptionRules = {
+  failTimes: required(intIn(0)),
+  error: { expected: 'an Error or a function', check: (v: unknown) => v instanceof Error || typeof v === 'function' },
+};
+
 /**
  * A transient fault: for each key, the first `failTimes` calls throw, later ones pass.
  *
@@ -126,7 +136,8 @@ export class Flaky {
   #failures = 0;
 
   constructor(options: FlakyOptions) {
-    this.#failTimes = checkInteger('flaky', 'failTimes', options.failTimes, 0);
+    checkOptions('flaky', options, flakyRules);
+    this.#failTimes = options.failTimes;
     this.#error = options.error;
   }
 

@@ -11,7 +11,9 @@ import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 import { testingDefaults } from './defaults.js';
 import { newReceiptHandle, nextSequenceNumber, sqsRecord } from './events.js';
-import { checkClock, checkInteger, checkString, rejectUnknownOptions } from './options.js';
+import { checkOptions, is } from '../core/options.js';
+import type { OptionRules } from '../core/options.js';
+import { clockRule, intIn } from './rules.js';
 import type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
 
 export type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
@@ -31,18 +33,35 @@ interface StoredMessage {
   receiptHandle: string | undefined;
 }
 
-const queueOptionNames = ['name', 'fifo', 'visibilityTimeoutMs', 'maxReceiveCount', 'deadLetterQueue', 'contentBasedDeduplication', 'clock', 'region', 'accountId'];
 const owner = 'SqsQueueSimulator';
 
+const queueRules: OptionRules = {
+  name: is.nonEmptyString,
+  fifo: is.boolean,
+  visibilityTimeoutMs: intIn(0, 12 * 3_600_000),
+  maxReceiveCount: intIn(1, 1000),
+  // Checked lazily: the class is defined below.
+  deadLetterQueue: { expected: 'an SqsQueueSimulator', check: (v: unknown) => v instanceof SqsQueueSimulator },
+  contentBasedDeduplication: is.boolean,
+  clock: clockRule,
+  region: is.nonEmptyString,
+  accountId: is.nonEmptyString,
+};
+
+const sendRules: OptionRules = {
+  groupId: is.nonEmptyString,
+  deduplicationId: is.nonEmptyString,
+  messageAttributes: is.object,
+};
+
+const receiveRules: OptionRules = { maxMessages: intIn(1, 10) };
+
+/** Cross-option checks; each option's own type and range are checked by `queueRules`. */
 function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
   const { deadLetterQueue, maxReceiveCount } = options;
   if ((deadLetterQueue === undefined) !== (maxReceiveCount === undefined)) {
     const missing = deadLetterQueue === undefined ? 'deadLetterQueue' : 'maxReceiveCount';
     throw new TypeError(`${owner}: option "${missing}" is required when a redrive policy is set (both "deadLetterQueue" and "maxReceiveCount").`);
-  }
-  if (maxReceiveCount !== undefined) checkInteger(owner, 'maxReceiveCount', maxReceiveCount, 1, 1000);
-  if (deadLetterQueue !== undefined && !(deadLetterQueue instanceof SqsQueueSimulator)) {
-    throw new TypeError(`${owner}: option "deadLetterQueue" must be an SqsQueueSimulator.`);
   }
   if (deadLetterQueue !== undefined && deadLetterQueue.fifo !== fifo) {
     throw new TypeError(`${owner}: option "deadLetterQueue" must be a ${fifo ? 'FIFO' : 'standard'} queue like the source queue.`);
@@ -51,7 +70,7 @@ function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
 
 function resolveName(options: SqsQueueOptions): { name: string; fifo: boolean } {
   const fifo = options.fifo ?? (options.name?.endsWith('.fifo') ?? false);
-  const name = options.name === undefined ? `${testingDefaults.queueName}${fifo ? '.fifo' : ''}` : checkString(owner, 'name', options.name);
+  const name = options.name ?? `${testingDefaults.queueName}${fifo ? '.fifo' : ''}`;
   if (fifo !== name.endsWith('.fifo')) throw new TypeError(`${owner}: option "name" must end in ".fifo" exactly when the queue is FIFO (got "${name}").`);
   return { name, fifo };
 }
@@ -86,15 +105,14 @@ export class SqsQueueSimulator {
   readonly #stats = { sent: 0, deduplicated: 0, received: 0, deleted: 0, redriven: 0 };
 
   constructor(options: SqsQueueOptions = {}) {
-    rejectUnknownOptions(owner, options, queueOptionNames);
+    checkOptions(owner, options, queueRules);
     const { name, fifo } = resolveName(options);
     checkRedrive(options, fifo);
-    if (options.clock !== undefined) checkClock(owner, 'clock', options.clock);
     if (options.contentBasedDeduplication === true && !fifo) throw new TypeError(`${owner}: option "contentBasedDeduplication" is only valid for FIFO queues.`);
     this.name = name;
     this.fifo = fifo;
     this.arn = `arn:aws:sqs:${options.region ?? testingDefaults.region}:${options.accountId ?? testingDefaults.accountId}:${name}`;
-    this.visibilityTimeoutMs = checkInteger(owner, 'visibilityTimeoutMs', options.visibilityTimeoutMs ?? testingDefaults.visibilityTimeoutMs, 0, 12 * 3_600_000);
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? testingDefaults.visibilityTimeoutMs;
     this.maxReceiveCount = options.maxReceiveCount;
     this.deadLetterQueue = options.deadLetterQueue;
     this.clock = options.clock ?? systemClock;
@@ -103,7 +121,7 @@ export class SqsQueueSimulator {
 
   /** Sends a message. Every accepted send gets a new message id; a FIFO duplicate within 5 minutes is dropped. */
   send(body: unknown, options: SendOptions = {}): SendResult {
-    rejectUnknownOptions(`${owner}.send`, options, ['groupId', 'deduplicationId', 'messageAttributes']);
+    checkOptions(`${owner}.send`, options, sendRules);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     if (text === undefined) throw new TypeError(`${owner}.send: "body" cannot be JSON-encoded.`);
     const deduplicationId = this.#deduplicationId(text, options);
@@ -127,7 +145,7 @@ export class SqsQueueSimulator {
    * with a message in flight. Messages past `maxReceiveCount` move to the DLQ instead.
    */
   receive(maxMessages = 10): SQSRecord[] {
-    checkInteger(`${owner}.receive`, 'maxMessages', maxMessages, 1, 10);
+    checkOptions(`${owner}.receive`, { maxMessages }, receiveRules);
     const now = this.clock.now();
     const locked = this.fifo ? this.#lockedGroups(now) : new Set<string>();
     const batch: SQSRecord[] = [];
@@ -206,7 +224,7 @@ export class SqsQueueSimulator {
       return undefined;
     }
     if (options.groupId === undefined) throw new TypeError(`${owner}.send: option "groupId" is required on a FIFO queue.`);
-    if (options.deduplicationId !== undefined) return checkString(`${owner}.send`, 'deduplicationId', options.deduplicationId);
+    if (options.deduplicationId !== undefined) return options.deduplicationId;
     if (this.#contentBasedDeduplication) return createHash('sha256').update(body).digest('hex');
     throw new TypeError(`${owner}.send: option "deduplicationId" is required on a FIFO queue without content-based deduplication.`);
   }

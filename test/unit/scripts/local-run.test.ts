@@ -13,6 +13,7 @@ import { defaults, parseArgs, UsageError } from '../../../scripts/local/options.
 import { chanceOf, mulberry32 } from '../../../scripts/local/prng.js';
 import { newSourceStats } from '../../../scripts/local/stats.js';
 import { planWorkload } from '../../../scripts/local/workload.js';
+import { InvocationTimeoutError, lambdaContext } from '../../../src/testing/index.js';
 
 describe('parseArgs', () => {
   it('applies defaults and reads both flag forms', () => {
@@ -41,7 +42,8 @@ describe('parseArgs', () => {
 
 describe('idsToDelete (Lambda ReportBatchItemFailures rules)', () => {
   const event = { Records: [{ messageId: 'a' }, { messageId: 'b' }, { messageId: 'c' }] } as SQSEvent;
-  const returned = (value: unknown) => ({ kind: 'returned' as const, value: value as never, durationMs: 1 });
+  const context = lambdaContext();
+  const returned = (value: unknown) => ({ outcome: 'returned' as const, value: value as never, context, durationMs: 1 });
 
   it('deletes everything but the reported failures', () => {
     expect(idsToDelete(event, returned({ batchItemFailures: [{ itemIdentifier: 'b' }] }))).toEqual({ ids: ['a', 'c'], invalid: false });
@@ -50,8 +52,8 @@ describe('idsToDelete (Lambda ReportBatchItemFailures rules)', () => {
   });
 
   it('deletes nothing when the handler threw or timed out', () => {
-    expect(idsToDelete(event, { kind: 'threw', error: new Error('x'), durationMs: 1 }).ids).toEqual([]);
-    expect(idsToDelete(event, { kind: 'timed-out', durationMs: 1 }).ids).toEqual([]);
+    expect(idsToDelete(event, { outcome: 'threw', error: new Error('x'), context, durationMs: 1 }).ids).toEqual([]);
+    expect(idsToDelete(event, { outcome: 'timed-out', error: new InvocationTimeoutError(1000), context, durationMs: 1 }).ids).toEqual([]);
   });
 
   it('fails the whole batch on an identifier that is empty or not in the batch', () => {

@@ -1,0 +1,31 @@
+/**
+ * Option rules the simulators add to the core ones (`is`, `hasMethods`), for
+ * `checkOptions`: a wrong option is a `TypeError` that names it, raised when
+ * the simulator is built, not deep inside a run.
+ */
+import { hasMethods } from '../core/options.js';
+import type { OptionRule } from '../core/options.js';
+
+/** Rule: an integer in [min, max] (no upper bound when `max` is omitted). */
+export function intIn(min: number, max?: number): OptionRule {
+  return {
+    expected: max === undefined ? `an integer >= ${min}` : `an integer between ${min} and ${max}`,
+    check: (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= min && (max === undefined || v <= max),
+  };
+}
+
+/** Rule: an instance of `type`, e.g. an `SqsQueueSimulator`. */
+export function instanceOf(expected: string, type: abstract new (...args: never[]) => unknown): OptionRule {
+  return { expected, check: (v: unknown) => v instanceof type };
+}
+
+/** Rule: the same rule, but the option must be given. */
+export function required(rule: OptionRule): OptionRule {
+  return { ...rule, required: true };
+}
+
+/** Rule: a `Clock`. */
+export const clockRule: OptionRule = hasMethods('a clock with a now() method', 'now');
+
+/** Rule: any value (an option the simulator passes through unchecked, e.g. an event). */
+export const anyValue: OptionRule = { expected: 'any value', check: () => true };
