@@ -16,6 +16,7 @@ import {
   type ClaimResult,
   type IdempotencyRecord,
   type IdempotencyStore,
+  type WaitPolicy,
 } from '../../src/index.js';
 import { classifyCancellation } from '../../src/store/cancellation.js';
 import { checkTransactionLimits } from '../../src/store/transaction-limits.js';
@@ -57,21 +58,17 @@ function churningStore(): IdempotencyStore & { claims: number; gets: number; lea
   return s;
 }
 
+/** An EventBridge handler that waits for in-progress duplicates, with these wait bounds. */
+function waitingHandler(store: IdempotencyStore, wait: Partial<WaitPolicy>) {
+  return middy<OrderPaid, unknown>()
+    .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 'c', key: (e) => e.detail.orderNo, inProgress: 'wait', wait, logger: false }))
+    .handler(async () => 'ran');
+}
+
 describe('eventBridgeIdempotency inProgress "wait"', () => {
   it('gives up after wait.maxMs in total, not maxMs per round of claim-and-wait', async () => {
     const store = churningStore();
-    const handler = middy<OrderPaid, unknown>()
-      .use(
-        eventBridgeIdempotency<OrderPaid>({
-          store,
-          consumer: 'c',
-          key: (e) => e.detail.orderNo,
-          inProgress: 'wait',
-          wait: { maxMs: 300, initialDelayMs: 50, maxDelayMs: 100 },
-          logger: false,
-        }),
-      )
-      .handler(async () => 'ran');
+    const handler = waitingHandler(store, { maxMs: 300, initialDelayMs: 50, maxDelayMs: 100 });
     const started = Date.now();
     const outcome = await handler(
       eventBridgeEvent({ detailType: 'OrderPaid', source: 's', detail: { orderNo: 'hot' } }),
@@ -152,18 +149,7 @@ describe('cancellation decoding (kept: index mapping and wire-format items)', ()
 describe('undefined inside nested options counts as absent, like at the top level', () => {
   it('eventBridgeIdempotency({ wait: { maxMs: undefined } }) keeps the default maxMs (the wait still ends)', async () => {
     const store = churningStore();
-    const handler = middy<OrderPaid, unknown>()
-      .use(
-        eventBridgeIdempotency<OrderPaid>({
-          store,
-          consumer: 'c',
-          key: (e) => e.detail.orderNo,
-          inProgress: 'wait',
-          wait: { maxMs: undefined as unknown as number, initialDelayMs: 50, maxDelayMs: 100 },
-          logger: false,
-        }),
-      )
-      .handler(async () => 'ran');
+    const handler = waitingHandler(store, { maxMs: undefined as unknown as number, initialDelayMs: 50, maxDelayMs: 100 });
     const started = Date.now();
     const outcome = await handler(
       eventBridgeEvent({ detailType: 'OrderPaid', source: 's', detail: { orderNo: 'hot' } }),
