@@ -3,33 +3,10 @@
  * workload, the same duplicates and the same injected failures.
  */
 
-/** A source of uniform numbers in [0, 1). */
-export type Random = () => number;
+// The generator and the label hash live in the testing kit (fault injection uses them too).
+import type { Random } from '../../src/testing/chance.js';
 
-/** mulberry32: 32-bit state, good enough spread for picking test cases, tiny. */
-export function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/**
- * A number in [0, 1) that depends only on the seed and a label. Decisions
- * taken while messages race (which batch, which poller) cannot consume a
- * shared sequence without depending on timing; hashing the label does not.
- */
-export function chanceOf(seed: number, label: string): number {
-  let h = (seed ^ 0x811c9dc5) >>> 0;
-  for (let i = 0; i < label.length; i++) {
-    h = Math.imul(h ^ label.charCodeAt(i), 0x01000193) >>> 0;
-  }
-  return mulberry32(h)();
-}
+export { chanceOf, mulberry32, type Random } from '../../src/testing/chance.js';
 
 /** Integer in [min, max]. */
 export function intBetween(random: Random, min: number, max: number): number {

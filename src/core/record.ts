@@ -56,3 +56,25 @@ export const ATTR = {
 
 /** How many partitions the sparse in-flight index is spread over (so no hot GSI partition). */
 export const INFLIGHT_SHARDS = 8;
+
+/**
+ * Whether a record that refused our conditional write is in fact that write,
+ * already applied: the SDK retries a request whose response was lost (a
+ * network error after DynamoDB applied it), and the retry then fails its own
+ * condition against the item its first attempt wrote. The owner token is
+ * random per claim, so only the writer itself can match it.
+ *
+ * - after a claim: IN_PROGRESS with our token (and the lease is ours);
+ * - after a completion: COMPLETED with our token.
+ *
+ * @example
+ * ```ts
+ * import { isOwnWrite } from './record.js';
+ * const existing = { id: 'c#k', status: 'IN_PROGRESS' as const, owner: 'tok-1', expiresAt: 0, attempts: 1 };
+ * console.log(isOwnWrite(existing, 'tok-1', 'IN_PROGRESS')); // true
+ * console.log(isOwnWrite(existing, 'tok-2', 'IN_PROGRESS')); // false
+ * ```
+ */
+export function isOwnWrite(existing: IdempotencyRecord, token: string, status: IdempotencyStatus): boolean {
+  return existing.status === status && existing.owner !== undefined && existing.owner === token;
+}

@@ -16,7 +16,7 @@ import {
   TransactionRetryableError,
 } from '../core/errors.js';
 import { recordId } from '../core/keys.js';
-import type { IdempotencyRecord } from '../core/record.js';
+import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
 import { CompletedCache } from './cache.js';
 import { cancellationReasons, classifyCancellation, isAwsError } from './cancellation.js';
@@ -101,6 +101,8 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
           key: input.key,
         });
       }
+      // The SDK retried a claim whose first attempt landed: the claim is ours.
+      if (isOwnWrite(existing, token, 'IN_PROGRESS')) return { kind: 'claimed', id, token, record: existing };
       if (existing.status !== 'COMPLETED') return { kind: 'in-progress', id, existing };
       this.#cache?.remember(existing);
       return { kind: 'completed', id, existing, fromCache: false };
@@ -137,7 +139,13 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
       if (isAwsError(err, 'ValidationException') && /item size/i.test(err.message)) {
         throw tooLarge(input.id, MAX_ITEM_BYTES + 1, err);
       }
-      return leaseLost(err);
+      const refused = leaseLost(err);
+      // The SDK retried a completion whose first attempt landed: it is done, and by us.
+      if (refused.kind === 'lease-lost' && refused.current !== undefined && isOwnWrite(refused.current, input.token, 'COMPLETED')) {
+        this.#cache?.remember(refused.current);
+        return { kind: 'ok', record: refused.current };
+      }
+      return refused;
     }
   }
 

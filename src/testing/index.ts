@@ -12,7 +12,7 @@ export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, md5Hex, md5OfMess
 export type { SqsRecordOptions, EventBridgeEventOptions, LambdaContextOptions } from './events.js';
 export { SqsQueueSimulator } from './queue.js';
 export type { SqsQueueOptions, SendOptions, SendResult, QueueStats, QueuedMessage } from './queue.js';
-export { invoke } from './invocation.js';
+export { invoke, checkpoint, invocationKilled } from './invocation.js';
 export type { LambdaHandler, InvocationResult, InvokeOptions } from './invocation.js';
 export { runEventSourceMapping, drain, parseBatchResponse } from './event-source.js';
 export type { SqsLambdaHandler, EventSourceMappingOptions, PollReport, DrainOptions, DrainProgress, DrainReport } from './event-source.js';
@@ -27,3 +27,9 @@ export type {
   AsyncDestination,
   LambdaErrorPayload,
 } from './eventbridge-invoker.js';
+export { chanceOf, mulberry32, Occurrences } from './chance.js';
+export type { Random } from './chance.js';
+export { injectDynamoDBFaults, InjectedDynamoDBFault } from './dynamodb-faults.js';
+export type { DynamoDBFaultKind, DynamoDBFaultRule, DynamoDBFaultOptions, DynamoDBFaultInjector, FaultCounts, MiddlewareClient } from './dynamodb-faults.js';
+export { crashingStore } from './crash-store.js';
+export type { PipelineCrashPoint, CrashingStoreOptions, PipelineCrash, CrashingStore } from './crash-store.js';

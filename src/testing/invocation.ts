@@ -36,6 +36,8 @@ export interface InvokeOptions {
 
 interface InvocationControl {
   crash(error: SimulatedCrash): void;
+  /** Set once the invocation has ended as crashed or timed out: the process is gone. */
+  dead: boolean;
 }
 
 const currentInvocation = new AsyncLocalStorage<InvocationControl>();
@@ -48,6 +50,43 @@ export function signalCrash(error: SimulatedCrash): boolean {
   const control = currentInvocation.getStore();
   control?.crash(error);
   return control !== undefined;
+}
+
+/**
+ * True when the code runs inside a simulated invocation that has already
+ * ended as crashed or timed out (Lambda would have killed its process).
+ *
+ * @example
+ * ```ts
+ * import { invocationKilled } from 'effectively-once/testing';
+ * console.log(invocationKilled()); // false: not inside a killed invocation
+ * ```
+ */
+export function invocationKilled(): boolean {
+  return currentInvocation.getStore()?.dead === true;
+}
+
+/**
+ * A point where a killed invocation stops. JavaScript cannot stop work that
+ * is already running, so code a crash or timeout left behind (other records
+ * of the batch, a handler past its timeout) would go on writing, which a real
+ * Lambda, whose process is gone, never does. Awaiting `checkpoint()` before
+ * and after each I/O step makes such leftovers stop there: it resolves at
+ * once in a live invocation (or outside any), and never settles in a killed
+ * one. The fault-injection wrappers of this module call it around every
+ * request they see.
+ *
+ * @example
+ * ```ts
+ * import { checkpoint } from 'effectively-once/testing';
+ * const send = async (text: string): Promise<void> => { await checkpoint(); console.log('sent', text); };
+ * await send('hello'); // outside an invocation: runs
+ * ```
+ */
+export function checkpoint(): Promise<void> {
+  if (!invocationKilled()) return Promise.resolve();
+  // Never settles: the rest of this dead invocation's work is dropped with it.
+  return new Promise<void>(() => undefined);
 }
 
 type Ending<TResult> =
@@ -71,14 +110,17 @@ async function race<TEvent, TResult>(
   const timedOut = new Promise<Ending<TResult>>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'real-timeout' }), timeoutMs);
   });
+  const control: InvocationControl = { crash: (error) => onCrash(error), dead: false };
   const ran = currentInvocation
-    .run({ crash: (error) => onCrash(error) }, async () => handler(event, context))
+    .run(control, async () => handler(event, context))
     .then(
       (value): Ending<TResult> => ({ kind: 'returned', value }),
       (error: unknown): Ending<TResult> => ({ kind: 'threw', error }),
     );
   try {
-    return await Promise.race([ran, crashed, timedOut]);
+    const ending = await Promise.race([ran, crashed, timedOut]);
+    if (ending.kind === 'crashed' || ending.kind === 'real-timeout') control.dead = true;
+    return ending;
   } finally {
     clearTimeout(timer);
   }
