@@ -67,7 +67,8 @@ export class InvalidRecordError extends EffectivelyOnceError {
 
 /**
  * The `key` function returned no usable key: undefined, empty, not a
- * string or number, or longer than 1024 bytes (use `hashKeys` for long keys).
+ * string or number, not well-formed Unicode (a lone surrogate), or longer
+ * than 1024 bytes of UTF-8 (use `hashKeys` for long keys).
  *
  * @example
  * ```ts
@@ -87,8 +88,8 @@ export class MissingKeyError extends InvalidRecordError {
 }
 
 /**
- * The record body is not valid JSON, or the `key` or `payload` function threw
- * while reading it.
+ * The record has no body string, its body is not valid JSON, or the `key`
+ * or `payload` function threw while reading it.
  *
  * @example
  * ```ts

@@ -11,9 +11,16 @@ export type BusinessKey = string | number;
 /** DynamoDB's partition key limit is 2048 bytes; stay well under it. */
 export const MAX_KEY_BYTES = 1024;
 
+/** A UTF-16 code unit of a surrogate pair that has no partner (in `u` mode a pair is one code point and does not match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
- * Checks a business key and returns it as a string.
- * @throws MissingKeyError for undefined, null, empty, non-string/number, or over-long keys.
+ * Checks a business key and returns it as a string. Keys are compared as
+ * given, code unit for code unit: no Unicode normalisation, no trimming.
+ * @throws MissingKeyError for undefined, null, empty, non-string/number keys,
+ *   and strings with a lone surrogate: UTF-8 (DynamoDB's strings, SHA-256's
+ *   input) turns every lone surrogate into U+FFFD, so two such keys would
+ *   silently share one record. Length is checked by {@link recordId}.
  */
 export function normalizeKey(raw: unknown): string {
   if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
@@ -21,17 +28,27 @@ export function normalizeKey(raw: unknown): string {
     throw new MissingKeyError(`The key function returned ${raw === null ? 'null' : typeof raw}, not a string or number.`);
   }
   if (raw.length === 0) throw new MissingKeyError('The key function returned an empty string.');
-  if (Buffer.byteLength(raw) > MAX_KEY_BYTES) {
-    throw new MissingKeyError(`The business key is longer than ${MAX_KEY_BYTES} bytes; use hashKeys or a shorter key.`, {
+  if (LONE_SURROGATE.test(raw)) {
+    throw new MissingKeyError('The business key is not well-formed Unicode (it holds a lone surrogate), so it cannot be stored as it is.', {
       key: raw.slice(0, 64),
     });
   }
   return raw;
 }
 
-/** `consumer#businessKey`, with the business key replaced by its SHA-256 when `hash` is set. */
+/**
+ * `consumer#businessKey`, with the business key replaced by its SHA-256 when `hash` is set.
+ * @throws MissingKeyError when the key is stored as it is (no `hash`) and is
+ *   longer than {@link MAX_KEY_BYTES} in UTF-8; a hashed key is always 64 characters.
+ */
 export function recordId(consumer: string, businessKey: string, hash: boolean): string {
-  return `${consumer}#${hash ? sha256(businessKey) : businessKey}`;
+  if (hash) return `${consumer}#${sha256(businessKey)}`;
+  if (Buffer.byteLength(businessKey) > MAX_KEY_BYTES) {
+    throw new MissingKeyError(`The business key is longer than ${MAX_KEY_BYTES} bytes; use hashKeys or a shorter key.`, {
+      key: businessKey.slice(0, 64),
+    });
+  }
+  return `${consumer}#${businessKey}`;
 }
 
 /** Which partition of the sparse in-flight index a record id lands in. */

@@ -4,6 +4,7 @@
  * outcomes (duplicates, in-progress, invalid).
  */
 import type { SQSRecord } from 'aws-lambda';
+import { BodyParseError, InvalidRecordError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { fifoGroup } from './batch-runner.js';
@@ -35,9 +36,20 @@ type PreparedRecord = { readonly record: SQSRecord; readonly owned: OwnedRecord 
 
 function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Admission {
   const messageId = record.messageId;
+  const invalid = (error: InvalidRecordError): Admission => ({ kind: 'settled', record, outcome: { kind: 'invalid', messageId, error } });
+  // Checked here, not by the user's key function: it is typed to receive a string body.
+  if (typeof record.body !== 'string') {
+    return invalid(new BodyParseError(`Message ${messageId} has no body string (got ${record.body === null ? 'null' : typeof record.body}).`));
+  }
   const prepared = prepare(record, config);
-  if (prepared instanceof Error) return { kind: 'settled', record, outcome: { kind: 'invalid', messageId, error: prepared } };
-  const id = config.store.recordId(config.consumer, prepared.key);
+  if (prepared instanceof Error) return invalid(prepared);
+  let id: string;
+  try {
+    id = config.store.recordId(config.consumer, prepared.key);
+  } catch (err) {
+    if (err instanceof InvalidRecordError) return invalid(err); // e.g. a key too long to store unhashed
+    throw err;
+  }
   const payload = prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash };
   return { record, owned: { id, key: prepared.key, messageId, ...payload } };
 }

@@ -71,11 +71,29 @@ interface BatchState {
   readonly startedAt: number;
 }
 
-function assertSqsEvent(event: unknown): asserts event is SQSEvent {
-  const records = (event as SQSEvent | null)?.Records;
-  if (!Array.isArray(records) || records.some((r) => typeof r?.messageId !== 'string' || typeof r.body !== 'string')) {
-    throw new TypeError(`${NAME}: the event is not an SQS event (expected Records with messageId and body).`);
+/**
+ * Why the event cannot be an SQS event, or `undefined`. Only what no
+ * per-record outcome can answer fails the whole event: a record that cannot be
+ * reported in `batchItemFailures` (no message id), or one from another event
+ * source (the function is wired to the wrong trigger). A record without a body
+ * fails alone (see `admitBatch`).
+ */
+function notSqsReason(event: unknown): string | undefined {
+  const records: unknown = (event as { Records?: unknown } | null | undefined)?.Records;
+  if (!Array.isArray(records)) return 'it has no Records array';
+  for (const [i, r] of records.entries()) {
+    const record = r as Partial<SQSRecord> | null;
+    if (typeof record?.messageId !== 'string') return `record ${i} has no string messageId`;
+    if (record.eventSource !== undefined && record.eventSource !== 'aws:sqs') {
+      return `record ${i} comes from ${JSON.stringify(record.eventSource)}, not "aws:sqs"`;
+    }
   }
+  return undefined;
+}
+
+function assertSqsEvent(event: unknown): asserts event is SQSEvent {
+  const reason = notSqsReason(event);
+  if (reason !== undefined) throw new TypeError(`${NAME}: the event is not an SQS event: ${reason}.`);
 }
 
 /**

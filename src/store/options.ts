@@ -19,7 +19,7 @@ export interface DynamoDBIdempotencyStoreOptions {
   readonly tableName: string;
   /** How long a COMPLETED record keeps deduplicating, ms. Default 24 h. */
   readonly retentionMs?: number;
-  /** Store SHA-256 of the business key instead of the key itself (keys may be personal data). Default false. */
+  /** Store SHA-256 of the business key instead of the key itself (keys may be personal data; lifts the 1024-byte key limit). Default false. */
   readonly hashKeys?: boolean;
   /**
    * `'delete'` (default) removes a failed claim; `'mark-failed'` keeps it as

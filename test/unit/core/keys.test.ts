@@ -14,9 +14,10 @@ describe('normalizeKey', () => {
     expect(() => normalizeKey(raw)).toThrow(MissingKeyError);
   });
 
-  it('rejects keys longer than the limit in bytes (multi-byte characters count)', () => {
-    expect(normalizeKey('a'.repeat(MAX_KEY_BYTES))).toHaveLength(MAX_KEY_BYTES);
-    expect(() => normalizeKey('é'.repeat(MAX_KEY_BYTES / 2 + 1))).toThrow(/longer than/);
+  it('rejects lone surrogates, which UTF-8 would turn into one shared U+FFFD', () => {
+    expect(sha256('x\ud800')).toBe(sha256('x\udbff')); // why: two keys, one record
+    for (const raw of ['x\ud800', 'x\udbff', '\udc00x', '\ude00\ud83d']) expect(() => normalizeKey(raw)).toThrow(/lone surrogate/);
+    expect(normalizeKey('\ud83d\ude00')).toBe('😀'); // a pair is fine
   });
 });
 
@@ -25,6 +26,14 @@ describe('recordId', () => {
     expect(recordId('payments', 'o-1', false)).toBe('payments#o-1');
     expect(recordId('payments', 'o-1', true)).toBe(`payments#${sha256('o-1')}`);
     expect(recordId('payments', 'o-1', true)).not.toContain('o-1');
+  });
+
+  it('rejects unhashed keys longer than the limit in bytes (multi-byte characters count); hashing lifts the limit', () => {
+    expect(recordId('c', 'a'.repeat(MAX_KEY_BYTES), false)).toBe(`c#${'a'.repeat(MAX_KEY_BYTES)}`);
+    const long = 'é'.repeat(MAX_KEY_BYTES / 2 + 1);
+    expect(() => recordId('c', long, false)).toThrow(MissingKeyError);
+    expect(() => recordId('c', long, false)).toThrow(/longer than/);
+    expect(recordId('c', long, true)).toBe(`c#${sha256(long)}`);
   });
 });
 
