@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { claimVerdict } from '../core/claim.js';
 import { toEpochSeconds } from '../core/clock.js';
 import {
   BusinessConflictError,
@@ -103,7 +104,8 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
       }
       // The SDK retried a claim whose first attempt landed: the claim is ours.
       if (isOwnWrite(existing, token, 'IN_PROGRESS')) return { kind: 'claimed', id, token, record: existing };
-      if (existing.status !== 'COMPLETED') return { kind: 'in-progress', id, existing };
+      // DynamoDB judged this record at the same `now`, so 'free' cannot come back; were it to, a retry is the safe answer.
+      if (claimVerdict(existing, now) !== 'duplicate') return { kind: 'in-progress', id, existing };
       this.#cache?.remember(existing);
       return { kind: 'completed', id, existing, fromCache: false };
     }
@@ -199,7 +201,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     try {
       await client.send(new TransactWriteCommand({ TransactItems: [{ Put: commitPut(tableName, item, now) }, ...input.actions] }));
     } catch (err) {
-      return this.#commitRefused(err, id, input.key);
+      return this.#commitRefused(err, id, input.key, now);
     }
     const record = toRecord(item);
     this.#cache?.remember(record);
@@ -226,7 +228,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
   }
 
   // Maps a refused transaction to an outcome, or throws what the caller must handle.
-  async #commitRefused(err: unknown, id: string, key: string): Promise<CommitResult> {
+  async #commitRefused(err: unknown, id: string, key: string, now: number): Promise<CommitResult> {
     const reasons = cancellationReasons(err);
     if (reasons === undefined) {
       if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
@@ -237,7 +239,7 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
     const verdict = classifyCancellation(reasons);
     switch (verdict.kind) {
       case 'idempotency':
-        return this.#blocked(err, id, key, verdict.item);
+        return this.#blocked(err, id, key, verdict.item, now);
       case 'business': {
         const error = new BusinessConflictError(
           `A condition of the handler's transaction failed (${describeReasons(verdict.reasons)}); nothing was written.`,
@@ -254,13 +256,19 @@ export class DynamoDBIdempotencyStore implements IdempotencyStore {
   }
 
   // The idempotency condition failed: COMPLETED is a duplicate, a live claim is in progress.
-  async #blocked(err: unknown, id: string, key: string, wire: Record<string, AttributeValue> | undefined): Promise<CommitResult> {
+  async #blocked(
+    err: unknown,
+    id: string,
+    key: string,
+    wire: Record<string, AttributeValue> | undefined,
+    now: number,
+  ): Promise<CommitResult> {
     // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
     const existing = recordFromWire(wire) ?? (await this.get(id));
     if (existing === undefined) {
       throw new TransactionRetryableError(`The record blocking ${id} disappeared; try again.`, { cause: err, key });
     }
-    if (existing.status !== 'COMPLETED') {
+    if (claimVerdict(existing, now) !== 'duplicate') {
       throw new IdempotencyInProgressError(`${id} is claimed by another invocation; try again later.`, { cause: err, key, existing });
     }
     this.#cache?.remember(existing);
