@@ -1,7 +1,9 @@
 /**
  * Bounded-concurrency scheduling with ordered lanes: records of one FIFO
  * message group run one after another and stop at the first failure;
- * independent records run side by side up to the concurrency limit.
+ * independent records run side by side up to the concurrency limit. Before
+ * anything runs, {@link heldBack} says which records an earlier record of
+ * their group, already known to come back, holds back.
  */
 
 /** How {@link runLanes} treats items. */
@@ -35,6 +37,32 @@ export function toLanes<T>(items: readonly T[], laneOf: (item: T) => string | un
     lane.push(item);
   }
   return lanes;
+}
+
+/**
+ * How an item stands before the handler runs, for {@link heldBack}:
+ * - `blocks`: already settled and coming back (failed, in progress, invalid);
+ * - `passes`: already settled and acknowledged, or following another copy of its key;
+ * - `waits`: about to run.
+ */
+export type Standing = 'blocks' | 'passes' | 'waits';
+
+/**
+ * FIFO before the handler: which items must not run because an earlier item
+ * of their lane comes back, so that a redelivery finds them in order again.
+ * A `waits` item is held back exactly when an earlier item of its lane
+ * `blocks`; items without a lane (standard queues) never are. Returns one
+ * flag per item, in input order.
+ */
+export function heldBack<T>(items: readonly T[], laneOf: (item: T) => string | undefined, standing: (item: T) => Standing): boolean[] {
+  const blocked = new Set<string>();
+  return items.map((item) => {
+    const lane = laneOf(item);
+    if (lane === undefined) return false;
+    const s = standing(item);
+    if (s === 'blocks') blocked.add(lane);
+    return s === 'waits' && blocked.has(lane);
+  });
 }
 
 async function runLane<T>(lane: readonly T[], options: LaneOptions<T>): Promise<void> {

@@ -6,6 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { BodyParseError, InvalidRecordError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import { heldBack, type Standing } from '../core/schedule.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { fifoGroup } from './batch-runner.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
@@ -80,21 +81,16 @@ async function claimOne({ record, owned }: PreparedRecord, config: AdmitConfig):
  * that group must not run before it does; their claims are released.
  */
 async function holdBackBlockedGroups(admissions: Admission[], store: IdempotencyStore): Promise<Admission[]> {
-  const blocked = new Set<string>();
+  const held = heldBack(admissions, (a) => fifoGroup(a.record), (a): Standing => {
+    if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
+    return a.kind === 'follower' ? 'passes' : 'waits';
+  });
   const releases: Promise<void>[] = [];
-  const result = admissions.map((admission): Admission => {
-    const { record } = admission;
-    const group = fifoGroup(record);
-    if (group === undefined) return admission;
-    if (admission.kind === 'settled') {
-      if (!acknowledged(admission.outcome)) blocked.add(group);
-      return admission;
-    }
-    if (admission.kind === 'follower') return admission;
-    if (!blocked.has(group)) return admission;
+  const result = admissions.map((admission, i): Admission => {
+    if (held[i] !== true || admission.kind !== 'owned') return admission;
     releases.push(releaseClaim(store, admission.owned));
     const { messageId, key, id } = admission.owned;
-    return { kind: 'settled', record, id, outcome: { kind: 'not-started', messageId, key, reason: 'group-failed' } };
+    return { kind: 'settled', record: admission.record, id, outcome: { kind: 'not-started', messageId, key, reason: 'group-failed' } };
   });
   await Promise.all(releases);
   return result;
