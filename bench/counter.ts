@@ -1,17 +1,20 @@
 /**
  * Counts the DynamoDB requests a client sends, by command name, with a
- * middleware on the client's own stack. Each contender gets its own
- * low-level client, so the two sides never count each other's requests
+ * middleware on the client's own stack. Each variant gets its own
+ * low-level client, so variants never count each other's requests
  * (DocumentClients made from one client share that client's stack).
  */
+import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** Counts since the last `take()`, by command name. */
 export interface RequestTally {
   /** HTTP requests (every attempt, retries included), by command name. */
   readonly requests: Record<string, number>;
-  /** Capacity units, see {@link countRequests}. */
+  /** Capacity units, see {@link countRequests}; 0 unless units are counted. */
   readonly units: number;
+  /** Sum of the requests' round trips as the SDK saw them (send to parsed answer, added latency included), ms. */
+  readonly requestMs: number;
 }
 
 /** A live counter attached to one client. */
@@ -38,46 +41,59 @@ let counterSeq = 0;
  * Requests are counted per HTTP attempt (the `deserialize` step runs once
  * per attempt, below the retry middleware).
  *
- * Units: every request asks for `ReturnConsumedCapacity: 'INDEXES'` (on a
- * copy of the input; both contenders get the same) and the units the
- * endpoint reports are summed, index writes included. A non-transactional
- * write whose condition fails is billed 1 WRU by DynamoDB (items < 1 KB)
- * but reported by nobody, so it is added as 1.
+ * Units (only with `units: true`, since asking for them costs DynamoDB
+ * Local CPU on every request): every request asks for
+ * `ReturnConsumedCapacity: 'INDEXES'` (on a copy of the input; every variant
+ * gets the same) and the units the endpoint reports are summed, index writes
+ * included. A non-transactional write whose condition fails is billed 1 WRU
+ * by DynamoDB (items < 1 KB) but reported by nobody, so it is added as 1.
  */
-export function countRequests(client: DynamoDBClient): RequestCounter {
+export function countRequests(client: DynamoDBClient, options: { readonly units: boolean }): RequestCounter {
   let requests: Record<string, number> = {};
   let units = 0;
+  let requestMs = 0;
   counterSeq += 1;
+  if (options.units) countUnits(client, (n) => (units += n));
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context['commandName'] ?? 'unknown');
+      requests[name] = (requests[name] ?? 0) + 1;
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        requestMs += performance.now() - started;
+      }
+    },
+    // High priority: outermost in its step, so the round trip includes the added latency (low priority, same step).
+    { step: 'deserialize', priority: 'high', name: `benchRequests${counterSeq}` },
+  );
+  return {
+    take(): RequestTally {
+      const tally = { requests, units, requestMs };
+      requests = {};
+      units = 0;
+      requestMs = 0;
+      return tally;
+    },
+  };
+}
+
+function countUnits(client: DynamoDBClient, add: (units: number) => void): void {
   client.middlewareStack.add(
     (next) => async (args) => {
       const input = { ...(args.input as Record<string, unknown>), ReturnConsumedCapacity: 'INDEXES' };
       try {
         const result = await next({ ...args, input });
-        units += reportedUnits((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
+        add(reportedUnits((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity));
         return result;
       } catch (err) {
-        if ((err as Error | undefined)?.name === 'ConditionalCheckFailedException') units += 1;
+        if ((err as Error | undefined)?.name === 'ConditionalCheckFailedException') add(1);
         throw err;
       }
     },
     { step: 'initialize', name: `benchUnits${counterSeq}` },
   );
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = String(context['commandName'] ?? 'unknown');
-      requests[name] = (requests[name] ?? 0) + 1;
-      return next(args);
-    },
-    { step: 'deserialize', name: `benchRequests${counterSeq}` },
-  );
-  return {
-    take(): RequestTally {
-      const tally = { requests, units };
-      requests = {};
-      units = 0;
-      return tally;
-    },
-  };
 }
 
 /** Total of a tally's requests. */
@@ -89,9 +105,11 @@ export function totalRequests(tally: RequestTally): number {
 export function addTallies(tallies: readonly RequestTally[]): RequestTally {
   const requests: Record<string, number> = {};
   let units = 0;
+  let requestMs = 0;
   for (const t of tallies) {
     units += t.units;
+    requestMs += t.requestMs;
     for (const [name, n] of Object.entries(t.requests)) requests[name] = (requests[name] ?? 0) + n;
   }
-  return { requests, units };
+  return { requests, units, requestMs };
 }

@@ -1,23 +1,15 @@
 /**
  * The bench's DynamoDB: DynamoDB Local (started here, or borrowed from
- * DYNAMODB_ENDPOINT), the tables both contenders need, and counted clients.
+ * DYNAMODB_ENDPOINT), fresh tables per variant, counted clients, and the
+ * untimed seeding of the orders the state-machine variants update.
  */
-import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
+import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions, type TableDefinition } from '../infra/tables.js';
 import { countRequests, type RequestCounter } from './counter.js';
-
-/** Table names of one bench run (unique, so a borrowed endpoint is never polluted by an earlier run). */
-export interface BenchTables {
-  /** Ours: `infra/tables.json` idempotency schema without the optional sweeper index. */
-  readonly ours: string;
-  /** Powertools: its documented schema, partition key `id`, TTL attribute `expiration`. */
-  readonly powertools: string;
-  /** Business items written by the transaction scenario (both sides). */
-  readonly business: string;
-}
+import { addLatency } from './latency.js';
+import type { OrderPaid } from './workload.js';
 
 /**
  * Ours as a team without the sweeper creates it: `infra/tables.json` minus
@@ -38,6 +30,17 @@ export const powertoolsTableDefinition: TableDefinition = {
   TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
 };
 
+/** Which idempotency table a variant needs. */
+export type IdempotencyTableKind = 'ours' | 'powertools' | 'none';
+/** Which business table: customer points (`pk`) or orders (`orderNo`), both from `infra/tables.json`. */
+export type BusinessTableKind = 'points' | 'orders';
+
+/** The tables of one variant (unique names, so a borrowed endpoint never mixes runs). */
+export interface VariantTables {
+  readonly idempotency: string | undefined;
+  readonly business: string;
+}
+
 /** A low-level client with its own counter, and a DocumentClient on top of it. */
 export interface CountedClient {
   readonly client: DynamoDBClient;
@@ -45,39 +48,92 @@ export interface CountedClient {
   readonly counter: RequestCounter;
 }
 
-/** A fresh low-level client (own middleware stack) with a request counter. */
-export function countedClient(endpoint: string): CountedClient {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const counter = countRequests(client);
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return { client, doc, counter };
+/** How every variant's client is set up. */
+export interface ClientOptions {
+  /** Added before every request (`--latency`). */
+  readonly latencyMs: number;
+  /** Ask for and sum consumed capacity (`--units`). */
+  readonly units: boolean;
 }
 
-/** A running endpoint plus the run's tables. */
-export interface BenchDynamo {
-  readonly local: DynamoDBLocalHandle;
-  readonly tables: BenchTables;
+function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }
 
-/** Starts (or borrows) DynamoDB Local and creates the run's tables. */
-export async function setUpDynamo(): Promise<BenchDynamo> {
-  const local = await startDynamoDBLocal();
-  const run = randomUUID().slice(0, 8);
-  const tables: BenchTables = {
-    ours: `bench-ours-${run}`,
-    powertools: `bench-powertools-${run}`,
-    business: `bench-business-${run}`,
-  };
-  const admin = new DynamoDBClient({ endpoint: local.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+function docFor(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** A fresh low-level client (own middleware stack) with a request counter and the run's added latency. */
+export function countedClient(endpoint: string, options: ClientOptions = { latencyMs: 0, units: false }): CountedClient {
+  const client = localClient(endpoint);
+  const counter = countRequests(client, { units: options.units });
+  addLatency(client, options.latencyMs);
+  return { client, doc: docFor(client), counter };
+}
+
+const idempotencyDefinitions: Record<Exclude<IdempotencyTableKind, 'none'>, TableDefinition> = {
+  ours: oursTableDefinition,
+  powertools: powertoolsTableDefinition,
+};
+
+/** Creates a variant's fresh tables, named `bench-<run>-<variant>-<role>`. */
+export async function createVariantTables(
+  endpoint: string,
+  name: string,
+  kinds: { readonly idempotency: IdempotencyTableKind; readonly business: BusinessTableKind },
+): Promise<VariantTables> {
+  const admin = localClient(endpoint);
   try {
-    await createTable(admin, tables.ours, oursTableDefinition);
-    await createTable(admin, tables.powertools, powertoolsTableDefinition);
-    await createTable(admin, tables.business, tableDefinitions.points);
-  } catch (err) {
-    await local.stop();
-    throw err;
+    let idempotency: string | undefined;
+    if (kinds.idempotency !== 'none') {
+      idempotency = `${name}-idempotency`;
+      await createTable(admin, idempotency, idempotencyDefinitions[kinds.idempotency]);
+    }
+    const business = `${name}-${kinds.business}`;
+    await createTable(admin, business, tableDefinitions[kinds.business]);
+    return { idempotency, business };
   } finally {
     admin.destroy();
   }
-  return { local, tables };
+}
+
+/** BatchWriteItem's limit. */
+const WRITE_BATCH = 25;
+
+/** Puts every order as PENDING, version 0, with an uncounted client: set-up, not measured. */
+export async function seedPendingOrders(endpoint: string, table: string, events: readonly OrderPaid[]): Promise<void> {
+  const client = localClient(endpoint);
+  const doc = docFor(client);
+  try {
+    for (let i = 0; i < events.length; i += WRITE_BATCH) {
+      let requests: Record<string, Array<{ PutRequest: { Item: Record<string, unknown> } }>> | undefined = {
+        [table]: events.slice(i, i + WRITE_BATCH).map((e) => ({ PutRequest: { Item: { orderNo: e.orderNo, customerId: e.customerId, status: 'PENDING', version: 0 } } })),
+      };
+      while (requests !== undefined && Object.keys(requests).length > 0) {
+        const out = await doc.send(new BatchWriteCommand({ RequestItems: requests }));
+        requests = out.UnprocessedItems as typeof requests;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Every item of `table` (consistent scan, all pages), with an uncounted client. */
+export async function scanAll(endpoint: string, table: string): Promise<Array<Record<string, unknown>>> {
+  const client = localClient(endpoint);
+  const doc = docFor(client);
+  const items: Array<Record<string, unknown>> = [];
+  try {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start === undefined ? {} : { ExclusiveStartKey: start }) }));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start !== undefined);
+    return items;
+  } finally {
+    client.destroy();
+  }
 }

@@ -15,10 +15,12 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../infra/tables.js';
-import { Deferred, delay, lambdaContext, sqsEvent } from '../src/testing/index.js';
-import { contender, type BatchHandler, type Side } from './contenders.js';
+import { Deferred, delay, lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
+import { oursHandler, powertoolsHandler, type BatchHandler } from './contenders.js';
 import { countedClient, powertoolsTableDefinition, type CountedClient } from './dynamo.js';
-import { orderRecord, type Order } from './workload.js';
+
+/** The two sides compared. */
+export type Side = 'ours' | 'powertools';
 
 /** How A finishes after losing its lease. */
 export type FencingVariant = 'late-success' | 'late-failure';
@@ -54,7 +56,7 @@ class Scene {
   readonly gates = new Map<string, Gate>();
   readonly ran: string[] = [];
 
-  readonly work = async (_order: Order, messageId: string): Promise<void> => {
+  readonly work = async (messageId: string): Promise<void> => {
     const gate = this.gates.get(messageId);
     this.ran.push(gate?.label ?? 'C');
     if (gate === undefined) return;
@@ -65,7 +67,7 @@ class Scene {
 
   /** A batch of one delivery of `key`, gated under `label` unless `label` is undefined. */
   delivery(key: string, label?: string, fail = false): { event: SQSEvent; gate?: Gate } {
-    const record = orderRecord(key);
+    const record = sqsRecord({ body: { orderNo: key, customerId: 'c-1', amount: 100 } });
     if (label === undefined) return { event: sqsEvent([record]) };
     const gate: Gate = { label, started: new Deferred(), release: new Deferred(), fail };
     this.gates.set(record.messageId, gate);
@@ -125,17 +127,19 @@ async function freshTable(endpoint: string, side: Side): Promise<string> {
 async function prepare(endpoint: string, side: Side, scene: Scene): Promise<{ handler: BatchHandler; counted: CountedClient; tableName: string }> {
   const tableName = await freshTable(endpoint, side);
   const counted = countedClient(endpoint);
-  const { handler } = contender({
-    side,
-    counted,
-    tableName,
-    cache: false,
-    work: scene.work,
-    // Same short lease on both sides: the remaining time, no margin (Powertools' in-progress expiry is exactly that).
-    lease: { marginMs: 0, floorMs: 0 },
-    safetyMarginMs: 0,
-    timeoutEarly: false,
-  });
+  const handler =
+    side === 'ours'
+      ? oursHandler({
+          counted,
+          tableName,
+          strategy: 'claim',
+          effect: (_event, ctx) => scene.work(ctx.messageId),
+          // Same short lease on both sides: the remaining time, no margin (Powertools' in-progress expiry is exactly that).
+          lease: { marginMs: 0, floorMs: 0 },
+          safetyMarginMs: 0,
+          timeoutEarly: false,
+        })
+      : powertoolsHandler({ counted, tableName, effect: (_event, messageId) => scene.work(messageId), timeoutEarly: false });
   return { handler, counted, tableName };
 }
 

@@ -1,147 +1,127 @@
 /**
- * Runs one scenario: both contenders on the same keys, round after round,
- * alternating who goes first (so warm connections, JIT and DynamoDB Local's
- * own warm-up do not favour one side), warm-up rounds discarded.
+ * Runs the variants over the same batches, interleaved: batch 1 goes through
+ * every variant, then batch 2, and so on, the first variant rotating with
+ * each batch. Connection reuse, the JIT, DynamoDB Local's warm-up and the
+ * load other processes put on the machine therefore hit every variant alike.
  */
 import { performance } from 'node:perf_hooks';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { lambdaContext } from '../src/testing/index.js';
-import { contender, type Contender, type Side } from './contenders.js';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
+import type { BatchHandler } from './contenders.js';
 import type { RequestTally } from './counter.js';
-import { countedClient, type BenchTables } from './dynamo.js';
-import type { Scenario } from './scenarios.js';
-import { emptySamples, figures, ratios, type Ratios, type SideFigures, type SideSamples } from './stats.js';
-import { KeySource, orderEvent, roundKeys, type RoundKeys } from './workload.js';
+import type { CountedClient } from './dynamo.js';
+import type { Variant } from './variants.js';
+import type { Delivery } from './workload.js';
 
-/** Size of a run. */
-export interface BenchOptions {
-  readonly rounds: number;
-  readonly warmup: number;
-  readonly batch: number;
-}
-
-/** Where the scenario runs. */
-export interface BenchEnv {
-  readonly endpoint: string;
-  readonly tables: BenchTables;
-}
-
-/** Figures of one scenario, both sides and their ratios. */
-export interface ScenarioResult {
-  readonly scenario: Scenario;
-  readonly ours: SideFigures;
-  readonly powertools: SideFigures;
-  readonly ratios: Ratios;
-  /** First unexpected error per side, if any (a bench that errors is reported, not hidden). */
-  readonly errors: Partial<Record<Side, string>>;
-}
-
-interface Runner {
-  readonly contender: Contender;
-  readonly effects: () => number;
-  readonly close: () => void;
-  readonly samples: SideSamples;
+/** One variant ready to run. */
+export interface Lane {
+  readonly variant: Variant;
+  readonly handler: BatchHandler;
+  readonly counted: CountedClient;
+  readonly samples: BatchSample[];
+  /** First unexpected error (a bench that errors is reported, not hidden). */
   error?: string;
 }
 
-interface Measurement {
+/** What one batch invocation of one variant did. */
+export interface BatchSample {
+  /** Wall time of the handler call, ms (the event and the context are built before the clock starts). */
   readonly ms: number;
-  /** CPU time of this process during the call (DynamoDB Local runs in another process). */
+  /** CPU time of this process during the call, ms (DynamoDB Local is another process). */
   readonly cpuMs: number;
+  /** CPU time of the DynamoDB Local process during the call, ms; NaN when it cannot be read. */
+  readonly serverCpuMs: number;
   readonly tally: RequestTally;
+  readonly records: number;
+  /** First deliveries of their event in this batch. */
+  readonly fresh: number;
+  /** Re-deliveries of events delivered in earlier batches. */
+  readonly duplicates: number;
+  /** Records reported in `batchItemFailures` (or all of them, when the handler threw). */
   readonly failures: number;
-  readonly effects: number;
+  /** Which of the run's equal parts this batch belongs to (records/s is a median over them). */
+  readonly slice: number;
 }
 
-/** A context with plenty of time: ours does not start records within 5 s of the deadline. */
+/** How to run a sequence of batches. */
+export interface RunOptions {
+  /** Keep the samples (false for the warm-up). */
+  readonly record: boolean;
+  /** Parts of the run measured separately. */
+  readonly slices: number;
+  readonly label: string;
+  readonly progress: (line: string) => void;
+  /** Reads DynamoDB Local's CPU time so far (ms), when known. */
+  readonly serverCpu: (() => number) | undefined;
+}
+
+/** Plenty of time: ours does not start records within its safety margin of the deadline. */
 function context(): Context {
   return lambdaContext({ functionName: 'bench', timeoutMs: 60_000 });
 }
 
-function runner(side: Side, scenario: Scenario, env: BenchEnv): Runner {
-  const counted = countedClient(env.endpoint);
-  let effects = 0;
-  const built = contender({
-    side,
-    counted,
-    tableName: side === 'ours' ? env.tables.ours : env.tables.powertools,
-    cache: scenario.cache,
-    ...(scenario.businessWrite ? { businessTable: env.tables.business } : {}),
-    work: () => {
-      effects += 1;
-    },
-  });
-  return { contender: built, effects: () => effects, close: () => counted.client.destroy(), samples: emptySamples() };
+function toEvent(batch: readonly Delivery[]): SQSEvent {
+  return sqsEvent(batch.map((d) => sqsRecord({ body: d.event, messageId: d.messageId })));
 }
 
 /** Calls a handler; a thrown error (Powertools throws when every record failed) counts as the whole batch failed. */
-async function call(r: Runner, event: SQSEvent, ctx: Context): Promise<number> {
+async function call(lane: Lane, event: SQSEvent, ctx: Context): Promise<number> {
   try {
-    const response: SQSBatchResponse = await r.contender.handler(event, ctx);
-    return response.batchItemFailures.length;
+    return (await lane.handler(event, ctx)).batchItemFailures.length;
   } catch (err) {
-    r.error ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    lane.error ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return event.Records.length;
   }
 }
 
-async function measureOnce(r: Runner, keys: RoundKeys): Promise<Measurement> {
-  // Priming completes the keys the measured batch re-delivers (and warms the cache when on); not measured.
-  if (keys.primed.length > 0) await call(r, orderEvent(keys.primed), context());
-  r.contender.counter.take();
-  const effectsBefore = r.effects();
-  // Built before the clock starts: only the handler is timed.
-  const event = orderEvent(keys.batch);
+async function runBatch(lane: Lane, batch: readonly Delivery[], slice: number, serverCpu: (() => number) | undefined): Promise<BatchSample> {
+  const event = toEvent(batch);
   const ctx = context();
+  lane.counted.counter.take();
+  const serverBefore = serverCpu?.() ?? Number.NaN;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const failures = await call(r, event, ctx);
+  const failures = await call(lane, event, ctx);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  const cpuMs = (used.user + used.system) / 1000;
-  return { ms, cpuMs, tally: r.contender.counter.take(), failures, effects: r.effects() - effectsBefore };
-}
-
-function record(samples: SideSamples, m: Measurement, keys: RoundKeys): void {
-  samples.latenciesMs.push(m.ms);
-  samples.cpuMs += m.cpuMs;
-  samples.tallies.push(m.tally);
-  samples.records += keys.batch.length;
-  samples.failures += m.failures;
-  samples.effects += m.effects;
-  samples.expectedEffects += keys.fresh;
-}
-
-/** Runs `scenario` for both sides; `progress` gets a line now and then (stderr). */
-export async function runScenario(
-  scenario: Scenario,
-  env: BenchEnv,
-  options: BenchOptions,
-  progress: (line: string) => void,
-): Promise<ScenarioResult> {
-  const ours = runner('ours', scenario, env);
-  const powertools = runner('powertools', scenario, env);
-  const source = new KeySource();
-  const total = options.warmup + options.rounds;
-  try {
-    for (let round = 0; round < total; round += 1) {
-      const keys = roundKeys(source, options.batch, scenario.duplicateShare);
-      const order = round % 2 === 0 ? [ours, powertools] : [powertools, ours];
-      for (const r of order) {
-        const m = await measureOnce(r, keys);
-        if (round >= options.warmup) record(r.samples, m, keys);
-      }
-      if ((round + 1) % 20 === 0 || round + 1 === total) progress(`${scenario.title}: round ${round + 1}/${total}`);
-    }
-  } finally {
-    ours.close();
-    powertools.close();
-  }
-  const oursFigures = figures(ours.samples);
-  const powertoolsFigures = figures(powertools.samples);
-  const errors: Partial<Record<Side, string>> = {
-    ...(ours.error === undefined ? {} : { ours: ours.error }),
-    ...(powertools.error === undefined ? {} : { powertools: powertools.error }),
+  const serverCpuMs = (serverCpu?.() ?? Number.NaN) - serverBefore;
+  const duplicates = batch.filter((d) => d.duplicate).length;
+  return {
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    serverCpuMs,
+    tally: lane.counted.counter.take(),
+    records: batch.length,
+    fresh: batch.length - duplicates,
+    duplicates,
+    failures,
+    slice,
   };
-  return { scenario, ours: oursFigures, powertools: powertoolsFigures, ratios: ratios(oursFigures, powertoolsFigures), errors };
+}
+
+/** The order the lanes run batch `index` in: rotated by one each batch. */
+export function rotation<T>(items: readonly T[], index: number): T[] {
+  const start = items.length === 0 ? 0 : index % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+/** A progress line at most this often (and one at the end). */
+const PROGRESS_EVERY_MS = 10_000;
+
+/** Runs every batch through every lane, interleaved. */
+export async function runInterleaved(lanes: readonly Lane[], batches: ReadonlyArray<readonly Delivery[]>, options: RunOptions): Promise<void> {
+  const started = performance.now();
+  let reported = started;
+  for (const [index, batch] of batches.entries()) {
+    const slice = Math.min(options.slices - 1, Math.floor((index * options.slices) / batches.length));
+    for (const lane of rotation(lanes, index)) {
+      const sample = await runBatch(lane, batch, slice, options.serverCpu);
+      if (options.record) lane.samples.push(sample);
+    }
+    const now = performance.now();
+    if (now - reported >= PROGRESS_EVERY_MS || index + 1 === batches.length) {
+      reported = now;
+      options.progress(`${options.label}: batch ${index + 1}/${batches.length}, ${((now - started) / 1000).toFixed(0)} s`);
+    }
+  }
 }

@@ -1,134 +1,131 @@
 /**
- * Output: a readable table for people (stdout), or one JSON document for
- * machines (`--json`). Both carry the same figures.
+ * Output for people on stdout: the summary table, the targets, the cold
+ * start and the correctness comparison. `--json` prints the report as is.
+ * The Markdown report (docs.ts) uses the same cells.
  */
-import { cpus, platform, release } from 'node:os';
-import { contenderSettings } from './contenders.js';
+import type { BundleFigures, ColdStartFigures } from './cold-start.js';
 import type { FencingResult } from './fencing.js';
-import type { BenchOptions, ScenarioResult } from './measure.js';
-import type { SideFigures } from './stats.js';
+import type { BenchReport, TargetCheck, VariantResult } from './results.js';
 
-/** Everything a run produced. */
-export interface BenchReport {
-  readonly date: string;
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly node: string; readonly os: string };
-  readonly endpoint: string;
-  readonly options: BenchOptions;
-  /** What each side runs with (see `contenderSettings`). */
-  readonly settings: typeof contenderSettings;
-  readonly scenarios: readonly ScenarioResult[];
-  readonly fencing: readonly FencingResult[];
+export const fixed = (n: number | null, digits: number): string => (n === null || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+export const times = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : `${n.toFixed(2)}x`);
+
+/** "applied/unique", with the excess or shortfall spelled out. */
+export function effectsCell(r: VariantResult): string {
+  const { applied, unique } = r.effects;
+  const diff = applied - unique;
+  return `${applied}/${unique}${diff === 0 ? '' : ` (${diff > 0 ? '+' : ''}${diff})`}`;
 }
 
-/** The machine the figures come from. */
-export function machine(): BenchReport['machine'] {
-  const list = cpus();
-  return { cpus: list.length, cpuModel: list[0]?.model ?? 'unknown', node: process.version, os: `${platform()} ${release()}` };
+export function commandsCell(r: VariantResult): string {
+  const entries = Object.entries(r.figures.byCommand).sort(([a], [b]) => a.localeCompare(b));
+  return entries.length === 0 ? '(none)' : entries.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ');
 }
 
-const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-const ratio = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : `${n.toFixed(2)}x`);
+/** The columns of the summary, as header and cells per variant. */
+export function summaryColumns(report: BenchReport): { head: string[]; rows: string[][] } {
+  const units = report.workload.unitsCounted;
+  const head = ['variant', 'records/s', 'vs PT', 'req/delivery', 'fresh', 'dup', ...(units ? ['units/delivery'] : []), 'p50 ms', 'p99 ms', 'ms/request', 'CPU ms/batch node', 'CPU ms/batch DynamoDB Local', 'effects/unique', 'requests per delivery by command'];
+  const rows = report.variants.map((r) => {
+    const f = r.figures;
+    return [
+      r.title,
+      fixed(f.recordsPerSecond, 0),
+      times(r.ratio),
+      fixed(f.requestsPerDelivery, 2),
+      fixed(f.requestsSplit.fresh, 2),
+      fixed(f.requestsSplit.duplicate, 2),
+      ...(units ? [fixed(f.unitsPerDelivery, 2)] : []),
+      fixed(f.p50Ms, 1),
+      fixed(f.p99Ms, 1),
+      fixed(f.requestMs, 1),
+      fixed(f.cpuMsPerBatch, 1),
+      fixed(f.serverCpuMsPerBatch, 1),
+      effectsCell(r),
+      commandsCell(r),
+    ];
+  });
+  return { head, rows };
+}
+
+/** Lines worth a warning under the table: failed records, errors, wrong effect counts. */
+export function anomalies(report: BenchReport): string[] {
+  const lines: string[] = [];
+  for (const r of report.variants) {
+    if (r.figures.failures > 0) lines.push(`${r.title}: ${r.figures.failures} records reported in batchItemFailures`);
+    if (r.error !== undefined) lines.push(`${r.title}: ${r.error}`);
+    if (r.idempotent && r.effects.applied !== r.effects.unique) lines.push(`${r.title}: ${r.effects.applied} effects applied for ${r.effects.unique} unique events`);
+  }
+  return lines;
+}
+
+export function targetVerdict(t: TargetCheck): string {
+  if (t.met === null) return 'not measured';
+  return t.met ? 'met' : `missed: ${t.shortfall ?? ''}`;
+}
+
+export function coldStartRows(c: ColdStartFigures): string[][] {
+  const row = (label: string, b: BundleFigures) => [
+    label,
+    String(b.bytes),
+    String(b.gzipBytes),
+    fixed(b.importMs, 1),
+    fixed(b.libraryImportMs, 1),
+    b.parts.map((p) => `${p.name} ${(p.bytes / 1000).toFixed(1)}k`).join(', '),
+  ];
+  return [row('ours (+ @middy/core)', c.ours), row('Powertools idempotency + batch', c.powertools)];
+}
+
+export const coldStartHead = ['handler', 'bytes', 'gzip bytes', 'import ms', 'import ms, SDK preloaded', 'bundle by package / folder'];
+
+export function fencingRows(results: readonly FencingResult[]): string[][] {
+  return results.map((r) => [r.variant, r.side, r.aWrite, r.aOutcome, r.cOutcome, `${r.executions} (A, B${r.cRan ? ', C' : ''})`]);
+}
+
+export const fencingHead = ["A finishes late by", 'side', "A's late write", "A's message", 'C while B still runs', 'effect ran'];
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
-  // First column left-aligned (labels), the figures right-aligned.
-  return cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  // Labels left-aligned, figures right-aligned, the last (free text) column as is.
+  return cells
+    .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+    .join('  ')
+    .trimEnd();
 }
 
-const HEAD = ['', 'req/rec', 'units/rec', 'records/s', 'p50 ms', 'p95 ms', 'CPU ms', 'effects', 'requests per record by command'];
-const WIDTHS = [12, 8, 9, 10, 8, 8, 7, 9, 0];
-
-function commands(f: SideFigures): string {
-  return Object.entries(f.byCommand)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, n]) => `${name.replace(/Command$/, '')} ${n.toFixed(2)}`)
-    .join(', ');
-}
-
-function sideRow(label: string, f: SideFigures): string {
-  const effects = `${f.effects}/${f.expectedEffects}`;
-  return pad(
-    [label, fixed(f.requestsPerRecord, 2), fixed(f.unitsPerRecord, 2), fixed(f.recordsPerSecond, 0), fixed(f.p50Ms, 2), fixed(f.p95Ms, 2), fixed(f.cpuMsPerBatch, 2), effects, commands(f) || '(none)'],
-    WIDTHS,
-  );
-}
-
-function scenarioBlock(r: ScenarioResult): string[] {
-  const lines = [`${r.scenario.title}: ${r.scenario.note}`, pad(HEAD, WIDTHS), sideRow('ours', r.ours), sideRow('powertools', r.powertools)];
-  const q = r.ratios;
-  lines.push(pad(['ours/PT', ratio(q.requestsPerRecord), ratio(q.unitsPerRecord), ratio(q.recordsPerSecond), ratio(q.p50Ms), ratio(q.p95Ms), ratio(q.cpuMsPerBatch), '', ''], WIDTHS));
-  for (const [side, f] of [['ours', r.ours], ['powertools', r.powertools]] as const) {
-    if (f.failures > 0) lines.push(`  ! ${side}: ${f.failures} records reported in batchItemFailures`);
-  }
-  for (const [side, error] of Object.entries(r.errors)) lines.push(`  ! ${side}: ${error}`);
-  return lines;
-}
-
-function fencingBlock(results: readonly FencingResult[]): string[] {
-  if (results.length === 0) return [];
-  const lines = [
-    'Correctness: lease takeover (A claims, stalls past its lease; B takes over and is still running;',
-    'A finishes late; C re-delivers the key while B still runs). Observed, not asserted:',
-  ];
-  for (const r of results) {
-    lines.push(`  ${r.variant} — ${r.side}`);
-    lines.push(`    record before A finished: ${r.recordBeforeA}`);
-    lines.push(`    A's late ${r.variant === 'late-success' ? 'completion' : 'release'}: ${r.aWrite}; A's message: ${r.aOutcome}`);
-    lines.push(`    C while B runs: ${r.cOutcome}`);
-    lines.push(`    effect ran ${r.executions} time(s) (A, B${r.cRan ? ', C' : ''}); final record: ${r.finalRecord}`);
-  }
-  return lines;
-}
-
-const SUMMARY_HEAD = ['scenario', 'req/rec ours|PT', 'units/rec ours|PT', 'records/s', 'p50', 'p95', 'CPU'];
-const SUMMARY_WIDTHS = [28, 16, 18, 10, 7, 7, 7];
-
-function summaryBlock(results: readonly ScenarioResult[]): string[] {
-  if (results.length === 0) return [];
-  const lines = ['Summary (ours/PT ratios as above)', pad([...SUMMARY_HEAD, ''], [...SUMMARY_WIDTHS, 0])];
-  for (const r of results) {
-    const q = r.ratios;
-    const both = (a: number, b: number) => `${fixed(a, 2)} | ${fixed(b, 2)}`;
-    lines.push(
-      pad(
-        [
-          r.scenario.title,
-          both(r.ours.requestsPerRecord, r.powertools.requestsPerRecord),
-          both(r.ours.unitsPerRecord, r.powertools.unitsPerRecord),
-          ratio(q.recordsPerSecond),
-          ratio(q.p50Ms),
-          ratio(q.p95Ms),
-          ratio(q.cpuMsPerBatch),
-          '',
-        ],
-        [...SUMMARY_WIDTHS, 0],
-      ),
-    );
-  }
-  return [...lines, ''];
+function textTable(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  widths[widths.length - 1] = 0;
+  return [pad(head, widths), ...rows.map((r) => pad(r, widths))];
 }
 
 /** The human-readable report. */
-export function formatTable(report: BenchReport): string {
+export function formatText(report: BenchReport): string {
+  const w = report.workload;
   const m = report.machine;
-  const o = report.options;
   const lines = [
-    `effectively-once vs Powertools (idempotency + batch 2.35.0) on DynamoDB Local, ${report.date}`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${m.node}, ${m.os}`,
-    `batch ${o.batch} records, ${o.rounds} measured rounds (+${o.warmup} warm-up) per side, order alternating each round`,
-    `ours: ${report.settings.ours}`,
-    `powertools: ${report.settings.powertools}`,
-    'req/rec: DynamoDB HTTP requests per record (retries included). units/rec: capacity units per record as the endpoint',
-    'reports them (ReturnConsumedCapacity INDEXES: index writes included), +1 WRU per failed conditional write (billed, unreported).',
-    'p50/p95: batch latency. CPU ms: node CPU per batch (DynamoDB Local is another process). effects: handler runs / expected.',
-    'ours/PT: below 1x is better for req/rec, latency and CPU; above 1x is better for records/s.',
+    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency} on DynamoDB Local, ${report.date} (${report.durationS.toFixed(0)} s)`,
+    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
+    `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ` +
+      `interleaved batch by batch after ${w.warmupBatches} warm-up batches; added latency ${w.latencyMs} ms per request`,
+    'records/s: median of the run\'s slices; vs PT: median of the slice ratios to the Powertools row compared with.',
+    'req/delivery: DynamoDB requests per delivery; fresh | dup: per first / repeated delivery (least squares over batches).',
     '',
   ];
-  for (const r of report.scenarios) lines.push(...scenarioBlock(r), '');
-  lines.push(...summaryBlock(report.scenarios), ...fencingBlock(report.fencing));
+  const summary = summaryColumns(report);
+  lines.push(...textTable(summary.head, summary.rows));
+  for (const a of anomalies(report)) lines.push(`  ! ${a}`);
+  lines.push('', 'Targets (shown, not asserted):');
+  for (const t of report.targets) lines.push(`  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`);
+  if (report.coldStart !== undefined) {
+    const c = report.coldStart;
+    lines.push('', `Cold start (${c.build}; import: median of ${c.samples} fresh node processes):`, ...textTable(coldStartHead, coldStartRows(c)));
+  }
+  if (report.fencing.length > 0) {
+    lines.push('', 'Correctness: lease takeover (observed, not asserted):', ...textTable(fencingHead, fencingRows(report.fencing)));
+  }
   return `${lines.join('\n')}\n`;
 }
 
-/** The machine-readable report. */
 export function formatJson(report: BenchReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }

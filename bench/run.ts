@@ -1,38 +1,96 @@
 /**
- * `npm run bench`: effectively-once and Powertools on the same workloads, in
- * the same run, figures side by side. Timing lives here and never in tests.
- * Progress goes to stderr so stdout stays the table (or the JSON).
+ * `npm run bench`: one seeded SQS workload through the business write alone,
+ * Powertools idempotency + batch, and ours (claim, transaction, state
+ * machine), interleaved on DynamoDB Local; the cold-start weight of both
+ * libraries; a lease-takeover comparison. Writes the Markdown report.
+ * Timing lives here and never in tests. Progress goes to stderr so stdout
+ * stays the table (or the JSON).
  */
-import { parseBenchArgs, usage, type BenchArgs } from './args.js';
-import { contenderSettings } from './contenders.js';
-import { setUpDynamo } from './dynamo.js';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
+import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
+import { measureColdStart, type ColdStartFigures } from './cold-start.js';
+import { writeDocs } from './docs.js';
+import { commandLine, machine, versions } from './environment.js';
 import { runFencing, type FencingResult } from './fencing.js';
-import { runScenario, type ScenarioResult } from './measure.js';
-import { formatJson, formatTable, machine, type BenchReport } from './report.js';
-import { scenarios } from './scenarios.js';
+import { laneResults, prepareLanes } from './lanes.js';
+import { runInterleaved } from './measure.js';
+import { formatJson, formatText } from './report.js';
+import type { BenchReport, VariantResult } from './results.js';
+import { processCpuReader } from './server-cpu.js';
+import { checkTargets } from './targets.js';
+import { selectVariants } from './variants.js';
+import { generateWorkload, type Workload } from './workload.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Equal parts of the run whose records/s are measured separately; the report gives their median. */
+const SLICES = 5;
 
 function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
-async function bench(args: BenchArgs): Promise<BenchReport> {
-  const started = Date.now();
-  progress(process.env['DYNAMODB_ENDPOINT'] ? `using DYNAMODB_ENDPOINT=${process.env['DYNAMODB_ENDPOINT']}` : 'starting DynamoDB Local');
-  const { local, tables } = await setUpDynamo();
+function workloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
+  const shape = { duplicateRate: args.duplicateRate, batchSize: args.batch };
+  const measured = generateWorkload({ ...shape, events: args.events, seed: args.seed });
+  // Its own keys (prefix "w"), so the measured effects can be read apart from it.
+  const warm = generateWorkload({ ...shape, events: Math.max(1, args.warmup * args.batch), seed: args.seed + 1, prefix: 'w' });
+  return { measured, warmup: { ...warm, batches: warm.batches.slice(0, args.warmup) } };
+}
+
+async function runVariants(local: DynamoDBLocalHandle, args: BenchArgs, measured: Workload, warmup: Workload): Promise<VariantResult[]> {
+  const { endpoint } = local;
+  const selected = selectVariants(args.only);
+  const lanes = await prepareLanes(endpoint, selected, [measured, warmup], { latencyMs: args.latencyMs, units: args.units }, progress);
+  const serverCpu = processCpuReader(local.pid);
   try {
-    const env = { endpoint: local.endpoint, tables };
-    const selected = args.only.length === 0 ? scenarios : scenarios.filter((s) => args.only.includes(s.id));
-    const results: ScenarioResult[] = [];
-    for (const scenario of selected) results.push(await runScenario(scenario, env, args, progress));
-    const fencing: FencingResult[] = args.skipCorrectness ? [] : await runFencing(local.endpoint, progress);
-    progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await runInterleaved(lanes, warmup.batches, { record: false, slices: SLICES, label: 'warm-up', progress, serverCpu });
+    await runInterleaved(lanes, measured.batches, { record: true, slices: SLICES, label: `${lanes.length} variants`, progress, serverCpu });
+    progress('reading the effects back from the tables');
+    return await laneResults(endpoint, lanes, measured, args.units);
+  } finally {
+    for (const lane of lanes) lane.counted.client.destroy();
+  }
+}
+
+async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchReport> {
+  const started = Date.now();
+  const host = machine();
+  // Before DynamoDB Local starts: the child processes get quiet cores.
+  const coldStart: ColdStartFigures | undefined = args.coldStart ? await measureColdStart(ROOT, args.importSamples, progress) : undefined;
+  const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
+  progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
+  const local = await startDynamoDBLocal();
+  try {
+    const { measured, warmup } = workloads(args);
+    const variants = await runVariants(local, args, measured, warmup);
+    const fencing: FencingResult[] = args.correctness ? await runFencing(local.endpoint, progress) : [];
+    host.loadAfter = machine().loadBefore;
+    const durationS = (Date.now() - started) / 1000;
+    progress(`done in ${durationS.toFixed(0)} s`);
     return {
       date: new Date().toISOString(),
-      machine: machine(),
-      endpoint: local.pid === undefined ? local.endpoint : 'DynamoDB Local (started by the bench)',
-      options: { rounds: args.rounds, warmup: args.warmup, batch: args.batch },
-      settings: contenderSettings,
-      scenarios: results,
+      durationS,
+      command: commandLine(argv, borrowed),
+      machine: host,
+      versions: versions(ROOT, borrowed),
+      workload: {
+        events: measured.events.length,
+        duplicates: measured.duplicates,
+        deliveries: measured.deliveries,
+        batches: measured.batches.length,
+        batchSize: args.batch,
+        seed: args.seed,
+        duplicateRate: args.duplicateRate,
+        warmupBatches: warmup.batches.length,
+        slices: SLICES,
+        latencyMs: args.latencyMs,
+        unitsCounted: args.units,
+      },
+      variants,
+      targets: checkTargets(variants, coldStart),
+      coldStart,
       fencing,
     };
   } finally {
@@ -41,11 +99,13 @@ async function bench(args: BenchArgs): Promise<BenchReport> {
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
   let args: BenchArgs;
   try {
-    args = parseBenchArgs(process.argv.slice(2));
+    args = parseBenchArgs(argv);
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${usage}`);
+    if (!(err instanceof BenchUsageError)) throw err;
+    process.stderr.write(`${err.message}\n\n${usage}`);
     process.exitCode = 2;
     return;
   }
@@ -53,8 +113,13 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const report = await bench(args);
-  process.stdout.write(args.json ? formatJson(report) : formatTable(report));
+  const report = await bench(args, argv);
+  process.stdout.write(args.json ? formatJson(report) : formatText(report));
+  if (args.docs !== undefined) {
+    const path = resolve(ROOT, args.docs);
+    writeDocs(path, report);
+    progress(`wrote ${join(args.docs)}`);
+  }
 }
 
 main().catch((err: unknown) => {

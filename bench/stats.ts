@@ -1,56 +1,53 @@
 /**
- * Figures from raw measurements: percentiles, throughput, per-record
- * request counts, and the ours/Powertools ratios.
+ * Figures from the raw batch samples: percentiles, medians over the run's
+ * slices, requests per delivery (in all, by command, and split into fresh
+ * and duplicate deliveries), and the ratios to Powertools. Pure functions.
  */
 import { addTallies, totalRequests, type RequestTally } from './counter.js';
 
-/** What one side did over the measured rounds of a scenario. */
-export interface SideSamples {
-  /** Wall time of each measured batch invocation, ms. */
-  readonly latenciesMs: number[];
-  readonly tallies: RequestTally[];
-  /** CPU time of this process over the measured batches, ms. */
-  cpuMs: number;
-  records: number;
-  /** Records reported in `batchItemFailures` (expected 0 in every scenario). */
-  failures: number;
-  /** Handler executions (expected: the fresh records). */
-  effects: number;
-  expectedEffects: number;
-}
-
-/** The printed figures of one side. */
-export interface SideFigures {
+/** The part of a batch sample the figures need. */
+export interface SampleLike {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly serverCpuMs: number;
+  readonly tally: RequestTally;
   readonly records: number;
-  readonly requestsPerRecord: number;
-  readonly unitsPerRecord: number;
-  /** Requests by command name, per record. */
-  readonly byCommand: Record<string, number>;
-  readonly recordsPerSecond: number;
-  readonly p50Ms: number;
-  readonly p95Ms: number;
-  /** Node CPU time per batch, ms (the library and the SDK; DynamoDB Local is another process). */
-  readonly cpuMsPerBatch: number;
+  readonly fresh: number;
+  readonly duplicates: number;
   readonly failures: number;
-  readonly effects: number;
-  readonly expectedEffects: number;
+  readonly slice: number;
 }
 
-/** ours / Powertools. Requests and latency: lower is better; throughput: higher is better. */
-export interface Ratios {
-  readonly requestsPerRecord: number | null;
-  readonly unitsPerRecord: number | null;
+/** Cost of one fresh and one duplicate delivery; null where the run had none of that kind. */
+export interface DeliverySplit {
+  readonly fresh: number | null;
+  readonly duplicate: number | null;
+}
+
+/** The figures of one variant. */
+export interface LaneFigures {
+  readonly records: number;
+  readonly batches: number;
+  /** Median over the slices of records / wall time of the slice's batches. */
   readonly recordsPerSecond: number;
+  readonly sliceRates: readonly number[];
+  readonly requestsPerDelivery: number;
+  /** Requests per delivery by command name (`UpdateItemCommand` → `UpdateItem`). */
+  readonly byCommand: Readonly<Record<string, number>>;
+  readonly requestsSplit: DeliverySplit;
+  /** Capacity units per delivery; null unless counted (`--units`). */
+  readonly unitsPerDelivery: number | null;
   readonly p50Ms: number;
-  readonly p95Ms: number;
+  readonly p99Ms: number;
+  /** Mean round trip of one DynamoDB request as the SDK saw it (added latency and any queueing at the server included), ms. */
+  readonly requestMs: number;
   readonly cpuMsPerBatch: number;
+  /** DynamoDB Local's CPU per batch, ms; NaN when not read (borrowed endpoint, not Linux). */
+  readonly serverCpuMsPerBatch: number;
+  readonly failures: number;
 }
 
-export function emptySamples(): SideSamples {
-  return { latenciesMs: [], tallies: [], cpuMs: 0, records: 0, failures: 0, effects: 0, expectedEffects: 0 };
-}
-
-/** Nearest-rank percentile of `values` (p in 0..100). */
+/** Nearest-rank percentile of `values` (p in 0..100); NaN for none. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,36 +55,92 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1] ?? Number.NaN;
 }
 
-export function figures(samples: SideSamples): SideFigures {
-  const tally = addTallies(samples.tallies);
-  const records = samples.records;
-  const perRecord = (n: number) => (records === 0 ? Number.NaN : n / records);
-  const totalMs = samples.latenciesMs.reduce((sum, ms) => sum + ms, 0);
-  const byCommand = Object.fromEntries(Object.entries(tally.requests).map(([name, n]) => [name, perRecord(n)]));
-  return {
-    records,
-    requestsPerRecord: perRecord(totalRequests(tally)),
-    unitsPerRecord: perRecord(tally.units),
-    byCommand,
-    recordsPerSecond: totalMs === 0 ? Number.NaN : (records * 1000) / totalMs,
-    p50Ms: percentile(samples.latenciesMs, 50),
-    p95Ms: percentile(samples.latenciesMs, 95),
-    cpuMsPerBatch: samples.latenciesMs.length === 0 ? Number.NaN : samples.cpuMs / samples.latenciesMs.length,
-    failures: samples.failures,
-    effects: samples.effects,
-    expectedEffects: samples.expectedEffects,
-  };
+/** Arithmetic mean; NaN for none (or when any value is NaN). */
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
-/** ours / Powertools; a per-record ratio is null when Powertools is at 0 (both cached). */
-export function ratios(ours: SideFigures, powertools: SideFigures): Ratios {
-  const per = (a: number, b: number) => (b === 0 ? null : a / b);
+/** Median (mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
+}
+
+/** Records per second of each slice, in slice order (slices without samples are left out). */
+export function sliceRates(samples: readonly SampleLike[]): number[] {
+  const bySlice = new Map<number, { records: number; ms: number }>();
+  for (const s of samples) {
+    const acc = bySlice.get(s.slice) ?? { records: 0, ms: 0 };
+    acc.records += s.records;
+    acc.ms += s.ms;
+    bySlice.set(s.slice, acc);
+  }
+  return [...bySlice.entries()].sort(([a], [b]) => a - b).map(([, { records, ms }]) => (ms === 0 ? Number.NaN : (records * 1000) / ms));
+}
+
+/** Median over slices of a / b, slice by slice (both lanes ran the same batches in each slice). */
+export function sliceRatio(a: readonly number[], b: readonly number[]): number {
+  return median(a.map((rate, i) => rate / (b[i] ?? Number.NaN)).filter((r) => Number.isFinite(r)));
+}
+
+/**
+ * Splits a per-batch count into the cost of one fresh and one duplicate
+ * delivery by least squares over the batches: count ≈ f·fresh + d·duplicates.
+ * Batches mix both kinds in varying proportions, so the two are told apart
+ * without attributing single requests; the fit is exact when each kind
+ * costs a fixed number of requests, as with every variant here.
+ */
+export function splitPerDelivery(samples: readonly SampleLike[], count: (s: SampleLike) => number): DeliverySplit {
+  let ff = 0;
+  let fd = 0;
+  let dd = 0;
+  let fy = 0;
+  let dy = 0;
+  for (const s of samples) {
+    const y = count(s);
+    ff += s.fresh * s.fresh;
+    fd += s.fresh * s.duplicates;
+    dd += s.duplicates * s.duplicates;
+    fy += s.fresh * y;
+    dy += s.duplicates * y;
+  }
+  if (ff === 0 && dd === 0) return { fresh: null, duplicate: null };
+  if (dd === 0) return { fresh: fy / ff, duplicate: null };
+  if (ff === 0) return { fresh: null, duplicate: dy / dd };
+  const det = ff * dd - fd * fd;
+  // Every batch with the same mix: the two costs cannot be told apart.
+  if (Math.abs(det) < 1e-9) return { fresh: null, duplicate: null };
+  return { fresh: (fy * dd - dy * fd) / det, duplicate: (ff * dy - fd * fy) / det };
+}
+
+/** Command names as people say them: `TransactWriteItemsCommand` → `TransactWriteItems`. */
+export function commandLabel(name: string): string {
+  return name.replace(/Command$/, '');
+}
+
+export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolean): LaneFigures {
+  const records = samples.reduce((sum, s) => sum + s.records, 0);
+  const tally = addTallies(samples.map((s) => s.tally));
+  const perDelivery = (n: number) => (records === 0 ? Number.NaN : n / records);
+  const rates = sliceRates(samples);
+  const latencies = samples.map((s) => s.ms);
   return {
-    requestsPerRecord: per(ours.requestsPerRecord, powertools.requestsPerRecord),
-    unitsPerRecord: per(ours.unitsPerRecord, powertools.unitsPerRecord),
-    recordsPerSecond: ours.recordsPerSecond / powertools.recordsPerSecond,
-    p50Ms: ours.p50Ms / powertools.p50Ms,
-    p95Ms: ours.p95Ms / powertools.p95Ms,
-    cpuMsPerBatch: ours.cpuMsPerBatch / powertools.cpuMsPerBatch,
+    records,
+    batches: samples.length,
+    recordsPerSecond: median(rates),
+    sliceRates: rates,
+    requestsPerDelivery: perDelivery(totalRequests(tally)),
+    byCommand: Object.fromEntries(Object.entries(tally.requests).map(([name, n]) => [commandLabel(name), perDelivery(n)])),
+    requestsSplit: splitPerDelivery(samples, (s) => totalRequests(s.tally)),
+    unitsPerDelivery: unitsCounted ? perDelivery(tally.units) : null,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    requestMs: totalRequests(tally) === 0 ? Number.NaN : tally.requestMs / totalRequests(tally),
+    cpuMsPerBatch: mean(samples.map((s) => s.cpuMs)),
+    serverCpuMsPerBatch: mean(samples.map((s) => s.serverCpuMs)),
+    failures: samples.reduce((sum, s) => sum + s.failures, 0),
   };
 }

@@ -1,70 +1,139 @@
 /**
- * The workload both contenders get: SQS batches of orders keyed by `orderNo`
- * (a business key in the body, not the message id), some of them
- * re-deliveries of keys already completed.
+ * The seeded workload every variant gets: business events (an order was
+ * paid) delivered through SQS in batches, some of them delivered again under
+ * a new message id, as a producer that re-sends an event does. The business
+ * key is the order number in the body, never the message id.
  */
-import { randomUUID } from 'node:crypto';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { sqsEvent, sqsRecord } from '../src/testing/index.js';
+import { randomInt, seededRandom } from './random.js';
 
-/** The message body. */
-export interface Order {
+/** The business event, the message body. */
+export interface OrderPaid {
   readonly orderNo: string;
   readonly customerId: string;
   readonly amount: number;
 }
 
-/** Unique order numbers for one bench run. */
-export class KeySource {
-  readonly #run = randomUUID().slice(0, 8);
-  #next = 0;
+/** One SQS delivery of an event. */
+export interface Delivery {
+  readonly messageId: string;
+  readonly event: OrderPaid;
+  /** A later delivery of an event delivered before (in an earlier batch). */
+  readonly duplicate: boolean;
+}
 
-  next(): string {
-    this.#next += 1;
-    return `o-${this.#run}-${this.#next}`;
-  }
+/** What to generate. */
+export interface WorkloadOptions {
+  /** Unique business events. */
+  readonly events: number;
+  /** Extra deliveries, as a share of `events` (0.25: 25 duplicates per 100 events). */
+  readonly duplicateRate: number;
+  readonly batchSize: number;
+  readonly seed: number;
+  /** Prepended to order numbers, customer ids and message ids (the warm-up uses its own). */
+  readonly prefix?: string;
+}
+
+/** The deliveries in SQS batches, plus what a correct consumer must end with. */
+export interface Workload {
+  readonly events: readonly OrderPaid[];
+  readonly batches: ReadonlyArray<readonly Delivery[]>;
+  readonly deliveries: number;
+  readonly duplicates: number;
+  /** Sum of `pointsFor` over the unique events: the points a correct consumer adds. */
+  readonly expectedPoints: number;
+  /** Prefix of this workload's customer ids and order numbers. */
+  readonly prefix: string;
+}
+
+/** Loyalty points an order earns: the business effect the ADD variants apply. */
+export function pointsFor(event: OrderPaid): number {
+  return Math.floor(event.amount / 10);
+}
+
+/** Events per customer on average: several orders land on one customer item, as in real loyalty accounts. */
+const EVENTS_PER_CUSTOMER = 5;
+
+function generateEvents(count: number, prefix: string, random: () => number): OrderPaid[] {
+  const customers = Math.max(1, Math.ceil(count / EVENTS_PER_CUSTOMER));
+  return Array.from({ length: count }, (_, i) => ({
+    orderNo: `${prefix}o-${i + 1}`,
+    customerId: `${prefix}c-${1 + randomInt(random, customers)}`,
+    amount: 10 + randomInt(random, 990),
+  }));
+}
+
+interface Slot {
+  readonly at: number;
+  readonly event: OrderPaid;
+  readonly duplicate: boolean;
 }
 
 /**
- * The body for an order number. Deterministic, so a re-delivery carries the
- * same payload (ours checks the payload hash under a key by default).
+ * Places each duplicate at least one batch after its original: event j goes
+ * out at time j; a re-send of j at `j + batchSize + r`. At least `batchSize`
+ * originals lie strictly between the two, so they can never share a batch
+ * (a re-send comes later; two copies racing in one batch is another test).
  */
-export function orderBody(orderNo: string): Order {
-  const n = Number.parseInt(orderNo.slice(orderNo.lastIndexOf('-') + 1), 10);
-  return { orderNo, customerId: `c-${n % 97}`, amount: 100 + (n % 900) };
-}
-
-/** A delivery of `orderNo`: a new message id every time, as SQS gives a re-sent event. */
-export function orderRecord(orderNo: string): SQSRecord {
-  return sqsRecord({ body: orderBody(orderNo) });
-}
-
-/** A batch delivering each of `keys` once. */
-export function orderEvent(keys: readonly string[]): SQSEvent {
-  return sqsEvent(keys.map(orderRecord));
-}
-
-/** The keys of one round: `primed` are completed before the measured batch; `batch` is measured. */
-export interface RoundKeys {
-  readonly primed: readonly string[];
-  readonly batch: readonly string[];
-  /** Records of `batch` that are new (their effect must run). */
-  readonly fresh: number;
+function scheduleDuplicates(events: readonly OrderPaid[], count: number, batchSize: number, random: () => number): Slot[] {
+  const spread = Math.max(batchSize, events.length / 4);
+  return Array.from({ length: count }, () => {
+    const original = randomInt(random, events.length);
+    // Fractional offset: a tie with an original's integer time cannot happen unless random() is 0, and then the stable sort keeps the original first.
+    return { at: original + batchSize + random() * spread, event: events[original] as OrderPaid, duplicate: true };
+  });
 }
 
 /**
- * Keys for one round: `size` records, of which a `duplicateShare` (0..1)
- * repeat keys completed beforehand, spread evenly through the batch.
+ * Generates the workload. The same options give the same workload, byte for
+ * byte (message ids included).
+ *
+ * @throws RangeError for a non-positive event count or batch size, or a negative rate.
  */
-export function roundKeys(source: KeySource, size: number, duplicateShare: number): RoundKeys {
-  const primed: string[] = [];
-  const batch: string[] = [];
-  for (let i = 0; i < size; i += 1) {
-    const key = source.next();
-    // Bresenham-style spread: record i is a duplicate when the running share crosses an integer.
-    const duplicate = Math.floor((i + 1) * duplicateShare) > Math.floor(i * duplicateShare);
-    if (duplicate) primed.push(key);
-    batch.push(key);
+export function generateWorkload(options: WorkloadOptions): Workload {
+  const { events: count, duplicateRate, batchSize, seed } = options;
+  const prefix = options.prefix ?? '';
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`events must be a positive integer, got ${count}.`);
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}.`);
+  if (!(duplicateRate >= 0)) throw new RangeError(`duplicateRate must be 0 or more, got ${duplicateRate}.`);
+  const random = seededRandom(seed);
+  const events = generateEvents(count, prefix, random);
+  const duplicates = Math.round(count * duplicateRate);
+  const slots: Slot[] = [
+    ...events.map((event, i) => ({ at: i, event, duplicate: false })),
+    ...scheduleDuplicates(events, duplicates, batchSize, random),
+  ];
+  slots.sort((a, b) => a.at - b.at);
+  const batches = cutBatches(slots, batchSize).map((batch, b) =>
+    batch.map((s, i): Delivery => ({ messageId: `${prefix}m-${b * batchSize + i + 1}`, event: s.event, duplicate: s.duplicate })),
+  );
+  const expectedPoints = events.reduce((sum, e) => sum + pointsFor(e), 0);
+  return { events, batches, deliveries: slots.length, duplicates, expectedPoints, prefix };
+}
+
+/**
+ * Cuts the time-ordered slots into batches with no event twice in one batch:
+ * a second copy waits for the next batch. Two re-sends of one event racing
+ * in one batch is a different test (ours runs the second as a follower of
+ * the first, Powertools runs both), and it would blur the cost of a single
+ * duplicate delivery that the report splits out.
+ */
+function cutBatches(slots: readonly Slot[], batchSize: number): Slot[][] {
+  const batches: Slot[][] = [];
+  let waiting = [...slots];
+  while (waiting.length > 0) {
+    const batch: Slot[] = [];
+    const inBatch = new Set<string>();
+    const later: Slot[] = [];
+    for (const slot of waiting) {
+      if (batch.length < batchSize && !inBatch.has(slot.event.orderNo)) {
+        batch.push(slot);
+        inBatch.add(slot.event.orderNo);
+      } else {
+        later.push(slot);
+      }
+    }
+    batches.push(batch);
+    waiting = later;
   }
-  return { primed, batch, fresh: batch.length - primed.length };
+  return batches;
 }

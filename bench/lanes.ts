@@ -1,0 +1,66 @@
+/**
+ * Sets the variants up for a run (fresh tables, clients, seeded orders) and
+ * turns what they did into results (figures, ratios, effects read back from
+ * the tables).
+ */
+import { randomUUID } from 'node:crypto';
+import { countedClient, createVariantTables, scanAll, seedPendingOrders, type ClientOptions, type VariantTables } from './dynamo.js';
+import { tallyEffects } from './effects.js';
+import type { Lane } from './measure.js';
+import type { VariantResult } from './results.js';
+import { laneFigures, sliceRatio } from './stats.js';
+import type { Variant } from './variants.js';
+import type { Workload } from './workload.js';
+
+/** A lane and the tables it writes to. */
+export interface PreparedLane extends Lane {
+  readonly tables: VariantTables;
+}
+
+/** Creates each variant's fresh tables, seeds the orders (untimed, uncounted) and builds its handler. */
+export async function prepareLanes(
+  endpoint: string,
+  selected: readonly Variant[],
+  workloads: readonly Workload[],
+  clientOptions: ClientOptions,
+  progress: (line: string) => void,
+): Promise<PreparedLane[]> {
+  const run = randomUUID().slice(0, 8);
+  const cacheEntries = workloads.reduce((sum, w) => sum + w.events.length, 0);
+  const lanes: PreparedLane[] = [];
+  for (const variant of selected) {
+    progress(`tables for ${variant.id}`);
+    const tables = await createVariantTables(endpoint, `bench-${run}-${variant.id}`, { idempotency: variant.idempotencyTable, business: variant.business });
+    if (variant.business === 'orders') {
+      for (const w of workloads) await seedPendingOrders(endpoint, tables.business, w.events);
+    }
+    const counted = countedClient(endpoint, clientOptions);
+    lanes.push({ variant, handler: variant.build({ counted, tables, cacheEntries }), counted, samples: [], tables });
+  }
+  return lanes;
+}
+
+/** Figures, ratios and effects of every lane. */
+export async function laneResults(endpoint: string, lanes: readonly PreparedLane[], workload: Workload, unitsCounted: boolean): Promise<VariantResult[]> {
+  const figures = new Map(lanes.map((l) => [l.variant.id, laneFigures(l.samples, unitsCounted)]));
+  const results: VariantResult[] = [];
+  for (const lane of lanes) {
+    const v = lane.variant;
+    const own = figures.get(v.id);
+    if (own === undefined) continue;
+    const compared = v.comparedWith === undefined ? undefined : figures.get(v.comparedWith);
+    const items = await scanAll(endpoint, lane.tables.business);
+    results.push({
+      id: v.id,
+      title: v.title,
+      setup: v.setup,
+      comparedWith: v.comparedWith,
+      idempotent: v.idempotent,
+      figures: own,
+      ratio: compared === undefined ? null : sliceRatio(own.sliceRates, compared.sliceRates),
+      effects: tallyEffects(v.business, items, workload),
+      error: lane.error,
+    });
+  }
+  return results;
+}

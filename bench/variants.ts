@@ -1,0 +1,149 @@
+/**
+ * The variants: one row each in the report, each on its own fresh tables and
+ * its own client, all fed the same deliveries.
+ */
+import { eachRecordHandler, oursHandler, plainHandler, powertoolsHandler, type BatchHandler } from './contenders.js';
+import type { BusinessTableKind, CountedClient, IdempotencyTableKind, VariantTables } from './dynamo.js';
+import { addPoints, addPointsUpdate, markPaid, transitionToPaid } from './effects.js';
+
+/** What a variant is built from. */
+export interface VariantEnv {
+  readonly counted: CountedClient;
+  readonly tables: VariantTables;
+  /** Size of the warm-container caches, where on: room for every key of the run. */
+  readonly cacheEntries: number;
+}
+
+export interface Variant {
+  readonly id: string;
+  readonly title: string;
+  /** What runs, in one line (printed with the figures). */
+  readonly setup: string;
+  /** The Powertools variant its ratios are taken against; undefined for Powertools' own rows. */
+  readonly comparedWith?: string;
+  readonly idempotencyTable: IdempotencyTableKind;
+  readonly business: BusinessTableKind;
+  /** Whether this variant is meant to apply each event once (the baseline is not). */
+  readonly idempotent: boolean;
+  build(env: VariantEnv): BatchHandler;
+}
+
+function idempotencyTable(env: VariantEnv): string {
+  const name = env.tables.idempotency;
+  if (name === undefined) throw new Error('this variant needs an idempotency table');
+  return name;
+}
+
+/** Every variant, in print order. */
+export const variants: readonly Variant[] = [
+  {
+    id: 'baseline',
+    title: 'no idempotency',
+    setup: 'the points ADD per record, nothing else: the ceiling, and it counts every duplicate again',
+    comparedWith: 'powertools',
+    idempotencyTable: 'none',
+    business: 'points',
+    idempotent: false,
+    build: ({ counted, tables }) => plainHandler({ counted, effect: (e) => addPoints(counted, tables.business, e) }),
+  },
+  {
+    id: 'powertools',
+    title: 'Powertools',
+    setup: 'makeIdempotent per record + BatchProcessor/processPartialResponse (defaults), key powertools_json(body).orderNo; points ADD in the record handler',
+    idempotencyTable: 'powertools',
+    business: 'points',
+    idempotent: true,
+    build: (env) => powertoolsHandler({ counted: env.counted, tableName: idempotencyTable(env), effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+  },
+  {
+    id: 'ours-claim',
+    title: 'ours, claim',
+    setup: "sqsIdempotency (strategy 'claim', defaults) + eachRecord; points ADD in the handler",
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      oursHandler({ counted: env.counted, tableName: idempotencyTable(env), strategy: 'claim', effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+  },
+  {
+    id: 'ours-transaction',
+    title: 'ours, transaction',
+    setup: "sqsIdempotency (strategy 'transaction') + eachRecord; points ADD as tx.update(...), committed with the idempotency record",
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      oursHandler({
+        counted: env.counted,
+        tableName: idempotencyTable(env),
+        strategy: 'transaction',
+        effect: (e, { tx }) => {
+          tx.update(addPointsUpdate(env.tables.business, e));
+        },
+      }),
+  },
+  {
+    id: 'powertools-cache',
+    title: 'Powertools, local cache',
+    setup: 'as Powertools, with useLocalCache (maxLocalCacheSize: every key of the run)',
+    idempotencyTable: 'powertools',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      powertoolsHandler({
+        counted: env.counted,
+        tableName: idempotencyTable(env),
+        cacheEntries: env.cacheEntries,
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
+  },
+  {
+    id: 'ours-claim-cache',
+    title: 'ours, claim, cache',
+    setup: 'as ours, claim, with the store cache (maxEntries: every key of the run)',
+    comparedWith: 'powertools-cache',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      oursHandler({
+        counted: env.counted,
+        tableName: idempotencyTable(env),
+        strategy: 'claim',
+        cacheEntries: env.cacheEntries,
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
+  },
+  {
+    id: 'powertools-order',
+    title: 'Powertools, order update',
+    setup: 'as Powertools; the record handler sets the order PAID (plain UpdateItem, version + 1)',
+    idempotencyTable: 'powertools',
+    business: 'orders',
+    idempotent: true,
+    build: (env) => powertoolsHandler({ counted: env.counted, tableName: idempotencyTable(env), effect: (e) => markPaid(env.counted, env.tables.business, e) }),
+  },
+  {
+    id: 'ours-state',
+    title: 'ours, state machine',
+    setup: "eachRecord + transition(PENDING -> PAID): one conditional UpdateItem, 'already' acknowledged; no idempotency table",
+    comparedWith: 'powertools-order',
+    idempotencyTable: 'none',
+    business: 'orders',
+    idempotent: true,
+    build: ({ counted, tables }) => eachRecordHandler({ counted, effect: (e) => transitionToPaid(counted, tables.business, e) }),
+  },
+];
+
+/** Variant ids, for usage text and validation. */
+export const variantIds: readonly string[] = variants.map((v) => v.id);
+
+/** The selected variants in print order, each with the variant it is compared with (added when not selected). */
+export function selectVariants(only: readonly string[]): Variant[] {
+  if (only.length === 0) return [...variants];
+  const wanted = new Set(only);
+  for (const v of variants) if (wanted.has(v.id) && v.comparedWith !== undefined) wanted.add(v.comparedWith);
+  return variants.filter((v) => wanted.has(v.id));
+}
