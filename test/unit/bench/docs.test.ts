@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { markdownTable, mergeSection, NOTES_MARKER, renderSection } from '../../../bench/docs.js';
+import type { BenchReport, VariantResult } from '../../../bench/results.js';
+import { checkTargets } from '../../../bench/targets.js';
+
+function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, duplicate = 1): VariantResult {
+  return {
+    id,
+    title: id,
+    setup: '',
+    comparedWith: id === 'powertools' ? undefined : 'powertools',
+    idempotent: id !== 'baseline',
+    figures: {
+      records: 100,
+      batches: 10,
+      recordsPerSecond: 300,
+      sliceRates: [300],
+      requestsPerDelivery: 2.6,
+      byCommand: { UpdateItem: 2.6 },
+      requestsSplit: { fresh, duplicate },
+      unitsPerDelivery: null,
+      p50Ms: 30,
+      p99Ms: 60,
+      requestMs: 1.5,
+      cpuMsPerBatch: 15,
+      serverCpuMsPerBatch: 10,
+      failures: 0,
+    },
+    ratio: id === 'powertools' ? null : 0.9,
+    effects: { applied: 80, unique: 80, points: 10, expectedPoints: 10 },
+    error: undefined,
+    ...over,
+  };
+}
+
+function report(latencyMs: number, variants: VariantResult[]): BenchReport {
+  return {
+    date: '2026-01-01T00:00:00.000Z',
+    durationS: 100,
+    command: latencyMs === 0 ? 'npm run bench' : `npm run bench -- --latency ${latencyMs}`,
+    machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 4, os: 'linux', loadBefore: 1, loadAfter: 2 },
+    versions: { node: 'v22', ours: '0.1.0', powertoolsIdempotency: '2.35.0', powertoolsBatch: '2.35.0', awsSdk: 'sdk', middy: '7', dynamodbLocal: 'jar' },
+    workload: { events: 80, duplicates: 20, deliveries: 100, batches: 10, batchSize: 10, seed: 1, duplicateRate: 0.25, warmupBatches: 2, slices: 5, latencyMs, unitsCounted: false },
+    variants,
+    targets: checkTargets(variants, undefined),
+    coldStart: undefined,
+    fencing: [],
+  };
+}
+
+describe('renderSection', () => {
+  it('carries the command, a row per variant, and flags an idempotent variant whose effects are off', () => {
+    const text = renderSection(
+      report(0, [variant('powertools'), variant('baseline', { effects: { applied: 100, unique: 80, points: 12, expectedPoints: 10 } }), variant('ours-claim', { effects: { applied: 79, unique: 80, points: 9, expectedPoints: 10 } })]),
+    );
+    expect(text).toContain('`npm run bench`');
+    expect(text).toContain('| baseline | 300 | 0.90x |');
+    expect(text).toContain('100/80 (+20)');
+    expect(text).toContain('**ours-claim: 79 effects applied for 80 unique events**');
+    expect(text).not.toContain('**baseline');
+  });
+});
+
+describe('mergeSection', () => {
+  it('replaces only its own section and keeps the notes and the other sections', () => {
+    const first = mergeSection(`# B\n\n${NOTES_MARKER}\nnotes by hand\n`, renderSection(report(0, [variant('powertools')])), 'latency-0');
+    const both = mergeSection(first, renderSection(report(5, [variant('powertools')])), 'latency-5');
+    const again = mergeSection(both, renderSection(report(0, [variant('powertools'), variant('ours-claim')])), 'latency-0');
+    expect(again.match(/bench:begin latency-0/g)).toHaveLength(1);
+    expect(again.match(/bench:begin latency-5/g)).toHaveLength(1);
+    expect(again).toContain('| ours-claim |');
+    expect(again.indexOf('bench:begin latency-0')).toBeLessThan(again.indexOf('bench:begin latency-5'));
+    expect(again.indexOf('bench:end latency-5')).toBeLessThan(again.indexOf(NOTES_MARKER));
+    expect(again.endsWith('notes by hand\n')).toBe(true);
+  });
+
+  it('escapes pipes inside cells', () => {
+    expect(markdownTable(['a'], [['x | y']])[2]).toBe('| x \\| y |');
+  });
+});
+
+describe('checkTargets', () => {
+  it('says by how much a target is missed, and marks what was not measured', () => {
+    const targets = checkTargets([variant('powertools'), variant('ours-transaction', { ratio: 1.5 }, 1, 1), variant('ours-claim', { ratio: 1.1 })], undefined);
+    const byName = (prefix: string) => targets.find((t) => t.target.startsWith(prefix));
+    expect(byName('transaction: ≤ 1.00')?.met).toBe(true);
+    expect(byName('transaction: ≥ 2.00x')).toMatchObject({ met: false, measured: '1.50x', shortfall: '0.50x short (25% below 2.00x)' });
+    expect(byName('claim: ≥ 1.00x')?.met).toBe(true);
+    expect(byName('claim with the warm-container cache')?.met).toBeNull();
+    expect(byName('bundle')?.met).toBeNull();
+  });
+});
