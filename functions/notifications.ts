@@ -18,7 +18,7 @@ import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { keyField, parseNotification, type NotificationMessage } from './shared/messages.js';
-import { storeFrom, type StoreDeps } from './shared/store.js';
+import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
 /** The external side effect: sends one notification, rejects when it was not sent. */
 export type SendNotification = (notification: NotificationMessage) => Promise<void>;
@@ -62,6 +62,7 @@ export function createNotificationsHandler(deps: NotificationsDeps) {
         consumer: NOTIFICATIONS_CONSUMER,
         strategy: 'claim',
         key: (record) => keyField(jsonBody(record), 'notificationId'),
+        ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       }),
     )

@@ -17,7 +17,7 @@ import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { keyField, parsePayment, type PaymentMessage } from './shared/messages.js';
 import { eventBridgePublisher, stdoutPublisher, type PublishOrderPaid } from './shared/publish.js';
-import { storeFrom, type StoreDeps } from './shared/store.js';
+import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
 /** Dependencies of {@link createPaymentsHandler}. */
 export interface PaymentsDeps extends StoreDeps {
@@ -65,6 +65,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
         consumer: PAYMENTS_CONSUMER,
         strategy: 'claim',
         key: (record) => keyField(jsonBody(record), 'orderNo'),
+        ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       }),
     )

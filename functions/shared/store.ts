@@ -3,7 +3,7 @@
  * one is injected (the local run may wrap it with fault injection).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBIdempotencyStore, type Clock, type IdempotencyStore } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, type Clock, type IdempotencyStore, type LeasePolicy } from '../../src/index.js';
 
 /** What a consumer needs to reach its idempotency records. */
 export interface StoreDeps {
@@ -13,6 +13,17 @@ export interface StoreDeps {
   readonly clock?: Clock;
   /** A ready store; when given, `tables.idempotency` and `clock` are not used for it. */
   readonly store?: IdempotencyStore;
+  /**
+   * Claim lease bounds (default: the library's). Lambda needs none; the local
+   * chaos run scales them down with its shortened timeouts, so a crashed
+   * claim frees up within its few-second visibility timeouts.
+   */
+  readonly lease?: Partial<LeasePolicy>;
+}
+
+/** The middleware's `lease` option from the deps, or nothing (the library's default). */
+export function leaseFrom(deps: StoreDeps): { readonly lease?: Partial<LeasePolicy> } {
+  return deps.lease === undefined ? {} : { lease: deps.lease };
 }
 
 /** The injected store, or a DynamoDB store on the idempotency table. */

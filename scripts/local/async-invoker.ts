@@ -29,6 +29,8 @@ export interface AsyncInvokerOptions<E> {
   /** Concurrent executions, like the function's concurrency. */
   readonly concurrency: number;
   readonly onFailure: (record: AsyncFailureRecord<E>) => Promise<void>;
+  /** Told of each event whose invocation returned (Lambda counts it delivered). */
+  readonly onSucceeded?: (event: E) => void;
   readonly stats: SourceStats;
 }
 
@@ -130,9 +132,11 @@ class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
     stats.inFlight -= 1;
     if (outcome.outcome === 'returned') {
       stats.acknowledged += 1;
+      this.#options.onSucceeded?.(job.event);
       return;
     }
     if (outcome.outcome === 'timed-out') stats.timeouts += 1;
+    else if (outcome.outcome === 'crashed') stats.crashes += 1;
     else stats.handlerErrors += 1;
     await this.#afterFailure(job, outcome);
   }

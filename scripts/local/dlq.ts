@@ -12,6 +12,8 @@ export interface DlqEntry {
   readonly messageId: string;
   /** The body, cut to 80 characters. */
   readonly body: string;
+  /** The business key in the body (`orderNo` or `notificationId`), when it has one. */
+  readonly key: string | undefined;
   /** The planned defect when this is poison; `undefined` means a valid message was dead-lettered. */
   readonly defect: string | undefined;
   /** The last error logged for this message id, or the failure record's error. */
@@ -63,6 +65,7 @@ export function readSqsDlq(
     return {
       messageId: m.messageId,
       body: cut(m.body),
+      key: businessKey(m.body),
       defect,
       reason: lastLogged(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
       receiveCount: m.approximateReceiveCount,
@@ -81,6 +84,11 @@ export function bodyField(body: string, name: string): unknown {
   }
 }
 
+function businessKey(body: string): string | undefined {
+  const key = bodyField(body, 'notificationId') ?? bodyField(body, 'orderNo');
+  return typeof key === 'string' ? key : undefined;
+}
+
 interface FailureRecordShape {
   readonly requestPayload?: { readonly detail?: { readonly orderNo?: unknown } };
   readonly requestContext?: { readonly condition?: unknown; readonly approximateInvokeCount?: unknown };
@@ -92,9 +100,11 @@ export function readFailureDestination(server: FauxqsServer, queue: LocalQueue):
   return queueMessages(server, queue).map((m) => {
     const record = JSON.parse(m.body) as FailureRecordShape;
     const error = record.responsePayload;
+    const orderNo = record.requestPayload?.detail?.orderNo;
     return {
       messageId: m.messageId,
-      body: cut(`OrderPaid ${String(record.requestPayload?.detail?.orderNo)}`),
+      body: cut(`OrderPaid ${String(orderNo)}`),
+      key: typeof orderNo === 'string' ? orderNo : undefined,
       defect: undefined,
       reason: `${String(record.requestContext?.condition)} after ${String(record.requestContext?.approximateInvokeCount)} attempts: ${String(error?.errorType)}: ${String(error?.errorMessage)}`,
       receiveCount: Number(record.requestContext?.approximateInvokeCount ?? 0),

@@ -34,6 +34,12 @@ export interface SqsMappingOptions {
   readonly loseAck?: (event: SQSEvent) => boolean;
   /** Called with each invocation's outcome, e.g. to log why a batch failed. */
   readonly onInvocation?: (event: SQSEvent, outcome: InvocationResult<SQSBatchResponse | void>) => void;
+  /** Called with the message ids deleted after an invocation (acknowledged records). */
+  readonly onAcknowledged?: (event: SQSEvent, ids: readonly string[]) => void;
+  /** Chaos: return true to hand this batch to two invocations at once, as two pollers given the same message. */
+  readonly deliverTwice?: (event: SQSEvent) => boolean;
+  /** Chaos: the function timeout for this batch (default `functionTimeoutMs`), to time a batch out mid-way. */
+  readonly timeoutFor?: (event: SQSEvent) => number;
 }
 
 /** A running mapping. */
@@ -96,21 +102,23 @@ async function receive(options: SqsMappingOptions, signal: AbortSignal): Promise
   return result.Messages ?? [];
 }
 
-async function handleBatch(options: SqsMappingOptions, messages: Message[], receivedAt: number): Promise<void> {
+/** One invocation of a received batch, then the deletes its response allows (or a lost ACK). */
+async function invokeAndAcknowledge(options: SqsMappingOptions, event: SQSEvent, receivedAt: number): Promise<void> {
   const { stats } = options;
-  const event = toSqsEvent(messages, options.queue.arn);
   const n = event.Records.length;
   stats.invocations += 1;
   stats.delivered += n;
   stats.inFlight += n;
   let outcome: InvocationResult<SQSBatchResponse | void>;
   try {
-    outcome = await invokeLocally(options.handler, event, options.functionName, options.functionTimeoutMs);
+    const timeoutMs = options.timeoutFor?.(event) ?? options.functionTimeoutMs;
+    outcome = await invokeLocally(options.handler, event, options.functionName, timeoutMs);
   } finally {
     stats.inFlight -= n;
   }
   options.onInvocation?.(event, outcome);
-  if (outcome.outcome === 'threw' || outcome.outcome === 'crashed') stats.handlerErrors += 1;
+  if (outcome.outcome === 'threw') stats.handlerErrors += 1;
+  if (outcome.outcome === 'crashed') stats.crashes += 1;
   if (outcome.outcome === 'timed-out') stats.timeouts += 1;
   const { ids, invalid } = idsToDelete(event, outcome);
   if (invalid) stats.invalidResponses += 1;
@@ -121,8 +129,16 @@ async function handleBatch(options: SqsMappingOptions, messages: Message[], rece
   }
   if (Date.now() - receivedAt >= options.queue.visibilityTimeoutSeconds * 1000) stats.lateDeletes += ids.length;
   await deleteMessages(options.client, options.queue.url, event, ids);
+  options.onAcknowledged?.(event, ids);
   stats.acknowledged += ids.length;
   stats.retried += n - ids.length;
+}
+
+async function handleBatch(options: SqsMappingOptions, messages: Message[], receivedAt: number): Promise<void> {
+  const event = toSqsEvent(messages, options.queue.arn);
+  // Two pollers given the same messages: both invocations really run at once, each deletes what it acknowledged.
+  const copies = options.deliverTwice?.(event) === true ? 2 : 1;
+  await Promise.all(Array.from({ length: copies }, () => invokeAndAcknowledge(options, event, receivedAt)));
 }
 
 async function pollLoop(options: SqsMappingOptions, signal: AbortSignal): Promise<void> {

@@ -5,9 +5,10 @@ import type { RecordOutcomeKind } from '../../src/index.js';
 import type { DlqEntry } from './dlq.js';
 import type { LocalRunReport } from './report.js';
 
-type Cell = string | number;
+export type Cell = string | number;
 
-function table(header: readonly Cell[], rows: ReadonlyArray<readonly Cell[]>): string[] {
+/** Rows as aligned text columns: the first left-aligned, the rest right-aligned. */
+export function table(header: readonly Cell[], rows: ReadonlyArray<readonly Cell[]>): string[] {
   const all = [header, ...rows].map((r) => r.map(String));
   const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
   return all.map((r) =>

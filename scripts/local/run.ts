@@ -23,6 +23,7 @@ import { newSendStats, sendAll, type SendStats } from './producer.js';
 import type { ConsumedQueue } from './queues.js';
 import { finishReport, type LocalRunReport } from './report.js';
 import { buildService, type LocalService, type OrderPaidEvent } from './service.js';
+import type { RunHooks } from './run-hooks.js';
 import { newSourceStats, type SourceStats } from './stats.js';
 import { seedOrders } from './tables.js';
 import { verifyNotifications, verifyOrders, verifyPoints } from './verify.js';
@@ -44,6 +45,8 @@ export interface RunLocalOptions extends Partial<WorkloadOptions> {
   readonly logDir?: string;
   /** Give up waiting after this long; the report then shows what was left. Default 5 minutes. */
   readonly timeoutMs?: number;
+  /** Chaos hooks (the chaos run); none in `npm start`. */
+  readonly hooks?: RunHooks;
 }
 
 type Stats = Record<'payments' | 'notifications' | 'points', SourceStats>;
@@ -59,19 +62,21 @@ interface Run {
   readonly invoker: AsyncInvoker<OrderPaidEvent>;
   readonly sendStats: SendStats;
   readonly sentById: Map<string, PlannedSend>;
+  readonly hooks: RunHooks | undefined;
 }
 
 // Lambda waits ~1 and ~2 minutes between async attempts; scaled down like the visibility timeout.
 const LOCAL_ASYNC_RETRY_DELAYS_MS = [250, 500];
 
-function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: SourceStats, service: () => LocalService) {
+function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: SourceStats, service: () => LocalService, hooks: RunHooks | undefined) {
   const definition = asyncInvokeDefinitions.points;
   return createAsyncInvoker<OrderPaidEvent>({
     functionName: 'points',
     handler: (event, context) => service().points(event, context),
     definition,
     retryDelaysMs: LOCAL_ASYNC_RETRY_DELAYS_MS,
-    functionTimeoutMs: definition.functionTimeoutSeconds * 1000,
+    functionTimeoutMs: hooks?.functionTimeoutMs ?? definition.functionTimeoutSeconds * 1000,
+    ...(hooks === undefined ? {} : { onSucceeded: (event: OrderPaidEvent) => hooks.onPointsSucceeded(event) }),
     // DynamoDB Local is the bottleneck: measured, more concurrency here only added latency, not throughput.
     concurrency: options.pollers * 2,
     stats,
@@ -82,14 +87,15 @@ function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: S
   });
 }
 
-async function prepare(env: LocalEnvironment, options: WorkloadOptions, logDir: string, resources: Resources): Promise<Run> {
+async function prepare(env: LocalEnvironment, options: WorkloadOptions, logDir: string, resources: Resources, hooks: RunHooks | undefined): Promise<Run> {
   const workload = planWorkload(options);
   await seedOrders(env.adminDoc, env.tables.orders, [...workload.orders, ...workload.otherOrders]);
   const log = createLogCollector(join(logDir, 'middleware.jsonl'));
   resources.add('middleware log file', () => log.close());
   const stats: Stats = { payments: newSourceStats(), notifications: newSourceStats(), points: newSourceStats() };
   let service: LocalService | undefined;
-  const invoker = pointsInvoker(env, options, stats.points, () => service as LocalService);
+  const invoker = pointsInvoker(env, options, stats.points, () => service as LocalService, hooks);
+  hooks?.instrument(env.handlerDoc);
   resources.add('points async invoker', () => invoker.stop());
   service = buildService({
     doc: env.handlerDoc,
@@ -97,8 +103,9 @@ async function prepare(env: LocalEnvironment, options: WorkloadOptions, logDir: 
     workload,
     logger: log.logger,
     deliver: (event) => invoker.invoke(event),
+    ...(hooks === undefined ? {} : { hooks: hooks.service }),
   });
-  return { env, options, workload, log, stats, service, invoker, sendStats: newSendStats(), sentById: new Map() };
+  return { env, options, workload, log, stats, service, invoker, sendStats: newSendStats(), sentById: new Map(), hooks };
 }
 
 function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notifications', handler: SqsHandler): SqsMapping {
@@ -109,7 +116,8 @@ function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notificatio
     functionName: name,
     handler,
     pollers: run.options.pollers,
-    functionTimeoutMs: queue.definition.functionTimeoutSeconds * 1000,
+    functionTimeoutMs: run.hooks?.functionTimeoutMs ?? queue.definition.functionTimeoutSeconds * 1000,
+    ...run.hooks?.mapping(name),
     stats: run.stats[name],
     onInvocation: (event, result) => {
       if (result.outcome === 'returned') return;
@@ -231,7 +239,7 @@ export async function runLocal(input: RunLocalOptions = {}): Promise<LocalRunRep
     });
     checkAborted(input.signal);
     const logDir = input.logDir ?? mkdtempSync(join(tmpdir(), 'effectively-once-local-'));
-    const run = await prepare(env, options, logDir, resources);
+    const run = await prepare(env, options, logDir, resources, input.hooks);
     checkAborted(input.signal);
     const runStartedAt = Date.now();
     const asyncPending = await execute(run, input, resources, runStartedAt);

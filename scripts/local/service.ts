@@ -13,7 +13,7 @@ import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
-import type { BatchLogger } from '../../src/index.js';
+import type { BatchLogger, IdempotencyStore, LeasePolicy } from '../../src/index.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
@@ -41,6 +41,31 @@ export interface LocalService {
   readonly faults: { readonly publish: FirstAttemptFault; readonly send: FirstAttemptFault; readonly points: FirstAttemptFault };
 }
 
+/**
+ * Hooks the chaos run puts into the service (absent in `npm start`): crash
+ * points and tracing around each consumer's store, something before and
+ * after each external side effect, shorter claim leases.
+ */
+export interface ServiceHooks {
+  /** Wraps a consumer's idempotency store. */
+  store(consumer: Consumer, store: IdempotencyStore): IdempotencyStore;
+  /** Runs before an external side effect (e.g. a slow call, or stop if the invocation was killed). */
+  beforeEffect(kind: 'publish' | 'send', key: string): Promise<void>;
+  /** Told after an external side effect happened. */
+  afterEffect(kind: 'publish' | 'send', key: string): void;
+  /** Runs one invocation of a consumer (e.g. inside a per-invocation trace). */
+  invocation<T>(consumer: 'payments' | 'notifications' | 'points', run: () => Promise<T>): Promise<T>;
+  /** Claim lease bounds for the SQS consumers. */
+  readonly lease?: Partial<LeasePolicy>;
+}
+
+type Consumer = 'payments' | 'notifications' | 'points';
+
+function traced<E, R>(hooks: ServiceHooks | undefined, consumer: Consumer, handler: (event: E, context: Context) => Promise<R>) {
+  if (hooks === undefined) return handler;
+  return (event: E, context: Context): Promise<R> => hooks.invocation(consumer, () => handler(event, context));
+}
+
 export interface ServiceDeps {
   readonly doc: DynamoDBDocumentClient;
   readonly tables: LocalTables;
@@ -48,6 +73,7 @@ export interface ServiceDeps {
   readonly logger: BatchLogger;
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
+  readonly hooks?: ServiceHooks;
 }
 
 /** An OrderPaid event as EventBridge hands it to a target: a fresh id per publish. */
@@ -58,9 +84,11 @@ function orderPaidEvent(detail: OrderPaid): OrderPaidEvent {
 function publisher(deps: ServiceDeps, effects: ExternalEffects, fault: FirstAttemptFault) {
   const republished = new Set<string>();
   return async (detail: OrderPaid): Promise<void> => {
+    await deps.hooks?.beforeEffect('publish', detail.orderNo);
     fault.hit(detail.orderNo);
     effects.orderPaidPublished += 1;
     deps.deliver(orderPaidEvent(detail));
+    deps.hooks?.afterEffect('publish', detail.orderNo);
     // A producer that retries a publish it thinks failed: same business event, new event id.
     if (deps.workload.republish.has(detail.orderNo) && !republished.has(detail.orderNo)) {
       republished.add(detail.orderNo);
@@ -71,17 +99,19 @@ function publisher(deps: ServiceDeps, effects: ExternalEffects, fault: FirstAtte
   };
 }
 
-function sender(effects: ExternalEffects, fault: FirstAttemptFault) {
+function sender(effects: ExternalEffects, fault: FirstAttemptFault, hooks: ServiceHooks | undefined) {
   return async (notification: NotificationMessage): Promise<void> => {
-    fault.hit(notification.notificationId);
     const id = notification.notificationId;
+    await hooks?.beforeEffect('send', id);
+    fault.hit(id);
     effects.notificationsSent.set(id, (effects.notificationsSent.get(id) ?? 0) + 1);
+    hooks?.afterEffect('send', id);
   };
 }
 
 /** Builds the three consumers exactly as `functions/` defines them, with local edges. */
 export function buildService(deps: ServiceDeps): LocalService {
-  const { doc, tables, workload, logger } = deps;
+  const { doc, tables, workload, logger, hooks } = deps;
   const faults = {
     publish: new FirstAttemptFault('OrderPaid publish', workload.failOnce.publish),
     send: new FirstAttemptFault('notification send', workload.failOnce.send),
@@ -90,25 +120,35 @@ export function buildService(deps: ServiceDeps): LocalService {
   const effects: ExternalEffects = { notificationsSent: new Map(), orderPaidPublished: 0, orderPaidRepublished: 0 };
   // Built as in Lambda (functions/shared/store.ts): with the sweeper's in-flight index.
   const store = storeFrom({ client: doc, tables });
+  const storeOf = (consumer: Consumer, base: IdempotencyStore) => hooks?.store(consumer, base) ?? base;
+  const lease = hooks?.lease === undefined ? {} : { lease: hooks.lease };
   const payments = createPaymentsHandler({
     client: doc,
     tables: { idempotency: tables.idempotency, orders: tables.orders },
-    store,
+    store: storeOf('payments', store),
+    ...lease,
     publish: publisher(deps, effects, faults.publish),
     logger,
   });
   const notifications = createNotificationsHandler({
     client: doc,
     tables: { idempotency: tables.idempotency },
-    store,
-    send: sender(effects, faults.send),
+    store: storeOf('notifications', store),
+    ...lease,
+    send: sender(effects, faults.send, hooks),
     logger,
   });
   const points = createPointsHandler({
     client: doc,
     tables: { idempotency: tables.idempotency, points: tables.points },
-    store: storeWithCommitFault(store, faults.points),
+    store: storeOf('points', storeWithCommitFault(store, faults.points)),
     logger,
   });
-  return { payments, notifications, points, effects, faults };
+  return {
+    payments: traced(hooks, 'payments', payments),
+    notifications: traced(hooks, 'notifications', notifications),
+    points: traced(hooks, 'points', points),
+    effects,
+    faults,
+  };
 }

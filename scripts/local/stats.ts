@@ -16,6 +16,8 @@ export interface SourceStats {
   retried: number;
   /** Invocations that threw (SQS: nothing deleted; async: retried). */
   handlerErrors: number;
+  /** Invocations that crashed (chaos: a simulated process death; nothing deleted). */
+  crashes: number;
   /** Invocations that ran past the function timeout. */
   timeouts: number;
   /** Invalid batch responses (an unknown itemIdentifier fails the whole batch, as on Lambda). */
@@ -40,6 +42,7 @@ export function newSourceStats(): SourceStats {
     acknowledged: 0,
     retried: 0,
     handlerErrors: 0,
+    crashes: 0,
     timeouts: 0,
     invalidResponses: 0,
     lostAcks: 0,

@@ -1,0 +1,75 @@
+/**
+ * The chaos run (`npm run chaos`), small: the reference service through the
+ * local SQS and event-source mappings under the default seeded fault mix.
+ * Every invariant must hold, the faults must really have happened, and a
+ * library broken on purpose must be caught by the same invariants.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import type { IdempotencyStore } from '../../src/index.js';
+import { createChaos } from '../../scripts/chaos/harness.js';
+import { strategyRows } from '../../scripts/chaos/invariants.js';
+import { defaultTiming, noFaults } from '../../scripts/chaos/plan.js';
+import { runChaos } from '../../scripts/chaos/run.js';
+import { runLocal } from '../../scripts/local/run.js';
+
+describe('chaos run', () => {
+  it('fast seeds: every invariant holds under the default fault mix, and the faults really happened', async () => {
+    const report = await runChaos({ seed: 21, seeds: 2, messages: 120, dynamodbEndpoint: inject('dynamodbEndpoint') });
+    const broken = report.seeds.flatMap((s) => s.rows.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `seed ${s.seed} ${r.strategy}: ${i.name}: ${i.detail}`)));
+    expect(broken).toEqual([]);
+    expect(report.ok).toBe(true);
+    for (const s of report.seeds) for (const r of s.rows) expect(r.applied + r.deadLettered, `${r.strategy} seed ${s.seed}`).toBe(r.events);
+
+    const sum = (pick: (f: (typeof report.seeds)[number]['faults']) => number) => report.seeds.reduce((n, s) => n + pick(s.faults), 0);
+    const injected = (kind: 'throttle' | 'transaction-conflict' | 'network-before' | 'network-after' | 'latency') => sum((f) => f.dynamodb.injected[kind]);
+    expect(injected('throttle')).toBeGreaterThan(0);
+    expect(injected('transaction-conflict')).toBeGreaterThan(0);
+    expect(injected('network-after')).toBeGreaterThan(0);
+    expect(injected('latency')).toBeGreaterThan(0);
+    const crashes = sum((f) => Object.values(f.crashes).reduce((n, points) => n + Object.values(points).reduce((a, b) => a + b, 0), 0));
+    expect(crashes).toBeGreaterThan(0);
+    expect(sum((f) => f.deliveredTwice.payments + f.deliveredTwice.notifications)).toBeGreaterThan(0);
+    expect(sum((f) => f.transientFailures)).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {
+    const chaos = createChaos(5, noFaults, defaultTiming);
+    // Broken on purpose: every claim succeeds (a fresh record id each time), so a re-sent copy runs again.
+    const forgetful = (store: IdempotencyStore): IdempotencyStore => ({
+      recordId: (consumer, key) => store.recordId(consumer, key),
+      claim: (input) => store.claim({ ...input, key: `${input.key}#${randomUUID()}` }),
+      complete: (input) => store.complete(input),
+      release: (input) => store.release(input),
+      get: (id) => store.get(id),
+      commit: (input) => store.commit(input),
+      staleClaims: (query) => store.staleClaims(query),
+    });
+    const hooks = {
+      ...chaos.hooks,
+      service: {
+        ...chaos.hooks.service,
+        store: (consumer: 'payments' | 'notifications' | 'points', store: IdempotencyStore) =>
+          chaos.hooks.service.store(consumer, consumer === 'notifications' ? forgetful(store) : store),
+      },
+    };
+    const report = await runLocal({
+      orders: 60,
+      seed: 5,
+      dupRate: 0.3,
+      failRate: 0,
+      visibilityTimeoutSeconds: defaultTiming.visibilityTimeoutSeconds,
+      dynamodbEndpoint: inject('dynamodbEndpoint'),
+      hooks,
+      timeoutMs: 90_000,
+    });
+    const rows = strategyRows(report, chaos.observations(), { payments: 4, notifications: 2 });
+    const claim = rows.find((r) => r.strategy === 'claim');
+    expect(claim?.doubleEffects).toBeGreaterThan(0);
+    expect(claim?.doublesInWindow).toBe(0);
+    expect(claim?.invariants.find((i) => i.name.startsWith('double effects'))?.ok).toBe(false);
+    expect(claim?.ok).toBe(false);
+    // The other strategies did not use the broken store and still hold.
+    expect(rows.filter((r) => r.strategy !== 'claim').every((r) => r.ok)).toBe(true);
+  }, 120_000);
+});
