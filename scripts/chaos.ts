@@ -3,7 +3,7 @@
  * run per seed, until the queues drain; prints the invariants per strategy
  * and exits 1 if one is broken (2 on a bad command line, 130 on Ctrl-C).
  */
-import { RunAbortedError } from './local/drain.js';
+import { abortOnSignals, runMain } from './local/cli.js';
 import { formatChaosReport } from './chaos/format.js';
 import { chaosUsage, ChaosUsageError, parseChaosArgs, type ChaosCommand } from './chaos/options.js';
 import { runChaos } from './chaos/run.js';
@@ -27,13 +27,7 @@ async function main(): Promise<void> {
     return;
   }
   const controller = new AbortController();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (controller.signal.aborted) process.exit(130);
-      process.stderr.write(`\n${signal}: stopping DynamoDB Local, the local SQS and the pollers...\n`);
-      controller.abort();
-    });
-  }
+  abortOnSignals(controller);
   const say = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
   const report = await runChaos({
     seed: cmd.seed,
@@ -54,12 +48,4 @@ async function main(): Promise<void> {
   process.exitCode = report.ok ? 0 : 1;
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof RunAbortedError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 130;
-    return;
-  }
-  process.stderr.write(`Chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-});
+runMain('Chaos run', main);

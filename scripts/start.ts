@@ -7,7 +7,7 @@
  */
 import { parseArgs, usage, UsageError, type Command } from './local/options.js';
 import { formatReport } from './local/format.js';
-import { RunAbortedError } from './local/drain.js';
+import { abortOnSignals, runMain } from './local/cli.js';
 import { runLocal, type Progress } from './local/run.js';
 
 function progressLine(p: Progress): string {
@@ -26,17 +26,6 @@ function command(): Command | undefined {
     process.stderr.write(`${err.message}\n\n${usage}\n`);
     process.exitCode = 2;
     return undefined;
-  }
-}
-
-/** First Ctrl-C: stop cleanly (everything started is stopped). Second: leave at once. */
-function abortOnSignals(controller: AbortController): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (controller.signal.aborted) process.exit(130);
-      process.stderr.write(`\n${signal}: stopping DynamoDB Local, the local SQS and the pollers...\n`);
-      controller.abort();
-    });
   }
 }
 
@@ -59,12 +48,4 @@ async function main(): Promise<void> {
   process.exitCode = report.ok ? 0 : 1;
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof RunAbortedError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 130;
-    return;
-  }
-  process.stderr.write(`Local run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-});
+runMain('Local run', main);

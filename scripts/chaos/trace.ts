@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteInput, IdempotencyStore } from '../../src/index.js';
 import type { PipelineCrashPoint } from '../../src/testing/index.js';
+import { storeWith } from '../local/faults.js';
 
 export type Consumer = 'payments' | 'notifications' | 'points';
 
@@ -83,13 +84,7 @@ export class Traces {
 
 /** The store with every completion's fate written into the current trace. */
 export function tracingStore(store: IdempotencyStore, traces: Traces): IdempotencyStore {
-  return {
-    recordId: (consumer, key) => store.recordId(consumer, key),
-    claim: (input) => store.claim(input),
-    release: (input) => store.release(input),
-    get: (id) => store.get(id),
-    commit: (input) => store.commit(input),
-    staleClaims: (query) => store.staleClaims(query),
+  return storeWith(store, {
     async complete(input: CompleteInput) {
       const trace = traces.current();
       try {
@@ -101,5 +96,5 @@ export function tracingStore(store: IdempotencyStore, traces: Traces): Idempoten
         throw err;
       }
     },
-  };
+  });
 }

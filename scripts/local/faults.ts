@@ -44,16 +44,28 @@ export class FirstAttemptFault {
  * Lambda's async retry has to deliver the event again.
  */
 export function storeWithCommitFault(store: IdempotencyStore, fault: FirstAttemptFault): IdempotencyStore {
+  return storeWith(store, {
+    commit: async (input: CommitInput): Promise<CommitResult> => {
+      fault.hit(input.key);
+      return store.commit(input);
+    },
+  });
+}
+
+/**
+ * `store` with some methods replaced; the others call `store`'s own (bound,
+ * so a class instance such as `DynamoDBIdempotencyStore` keeps working: a
+ * spread would drop its prototype methods).
+ */
+export function storeWith(store: IdempotencyStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
   return {
     recordId: (consumer, key) => store.recordId(consumer, key),
     claim: (input) => store.claim(input),
     complete: (input) => store.complete(input),
     release: (input) => store.release(input),
     get: (id) => store.get(id),
+    commit: (input) => store.commit(input),
     staleClaims: (options) => store.staleClaims(options),
-    commit: async (input: CommitInput): Promise<CommitResult> => {
-      fault.hit(input.key);
-      return store.commit(input);
-    },
+    ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import { createChaos } from '../../scripts/chaos/harness.js';
 import { strategyRows } from '../../scripts/chaos/invariants.js';
 import { defaultTiming, noFaults } from '../../scripts/chaos/plan.js';
 import { runChaos } from '../../scripts/chaos/run.js';
+import { storeWith } from '../../scripts/local/faults.js';
 import { runLocal } from '../../scripts/local/run.js';
 
 describe('chaos run', () => {
@@ -36,15 +37,8 @@ describe('chaos run', () => {
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {
     const chaos = createChaos(5, noFaults, defaultTiming);
     // Broken on purpose: every claim succeeds (a fresh record id each time), so a re-sent copy runs again.
-    const forgetful = (store: IdempotencyStore): IdempotencyStore => ({
-      recordId: (consumer, key) => store.recordId(consumer, key),
-      claim: (input) => store.claim({ ...input, key: `${input.key}#${randomUUID()}` }),
-      complete: (input) => store.complete(input),
-      release: (input) => store.release(input),
-      get: (id) => store.get(id),
-      commit: (input) => store.commit(input),
-      staleClaims: (query) => store.staleClaims(query),
-    });
+    const forgetful = (store: IdempotencyStore): IdempotencyStore =>
+      storeWith(store, { claim: (input) => store.claim({ ...input, key: `${input.key}#${randomUUID()}` }) });
     const hooks = {
       ...chaos.hooks,
       service: {
