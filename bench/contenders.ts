@@ -42,6 +42,8 @@ interface HandlerOptions {
    * slow but not stopped and its late writes happen in view.
    */
   readonly timeoutEarly?: boolean;
+  /** Called as each record's effect starts (the bench times when records get to run). */
+  readonly onEffect?: () => void;
 }
 
 export interface OursOptions extends HandlerOptions {
@@ -92,7 +94,12 @@ export function oursHandler(options: OursOptions): BatchHandler {
   const { effect } = options;
   return middyFor(options)
     .use(middleware)
-    .handler(eachRecord(async (record, ctx) => effect(jsonBody<OrderPaid>(record), ctx)));
+    .handler(
+      eachRecord(async (record, ctx) => {
+        options.onEffect?.();
+        return effect(jsonBody<OrderPaid>(record), ctx);
+      }),
+    );
 }
 
 export function powertoolsHandler(options: PowertoolsOptions): BatchHandler {
@@ -103,7 +110,10 @@ export function powertoolsHandler(options: PowertoolsOptions): BatchHandler {
   });
   const processor = new BatchProcessor(EventType.SQS);
   const { effect } = options;
-  const onRecord = async (record: SQSRecord): Promise<void> => effect(JSON.parse(record.body) as OrderPaid, record.messageId);
+  const onRecord = async (record: SQSRecord): Promise<void> => {
+    options.onEffect?.();
+    return effect(JSON.parse(record.body) as OrderPaid, record.messageId);
+  };
   const idempotentRecord = makeIdempotent(onRecord, { persistenceStore, config });
   return middyFor(options).handler(async (event: SQSEvent, context: Context) => {
     config.registerLambdaContext(context);
@@ -116,7 +126,10 @@ export function plainHandler(options: HandlerOptions & { readonly effect: PlainE
   const { effect } = options;
   return middyFor(options).handler(async (event: SQSEvent) => {
     const settled = await Promise.allSettled(
-      event.Records.map(async (record) => effect(JSON.parse(record.body) as OrderPaid, record.messageId)),
+      event.Records.map(async (record) => {
+        options.onEffect?.();
+        return effect(JSON.parse(record.body) as OrderPaid, record.messageId);
+      }),
     );
     const batchItemFailures = event.Records.filter((_, i) => settled[i]?.status === 'rejected').map((r) => ({ itemIdentifier: r.messageId }));
     return { batchItemFailures };
@@ -130,5 +143,10 @@ export function plainHandler(options: HandlerOptions & { readonly effect: PlainE
  */
 export function eachRecordHandler(options: HandlerOptions & { readonly effect: PlainEffect }): BatchHandler {
   const { effect } = options;
-  return middyFor(options).handler(eachRecord(async (record, ctx) => effect(jsonBody<OrderPaid>(record), ctx.messageId)));
+  return middyFor(options).handler(
+    eachRecord(async (record, ctx) => {
+      options.onEffect?.();
+      return effect(jsonBody<OrderPaid>(record), ctx.messageId);
+    }),
+  );
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { countedClient, createVariantTables, scanAll, seedPendingOrders, type ClientOptions, type VariantTables } from './dynamo.js';
 import { tallyEffects } from './effects.js';
-import type { Lane } from './measure.js';
+import { EffectClock, type Lane } from './measure.js';
 import type { VariantResult } from './results.js';
 import { laneFigures, sliceRatio } from './stats.js';
 import type { Variant } from './variants.js';
@@ -35,7 +35,9 @@ export async function prepareLanes(
       for (const w of workloads) await seedPendingOrders(endpoint, tables.business, w.events);
     }
     const counted = countedClient(endpoint, clientOptions);
-    lanes.push({ variant, handler: variant.build({ counted, tables, cacheEntries }), counted, samples: [], tables });
+    const effects = new EffectClock();
+    const handler = variant.build({ counted, tables, cacheEntries, onEffect: effects.mark });
+    lanes.push({ variant, handler, counted, effects, samples: [], tables });
   }
   return lanes;
 }

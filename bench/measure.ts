@@ -13,11 +13,38 @@ import type { CountedClient } from './dynamo.js';
 import type { Variant } from './variants.js';
 import type { Delivery } from './workload.js';
 
+/**
+ * When the first record of a batch got to its effect. A middleware that
+ * must finish something for the whole batch first (ours claims every record
+ * before running any) shows it here.
+ */
+export class EffectClock {
+  #batchStart = 0;
+  #first = Number.NaN;
+
+  /** A batch starts now. */
+  start(): void {
+    this.#batchStart = performance.now();
+    this.#first = Number.NaN;
+  }
+
+  /** An effect starts now (wired to the handlers' `onEffect`). */
+  readonly mark = (): void => {
+    if (Number.isNaN(this.#first)) this.#first = performance.now() - this.#batchStart;
+  };
+
+  /** ms from the batch start to the first effect; NaN when no effect ran (all duplicates). */
+  get firstMs(): number {
+    return this.#first;
+  }
+}
+
 /** One variant ready to run. */
 export interface Lane {
   readonly variant: Variant;
   readonly handler: BatchHandler;
   readonly counted: CountedClient;
+  readonly effects: EffectClock;
   readonly samples: BatchSample[];
   /** First unexpected error (a bench that errors is reported, not hidden). */
   error?: string;
@@ -39,6 +66,8 @@ export interface BatchSample {
   readonly duplicates: number;
   /** Records reported in `batchItemFailures` (or all of them, when the handler threw). */
   readonly failures: number;
+  /** ms from the call to the first record's effect; NaN when none ran. */
+  readonly firstEffectMs: number;
   /** Which of the run's equal parts this batch belongs to (records/s is a median over them). */
   readonly slice: number;
 }
@@ -80,6 +109,7 @@ async function runBatch(lane: Lane, batch: readonly Delivery[], slice: number, s
   lane.counted.counter.take();
   const serverBefore = serverCpu?.() ?? Number.NaN;
   const cpu = process.cpuUsage();
+  lane.effects.start();
   const started = performance.now();
   const failures = await call(lane, event, ctx);
   const ms = performance.now() - started;
@@ -95,6 +125,7 @@ async function runBatch(lane: Lane, batch: readonly Delivery[], slice: number, s
     fresh: batch.length - duplicates,
     duplicates,
     failures,
+    firstEffectMs: lane.effects.firstMs,
     slice,
   };
 }

@@ -25,7 +25,7 @@ export function commandsCell(r: VariantResult): string {
 /** The columns of the summary, as header and cells per variant. */
 export function summaryColumns(report: BenchReport): { head: string[]; rows: string[][] } {
   const units = report.workload.unitsCounted;
-  const head = ['variant', 'records/s', 'vs PT', 'req/delivery', 'fresh', 'dup', ...(units ? ['units/delivery'] : []), 'p50 ms', 'p99 ms', 'ms/request', 'CPU ms/batch node', 'CPU ms/batch DynamoDB Local', 'effects/unique', 'requests per delivery by command'];
+  const head = ['variant', 'records/s', 'vs PT', 'req/delivery', 'fresh', 'dup', ...(units ? ['units/delivery'] : []), 'p50 ms', 'p99 ms', '1st effect ms', 'ms/request', 'CPU ms/batch node', 'CPU ms/batch DynamoDB Local', 'effects/unique', 'requests per delivery by command'];
   const rows = report.variants.map((r) => {
     const f = r.figures;
     return [
@@ -38,6 +38,7 @@ export function summaryColumns(report: BenchReport): { head: string[]; rows: str
       ...(units ? [fixed(f.unitsPerDelivery, 2)] : []),
       fixed(f.p50Ms, 1),
       fixed(f.p99Ms, 1),
+      fixed(f.firstEffectMs, 1),
       fixed(f.requestMs, 1),
       fixed(f.cpuMsPerBatch, 1),
       fixed(f.serverCpuMsPerBatch, 1),

@@ -15,6 +15,7 @@ export interface SampleLike {
   readonly fresh: number;
   readonly duplicates: number;
   readonly failures: number;
+  readonly firstEffectMs: number;
   readonly slice: number;
 }
 
@@ -39,6 +40,8 @@ export interface LaneFigures {
   readonly unitsPerDelivery: number | null;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Median ms from the batch call to its first record's effect (batches where one ran). */
+  readonly firstEffectMs: number;
   /** Mean round trip of one DynamoDB request as the SDK saw it (added latency and any queueing at the server included), ms. */
   readonly requestMs: number;
   readonly cpuMsPerBatch: number;
@@ -138,6 +141,7 @@ export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolea
     unitsPerDelivery: unitsCounted ? perDelivery(tally.units) : null,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    firstEffectMs: median(samples.map((s) => s.firstEffectMs).filter((ms) => Number.isFinite(ms))),
     requestMs: totalRequests(tally) === 0 ? Number.NaN : tally.requestMs / totalRequests(tally),
     cpuMsPerBatch: mean(samples.map((s) => s.cpuMs)),
     serverCpuMsPerBatch: mean(samples.map((s) => s.serverCpuMs)),

@@ -12,6 +12,8 @@ export interface VariantEnv {
   readonly tables: VariantTables;
   /** Size of the warm-container caches, where on: room for every key of the run. */
   readonly cacheEntries: number;
+  /** Called as each record's effect starts. */
+  readonly onEffect: () => void;
 }
 
 export interface Variant {
@@ -26,6 +28,11 @@ export interface Variant {
   /** Whether this variant is meant to apply each event once (the baseline is not). */
   readonly idempotent: boolean;
   build(env: VariantEnv): BatchHandler;
+}
+
+/** What every handler gets: the variant's client and the effect-start hook. */
+function common(env: VariantEnv) {
+  return { counted: env.counted, onEffect: env.onEffect };
 }
 
 function idempotencyTable(env: VariantEnv): string {
@@ -44,7 +51,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'none',
     business: 'points',
     idempotent: false,
-    build: ({ counted, tables }) => plainHandler({ counted, effect: (e) => addPoints(counted, tables.business, e) }),
+    build: (env) => plainHandler({ ...common(env), effect: (e) => addPoints(env.counted, env.tables.business, e) }),
   },
   {
     id: 'powertools',
@@ -53,7 +60,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'powertools',
     business: 'points',
     idempotent: true,
-    build: (env) => powertoolsHandler({ counted: env.counted, tableName: idempotencyTable(env), effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+    build: (env) => powertoolsHandler({ ...common(env), tableName: idempotencyTable(env), effect: (e) => addPoints(env.counted, env.tables.business, e) }),
   },
   {
     id: 'ours-claim',
@@ -64,7 +71,7 @@ export const variants: readonly Variant[] = [
     business: 'points',
     idempotent: true,
     build: (env) =>
-      oursHandler({ counted: env.counted, tableName: idempotencyTable(env), strategy: 'claim', effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+      oursHandler({ ...common(env), tableName: idempotencyTable(env), strategy: 'claim', effect: (e) => addPoints(env.counted, env.tables.business, e) }),
   },
   {
     id: 'ours-transaction',
@@ -76,7 +83,7 @@ export const variants: readonly Variant[] = [
     idempotent: true,
     build: (env) =>
       oursHandler({
-        counted: env.counted,
+        ...common(env),
         tableName: idempotencyTable(env),
         strategy: 'transaction',
         effect: (e, { tx }) => {
@@ -93,7 +100,7 @@ export const variants: readonly Variant[] = [
     idempotent: true,
     build: (env) =>
       powertoolsHandler({
-        counted: env.counted,
+        ...common(env),
         tableName: idempotencyTable(env),
         cacheEntries: env.cacheEntries,
         effect: (e) => addPoints(env.counted, env.tables.business, e),
@@ -109,7 +116,7 @@ export const variants: readonly Variant[] = [
     idempotent: true,
     build: (env) =>
       oursHandler({
-        counted: env.counted,
+        ...common(env),
         tableName: idempotencyTable(env),
         strategy: 'claim',
         cacheEntries: env.cacheEntries,
@@ -123,7 +130,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'powertools',
     business: 'orders',
     idempotent: true,
-    build: (env) => powertoolsHandler({ counted: env.counted, tableName: idempotencyTable(env), effect: (e) => markPaid(env.counted, env.tables.business, e) }),
+    build: (env) => powertoolsHandler({ ...common(env), tableName: idempotencyTable(env), effect: (e) => markPaid(env.counted, env.tables.business, e) }),
   },
   {
     id: 'ours-state',
@@ -133,7 +140,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'none',
     business: 'orders',
     idempotent: true,
-    build: ({ counted, tables }) => eachRecordHandler({ counted, effect: (e) => transitionToPaid(counted, tables.business, e) }),
+    build: (env) => eachRecordHandler({ ...common(env), effect: (e) => transitionToPaid(env.counted, env.tables.business, e) }),
   },
 ];
 

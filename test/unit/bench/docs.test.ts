@@ -22,6 +22,7 @@ function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, dupli
       p50Ms: 30,
       p99Ms: 60,
       requestMs: 1.5,
+      firstEffectMs: 3,
       cpuMsPerBatch: 15,
       serverCpuMsPerBatch: 10,
       failures: 0,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { laneFigures, median, percentile, sliceRatio, sliceRates, splitPerDelivery, type SampleLike } from '../../../bench/stats.js';
 
 function sample(fresh: number, duplicates: number, requests: Record<string, number>, ms = 10, slice = 0): SampleLike {
-  return { ms, cpuMs: 1, serverCpuMs: 2, tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0) }, records: fresh + duplicates, fresh, duplicates, failures: 0, slice };
+  return { ms, cpuMs: 1, serverCpuMs: 2, tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0) }, records: fresh + duplicates, fresh, duplicates, failures: 0, firstEffectMs: fresh > 0 ? 4 : Number.NaN, slice };
 }
 
 describe('percentile and median', () => {
@@ -55,6 +55,7 @@ describe('laneFigures', () => {
     expect(f.cpuMsPerBatch).toBe(1);
     expect(f.serverCpuMsPerBatch).toBe(2);
     expect(f.requestMs).toBe(2);
+    expect(f.firstEffectMs).toBe(4);
     expect(f.recordsPerSecond).toBeCloseTo(333.33, 1);
   });
 });
