@@ -44,7 +44,7 @@ export function sectionKey(report: BenchReport): string {
 
 function heading(report: BenchReport): string {
   const ms = report.workload.latencyMs;
-  return ms === 0 ? 'DynamoDB Local as it is (about 1 ms per request on loopback)' : `DynamoDB Local + ${ms} ms added to every request (a region's round trip)`;
+  return ms === 0 ? 'DynamoDB Local, no added latency' : `DynamoDB Local + ${ms} ms added to every request (a region's round trip)`;
 }
 
 function preamble(report: BenchReport): string[] {
