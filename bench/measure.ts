@@ -12,6 +12,7 @@ import type { RequestTally } from './counter.js';
 import type { CountedClient } from './dynamo.js';
 import type { Variant } from './variants.js';
 import type { Delivery } from './workload.js';
+import type { SampleLike } from './stats.js';
 
 /**
  * When the first record of a batch got to its effect. A middleware that
@@ -50,27 +51,8 @@ export interface Lane {
   error?: string;
 }
 
-/** What one batch invocation of one variant did. */
-export interface BatchSample {
-  /** Wall time of the handler call, ms (the event and the context are built before the clock starts). */
-  readonly ms: number;
-  /** CPU time of this process during the call, ms (DynamoDB Local is another process). */
-  readonly cpuMs: number;
-  /** CPU time of the DynamoDB Local process during the call, ms; NaN when it cannot be read. */
-  readonly serverCpuMs: number;
-  readonly tally: RequestTally;
-  readonly records: number;
-  /** First deliveries of their event in this batch. */
-  readonly fresh: number;
-  /** Re-deliveries of events delivered in earlier batches. */
-  readonly duplicates: number;
-  /** Records reported in `batchItemFailures` (or all of them, when the handler threw). */
-  readonly failures: number;
-  /** ms from the call to the first record's effect; NaN when none ran. */
-  readonly firstEffectMs: number;
-  /** Which of the run's equal parts this batch belongs to (records/s is a median over them). */
-  readonly slice: number;
-}
+/** What one batch invocation of one variant did (the fields are documented on `SampleLike`). */
+export type BatchSample = SampleLike;
 
 /** How to run a sequence of batches. */
 export interface RunOptions {

@@ -5,17 +5,25 @@
  */
 import { addTallies, totalRequests, type RequestTally } from './counter.js';
 
-/** The part of a batch sample the figures need. */
+/** What one batch invocation of one variant did: all the figures are made of these. */
 export interface SampleLike {
+  /** Wall time of the handler call, ms (the event and the context are built before the clock starts). */
   readonly ms: number;
+  /** CPU time of the bench process during the call, ms (DynamoDB Local is another process). */
   readonly cpuMs: number;
+  /** CPU time of the DynamoDB Local process during the call, ms; NaN when it cannot be read. */
   readonly serverCpuMs: number;
   readonly tally: RequestTally;
   readonly records: number;
+  /** First deliveries of their event in this batch. */
   readonly fresh: number;
+  /** Re-deliveries of events delivered in earlier batches. */
   readonly duplicates: number;
+  /** Records reported in `batchItemFailures` (or all of them, when the handler threw). */
   readonly failures: number;
+  /** ms from the call to the first record's effect; NaN when none ran. */
   readonly firstEffectMs: number;
+  /** Which of the run's equal parts this batch belongs to (records/s is a median over them). */
   readonly slice: number;
 }
 
