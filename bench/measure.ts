@@ -8,7 +8,6 @@ import { performance } from 'node:perf_hooks';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
 import type { BatchHandler } from './contenders.js';
-import type { RequestTally } from './counter.js';
 import type { CountedClient } from './dynamo.js';
 import type { Variant } from './variants.js';
 import type { Delivery } from './workload.js';
