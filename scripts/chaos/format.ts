@@ -17,8 +17,8 @@ function totals(report: ChaosReport): StrategyRow[] {
     const base = rows[0] as StrategyRow;
     const invariants = base.invariants.map((inv, j) => {
       const all = rows.map((r) => r.invariants[j]);
-      const failing = report.seeds.filter((s, k) => all[k]?.ok !== true).map((s) => s.seed);
-      return { name: inv.name, ok: failing.length === 0, detail: failing.length === 0 ? '' : `broken under seed ${failing.join(', ')}` };
+      const failing = report.seeds.flatMap((s, k) => (all[k]?.ok === true ? [] : [`seed ${s.seed}: ${all[k]?.detail ?? ''}`]));
+      return { name: inv.name, ok: failing.length === 0, detail: failing.join('; ') };
     });
     return {
       ...base,

@@ -153,6 +153,20 @@ function claimDoubles(observations: ChaosObservations) {
   return { doubles, inWindow, detail };
 }
 
+/**
+ * Where a points event can be parked: its own on-failure destination, or
+ * upstream. An order whose payment message was dead-lettered after the
+ * PENDING->PAID transition but before `OrderPaid` was published is PAID with
+ * no event for points yet; the payment in the payments DLQ carries the event
+ * (redriving it publishes again: the transition answers `already`).
+ */
+function pointsParking(dlq: LocalRunReport['dlq']): DlqEntry[] {
+  const upstream = dlq.payments
+    .filter((d) => d.defect === undefined)
+    .map((d) => ({ ...d, reason: `OrderPaid not published yet: its payment is in the payments DLQ (${d.reason})` }));
+  return [...dlq.points, ...upstream];
+}
+
 /** The three strategy rows of one run. */
 export function strategyRows(report: LocalRunReport, observations: ChaosObservations, poisonPlanned: { payments: number; notifications: number }): StrategyRow[] {
   const { orders: o, points: p, notifications: n } = report.effects;
@@ -180,7 +194,7 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
       consumer: 'points (EventBridge async, ledger + balance in one transaction)',
       events: o.paid,
       missing: pointsMissing,
-      dlq: dlq.points,
+      dlq: pointsParking(dlq),
       doubles: p.balanceMismatches.length + p.unexpectedLedger.length + p.wrongPoints.length,
       doublesInWindow: 0,
       doubleDetail: first([...p.balanceMismatches, ...p.unexpectedLedger, ...p.wrongPoints]),
