@@ -1,0 +1,147 @@
+/**
+ * The chaos verdict on hand-made end states: each invariant holds on a clean
+ * run and breaks on the state that violates it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ChaosObservations } from '../../../scripts/chaos/harness.js';
+import { strategyRows, type StrategyRow } from '../../../scripts/chaos/invariants.js';
+import { Traces } from '../../../scripts/chaos/trace.js';
+import type { DlqEntry } from '../../../scripts/local/dlq.js';
+import type { LocalRunReport } from '../../../scripts/local/report.js';
+import { newSourceStats } from '../../../scripts/local/stats.js';
+
+const ORDERS = ['o-1', 'o-2', 'o-3'];
+const NOTES = ORDERS.map((o) => `n-${o}`);
+
+interface EndState {
+  neverPaid?: string[];
+  withoutPoints?: string[];
+  neverSent?: string[];
+  dlq?: Partial<Record<'payments' | 'notifications' | 'points', DlqEntry[]>>;
+  balanceMismatches?: string[];
+  threw?: number;
+}
+
+function poison(queue: 'payments' | 'notifications', n: number): DlqEntry[] {
+  return Array.from({ length: n }, (_, i) => ({ messageId: `p${i}`, body: 'x', key: undefined, defect: 'bad', reason: 'invalid', receiveCount: 5 }));
+}
+
+function valid(key: string, reason: string): DlqEntry {
+  return { messageId: `m-${key}`, body: key, key, defect: undefined, reason, receiveCount: 5 };
+}
+
+/** A report with only what the verdict reads; everything applied once unless `state` says otherwise. */
+function report(state: EndState = {}): LocalRunReport {
+  const neverPaid = state.neverPaid ?? [];
+  const payments = { ...newSourceStats(), handlerErrors: state.threw ?? 0 };
+  return {
+    effects: {
+      orders: { expected: ORDERS.length, paid: ORDERS.length - neverPaid.length, transitionsApplied: 3, paidMoreThanOnce: [], neverPaid, wronglyPaid: [] },
+      points: {
+        expected: 3,
+        ledgerItems: 3,
+        ordersWithoutPoints: state.withoutPoints ?? [],
+        unexpectedLedger: [],
+        wrongPoints: [],
+        customers: 1,
+        balanceMismatches: state.balanceMismatches ?? [],
+      },
+      notifications: { expected: NOTES.length, sent: 3, sentMoreThanOnce: [], neverSent: state.neverSent ?? [] },
+    },
+    sources: { payments, notifications: newSourceStats(), points: newSourceStats() },
+    dlq: {
+      payments: [...poison('payments', 4), ...(state.dlq?.payments ?? [])],
+      notifications: [...poison('notifications', 2), ...(state.dlq?.notifications ?? [])],
+      points: state.dlq?.points ?? [],
+    },
+    leftInQueues: { 'payments.fifo': 0, notifications: 0, 'points async invocations': 0 },
+  } as unknown as LocalRunReport;
+}
+
+function observations(traces = new Traces(), acked: Partial<Record<'payments' | 'notifications' | 'points', string[]>> = {}): ChaosObservations {
+  const zero = { throttle: 0, 'transaction-conflict': 0, 'network-before': 0, 'network-after': 0, latency: 0 };
+  const none = { 'after-claim': 0, 'before-complete': 0, 'after-complete': 0 };
+  return {
+    dynamodb: { injected: zero, surfaced: zero },
+    crashes: { payments: none, notifications: none, points: none },
+    deliveredTwice: { payments: 0, notifications: 0 },
+    shortTimeouts: { payments: 0, notifications: 0 },
+    slowEffects: 0,
+    acknowledged: {
+      payments: new Set(acked.payments ?? []),
+      notifications: new Set(acked.notifications ?? []),
+      points: new Set(acked.points ?? []),
+    },
+    traces,
+  };
+}
+
+const planned = { payments: 4, notifications: 2 };
+const rowOf = (rows: StrategyRow[], strategy: StrategyRow['strategy']) => rows.find((r) => r.strategy === strategy) as StrategyRow;
+const invariant = (row: StrategyRow, prefix: string) => row.invariants.find((i) => i.name.startsWith(prefix));
+
+describe('strategyRows', () => {
+  it('a clean end state passes every invariant of every strategy', () => {
+    const rows = strategyRows(report(), observations(), planned);
+    expect(rows.map((r) => [r.strategy, r.ok])).toEqual([
+      ['state machine', true],
+      ['transaction', true],
+      ['claim', true],
+    ]);
+  });
+
+  it('an event neither applied nor dead-lettered is lost; one in a DLQ with a reason is not', () => {
+    const lost = rowOf(strategyRows(report({ neverSent: ['n-o-2'] }), observations(), planned), 'claim');
+    expect(lost.lost).toBe(1);
+    expect(invariant(lost, 'no loss')?.ok).toBe(false);
+    const parked = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: [valid('n-o-2', 'failed 5 times')] } }), observations(), planned), 'claim');
+    expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
+  });
+
+  it('a points event is parked upstream when its payment sits in the payments DLQ', () => {
+    const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations(), planned);
+    const points = rowOf(rows, 'transaction');
+    expect([points.lost, points.deadLettered, points.ok]).toEqual([0, 1, true]);
+    expect(points.deadLetters[0]?.reason).toMatch(/payments DLQ/);
+    const nowhere = rowOf(strategyRows(report({ withoutPoints: ['o-3'] }), observations(), planned), 'transaction');
+    expect(nowhere.ok).toBe(false);
+  });
+
+  it('a doubled balance breaks the transaction strategy; acknowledging a missing effect breaks any', () => {
+    expect(rowOf(strategyRows(report({ balanceMismatches: ['c-1'] }), observations(), planned), 'transaction').ok).toBe(false);
+    const acked = rowOf(strategyRows(report({ neverPaid: ['o-1'], dlq: { payments: [valid('o-1', 'x')] } }), observations(undefined, { payments: ['o-1'] }), planned), 'state machine');
+    expect(invariant(acked, 'no ack')?.ok).toBe(false);
+  });
+
+  it('an invocation that threw fails "no batch failed as a whole"', () => {
+    const row = rowOf(strategyRows(report({ threw: 1 }), observations(), planned), 'state machine');
+    expect(invariant(row, 'no batch')?.ok).toBe(false);
+  });
+
+  it('claim: a second send after a crash is in the window; after a refused completion it is not', async () => {
+    const crashed = new Traces();
+    await crashed.run('notifications', async () => {
+      crashed.current()?.effects.push('notifications#n-o-1');
+      const t = crashed.current();
+      if (t !== undefined) t.crashPoint = 'before-complete';
+    });
+    await crashed.run('notifications', async () => {
+      crashed.current()?.effects.push('notifications#n-o-1');
+      crashed.current()?.completed.add('notifications#n-o-1');
+    });
+    const inWindow = rowOf(strategyRows(report(), observations(crashed), planned), 'claim');
+    expect([inWindow.doubleEffects, inWindow.doublesInWindow, inWindow.ok]).toEqual([1, 1, true]);
+
+    const fenced = new Traces();
+    await fenced.run('notifications', async () => {
+      fenced.current()?.effects.push('notifications#n-o-1');
+      fenced.current()?.refused.add('notifications#n-o-1');
+    });
+    await fenced.run('notifications', async () => {
+      fenced.current()?.effects.push('notifications#n-o-1');
+      fenced.current()?.completed.add('notifications#n-o-1');
+    });
+    const outside = rowOf(strategyRows(report(), observations(fenced), planned), 'claim');
+    expect([outside.doubleEffects, outside.doublesInWindow, outside.ok]).toEqual([1, 0, false]);
+  });
+});
