@@ -168,9 +168,9 @@ function pointsParking(dlq: LocalRunReport['dlq']): DlqEntry[] {
 }
 
 /** The three strategy rows of one run. */
-export function strategyRows(report: LocalRunReport, observations: ChaosObservations, poisonPlanned: { payments: number; notifications: number }): StrategyRow[] {
+export function strategyRows(report: LocalRunReport, observations: ChaosObservations): StrategyRow[] {
   const { orders: o, points: p, notifications: n } = report.effects;
-  const { sources, dlq } = report;
+  const { sources, dlq, poisonPlanned } = report;
   const neverPaid = new Set(o.neverPaid);
   const pointsMissing = p.ordersWithoutPoints.filter((k) => !neverPaid.has(k));
   const claim = claimDoubles(observations);

@@ -8,7 +8,6 @@
 import { startDynamoDBLocal } from '../../infra/dynamodb-local.js';
 import { defaults as localDefaults } from '../local/options.js';
 import { runLocal, type Progress } from '../local/run.js';
-import { planWorkload } from '../local/workload.js';
 import { createChaos, type ChaosObservations } from './harness.js';
 import { strategyRows, type StrategyRow } from './invariants.js';
 import { defaultRates, defaultTiming, type ChaosRates, type ChaosTiming } from './plan.js';
@@ -85,10 +84,8 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.onProgress === undefined ? {} : { onProgress: (p: Progress) => options.onProgress?.(seed, p) }),
   });
-  const poison = planWorkload({ ...localDefaults, ...workload }).poison;
-  const planned = { payments: poison.filter((p) => p.queue === 'payments').length, notifications: poison.filter((p) => p.queue === 'notifications').length };
   const observations = chaos.observations();
-  const rows = strategyRows(report, observations, planned);
+  const rows = strategyRows(report, observations);
   const s = report.sources;
   return {
     seed,

@@ -59,7 +59,7 @@ describe('chaos run', () => {
       hooks,
       timeoutMs: 90_000,
     });
-    const rows = strategyRows(report, chaos.observations(), { payments: 4, notifications: 2 });
+    const rows = strategyRows(report, chaos.observations());
     const claim = rows.find((r) => r.strategy === 'claim');
     expect(claim?.doubleEffects).toBeGreaterThan(0);
     expect(claim?.doublesInWindow).toBe(0);

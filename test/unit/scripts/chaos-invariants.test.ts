@@ -55,6 +55,7 @@ function report(state: EndState = {}): LocalRunReport {
       points: state.dlq?.points ?? [],
     },
     leftInQueues: { 'payments.fifo': 0, notifications: 0, 'points async invocations': 0 },
+    poisonPlanned: { payments: 4, notifications: 2 },
   } as unknown as LocalRunReport;
 }
 
@@ -76,13 +77,12 @@ function observations(traces = new Traces(), acked: Partial<Record<'payments' | 
   };
 }
 
-const planned = { payments: 4, notifications: 2 };
 const rowOf = (rows: StrategyRow[], strategy: StrategyRow['strategy']) => rows.find((r) => r.strategy === strategy) as StrategyRow;
 const invariant = (row: StrategyRow, prefix: string) => row.invariants.find((i) => i.name.startsWith(prefix));
 
 describe('strategyRows', () => {
   it('a clean end state passes every invariant of every strategy', () => {
-    const rows = strategyRows(report(), observations(), planned);
+    const rows = strategyRows(report(), observations());
     expect(rows.map((r) => [r.strategy, r.ok])).toEqual([
       ['state machine', true],
       ['transaction', true],
@@ -91,30 +91,30 @@ describe('strategyRows', () => {
   });
 
   it('an event neither applied nor dead-lettered is lost; one in a DLQ with a reason is not', () => {
-    const lost = rowOf(strategyRows(report({ neverSent: ['n-o-2'] }), observations(), planned), 'claim');
+    const lost = rowOf(strategyRows(report({ neverSent: ['n-o-2'] }), observations()), 'claim');
     expect(lost.lost).toBe(1);
     expect(invariant(lost, 'no loss')?.ok).toBe(false);
-    const parked = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: [valid('n-o-2', 'failed 5 times')] } }), observations(), planned), 'claim');
+    const parked = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: [valid('n-o-2', 'failed 5 times')] } }), observations()), 'claim');
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
   it('a points event is parked upstream when its payment sits in the payments DLQ', () => {
-    const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations(), planned);
+    const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations());
     const points = rowOf(rows, 'transaction');
     expect([points.lost, points.deadLettered, points.ok]).toEqual([0, 1, true]);
     expect(points.deadLetters[0]?.reason).toMatch(/payments DLQ/);
-    const nowhere = rowOf(strategyRows(report({ withoutPoints: ['o-3'] }), observations(), planned), 'transaction');
+    const nowhere = rowOf(strategyRows(report({ withoutPoints: ['o-3'] }), observations()), 'transaction');
     expect(nowhere.ok).toBe(false);
   });
 
   it('a doubled balance breaks the transaction strategy; acknowledging a missing effect breaks any', () => {
-    expect(rowOf(strategyRows(report({ balanceMismatches: ['c-1'] }), observations(), planned), 'transaction').ok).toBe(false);
-    const acked = rowOf(strategyRows(report({ neverPaid: ['o-1'], dlq: { payments: [valid('o-1', 'x')] } }), observations(undefined, { payments: ['o-1'] }), planned), 'state machine');
+    expect(rowOf(strategyRows(report({ balanceMismatches: ['c-1'] }), observations()), 'transaction').ok).toBe(false);
+    const acked = rowOf(strategyRows(report({ neverPaid: ['o-1'], dlq: { payments: [valid('o-1', 'x')] } }), observations(undefined, { payments: ['o-1'] })), 'state machine');
     expect(invariant(acked, 'no ack')?.ok).toBe(false);
   });
 
   it('an invocation that threw fails "no batch failed as a whole"', () => {
-    const row = rowOf(strategyRows(report({ threw: 1 }), observations(), planned), 'state machine');
+    const row = rowOf(strategyRows(report({ threw: 1 }), observations()), 'state machine');
     expect(invariant(row, 'no batch')?.ok).toBe(false);
   });
 
@@ -129,7 +129,7 @@ describe('strategyRows', () => {
       crashed.current()?.effects.push('notifications#n-o-1');
       crashed.current()?.completed.add('notifications#n-o-1');
     });
-    const inWindow = rowOf(strategyRows(report(), observations(crashed), planned), 'claim');
+    const inWindow = rowOf(strategyRows(report(), observations(crashed)), 'claim');
     expect([inWindow.doubleEffects, inWindow.doublesInWindow, inWindow.ok]).toEqual([1, 1, true]);
 
     const fenced = new Traces();
@@ -141,7 +141,7 @@ describe('strategyRows', () => {
       fenced.current()?.effects.push('notifications#n-o-1');
       fenced.current()?.completed.add('notifications#n-o-1');
     });
-    const outside = rowOf(strategyRows(report(), observations(fenced), planned), 'claim');
+    const outside = rowOf(strategyRows(report(), observations(fenced)), 'claim');
     expect([outside.doubleEffects, outside.doublesInWindow, outside.ok]).toEqual([1, 0, false]);
   });
 });
