@@ -32,8 +32,15 @@ const eachRecordDefaults = { concurrency: 10 } as const;
 /**
  * Wraps a per-record function into an SQS batch handler that returns a
  * partial batch response. Behind `sqsIdempotency` it runs only the records
- * this invocation claimed, under the middleware's strategy.
+ * this invocation claimed, under the middleware's strategy. It finds the
+ * middleware's run by the event it is handed, else by the Lambda context, so a
+ * middleware in between may replace the event or its records (keeping each
+ * `messageId`): the handler gets those record objects; a record dropped there
+ * fails and comes back.
  *
+ * @throws TypeError (the handler rejects; every claimed record comes back) when
+ * the middleware ran but the event cannot be matched to its run: a record it
+ * did not hand on, a message twice, no `Records` array.
  * @example
  * ```ts
  * import middy from '@middy/core';
@@ -56,7 +63,7 @@ export function eachRecord<TResult>(
   const { concurrency } = { ...eachRecordDefaults, ...options };
 
   return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-    const runner = runnerFor(event) ?? plainRunner(event);
+    const runner = runnerFor(event, context) ?? plainRunner(event);
     runner.begin?.();
     const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {

@@ -10,7 +10,7 @@ import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { attachRunner, remainingTime } from './batch-runner.js';
+import { attachRunner, detachRunner, remainingTime } from './batch-runner.js';
 import { batchLine } from './log.js';
 import { followerOutcome } from './same-key.js';
 import { admitBatch, type Admission } from './sqs-claim.js';
@@ -143,7 +143,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = stateFrom(admissions, original, { consumer, startedAt, margin });
     if (state.run.records.length === 0) return finish(state, new Map());
     const event: SQSEvent = { ...request.event, Records: [...state.run.records] };
-    attachRunner(event, state.run);
+    attachRunner(event, request.context, state.run);
     request.event = event;
     states.set(request, state);
     return undefined;
@@ -227,6 +227,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = states.get(request);
     if (state === undefined) return;
     states.delete(request);
+    detachRunner(state.run);
     const running = state.run.close();
     // With eachRecord, a record without an execution was cut short (e.g. by a
     // timeout response that returns instead of throwing): never acknowledge it.
@@ -240,6 +241,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const state = states.get(request);
     if (state === undefined) return; // failed before claiming anything: let the error through
     states.delete(request);
+    detachRunner(state.run);
     // Records the handler finished keep their executions; those still running
     // keep their claims until the lease passes; the rest are released. All
     // but the finished ones are reported failed.
