@@ -37,6 +37,8 @@ export interface BatchRunner {
   readonly records: readonly SQSRecord[];
   /** A record is not started when the remaining time is under this. */
   readonly safetyMarginMs: number;
+  /** The ordered lane of a record (default: its FIFO message group; `undefined`: a lane of its own). */
+  laneOf?(record: SQSRecord): string | undefined;
   /** Called once when `eachRecord` starts on the batch. */
   begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
