@@ -42,8 +42,8 @@ export function toLanes<T>(items: readonly T[], laneOf: (item: T) => string | un
 /**
  * How an item stands before the handler runs, for {@link heldBack}:
  * - `blocks`: already settled and coming back (failed, in progress, invalid);
- * - `passes`: already settled and acknowledged, or following another copy of its key;
- * - `waits`: about to run.
+ * - `passes`: already settled and acknowledged;
+ * - `waits`: about to run (or to be decided in its lane, after the records before it).
  */
 export type Standing = 'blocks' | 'passes' | 'waits';
 

@@ -37,6 +37,14 @@ export interface BatchRunner {
   readonly records: readonly SQSRecord[];
   /** A record is not started when the remaining time is under this. */
   readonly safetyMarginMs: number;
+  /**
+   * The records handed to the handler (default: `records`). The others are
+   * later copies of a key that the runner decides itself, from their first
+   * copy, without running the handler.
+   */
+  readonly ownedRecords?: readonly SQSRecord[];
+  /** The ordered lane of a record (default: its FIFO message group; `undefined`: a lane of its own). */
+  laneOf?(record: SQSRecord): string | undefined;
   /** Called once when `eachRecord` starts on the batch. */
   begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
@@ -176,10 +184,13 @@ function handlerRecords(registration: Registration, event: unknown): Map<string,
 function matchedRunner(registration: Registration, event: unknown): BatchRunner {
   const { runner } = registration;
   const theirs = handlerRecords(registration, event);
-  if (theirs.size === runner.records.length && runner.records.every((r) => theirs.get(r.messageId) === r)) return runner;
+  const handed = runner.ownedRecords ?? runner.records;
+  if (theirs.size === handed.length && handed.every((r) => theirs.get(r.messageId) === r)) return runner;
   return {
     records: runner.records,
+    ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
+    ...(runner.laneOf === undefined ? {} : { laneOf: (record: SQSRecord) => runner.laneOf?.(record) }),
     begin: () => runner.begin?.(),
     execute(record, fn, context) {
       const own = theirs.get(record.messageId);

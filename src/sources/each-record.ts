@@ -68,7 +68,7 @@ export function eachRecord<TResult>(
     const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,
-      laneOf: fifoGroup,
+      laneOf: (record) => (runner.laneOf === undefined ? fifoGroup(record) : runner.laneOf(record)),
       run: async (record) => {
         if (pastDeadline()) {
           runner.skip(record, 'deadline');

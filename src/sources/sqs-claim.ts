@@ -1,7 +1,7 @@
 /**
  * Before the handler: claiming every record of the batch concurrently, one
- * conditional write each, and sorting them into owned records and early
- * outcomes (duplicates, in-progress, invalid).
+ * conditional write each, and sorting them into owned records, later copies
+ * of a key (followers) and early outcomes (duplicates, in-progress, invalid).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { BodyParseError, InvalidRecordError } from '../core/errors.js';
@@ -10,20 +10,19 @@ import { heldBack, type Standing } from '../core/schedule.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { fifoGroup } from './batch-runner.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
+import { followerOutcome, type LeaderRef } from './same-key.js';
 import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
 
 /** One record's state after the before phase. */
 export type Admission =
   | { readonly kind: 'owned'; readonly record: SQSRecord; readonly owned: OwnedRecord }
   | { readonly kind: 'settled'; readonly record: SQSRecord; readonly outcome: RecordOutcome; readonly id?: string }
-  /** A later copy of a key already in this batch: not claimed; its outcome follows the first copy's. */
-  | {
-      readonly kind: 'follower';
-      readonly record: SQSRecord;
-      readonly owned: OwnedRecord;
-      /** Message id and payload hash of the first copy. */
-      readonly leader: { readonly messageId: string; readonly payloadHash: string | undefined };
-    };
+  /**
+   * A later copy of a key already in its lane: not claimed; decided from its
+   * first copy's outcome (here when that is known before the handler, else
+   * when its lane reaches it).
+   */
+  | { readonly kind: 'follower'; readonly record: SQSRecord; readonly owned: OwnedRecord; readonly leader: LeaderRef };
 
 /** What the before phase needs. */
 export interface AdmitConfig extends Extractors<SQSRecord> {
@@ -77,13 +76,29 @@ async function claimOne({ record, owned }: PreparedRecord, config: AdmitConfig):
 }
 
 /**
+ * Decides the followers whose first copy is already settled (found done, in
+ * progress, mismatched, failed or held back), so that one that comes back
+ * holds back the rest of its FIFO group like any other settled record.
+ */
+function settleFollowers(admissions: Admission[]): Admission[] {
+  const settled = new Map<string, RecordOutcome>();
+  for (const a of admissions) if (a.kind === 'settled') settled.set(a.record.messageId, a.outcome);
+  return admissions.map((a): Admission => {
+    const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
+    if (a.kind !== 'follower' || leader === undefined) return a;
+    return { kind: 'settled', record: a.record, id: a.owned.id, outcome: followerOutcome(a.owned, leader, a.leader.payloadHash) };
+  });
+}
+
+/**
  * FIFO: once a record of a group is not acknowledged, the records after it in
- * that group must not run before it does; their claims are released.
+ * that group must not run before it does; their claims are released. A
+ * follower still undecided is decided in its lane, after its first copy.
  */
 async function holdBackBlockedGroups(admissions: Admission[], store: IdempotencyStore): Promise<Admission[]> {
   const held = heldBack(admissions, (a) => fifoGroup(a.record), (a): Standing => {
     if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
-    return a.kind === 'follower' ? 'passes' : 'waits';
+    return 'waits';
   });
   const releases: Promise<void>[] = [];
   const result = admissions.map((admission, i): Admission => {
@@ -102,7 +117,7 @@ export async function admitBatch(records: readonly SQSRecord[], config: AdmitCon
   // always send the second back as "in progress" and spend one of its receives.
   // FIFO: only within one message group, where the copy already runs after
   // the first; a copy in another group is claimed (and held back) as usual.
-  const leaders = new Map<string, { messageId: string; payloadHash: string | undefined }>();
+  const leaders = new Map<string, LeaderRef>();
   const admissions = await Promise.all(
     records.map((record) => {
       const p = prepareOne(record, config);
@@ -114,5 +129,6 @@ export async function admitBatch(records: readonly SQSRecord[], config: AdmitCon
       return claimOne(p, config);
     }),
   );
-  return holdBackBlockedGroups(admissions, config.store);
+  // Followers are settled again after the hold-back: a first copy held back settles its copies too.
+  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions), config.store));
 }

@@ -1,13 +1,16 @@
 /**
  * The per-invocation runner behind `sqsIdempotency` + `eachRecord`: runs each
  * owned record under the strategy and remembers how it went, for the after
- * phase to settle.
+ * phase to settle. Later copies of a key ride in their first copy's lane and
+ * are decided there from its outcome, so that one that comes back stops its
+ * FIFO group before the records behind it run.
  */
 import type { Context, SQSBatchItemFailure, SQSRecord } from 'aws-lambda';
-import { acknowledged } from '../core/outcomes.js';
+import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { attemptOf, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
+import { attemptOf, fifoGroup, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
+import { followerOutcome, type LeaderRef } from './same-key.js';
 import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
 
@@ -21,23 +24,36 @@ export interface SqsRunConfig {
   readonly safetyMarginMs: number;
 }
 
+/** A record the runner was given: owned, or a later copy of a key (with its first copy). */
+export interface RunRecord {
+  readonly record: SQSRecord;
+  readonly owned: OwnedRecord;
+  readonly leader?: LeaderRef;
+}
+
 const claimTx = disabledTransaction('the strategy is "claim"; use sqsIdempotency({ strategy: "transaction" }).');
 
 /** A runner over the owned records; `executions` is read by the after phase. */
 export class SqsRun implements BatchRunner {
+  /** Owned records and later copies, in delivery order: what `eachRecord` lays out in lanes. */
   readonly records: readonly SQSRecord[];
+  /** The records the handler may run (later copies never run): the event handed to the handler. */
+  readonly ownedRecords: readonly SQSRecord[];
   readonly safetyMarginMs: number;
-  /** How each owned record went, by message id. Absent: the handler never ran it through `eachRecord`. */
+  /** How each record went, by message id. Absent: the handler never ran it through `eachRecord` (or skipped it). */
   readonly executions = new Map<string, Execution>();
   readonly #owned: ReadonlyMap<string, OwnedRecord>;
+  readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: SqsRunConfig;
   readonly #running = new Set<string>();
   #closed = false;
   #begun = false;
 
-  constructor(owned: ReadonlyArray<{ record: SQSRecord; owned: OwnedRecord }>, config: SqsRunConfig) {
-    this.records = owned.map((o) => o.record);
-    this.#owned = new Map(owned.map((o) => [o.record.messageId, o.owned]));
+  constructor(given: readonly RunRecord[], config: SqsRunConfig) {
+    this.records = given.map((o) => o.record);
+    this.ownedRecords = given.filter((o) => o.leader === undefined).map((o) => o.record);
+    this.#owned = new Map(given.map((o) => [o.record.messageId, o.owned]));
+    this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.record.messageId, o.leader] as const])));
     this.#config = config;
     this.safetyMarginMs = config.safetyMarginMs;
   }
@@ -61,9 +77,20 @@ export class SqsRun implements BatchRunner {
     return new Set(this.#running);
   }
 
+  /**
+   * FIFO: the message group. Standard queue: one lane per key, so a later
+   * copy is reached only after its first copy has finished.
+   */
+  laneOf(record: SQSRecord): string | undefined {
+    const owned = this.#owned.get(record.messageId);
+    return fifoGroup(record) ?? (owned === undefined ? undefined : `\u0000${owned.id}`);
+  }
+
   async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
     const owned = this.#owned.get(record.messageId);
     if (owned === undefined || this.#closed) return false;
+    const leader = this.#leaders.get(record.messageId);
+    if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(record.messageId);
     try {
       return await this.#execute(record, owned, fn, context);
@@ -96,6 +123,29 @@ export class SqsRun implements BatchRunner {
     const outcome = await settleClaim(store, owned, execution, storeResult);
     this.executions.set(record.messageId, { kind: 'settled', outcome });
     return acknowledged(outcome);
+  }
+
+  /** A later copy, reached in its lane: decided from its first copy's outcome, which is final by then. */
+  #follow(owned: OwnedRecord, leader: LeaderRef): boolean {
+    const first = this.executions.get(leader.messageId);
+    if (first?.kind !== 'settled') return false; // not reachable in a lane; the after phase decides it
+    const outcome = followerOutcome(owned, first.outcome, leader.payloadHash);
+    this.executions.set(owned.messageId, { kind: 'settled', outcome });
+    return acknowledged(outcome);
+  }
+
+  /**
+   * Final outcomes of the later copies, given every first copy's final
+   * outcome: decided in the lane when it reached them, else now (skipped
+   * behind a failure, past the deadline, or run without `eachRecord`).
+   */
+  followerOutcomes(settled: ReadonlyMap<string, RecordOutcome>): RecordOutcome[] {
+    return [...this.#leaders].flatMap(([messageId, leader]) => {
+      const execution = this.executions.get(messageId);
+      if (execution?.kind === 'settled') return [execution.outcome];
+      const first = settled.get(leader.messageId);
+      return first === undefined ? [] : [followerOutcome(this.ownedRecord(messageId), first, leader.payloadHash)];
+    });
   }
 
   /** The owned record for a message id of this run. */

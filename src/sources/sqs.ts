@@ -12,9 +12,8 @@ import { definedOnly, is } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { attachRunner, detachRunner, remainingTime } from './batch-runner.js';
 import { batchLine } from './log.js';
-import { followerOutcome } from './same-key.js';
 import { admitBatch, type Admission } from './sqs-claim.js';
-import { SqsRun } from './sqs-run.js';
+import { SqsRun, type RunRecord } from './sqs-run.js';
 import { settleClaim, type Execution } from './sqs-settle.js';
 import {
   checkMiddlewareOptions,
@@ -64,7 +63,6 @@ const NAME = 'sqsIdempotency';
 interface BatchState {
   readonly original: readonly SQSRecord[];
   readonly settled: Map<string, RecordOutcome>;
-  readonly followers: ReadonlyArray<Extract<Admission, { kind: 'follower' }>>;
   readonly ids: Map<string, string>;
   readonly run: SqsRun;
   readonly consumer: string;
@@ -141,8 +139,8 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const original = request.event.Records;
     const admissions = await admitBatch(original, { ...config, consumer, claim: !transactional, leaseMs });
     const state = stateFrom(admissions, original, { consumer, startedAt, margin });
-    if (state.run.records.length === 0) return finish(state, new Map());
-    const event: SQSEvent = { ...request.event, Records: [...state.run.records] };
+    if (state.run.ownedRecords.length === 0) return finish(state, new Map());
+    const event: SQSEvent = { ...request.event, Records: [...state.run.ownedRecords] };
     attachRunner(event, request.context, state.run);
     request.event = event;
     states.set(request, state);
@@ -156,8 +154,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   ): BatchState {
     const settled = new Map<string, RecordOutcome>();
     const ids = new Map<string, string>();
-    const owned = [];
-    const followers = [];
+    const given: RunRecord[] = [];
     for (const a of admissions) {
       if (a.kind === 'settled') {
         settled.set(a.record.messageId, a.outcome);
@@ -165,17 +162,16 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
         continue;
       }
       ids.set(a.record.messageId, a.owned.id);
-      if (a.kind === 'owned') owned.push(a);
-      else followers.push(a);
+      given.push(a.kind === 'owned' ? a : { record: a.record, owned: a.owned, leader: a.leader });
     }
-    const run = new SqsRun(owned, { ...config, consumer, transactional, safetyMarginMs: margin });
-    return { original, settled, followers, ids, run, consumer, startedAt };
+    const run = new SqsRun(given, { ...config, consumer, transactional, safetyMarginMs: margin });
+    return { original, settled, ids, run, consumer, startedAt };
   }
 
   /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
   function unfinishedExecutions(state: BatchState, running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
     const executions = new Map(state.run.executions);
-    for (const record of state.run.records) {
+    for (const record of state.run.ownedRecords) {
       if (executions.has(record.messageId)) continue;
       executions.set(record.messageId, running.has(record.messageId) ? { kind: 'interrupted', error } : { kind: 'threw', error });
     }
@@ -188,7 +184,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     const failed = new Set(
       ((response as SQSBatchResponse | undefined)?.batchItemFailures ?? []).map((f) => f.itemIdentifier),
     );
-    for (const record of state.run.records) {
+    for (const record of state.run.ownedRecords) {
       if (executions.has(record.messageId)) continue;
       const error = transactional
         ? new TypeError(`${NAME}: strategy "transaction" needs the handler wrapped in eachRecord().`)
@@ -201,17 +197,14 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
 
   async function finish(state: BatchState, executions: Map<string, Execution>): Promise<SQSBatchResponse> {
     const ownedOutcomes = await Promise.all(
-      state.run.records.map(async (record) => {
+      state.run.ownedRecords.map(async (record) => {
         const owned = state.run.ownedRecord(record.messageId);
         const execution = executions.get(record.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
         return settleClaim(store, owned, execution, config.storeResult);
       }),
     );
     for (const outcome of ownedOutcomes) state.settled.set(outcome.messageId, outcome);
-    for (const f of state.followers) {
-      const leader = state.settled.get(f.leader.messageId);
-      if (leader !== undefined) state.settled.set(f.record.messageId, followerOutcome(f.owned, leader, f.leader.payloadHash));
-    }
+    for (const outcome of state.run.followerOutcomes(state.settled)) state.settled.set(outcome.messageId, outcome);
     // A record with no outcome is retried: a gap here must never turn into a silent acknowledgement.
     const outcomes = state.original.map(
       (r): RecordOutcome => state.settled.get(r.messageId) ?? { kind: 'not-started', messageId: r.messageId, reason: 'handler-threw' },
