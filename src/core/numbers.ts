@@ -51,14 +51,17 @@ export function numericText(v: unknown): string | undefined {
 
 // Sign, integer digits, fraction digits, exponent. No nested quantifiers: linear on long digit runs.
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+/** Integer text a double holds exactly (at most 15 digits), no sign or zero padding to normalise. */
+const SMALL_INTEGER = /^-?(?:0|[1-9]\d{0,14})$/;
 
 /**
  * One text per numeric value, exact (no float rounding): `digits e exponent`
  * with no leading or trailing zeros in the digits, or `0`. `1.50`, `15e-1`,
  * `1.5` and `NumberValue('1.5')` all give `15e-1`; `-0` is `0`. Non-finite
  * numbers keep `NaN`, `Infinity` and `-Infinity`; a NumberValue whose text is
- * no decimal keeps that text after a `?`, so it can equal no decimal.
- * `undefined` when `v` is not a number.
+ * no decimal keeps that text after a `?`, so it can equal no decimal. A
+ * string is read as decimal text (a JSON number token); `undefined` when it
+ * is none, or when `v` is not a number.
  *
  * @example
  * ```ts
@@ -69,6 +72,8 @@ const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
  */
 export function canonicalNumber(v: unknown): string | undefined {
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return integerForm(v);
+  if (typeof v === 'string' && SMALL_INTEGER.test(v)) return integerForm(Number(v));
   const text = typeof v === 'string' ? v : numericText(v);
   if (text === undefined) return undefined;
   const m = DECIMAL.exec(text);
@@ -77,6 +82,20 @@ export function canonicalNumber(v: unknown): string | undefined {
   const digits = (int + frac).replace(/^0+/, '');
   if (digits === '') return '0';
   const significant = digits.replace(/0+$/, '');
-  const exponent = BigInt(exp) - BigInt(frac.length) + BigInt(digits.length - significant.length);
+  const shift = frac.length - (digits.length - significant.length);
+  // BigInt only for exponents a double cannot add exactly (it is slow on the hot path of every number).
+  const exponent = exp.length < 16 ? Number(exp) - shift : BigInt(exp) - BigInt(shift);
   return `${sign === '-' ? '-' : ''}${significant}e${exponent}`;
+}
+
+/** The common case without a regex: a safe integer's digits with its trailing zeros moved to the exponent. */
+function integerForm(n: number): string {
+  if (n === 0) return '0';
+  let digits = String(Math.abs(n));
+  let exponent = 0;
+  while (digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exponent += 1;
+  }
+  return `${n < 0 ? '-' : ''}${digits}e${exponent}`;
 }
