@@ -177,7 +177,16 @@ const NOT_REFUSED = Symbol('not refused');
 function readReason(reason: CancellationReasonInput, options?: unmarshallOptions): StateItem | undefined | typeof NOT_REFUSED {
   if ('code' in reason) return reason.code === 'ConditionalCheckFailed' ? reason.item : NOT_REFUSED;
   if (reason.Code !== 'ConditionalCheckFailed') return NOT_REFUSED;
-  return reason.Item === undefined ? undefined : unmarshall(reason.Item, options);
+  return reason.Item === undefined ? undefined : unmarshall(reason.Item, itemOptions(options));
+}
+
+/**
+ * A DocumentClient sets `convertWithoutMapWrapper: true` on the options it was
+ * given (on its first request); a whole item is a map without its wrapper, so
+ * that flag would make `unmarshall` fail on it.
+ */
+function itemOptions(options: unmarshallOptions | undefined): unmarshallOptions {
+  return { ...options, convertWithoutMapWrapper: false };
 }
 
 async function send<TItem extends StateItem>(
@@ -193,7 +202,7 @@ async function send<TItem extends StateItem>(
     // The DocumentClient leaves the exception's Item marshalled; decode it as the client would its results.
     const options = client.config.translateConfig?.unmarshallOptions;
     const wire = err['Item'] as Record<string, AttributeValue> | undefined;
-    const item = wire === undefined ? undefined : (unmarshall(wire, options) as TItem);
+    const item = wire === undefined ? undefined : (unmarshall(wire, itemOptions(options)) as TItem);
     return decide(item);
   }
 }

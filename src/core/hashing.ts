@@ -3,7 +3,11 @@
  * Uses node:crypto only (no AWS), so it stays a pure core module.
  */
 import { createHash } from 'node:crypto';
+import { canonicalEncoding, EncodedPayload, node } from './encoding.js';
+import { encodeJsonText } from './json-text.js';
 import { numericText } from './numbers.js';
+
+export { canonicalEncoding } from './encoding.js';
 
 /** SHA-256 hex of a string. */
 export function sha256(text: string): string {
@@ -11,8 +15,9 @@ export function sha256(text: string): string {
 }
 
 /**
- * JSON with object keys sorted at every level, so two payloads that differ
- * only in key order hash the same.
+ * JSON with object keys sorted at every level, for identities and messages a
+ * person reads (transaction item keys). Not injective (a map can spell a
+ * bigint's `{ $n }` form): payload fingerprints use {@link canonicalEncoding}.
  */
 export function canonicalJson(value: unknown): string {
   return (
@@ -41,14 +46,68 @@ function exactForm(raw: unknown): { $n: string } | { $b: string } | undefined {
 }
 
 /**
- * Fingerprint of a payload: SHA-256 of its canonical JSON (strings are hashed as they are).
+ * Prefix of the current fingerprint form. 0.1.0 wrote a bare SHA-256 (64 hex
+ * digits) of another encoding; fingerprints of two forms are never compared.
+ */
+const PAYLOAD_HASH_PREFIX = 'v2:';
+
+/**
+ * Fingerprint of a payload: SHA-256 of its injective canonical encoding, as
+ * `v2:` and 64 hex digits. Two payloads share it exactly when they are the same
+ * value: key order does not count, every other difference does (a string is a
+ * string: the text `'{"a":1}'` is not the object `{ a: 1 }`); numbers compare by
+ * exact decimal value, binary by bytes, sets as sets.
  *
  * @example
  * ```ts
  * import { payloadHash } from 'effectively-once';
  * payloadHash({ orderNo: 'A-1', total: 10 }) === payloadHash({ total: 10, orderNo: 'A-1' }); // true: key order is ignored
+ * payloadHash({ total: 10 }) === payloadHash({ total: '10' }); // false
+ * payloadHash({ total: 10 }); // 'v2:…' (64 hex digits after the prefix)
  * ```
  */
 export function payloadHash(payload: unknown): string {
-  return sha256(typeof payload === 'string' ? payload : canonicalJson(payload));
+  return PAYLOAD_HASH_PREFIX + sha256(canonicalEncoding(payload));
+}
+
+/**
+ * The default payload of an SQS record, from its body: a body that is JSON
+ * (RFC 8259, any value, surrounding whitespace allowed) is the JSON value it
+ * holds, with every number exactly as written; any other body is its text, a
+ * kind of its own (the body `abc` is neither the JSON body `"abc"` nor the
+ * string `'abc'`).
+ *
+ * @example
+ * ```ts
+ * import { bodyPayload, payloadHash } from './hashing.js';
+ * payloadHash(bodyPayload('{"a":1,"b":2}')) === payloadHash(bodyPayload('{ "b": 2, "a": 1.0 }')); // true
+ * payloadHash(bodyPayload('5')) === payloadHash(bodyPayload('"5"')); // false
+ * ```
+ */
+export function bodyPayload(body: string): EncodedPayload {
+  return new EncodedPayload(encodeJsonText(body) ?? node.text(body));
+}
+
+/** The form a fingerprint was written in: its prefix up to `:`, or `''` (0.1.0 and custom strings). */
+function formOf(hash: string): string {
+  return hash.slice(0, hash.indexOf(':') + 1);
+}
+
+/**
+ * Whether a delivery's payload differs from the one recorded under its key:
+ * only when both fingerprints are there, are of the same form, and differ.
+ * A record written by 0.1.0 (bare 64 hex digits, another encoding) is not
+ * comparable, so a redelivery after the upgrade is not flagged for a change
+ * of hashing alone; it is not checked at all.
+ *
+ * @example
+ * ```ts
+ * import { payloadHash, payloadsDiffer } from './hashing.js';
+ * payloadsDiffer(payloadHash({ a: 1 }), payloadHash({ a: 2 })); // true
+ * payloadsDiffer(payloadHash({ a: 1 }), 'a9f0e61a137d86aa9db53465e0801612b6e8e6a5ed4d37b9d0ea1b3b19a6f8b3'); // false: 0.1.0's form
+ * ```
+ */
+export function payloadsDiffer(hash: string | undefined, recorded: string | undefined): boolean {
+  if (hash === undefined || recorded === undefined) return false;
+  return formOf(hash) === formOf(recorded) && hash !== recorded;
 }

@@ -5,7 +5,7 @@
  * duplicate is told from a conflict without a second read.
  */
 
-import { numericText } from './numbers.js';
+import { canonicalNumber, numericText } from './numbers.js';
 
 /** Default attribute holding the state. */
 export const DEFAULT_STATE_ATTRIBUTE = 'status';
@@ -163,8 +163,10 @@ export function decideVersionedUpdate<TItem extends Readonly<Record<string, unkn
 
 /**
  * Deep equality for DynamoDB values as the DocumentClient reads them back:
- * sets compare as sets, binary by bytes, numbers by value (a bigint and a
- * number holding the same integer are equal), maps by their own keys.
+ * sets compare as sets, binary by bytes, numbers by exact decimal value (a
+ * bigint, a number and a `NumberValue` holding the same value are equal; no
+ * float rounding), maps by their own keys. A plain map is never a number,
+ * whatever its keys (`{ value: '2' }` is not `2`).
  *
  * @example
  * ```ts
@@ -176,7 +178,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const na = numericText(a);
   const nb = numericText(b);
-  if (na !== undefined && nb !== undefined) return na === nb || Number(na) === Number(nb);
+  if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && canonicalNumber(a) === canonicalNumber(b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
   if (a instanceof Set && b instanceof Set) return a.size === b.size && [...a].every((x) => [...b].some((y) => sameValue(x, y)));
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));

@@ -4,7 +4,7 @@
  * own; it never throws out of the batch.
  */
 import { BodyParseError, InvalidRecordError, MissingKeyError, PayloadMismatchError, type ErrorContext } from '../core/errors.js';
-import { payloadHash } from '../core/hashing.js';
+import { payloadHash, payloadsDiffer } from '../core/hashing.js';
 import { normalizeKey, type BusinessKey } from '../core/keys.js';
 
 /** A delivery whose key and payload fingerprint were extracted. */
@@ -49,7 +49,8 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
 
 /**
  * The error for a delivery whose payload differs from the one recorded under
- * its key, or `undefined` when they match or either side was not hashed.
+ * its key, or `undefined` when they match, either side was not hashed, or the
+ * recorded hash is of another form (0.1.0's): see `payloadsDiffer`.
  */
 export function payloadMismatch(
   hash: string | undefined,
@@ -57,6 +58,6 @@ export function payloadMismatch(
   message: string,
   context: ErrorContext,
 ): PayloadMismatchError | undefined {
-  if (hash === undefined || recordedHash === undefined || hash === recordedHash) return undefined;
+  if (!payloadsDiffer(hash, recordedHash)) return undefined;
   return new PayloadMismatchError(message, context);
 }

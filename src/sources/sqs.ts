@@ -6,6 +6,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DeadlineError } from '../core/errors.js';
+import { bodyPayload } from '../core/hashing.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is } from '../core/options.js';
@@ -27,7 +28,12 @@ import type { ConflictPolicy } from './strategy.js';
 export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
   /** The business key of a record (not the message id: a re-sent event gets a new one). See `jsonBody`. */
   readonly key: (record: SQSRecord) => BusinessKey | undefined | null;
-  /** What must not change under the same key (flagged when it does). Default: the body. `false`: no check. */
+  /**
+   * What must not change under the same key (flagged when it does). Default:
+   * the body, as the JSON value it holds (key order and spacing do not count;
+   * a body that is not JSON is compared as text). `(r) => r.body`: the raw
+   * text. `false`: no check.
+   */
   readonly payload?: ((record: SQSRecord) => unknown) | false;
   /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
   readonly onConflict?: ConflictPolicy;
@@ -54,7 +60,7 @@ export const sqsDefaults = {
   onConflict: 'fail' as ConflictPolicy,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
-  payload: ((record: SQSRecord) => record.body) as ((record: SQSRecord) => unknown) | false,
+  payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
 };
 
 const NAME = 'sqsIdempotency';

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   transition,
@@ -158,6 +158,23 @@ describe('versionedUpdate', () => {
     expect(dup.outcome).toBe('already');
     const other = await versionedUpdate(doc, { table, key: { pk }, expectVersion: 2, set: { total: 6 } });
     expect(other).toEqual({ outcome: 'conflict', item: { pk, status: 'OPEN', version: 3, total: 5 } });
+  });
+
+  it('a stored map { value: "2" } is not the number 2: an update never applied is a conflict, not already', async () => {
+    const pk = await order('OPEN', { version: 1, total: { value: '2' } });
+    const r = await versionedUpdate(doc, { table, key: { pk }, expectVersion: 0, set: { total: 2 } });
+    expect(r).toEqual({ outcome: 'conflict', item: { pk, status: 'OPEN', version: 1, total: { value: '2' } } });
+    expect(await read(pk)).toEqual({ pk, status: 'OPEN', version: 1, total: { value: '2' } });
+  });
+
+  it('with a wrapNumbers client, the same update already applied is still already (numbers read back as NumberValue)', async () => {
+    const wrapped = DynamoDBDocumentClient.from(testDynamo().client, { unmarshallOptions: { wrapNumbers: true } }); // its own client: `from` shares the middleware stack
+    const pk = await order('OPEN');
+    expect((await versionedUpdate(wrapped, { table, key: { pk }, expectVersion: 0, set: { total: 2 } })).outcome).toBe('applied');
+    const again = await versionedUpdate(wrapped, { table, key: { pk }, expectVersion: 0, set: { total: 2 } });
+    expect(again.outcome).toBe('already');
+    const other = await versionedUpdate(wrapped, { table, key: { pk }, expectVersion: 0, set: { total: { value: '2' } } });
+    expect(other.outcome).toBe('conflict');
   });
 
   it('missing when there is no item', async () => {

@@ -1,3 +1,4 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { buildTransitionUpdate, buildVersionedUpdate } from '../../../src/core/state-expressions.js';
 import { decideTransition, decideVersionedUpdate, sameValue, versionOf } from '../../../src/core/transition.js';
@@ -59,6 +60,14 @@ describe('decideVersionedUpdate', () => {
     expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 10, tags: new Set(['a', 'b']) }, spec).outcome).toBe('conflict');
   });
 
+  it('a stored map that looks like a wrapped number is not that number: never already for an update not applied', () => {
+    const item = { pk: 'c', version: 3, total: { value: '10' }, tags: new Set(['a', 'b']) };
+    expect(decideVersionedUpdate(item, spec).outcome).toBe('conflict');
+    const wrapped = { pk: 'c', version: 3, total: NumberValue.from('10'), tags: new Set(['a', 'b']) };
+    expect(decideVersionedUpdate(wrapped, spec).outcome).toBe('already');
+    expect(decideVersionedUpdate(wrapped, { expectVersion: 2, set: { total: { value: '10' } } }).outcome).toBe('conflict');
+  });
+
   it('an unversioned item counts as version 0', () => {
     expect(decideVersionedUpdate({ pk: 'c', total: 1 }, { expectVersion: 0, set: { total: 1 } }).outcome).toBe('conflict');
     expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 1 }, { expectVersion: 0, set: { total: 1 } }).outcome).toBe('already');
@@ -69,7 +78,8 @@ describe('versionOf and sameValue', () => {
   it('reads versions: missing is 0, numbers and wrapped numbers as numbers, other types undefined', () => {
     expect(versionOf({})).toBe(0);
     expect(versionOf({ version: 7 })).toBe(7);
-    expect(versionOf({ version: { value: '8' } })).toBe(8);
+    expect(versionOf({ version: NumberValue.from('8') })).toBe(8);
+    expect(versionOf({ version: { value: '8' } })).toBeUndefined(); // a map, not a number
     expect(versionOf({ version: '7' })).toBeUndefined();
   });
 
@@ -82,6 +92,16 @@ describe('versionOf and sameValue', () => {
     expect(sameValue(new Set([1]), new Set([1, 2]))).toBe(false);
     expect(sameValue('1', 1)).toBe(false);
     expect(sameValue(null, undefined)).toBe(false);
+  });
+
+  it('tells a wrapped number (NumberValue) from a plain map of the same shape, and compares numbers exactly', () => {
+    expect(sameValue(NumberValue.from('2'), 2)).toBe(true);
+    expect(sameValue(NumberValue.from('2.50'), 2.5)).toBe(true);
+    expect(sameValue({ value: '2' }, 2)).toBe(false);
+    expect(sameValue({ value: '2' }, NumberValue.from('2'))).toBe(false);
+    expect(sameValue(NumberValue.from('2'), { value: '2' })).toBe(false);
+    expect(sameValue({ value: '2' }, { value: '2' })).toBe(true);
+    expect(sameValue(NumberValue.from('12345678901234567891'), 12345678901234567890n)).toBe(false);
   });
 });
 

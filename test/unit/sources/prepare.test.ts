@@ -1,7 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { BodyParseError, MissingKeyError, jsonBody } from '../../../src/index.js';
-import { prepare } from '../../../src/sources/prepare.js';
+import { payloadHash, sha256 } from '../../../src/core/hashing.js';
+import { payloadMismatch, prepare } from '../../../src/sources/prepare.js';
 import { sqsRecord } from '../../../src/testing/index.js';
 
 const byOrderNo = { key: (r: SQSRecord) => jsonBody<{ orderNo?: unknown }>(r).orderNo as string | undefined, payload: (r: SQSRecord) => r.body };
@@ -28,5 +29,11 @@ describe('prepare', () => {
     const result = prepare(sqsRecord({ body: '{}' }), { key: () => { throw new Error('boom'); }, payload: false });
     expect(result).toBeInstanceOf(BodyParseError);
     expect((result as Error).message).toMatch(/boom/);
+  });
+  it('payloadMismatch flags a changed payload, never one recorded by 0.1.0 (another hash form)', () => {
+    const context = { key: 'k' };
+    expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 2 }), 'changed', context)?.name).toBe('PayloadMismatchError');
+    expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 1 }), 'same', context)).toBeUndefined();
+    expect(payloadMismatch(payloadHash({ a: 1 }), sha256('{"a":2}'), 'legacy', context)).toBeUndefined();
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * Reads JSON text straight into the canonical encoding (see encoding.ts),
+ * without building the value: numbers keep every digit they were written
+ * with (`JSON.parse` would round `12345678901234567891` to another number's
+ * double), and deep nesting cannot overflow the stack (the reader keeps its
+ * own stack). It accepts exactly what `JSON.parse` accepts; a repeated key
+ * keeps its last value, as there (see `node.object`).
+ */
+import { canonicalNumber } from './numbers.js';
+import { node } from './encoding.js';
+
+const WHITESPACE = /[ \t\n\r]*/y;
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const LITERALS = [
+  ['true', node.true],
+  ['false', node.false],
+  ['null', node.null],
+] as const;
+
+/** Thrown inside the reader only: the text is not JSON. */
+const NOT_JSON = Symbol('not JSON');
+
+type Frame = { readonly items: string[] } | { readonly entries: [string, string][]; key: string };
+
+class Reader {
+  private at = 0;
+  constructor(private readonly text: string) {}
+
+  skipWhitespace(): void {
+    WHITESPACE.lastIndex = this.at;
+    WHITESPACE.test(this.text);
+    this.at = WHITESPACE.lastIndex;
+  }
+
+  /** Consumes `char` (after whitespace) when it is next. */
+  eat(char: string): boolean {
+    this.skipWhitespace();
+    if (this.text[this.at] !== char) return false;
+    this.at += 1;
+    return true;
+  }
+
+  expect(char: string): void {
+    if (!this.eat(char)) throw NOT_JSON;
+  }
+
+  atEnd(): boolean {
+    this.skipWhitespace();
+    return this.at === this.text.length;
+  }
+
+  private token(pattern: RegExp): string {
+    pattern.lastIndex = this.at;
+    const m = pattern.exec(this.text);
+    if (m === null) throw NOT_JSON;
+    this.at = pattern.lastIndex;
+    return m[0];
+  }
+
+  /** A string's value; the token was checked against the grammar, so `JSON.parse` only decodes escapes. */
+  string(): string {
+    this.skipWhitespace();
+    const token = this.token(STRING);
+    return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+  }
+
+  /** An object key and the colon after it. */
+  key(): string {
+    const key = this.string();
+    this.expect(':');
+    return key;
+  }
+
+  /** The encoding of a string, number or literal at the current position. */
+  scalar(): string {
+    this.skipWhitespace();
+    const c = this.text[this.at];
+    if (c === '"') return node.string(this.string());
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return node.number(canonicalNumber(this.token(NUMBER)) ?? '');
+    for (const [word, encoding] of LITERALS) {
+      if (this.text.startsWith(word, this.at)) {
+        this.at += word.length;
+        return encoding;
+      }
+    }
+    throw NOT_JSON;
+  }
+}
+
+/**
+ * The canonical encoding of the JSON value `text` holds, or `undefined` when
+ * `text` is not JSON.
+ *
+ * @example
+ * ```ts
+ * import { encodeJsonText } from './json-text.js';
+ * import { canonicalEncoding } from './encoding.js';
+ * encodeJsonText(' {"b":1, "a":[true]} ') === canonicalEncoding({ a: [true], b: 1 }); // true
+ * encodeJsonText('{nope'); // undefined
+ * ```
+ */
+export function encodeJsonText(text: string): string | undefined {
+  try {
+    return read(new Reader(text));
+  } catch (err) {
+    if (err === NOT_JSON) return undefined;
+    throw err;
+  }
+}
+
+function read(r: Reader): string {
+  const stack: Frame[] = [];
+  for (;;) {
+    let done: string;
+    if (r.eat('[')) {
+      if (!r.eat(']')) {
+        stack.push({ items: [] });
+        continue;
+      }
+      done = node.array([]);
+    } else if (r.eat('{')) {
+      if (!r.eat('}')) {
+        stack.push({ entries: [], key: r.key() });
+        continue;
+      }
+      done = node.object([]);
+    } else {
+      done = r.scalar();
+    }
+    // Close every container this value completes; stop at a comma (another value follows).
+    for (let top = stack.at(-1); ; top = stack.at(-1)) {
+      if (top === undefined) {
+        if (!r.atEnd()) throw NOT_JSON;
+        return done;
+      }
+      if ('items' in top) {
+        top.items.push(done);
+        if (r.eat(',')) break;
+        r.expect(']');
+        done = node.array(top.items);
+      } else {
+        top.entries.push([top.key, done]);
+        if (r.eat(',')) {
+          top.key = r.key();
+          break;
+        }
+        r.expect('}');
+        done = node.object(top.entries);
+      }
+      stack.pop();
+    }
+  }
+}
