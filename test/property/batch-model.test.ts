@@ -48,7 +48,7 @@ interface Case {
   readonly storeResult: boolean;
   readonly concurrency: number;
   readonly states: readonly SeedState[];
-  readonly records: ReadonlyArray<{ key: number; v: number; group: string; fails: boolean; bad: 'nojson' | 'nokey' | undefined }>;
+  readonly records: ReadonlyArray<{ key: number; v: number; group: string; fails: boolean; bad: 'nojson' | 'nokey' | undefined; respelled: boolean }>;
 }
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
@@ -65,6 +65,8 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
       group: fc.constantFrom('A', 'B'),
       fails: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
       bad: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, 'nojson' as const, 'nokey' as const),
+      // The same JSON value re-serialised by the producer (other key order, spacing): the same payload.
+      respelled: fc.boolean(),
     }),
     { minLength: 1, maxLength: 8 },
   ),
@@ -72,9 +74,11 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:model.fifo';
 const bodyOf = (key: string, v: number): string => JSON.stringify({ orderNo: key, v });
+const respelledBodyOf = (key: string, v: number): string => `{ "v" : ${v},\n  "orderNo": ${JSON.stringify(key)} }`;
 
-function recordOf(p: PlannedRecord): SQSRecord {
-  const body = p.bad === 'nojson' ? '{not json' : p.bad === 'nokey' ? JSON.stringify({ v: p.v }) : bodyOf(p.key, p.v);
+function recordOf(p: PlannedRecord, respelled = false): SQSRecord {
+  const good = respelled ? respelledBodyOf(p.key, p.v) : bodyOf(p.key, p.v);
+  const body = p.bad === 'nojson' ? '{not json' : p.bad === 'nokey' ? JSON.stringify({ v: p.v }) : good;
   return sqsRecord({ body, ...(p.group === undefined ? {} : { queueArn: FIFO_ARN, groupId: p.group }) });
 }
 
@@ -154,7 +158,7 @@ async function runCase(c: Case) {
   }));
   const stored = new Map<string, Live>();
   for (const [k, key] of keys.entries()) stored.set(key, await seed(s, key, c.states[k] ?? 'absent'));
-  const records = plan.map(recordOf);
+  const records = plan.map((p, i) => recordOf(p, c.records[i]?.respelled === true));
   const indexOf = new Map(records.map((r, i) => [r.messageId, i]));
   const calls: number[] = [];
   const fn: RecordHandler = async (record, { key, tx }) => {
