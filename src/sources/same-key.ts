@@ -4,20 +4,25 @@
  * returned for retry when it is not, flagged when their payload differs.
  */
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyRecord } from '../core/record.js';
+import { replayCopy, type IdempotencyRecord } from '../core/record.js';
 import { payloadMismatch } from './prepare.js';
 import type { OwnedRecord } from './sqs-settle.js';
 
-/** The record the first copy left (or found), as far as this invocation knows it. */
+/** The record the first copy left (or found), as far as this invocation knows it; each follower gets its own copy of the result. */
 function leaderRecord(leader: RecordOutcome, follower: OwnedRecord): IdempotencyRecord {
-  if (leader.kind === 'duplicate') return leader.existing;
+  if (leader.kind === 'duplicate') {
+    const { result, ...existing } = leader.existing;
+    const copy = replayCopy(result);
+    return copy === undefined ? existing : { ...existing, result: copy };
+  }
+  const result = leader.kind === 'completed' ? replayCopy(leader.result) : undefined;
   return {
     id: follower.id,
     status: 'COMPLETED',
     expiresAt: 0,
     attempts: 1,
     messageId: leader.messageId,
-    ...(leader.kind === 'completed' && leader.result !== undefined ? { result: leader.result } : {}),
+    ...(result === undefined ? {} : { result }),
   };
 }
 
