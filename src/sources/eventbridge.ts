@@ -10,7 +10,7 @@ import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { definedOnly, is, type OptionRule } from '../core/options.js';
+import { definedOnly, is, isPlainObject, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { remainingTime } from './batch-runner.js';
 import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
@@ -66,8 +66,7 @@ const NAME = 'eventBridgeIdempotency';
 const waitRule: OptionRule = {
   expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
   check: (v) =>
-    typeof v === 'object' &&
-    v !== null &&
+    isPlainObject(v) &&
     Object.entries(v).every(
       ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
     ),

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../core/clock.js';
-import { checkOptions, definedOnly, hasMethods, is, type OptionRules } from '../core/options.js';
+import { checkOptions, definedOnly, hasMethods, is, isPlainObject, type OptionRules } from '../core/options.js';
 
 /** What `release` does with a failed claim. */
 export type ReleaseMode = 'delete' | 'mark-failed';
@@ -70,10 +70,8 @@ export const defaults = Object.freeze({
   trackInflight: false,
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
 function isCacheOption(v: unknown): boolean {
-  if (!isObject(v)) return false;
+  if (!isPlainObject(v)) return false;
   const keys = Object.keys(v);
   const max = v['maxEntries'];
   return keys.length === 1 && keys[0] === 'maxEntries' && Number.isInteger(max) && (max as number) > 0;
