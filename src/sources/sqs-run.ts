@@ -6,7 +6,7 @@
 import type { Context, SQSBatchItemFailure, SQSRecord } from 'aws-lambda';
 import { acknowledged } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { attemptOf, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
+import { attemptOf, remainingTime, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
 import { runTransactional, type ConflictPolicy } from './strategy.js';
@@ -77,7 +77,9 @@ export class SqsRun implements BatchRunner {
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;
       const delivery = { ...owned, consumer };
-      const outcome = await runTransactional(store, delivery, { storeResult, onConflict }, async (tx) =>
+      // A commit cancelled by contention is tried again, but never into the safety margin.
+      const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
+      const outcome = await runTransactional(store, delivery, { storeResult, onConflict, retry }, async (tx) =>
         fn(record, { ...ctx, tx }),
       );
       this.executions.set(record.messageId, { kind: 'settled', outcome });
