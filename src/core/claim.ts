@@ -21,9 +21,10 @@ export type ClaimVerdict = 'free' | 'duplicate' | 'in-progress';
  * IN_PROGRESS claim whose lease has passed (a crashed consumer). Owner,
  * payload hash and attempts play no part: the payload is compared separately.
  *
- * An IN_PROGRESS record without `leaseUntil` (never written by this library)
- * stays in progress until its retention passes, as in DynamoDB, where
- * `leaseUntil <= :now` is false for a missing attribute.
+ * Every caller that judges a stored record uses this verdict: the store
+ * (reading a refused claim or commit) and the EventBridge wait. An
+ * IN_PROGRESS record without `leaseUntil` (never written by this library)
+ * stays in progress until its retention passes (see `leaseExpired`).
  *
  * @example
  * ```ts
@@ -40,6 +41,6 @@ export function claimVerdict(existing: IdempotencyRecord | undefined, now: numbe
     case 'FAILED':
       return 'free';
     case 'IN_PROGRESS':
-      return existing.leaseUntil !== undefined && leaseExpired(existing.leaseUntil, now) ? 'free' : 'in-progress';
+      return leaseExpired(existing.leaseUntil, now) ? 'free' : 'in-progress';
   }
 }

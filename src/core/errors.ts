@@ -265,6 +265,8 @@ export class BusinessConflictError extends EffectivelyOnceError {
 
 /**
  * A transaction was cancelled for a reason worth retrying (conflict, throttling). Nothing was written.
+ * The middlewares commit again within the invocation first (3 commits in all, never into the
+ * safety margin); a record or event fails with this error only when all were cancelled.
  *
  * @example
  * ```ts

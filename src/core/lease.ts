@@ -25,9 +25,17 @@ export function leaseDuration(remainingMs: number | undefined, policy: LeasePoli
   return Math.min(policy.capMs, Math.max(policy.floorMs, wanted));
 }
 
-/** Whether an IN_PROGRESS claim's lease has passed at `now`. */
+/**
+ * Whether an IN_PROGRESS claim's lease has passed at `now`: the one
+ * lease-expiry rule. The claim verdict (`claimVerdict`, which the store and
+ * the EventBridge wait use) decides with it, and the store's claim
+ * condition is its translation, `leaseUntil <= :now`. A missing `leaseUntil`
+ * (a record written by hand or by older code) never expires, because that
+ * comparison is false in DynamoDB for a missing attribute; such a claim ends
+ * with its retention.
+ */
 export function leaseExpired(leaseUntil: number | undefined, now: number): boolean {
-  return leaseUntil === undefined || leaseUntil <= now;
+  return leaseUntil !== undefined && leaseUntil <= now;
 }
 
 /** Whether the record's retention (TTL, epoch seconds) has passed at `now` (epoch ms). */

@@ -20,10 +20,10 @@ export type OptionRules = Readonly<Record<string, OptionRule>>;
  * option, or option of the wrong type. `undefined` counts as absent.
  */
 export function checkOptions(owner: string, options: unknown, rules: OptionRules): void {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+  if (!isPlainObject(options)) {
     throw new TypeError(`${owner}: options must be an object.`);
   }
-  const given = options as Record<string, unknown>;
+  const given = options;
   for (const name of Object.keys(given)) {
     // hasOwn, not `in`: "constructor" or "toString" are not options.
     if (!Object.hasOwn(rules, name)) {
@@ -68,17 +68,29 @@ export const is = {
     expected: `one of ${values.map((v) => `"${v}"`).join(', ')}`,
     check: (v: unknown) => typeof v === 'string' && values.includes(v),
   }),
-  object: { expected: 'an object', check: (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) },
+  object: { expected: 'an object', check: (v: unknown) => isPlainObject(v) },
 } as const satisfies Record<string, OptionRule | ((...a: never[]) => OptionRule)>;
 
-/** Rule: an object with these methods (e.g. an `IdempotencyStore`). */
+/**
+ * Whether `v` can stand for an object-valued option: an object, not `null`
+ * and not an array (an array has no named settings, so `lease: []` would
+ * silently mean "all defaults"). Every object-valued rule starts here.
+ *
+ * @example
+ * ```ts
+ * import { isPlainObject } from './options.js';
+ * console.log(isPlainObject({ maxMs: 10 }), isPlainObject([]), isPlainObject(null)); // true false false
+ * ```
+ */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Rule: an object (not an array) with these methods (e.g. an `IdempotencyStore`). */
 export function hasMethods(expected: string, ...methods: readonly string[]): OptionRule {
   return {
     expected,
-    check: (v: unknown) =>
-      typeof v === 'object' &&
-      v !== null &&
-      methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
+    check: (v: unknown) => isPlainObject(v) && methods.every((m) => typeof v[m] === 'function'),
   };
 }
 

@@ -57,3 +57,28 @@ export interface IdempotencyRecord {
 export function isOwnWrite(existing: IdempotencyRecord, token: string, status: IdempotencyStatus): boolean {
   return existing.status === status && existing.owner !== undefined && existing.owner === token;
 }
+
+/**
+ * An independent copy of a handler's result, as a replay from the table
+ * gives it back: its JSON form. `undefined` for a value with no JSON form (a
+ * BigInt, a cycle), which is never stored either. Whoever hands a result to
+ * more than one caller gives each its own copy, so one caller's mutation
+ * cannot reach another.
+ *
+ * @example
+ * ```ts
+ * import { replayCopy } from './record.js';
+ * const result = { lines: ['a'] };
+ * const copy = replayCopy(result); // { lines: ['a'] }, not the same object
+ * console.log(copy !== result, replayCopy(10n)); // true undefined
+ * ```
+ */
+export function replayCopy(value: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}

@@ -7,6 +7,7 @@ import type { Context } from 'aws-lambda';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
+import { remainingTime } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
 import type { OwnedRecord } from './sqs-settle.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
@@ -22,6 +23,8 @@ export interface EventRun {
   readonly storeResult: boolean;
   readonly onConflict: ConflictPolicy;
   readonly store: IdempotencyStore;
+  /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
+  readonly safetyMarginMs: number;
 }
 
 /** What an event handler receives besides the event. */
@@ -85,7 +88,8 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
       return fn(event, { key: run?.owned.key ?? event.id ?? '', tx: noTx, context });
     }
     const { store, storeResult, onConflict, consumer, owned } = run;
-    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict }, async (tx) =>
+    const retry = { timeLeftMs: () => remainingTime(context) - run.safetyMarginMs };
+    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict, retry }, async (tx) =>
       fn(event, { key: owned.key, tx, context }),
     );
     run.committed = outcome;

@@ -3,9 +3,9 @@
  * poll the record with backoff, within the remaining time, until its owner
  * completes it (replay its result) or gives it up (claim it ourselves).
  */
-import type { IdempotencyRecord } from '../core/record.js';
-import { leaseExpired } from '../core/lease.js';
+import { claimVerdict } from '../core/claim.js';
 import type { Clock } from '../core/clock.js';
+import type { IdempotencyRecord } from '../core/record.js';
 import type { IdempotencyStore } from '../store/types.js';
 
 /** Backoff bounds for waiting, ms. */
@@ -41,9 +41,10 @@ export async function waitForOwner(
     await sleep(delay);
     delay = Math.min(policy.maxDelayMs, delay * 2);
     const record = await store.get(id);
-    if (record === undefined || record.status === 'FAILED') return { kind: 'claimable' };
-    if (record.status === 'COMPLETED') return { kind: 'completed', record };
-    if (leaseExpired(record.leaseUntil, clock.now())) return { kind: 'claimable' };
+    // The claim's own rule, so the wait never calls "claimable" what the claim condition refuses.
+    const verdict = claimVerdict(record, clock.now());
+    if (record === undefined || verdict === 'free') return { kind: 'claimable' };
+    if (verdict === 'duplicate') return { kind: 'completed', record };
     current = record;
   }
   return { kind: 'timed-out', record: current };

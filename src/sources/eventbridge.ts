@@ -10,7 +10,7 @@ import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { definedOnly, is, type OptionRule } from '../core/options.js';
+import { definedOnly, is, isPlainObject, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { remainingTime } from './batch-runner.js';
 import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
@@ -37,7 +37,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly wait?: Partial<WaitPolicy>;
   /** Transaction strategy: a failed business condition throws (`fail`, default) or returns undefined (`acknowledge`). */
   readonly onConflict?: ConflictPolicy;
-  /** Time kept free when waiting (ms). Default: 20 % of the time left, at most 2000. */
+  /** Time kept free when waiting or retrying a cancelled commit (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
 }
 
@@ -66,8 +66,7 @@ const NAME = 'eventBridgeIdempotency';
 const waitRule: OptionRule = {
   expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
   check: (v) =>
-    typeof v === 'object' &&
-    v !== null &&
+    isPlainObject(v) &&
     Object.entries(v).every(
       ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
     ),
@@ -139,7 +138,7 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     const left = remainingTime(request.context);
     const leaseMs = leaseDuration(left, config.lease);
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
-    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - safetyMargin(left, options.safetyMarginMs, config.autoSafetyMargin));
+    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
     for (;;) {
       const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
       if (claim.kind === 'claimed') {
@@ -179,7 +178,8 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
       id: store.recordId(consumer, prepared.key),
       ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
     };
-    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store };
+    const safetyMarginMs = safetyMargin(remainingTime(request.context), options.safetyMarginMs, config.autoSafetyMargin);
+    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store, safetyMarginMs };
     if (!run.transactional) {
       const replay = await claimOrReplay(request, run);
       if (replay !== undefined) {

@@ -5,7 +5,7 @@
  */
 import { PayloadMismatchError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyRecord } from '../core/record.js';
+import { replayCopy, type IdempotencyRecord } from '../core/record.js';
 import { payloadMismatch } from './prepare.js';
 import type { OwnedRecord } from './sqs-settle.js';
 
@@ -27,6 +27,8 @@ function foundRecord(leader: RecordOutcome): IdempotencyRecord | undefined {
 
 /** The record the first copy completed, as far as this invocation knows it. */
 function completedRecord(leader: Extract<RecordOutcome, { kind: 'completed' }>, follower: OwnedRecord, hash: string | undefined): IdempotencyRecord {
+  // Each copy gets its own copy of the result: a caller mutating one must not change another.
+  const result = replayCopy(leader.result);
   return {
     id: follower.id,
     status: 'COMPLETED',
@@ -34,8 +36,15 @@ function completedRecord(leader: Extract<RecordOutcome, { kind: 'completed' }>, 
     attempts: 1,
     messageId: leader.messageId,
     ...(hash === undefined ? {} : { payloadHash: hash }),
-    ...(leader.result === undefined ? {} : { result: leader.result }),
+    ...(result === undefined ? {} : { result }),
   };
+}
+
+/** The record with its own copy of the result (a result with no JSON form is left out, as a replay from the table would). */
+function ownCopy(record: IdempotencyRecord): IdempotencyRecord {
+  const { result, ...rest } = record;
+  const copy = replayCopy(result);
+  return copy === undefined ? rest : { ...rest, result: copy };
 }
 
 /**
@@ -49,7 +58,7 @@ function followRecord(follower: OwnedRecord, existing: IdempotencyRecord, leader
   if (error !== undefined) return { kind: 'invalid', messageId, key, error };
   // A mismatched first copy says only that a live record was in the way: its status tells done from in progress.
   const done = leader.kind === 'duplicate' || (leader.kind === 'invalid' && existing.status === 'COMPLETED');
-  if (done) return { kind: 'duplicate', messageId, key, existing, fromCache: false };
+  if (done) return { kind: 'duplicate', messageId, key, existing: ownCopy(existing), fromCache: false };
   return { kind: 'in-progress', messageId, key, existing };
 }
 

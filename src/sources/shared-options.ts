@@ -3,7 +3,7 @@
  * object) and their rules.
  */
 import type { LeasePolicy } from '../core/lease.js';
-import { checkOptions, hasMethods, is, type OptionRule, type OptionRules } from '../core/options.js';
+import { checkOptions, hasMethods, is, isPlainObject, type OptionRule, type OptionRules } from '../core/options.js';
 import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 
@@ -36,8 +36,8 @@ export const commonDefaults = {
 const leaseRule: OptionRule = {
   expected: 'an object with marginMs, floorMs and capMs (non-negative numbers, floor <= cap)',
   check: (v) => {
-    if (typeof v !== 'object' || v === null) return false;
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, n]) => n !== undefined);
+    if (!isPlainObject(v)) return false;
+    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
     if (!entries.every(([k, n]) => known.includes(k) && typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
       return false;

@@ -8,7 +8,7 @@
 import type { Context, SQSBatchItemFailure, SQSRecord } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { attemptOf, fifoGroup, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
+import { attemptOf, fifoGroup, remainingTime, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
 import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
@@ -104,7 +104,9 @@ export class SqsRun implements BatchRunner {
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;
       const delivery = { ...owned, consumer };
-      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict }, async (tx) =>
+      // A commit cancelled by contention is tried again, but never into the safety margin.
+      const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
+      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry }, async (tx) =>
         fn(record, { ...ctx, tx }),
       );
       this.executions.set(record.messageId, { kind: 'settled', outcome });

@@ -3,8 +3,9 @@
  * the handler with a fresh transaction builder, then commit its writes with
  * the idempotency record in one `TransactWriteItems`.
  */
-import { InvalidRecordError } from '../core/errors.js';
+import { InvalidRecordError, TransactionRetryableError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
+import { commitRetryDelay } from '../core/retry.js';
 import { isTransactionalStore, type CommitResult, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
 import { payloadMismatch } from './prepare.js';
 import { createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
@@ -20,27 +21,55 @@ export interface TransactionalDelivery {
 /** How a business-condition failure is treated: retried (`fail`) or final (`acknowledge`). */
 export type ConflictPolicy = 'fail' | 'acknowledge';
 
+/** How a commit cancelled by contention is tried again within the invocation (see `commitRetryDelay`). */
+export interface CommitRetry {
+  /** Time left before the safety margin, ms (`Infinity` when unknown). */
+  readonly timeLeftMs: () => number;
+  /** Injectable for tests; default a timer and `Math.random`. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
 interface CommitOptions {
   readonly storeResult: boolean;
   readonly onConflict: ConflictPolicy;
+  /** Absent: retried within the attempt bound, with no time limit. */
+  readonly retry?: CommitRetry;
 }
 
+const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Commits the same `tx` items, again after a short pause while the
+ * transaction is cancelled by contention (nothing was written), within the
+ * bound and the time left; then the last `TransactionRetryableError` is thrown.
+ */
 async function commit(
   store: TransactionalIdempotencyStore,
   delivery: TransactionalDelivery,
   tx: TransactionBuilder,
   result: unknown,
-  storeResult: boolean,
+  options: CommitOptions,
 ): Promise<CommitResult> {
-  return store.commit({
+  const input = {
     consumer: delivery.consumer,
     key: delivery.key,
     messageId: delivery.messageId,
     ...(delivery.payloadHash === undefined ? {} : { payloadHash: delivery.payloadHash }),
     actions: tx.items(),
     result,
-    storeResult,
-  });
+    storeResult: options.storeResult,
+  };
+  const { timeLeftMs = () => Number.POSITIVE_INFINITY, sleep = timer, random = Math.random } = options.retry ?? {};
+  for (let failed = 1; ; failed += 1) {
+    try {
+      return await store.commit(input);
+    } catch (error) {
+      const pause = error instanceof TransactionRetryableError ? commitRetryDelay(failed, timeLeftMs(), random) : undefined;
+      if (pause === undefined) throw error;
+      await sleep(pause);
+    }
+  }
 }
 
 function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
@@ -80,10 +109,10 @@ export async function runTransactional(
     return { kind: 'failed', messageId, key, error };
   }
   try {
-    return toOutcome(delivery, await commit(store, delivery, tx, result, options.storeResult), result, options);
+    return toOutcome(delivery, await commit(store, delivery, tx, result, options), result, options);
   } catch (error) {
     if (!(error instanceof InvalidRecordError) || !options.storeResult) {
-      // Retryable cancellations, limits, network: nothing was written; retry.
+      // Cancellations still refused after the in-invocation retries, limits, network: nothing was written; retry.
       return { kind: 'failed', messageId, key, error };
     }
     // The result cannot be stored: commit the effect without it (so it is not
@@ -101,7 +130,7 @@ async function retryWithoutResult(
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   try {
-    const outcome = toOutcome(delivery, await commit(store, delivery, tx, undefined, false), undefined, options);
+    const outcome = toOutcome(delivery, await commit(store, delivery, tx, undefined, { ...options, storeResult: false }), undefined, options);
     return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };

@@ -5,7 +5,13 @@
 import type { Clock } from '../core/clock.js';
 import { LruCache } from '../core/lru.js';
 import type { IdempotencyRecord } from '../core/record.js';
-import { isLive } from './records.js';
+import { decodeResult, encodeResult, isLive } from './records.js';
+
+/** A cached record keeps its result as JSON text: each lookup decodes its own copy. */
+interface Entry {
+  readonly record: IdempotencyRecord;
+  readonly result: Readonly<Record<string, unknown>> | undefined;
+}
 
 /**
  * Bounded cache of COMPLETED records by id. Only COMPLETED is ever stored:
@@ -13,6 +19,10 @@ import { isLive } from './records.js';
  * caching it would wrongly acknowledge or wrongly delay. Entries stop
  * counting when the record's retention (`expiresAt`) passes by the injected
  * clock, exactly as the table's conditions would treat them.
+ *
+ * Every lookup hands out a record of its own, with its result decoded afresh
+ * from the stored JSON text: a caller that mutates a replayed result changes
+ * neither the cache nor the next replay.
  *
  * @example
  * ```ts
@@ -24,7 +34,7 @@ import { isLive } from './records.js';
  * ```
  */
 export class CompletedCache {
-  readonly #entries: LruCache<string, IdempotencyRecord>;
+  readonly #entries: LruCache<string, Entry>;
   readonly #clock: Clock;
 
   constructor(maxEntries: number, clock: Clock) {
@@ -32,17 +42,27 @@ export class CompletedCache {
     this.#clock = clock;
   }
 
-  /** The cached COMPLETED record for `id` if it is still within its retention. */
+  /** A copy of the cached COMPLETED record for `id` if it is still within its retention. */
   lookup(id: string): IdempotencyRecord | undefined {
-    const record = this.#entries.get(id);
-    if (record === undefined) return undefined;
-    if (isLive(record, this.#clock.now())) return record;
-    this.#entries.delete(id);
-    return undefined;
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return undefined;
+    if (!isLive(entry.record, this.#clock.now())) {
+      this.#entries.delete(id);
+      return undefined;
+    }
+    return entry.result === undefined ? { ...entry.record } : { ...entry.record, result: decodeResult(entry.result) };
   }
 
-  /** Remembers a record if it is COMPLETED and live; anything else is ignored. */
+  /** Remembers a copy of a record if it is COMPLETED and live; anything else is ignored. */
   remember(record: IdempotencyRecord | undefined): void {
-    if (record?.status === 'COMPLETED' && isLive(record, this.#clock.now())) this.#entries.set(record.id, record);
+    if (record?.status !== 'COMPLETED' || !isLive(record, this.#clock.now())) return;
+    const { result, ...rest } = record;
+    let encoded: Readonly<Record<string, unknown>> | undefined;
+    try {
+      encoded = 'result' in record ? encodeResult(result) : undefined;
+    } catch {
+      return; // not JSON (only a foreign store could hand one over): not cached, so never replayed wrong
+    }
+    this.#entries.set(record.id, { record: rest, result: encoded });
   }
 }

@@ -153,14 +153,14 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** Gives the claim up (delete, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
   async release(input: ReleaseInput): Promise<FencedWriteResult> {
-    const { client, tableName, retentionMs, clock, release } = this.#options;
+    const { client, tableName, retentionMs, clock, release, errorMessages } = this.#options;
     const params = { tableName, id: input.id, token: input.token, now: clock.now(), retentionMs };
     try {
       if (release === 'delete') {
         await client.send(new DeleteCommand(releaseDeleteRequest(params)));
         return { kind: 'ok' };
       }
-      const lastError = errorText(input.error ?? 'released without an error');
+      const lastError = input.error === undefined ? 'released without an error' : errorText(input.error, errorMessages);
       const out = await client.send(new UpdateCommand(markFailedRequest(params, lastError)));
       return { kind: 'ok', record: toRecord(out.Attributes ?? {}) };
     } catch (err) {

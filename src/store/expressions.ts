@@ -32,11 +32,14 @@ class Expression {
 }
 
 /**
- * "Nobody holds this key": no item, an item past its retention (TTL deletes
- * lazily), a FAILED record, or an IN_PROGRESS claim whose lease has passed (a
- * crashed consumer). Shared by claim and commit so both strategies agree on
- * when a key is free. `expiresAt` is in seconds: `expiresAt <= floor(now/1000)`
- * is exactly `expiresAt * 1000 <= now`.
+ * "Nobody holds this key": the translation of `claimVerdict(existing, now) ===
+ * 'free'` (src/core/claim.ts) into a condition, checked against it on
+ * DynamoDB Local by test/property/claim-dynamodb.test.ts. No item, an item
+ * past its retention (TTL deletes lazily), a FAILED record, or an
+ * IN_PROGRESS claim whose lease has passed (`leaseExpired`: a missing
+ * `leaseUntil` compares false, so it never expires). Shared by claim and
+ * commit so both strategies agree on when a key is free. `expiresAt` is in
+ * seconds: `expiresAt <= floor(now/1000)` is exactly `expiresAt * 1000 <= now`.
  */
 function claimable(e: Expression, now: number): string {
   const status = e.n(ATTR.status);

@@ -6,10 +6,13 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../core/clock.js';
-import { checkOptions, definedOnly, hasMethods, is, type OptionRules } from '../core/options.js';
+import { checkOptions, definedOnly, hasMethods, is, isPlainObject, type OptionRules } from '../core/options.js';
 
 /** What `release` does with a failed claim. */
 export type ReleaseMode = 'delete' | 'mark-failed';
+
+/** How a FAILED record keeps the handler's error: its text, or its name and a SHA-256 of its message. */
+export type ErrorMessageMode = 'hash' | 'keep';
 
 /** Options of {@link DynamoDBIdempotencyStore}. */
 export interface DynamoDBIdempotencyStoreOptions {
@@ -27,6 +30,27 @@ export interface DynamoDBIdempotencyStoreOptions {
    * attempt. Both leave the key claimable by the retry.
    */
   readonly release?: ReleaseMode;
+  /**
+   * What a FAILED record (`release: 'mark-failed'`) keeps of the handler's
+   * error in `lastError`. `'keep'`: `"Name: message"`, cut to 1 KB.
+   * `'hash'`: the name and a SHA-256 of the message,
+   * `"Name (message sha256:<hex>)"`: error messages often hold the key or
+   * other personal data, and the hash still matches the message in your logs.
+   * Default `'hash'` when `hashKeys` is on, `'keep'` otherwise.
+   *
+   * @example
+   * ```ts
+   * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+   * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+   * import { DynamoDBIdempotencyStore } from 'effectively-once';
+   * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+   * // Keys are e-mail addresses: hashed, and so are the messages of the errors kept on FAILED records.
+   * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed' });
+   * // Opt in to the text when you know your errors never carry personal data.
+   * const verbose = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed', errorMessages: 'keep' });
+   * ```
+   */
+  readonly errorMessages?: ErrorMessageMode;
   /** Warm-container cache of COMPLETED records, per store instance. Default `false` (off). */
   readonly cache?: false | { readonly maxEntries: number };
   /** Source of time (epoch ms). Default the system clock; inject one in tests. */
@@ -47,6 +71,7 @@ export interface ResolvedStoreOptions {
   readonly retentionMs: number;
   readonly hashKeys: boolean;
   readonly release: ReleaseMode;
+  readonly errorMessages: ErrorMessageMode;
   readonly cache: false | { readonly maxEntries: number };
   readonly clock: Clock;
   readonly trackInflight: boolean;
@@ -65,15 +90,15 @@ export const defaults = Object.freeze({
   retentionMs: 24 * 60 * 60 * 1000,
   hashKeys: false,
   release: 'delete' as ReleaseMode,
+  /** With `hashKeys` on, the default is `'hash'` instead (see {@link resolveStoreOptions}). */
+  errorMessages: 'keep' as ErrorMessageMode,
   cache: false as const,
   clock: systemClock,
   trackInflight: false,
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
 function isCacheOption(v: unknown): boolean {
-  if (!isObject(v)) return false;
+  if (!isPlainObject(v)) return false;
   const keys = Object.keys(v);
   const max = v['maxEntries'];
   return keys.length === 1 && keys[0] === 'maxEntries' && Number.isInteger(max) && (max as number) > 0;
@@ -88,13 +113,16 @@ const rules: OptionRules = {
   },
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
+  errorMessages: is.oneOf('hash', 'keep'),
   cache: { expected: 'false or { maxEntries: positive integer }', check: (v) => v === false || isCacheOption(v) },
   clock: hasMethods('an object with a now() method', 'now'),
   trackInflight: is.boolean,
 };
 
 /**
- * Validates raw options and applies {@link defaults}.
+ * Validates raw options and applies {@link defaults}; `errorMessages`
+ * defaults to `'hash'` when `hashKeys` is on, so a store told to keep keys out
+ * of the table keeps error messages out too.
  * @throws TypeError naming the first unknown, missing or wrongly typed option.
  *
  * @example
@@ -108,5 +136,7 @@ const rules: OptionRules = {
  */
 export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
   checkOptions('DynamoDBIdempotencyStore', options, rules);
-  return { ...defaults, ...definedOnly(options as DynamoDBIdempotencyStoreOptions) };
+  const given = definedOnly(options as DynamoDBIdempotencyStoreOptions);
+  const errorMessages = given.errorMessages ?? (given.hashKeys === true ? 'hash' : defaults.errorMessages);
+  return { ...defaults, ...given, errorMessages };
 }

@@ -5,6 +5,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EffectivelyOnceError, UnstorableResultError } from '../core/errors.js';
+import { sha256 } from '../core/hashing.js';
 import { retentionExpired } from '../core/lease.js';
 import { numericText } from '../core/numbers.js';
 import type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
@@ -73,16 +74,21 @@ export function isLive(record: IdempotencyRecord, now: number): boolean {
 /**
  * A failure as a short string for `lastError`, cut to {@link MAX_LAST_ERROR_BYTES}
  * (by bytes, without splitting a character) so a huge error cannot push the
- * item over DynamoDB's size limit.
+ * item over DynamoDB's size limit. With `'hash'` the message is replaced by
+ * its SHA-256 (it may hold personal data); name and message are taken as the
+ * log line takes them (`Error` and the string form for a thrown non-Error),
+ * so the hash matches the message logged for the same failure.
  *
  * @example
  * ```ts
  * import { errorText } from './records.js';
  * errorText(new Error('boom')); // 'Error: boom'
+ * errorText(new Error('boom'), 'hash'); // 'Error (message sha256:…)'
  * ```
  */
-export function errorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): string {
+  const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  const text = mode === 'hash' ? `${name} (message sha256:${sha256(message)})` : error instanceof Error ? `${name}: ${message}` : message;
   let out = '';
   let bytes = 0;
   for (const ch of text) {

@@ -8,7 +8,7 @@
  */
 import { isTransactionalStore, type ClaimInput, type CommitInput, type CompleteInput, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
 import { chanceOf, Occurrences } from './chance.js';
-import { checkOptions, type OptionRules } from '../core/options.js';
+import { checkOptions, isPlainObject, type OptionRules } from '../core/options.js';
 import { abandon } from './faults.js';
 import { checkpoint } from './invocation.js';
 import { intIn } from './rules.js';
@@ -56,8 +56,7 @@ const optionRules: OptionRules = {
     expected: `an object with numbers from 0 to 1 for ${POINTS.join(', ')}`,
     required: true,
     check: (v) =>
-      typeof v === 'object' &&
-      v !== null &&
+      isPlainObject(v) &&
       Object.entries(v).every(([k, p]) => POINTS.includes(k as PipelineCrashPoint) && (p === undefined || (typeof p === 'number' && p >= 0 && p <= 1))),
   },
   seed: intIn(0, 2 ** 32 - 1),

@@ -7,8 +7,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import { checkOptions, is, type OptionRules } from '../core/options.js';
 import { testingDefaults } from './defaults.js';
 import { SimulationError } from './errors.js';
+import { clockRule, intIn, positiveMs } from './rules.js';
 
 /** Options of {@link sqsRecord}. Everything but `body` has a realistic default. */
 export interface SqsRecordOptions {
@@ -245,6 +247,16 @@ export interface LambdaContextOptions {
   readonly accountId?: string;
 }
 
+const contextRules: OptionRules = {
+  functionName: is.nonEmptyString,
+  timeoutMs: positiveMs,
+  clock: clockRule,
+  awsRequestId: is.nonEmptyString,
+  memoryLimitInMB: intIn(128, 10_240),
+  region: is.nonEmptyString,
+  accountId: is.nonEmptyString,
+};
+
 function unsupportedCallbackApi(name: string): () => never {
   return function callbackApi(): never {
     throw new SimulationError(`context.${name}() is the deprecated callback API; return a promise from the handler instead.`);
@@ -265,11 +277,9 @@ function unsupportedCallbackApi(name: string): () => never {
  * ```
  */
 export function lambdaContext(options: LambdaContextOptions = {}): Context {
+  checkOptions('lambdaContext', options, contextRules);
   const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new TypeError(`lambdaContext: option "timeoutMs" must be a positive number, got ${String(timeoutMs)}.`);
-  }
   const functionName = options.functionName ?? testingDefaults.functionName;
   const region = options.region ?? testingDefaults.region;
   const startedAt = clock.now();

@@ -102,6 +102,7 @@ export class CrashPoint {
  * ```
  */
 export function crashAfter(n: number, options: { readonly times?: number } = {}): CrashPoint {
+  checkOptions('crashAfter', options, { times: intIn(1) });
   return new CrashPoint(n, options.times ?? 1);
 }
 

@@ -12,7 +12,9 @@ import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 import { testingDefaults } from './defaults.js';
 import { InvocationTimeoutError, SimulatedCrash } from './errors.js';
+import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
 import { lambdaContext } from './events.js';
+import { clockRule, positiveMs } from './rules.js';
 
 /** A Lambda handler as the runtime calls it (a Middy-wrapped handler fits). */
 export type LambdaHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult> | TResult;
@@ -33,6 +35,13 @@ export interface InvokeOptions {
   readonly timeoutMs?: number;
   readonly clock?: Clock;
 }
+
+const invokeRules: OptionRules = {
+  context: hasMethods('a Lambda Context (with getRemainingTimeInMillis)', 'getRemainingTimeInMillis'),
+  functionName: is.nonEmptyString,
+  timeoutMs: positiveMs,
+  clock: clockRule,
+};
 
 interface InvocationControl {
   crash(error: SimulatedCrash): void;
@@ -144,6 +153,7 @@ export async function invoke<TEvent, TResult>(
   event: TEvent,
   options: InvokeOptions = {},
 ): Promise<InvocationResult<TResult>> {
+  checkOptions('invoke', options, invokeRules);
   const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
   const context =

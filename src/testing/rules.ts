@@ -24,6 +24,12 @@ export function required(rule: OptionRule): OptionRule {
   return { ...rule, required: true };
 }
 
+/** Rule: a positive, finite number of milliseconds (a timeout). */
+export const positiveMs: OptionRule = {
+  expected: 'a positive number',
+  check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+};
+
 /** Rule: a `Clock`. */
 export const clockRule: OptionRule = hasMethods('a clock with a now() method', 'now');
 

@@ -1,13 +1,17 @@
 /**
- * Model check: the pure claim rule (`claimVerdict`) against the condition
- * DynamoDB Local really evaluates. For any stored record, a claim (claim
- * strategy) and a commit (transaction strategy) must end the way the verdict
- * says, so every property proved on the pure rule holds for the store too.
+ * Model check: the pure claim rule (`claimVerdict`, with the one lease rule
+ * `leaseExpired`) against the condition DynamoDB Local really evaluates
+ * (`claimable` in src/store/expressions.ts is its translation). For any
+ * stored record, a claim (claim strategy) and a commit (transaction
+ * strategy) must end the way the verdict says, so every property proved on
+ * the pure rule holds for the store too; the EventBridge wait path decides
+ * with the same verdict.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { claimVerdict } from '../../src/core/claim.js';
+import { leaseExpired } from '../../src/core/lease.js';
 import type { IdempotencyRecord } from '../../src/core/record.js';
 import { DynamoDBIdempotencyStore, IdempotencyInProgressError } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
@@ -64,6 +68,26 @@ describe('claimVerdict agrees with DynamoDB', () => {
         expect((await commit).kind).toBe(verdict === 'free' ? 'committed' : 'duplicate');
       }),
       seeded(40),
+    );
+  });
+
+  it('records without leaseUntil: IN_PROGRESS stays in progress until its retention passes, for the rule and for DynamoDB', async () => {
+    const leaseless = recordAt(NOW).map(({ leaseUntil: _dropped, ...rest }): IdempotencyRecord => ({ ...rest, status: 'IN_PROGRESS' }));
+    await fc.assert(
+      fc.asyncProperty(leaseless, fc.boolean(), async (record, viaCommit) => {
+        expect(leaseExpired(record.leaseUntil, NOW)).toBe(false);
+        const retained = record.expiresAt * 1000 > NOW;
+        expect(claimVerdict(record, NOW)).toBe(retained ? 'in-progress' : 'free');
+        const key = await stored(record);
+        if (viaCommit) {
+          const commit = store.commit({ consumer: 'model', key, actions: [] });
+          if (retained) await expect(commit).rejects.toBeInstanceOf(IdempotencyInProgressError);
+          else expect((await commit).kind).toBe('committed');
+          return;
+        }
+        expect((await store.claim({ consumer: 'model', key, leaseMs: 30_000 })).kind).toBe(retained ? 'in-progress' : 'claimed');
+      }),
+      seeded(30),
     );
   });
 });

@@ -1,0 +1,60 @@
+/**
+ * The in-invocation retry of a transaction cancelled by contention
+ * (TransactionConflict, throttling). Such a cancellation wrote nothing, so
+ * committing the same items again is safe; doing it here, a few tens of ms
+ * later, spares the record a whole redelivery (an SQS receive, or one of
+ * Lambda's two async retries) for what is usually a momentary clash.
+ */
+
+/** Bounds of that retry. */
+export interface CommitRetryPolicy {
+  /** Commits in all, the first one included. */
+  readonly attempts: number;
+  /** Ceiling of the first pause, ms; it doubles for each later one. */
+  readonly baseDelayMs: number;
+  /** Ceiling of any pause, ms. */
+  readonly maxDelayMs: number;
+}
+
+/**
+ * Three commits in all, pauses of at most 25 then 50 ms: enough to ride out
+ * a clash with a concurrent transaction, short enough that a hot item fails
+ * fast and goes back to the queue's own backoff.
+ *
+ * @example
+ * ```ts
+ * import { commitRetryDefaults } from './retry.js';
+ * console.log(commitRetryDefaults.attempts); // 3
+ * ```
+ */
+export const commitRetryDefaults: CommitRetryPolicy = Object.freeze({ attempts: 3, baseDelayMs: 25, maxDelayMs: 100 });
+
+/**
+ * The pause before the next commit, after `failed` commits in a row were
+ * cancelled by contention; `undefined` means give up and report the record
+ * failed. Full jitter (uniform in [0, ceiling), the ceiling doubling from
+ * `baseDelayMs` up to `maxDelayMs`) so competing invocations do not clash
+ * again in step. It also gives up when the pause would use up `timeLeftMs`,
+ * the time left before the safety margin: the retry must never eat into the
+ * time kept for settling the batch.
+ *
+ * @example
+ * ```ts
+ * import { commitRetryDelay } from './retry.js';
+ * commitRetryDelay(1, 10_000, Math.random); // 0..24 ms: try again
+ * commitRetryDelay(3, 10_000, Math.random); // undefined: three commits were enough
+ * commitRetryDelay(1, 0, Math.random); // undefined: no time left before the margin
+ * ```
+ */
+export function commitRetryDelay(
+  failed: number,
+  timeLeftMs: number,
+  random: () => number,
+  policy: CommitRetryPolicy = commitRetryDefaults,
+): number | undefined {
+  if (failed >= policy.attempts) return undefined;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failed - 1));
+  const unit = Math.min(Math.max(random(), 0), 1 - Number.EPSILON);
+  const delay = Math.floor(unit * ceiling);
+  return delay < timeLeftMs ? delay : undefined;
+}
