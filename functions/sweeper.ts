@@ -13,10 +13,10 @@ import type { StaleClaim } from '../src/index.js';
 import { sharedDocumentClient } from './shared/aws.js';
 import { numberFromEnv, requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
-import { storeFrom, type StoreDeps } from './shared/store.js';
+import { dynamoDBStoreFrom, type StoreDeps } from './shared/store.js';
 
 /** Dependencies of {@link createSweeperHandler}. */
-export interface SweeperDeps extends StoreDeps {
+export interface SweeperDeps extends Omit<StoreDeps, 'store'> {
   /** How long after its lease ended a claim counts as stale. Default 15 min. */
   readonly graceMs?: number;
   /** At most this many claims are read per run. Default 100. */
@@ -78,7 +78,7 @@ export function staleClaimsMetric(count: number, at: number, metrics: { namespac
  * ```
  */
 export function createSweeperHandler(deps: SweeperDeps) {
-  const store = storeFrom(deps);
+  const store = dynamoDBStoreFrom(deps);
   const graceMs = deps.graceMs ?? DEFAULT_GRACE_MS;
   const limit = deps.limit ?? DEFAULT_LIMIT;
   const write = deps.write ?? stdoutLine;

@@ -27,6 +27,7 @@ export { DynamoDBIdempotencyStore } from './store/dynamodb.js';
 export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from './store/options.js';
 export type {
   IdempotencyStore,
+  TransactionalIdempotencyStore,
   ClaimInput,
   ClaimResult,
   CompleteInput,

@@ -3,7 +3,7 @@
  * one is injected (the local run may wrap it with fault injection).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBIdempotencyStore, type Clock, type IdempotencyStore, type LeasePolicy } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, type Clock, type LeasePolicy, type TransactionalIdempotencyStore } from '../../src/index.js';
 
 /** What a consumer needs to reach its idempotency records. */
 export interface StoreDeps {
@@ -12,7 +12,7 @@ export interface StoreDeps {
   /** Source of time for leases and retention; default the system clock. */
   readonly clock?: Clock;
   /** A ready store; when given, `tables.idempotency` and `clock` are not used for it. */
-  readonly store?: IdempotencyStore;
+  readonly store?: TransactionalIdempotencyStore;
   /**
    * Claim lease bounds (default: the library's). Lambda needs none; the local
    * chaos run scales them down with its shortened timeouts, so a crashed
@@ -27,15 +27,17 @@ export function leaseFrom(deps: StoreDeps): { readonly lease?: Partial<LeasePoli
 }
 
 /** The injected store, or a DynamoDB store on the idempotency table. */
-export function storeFrom(deps: StoreDeps): IdempotencyStore {
-  return (
-    deps.store ??
-    new DynamoDBIdempotencyStore({
-      client: deps.client,
-      tableName: deps.tables.idempotency,
-      // The sweeper finds crashed consumers through the sparse in-flight index.
-      trackInflight: true,
-      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
-    })
-  );
+export function storeFrom(deps: StoreDeps): TransactionalIdempotencyStore {
+  return deps.store ?? dynamoDBStoreFrom(deps);
+}
+
+/** A DynamoDB store on the idempotency table (the sweeper's `staleClaims` is DynamoDB's own). */
+export function dynamoDBStoreFrom(deps: Omit<StoreDeps, 'store'>): DynamoDBIdempotencyStore {
+  return new DynamoDBIdempotencyStore({
+    client: deps.client,
+    tableName: deps.tables.idempotency,
+    // The sweeper finds crashed consumers through the sparse in-flight index.
+    trackInflight: true,
+    ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+  });
 }

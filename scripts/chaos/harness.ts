@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import type { IdempotencyStore } from '../../src/index.js';
+import type { TransactionalIdempotencyStore } from '../../src/index.js';
 import {
   chanceOf,
   checkpoint,
@@ -93,7 +93,7 @@ export function createChaos(seed: number, rates: ChaosRates, timing: ChaosTiming
   let slowEffects = 0;
   let recordIdOf: (key: string) => string = (key) => `${NOTIFICATIONS_CONSUMER}#${key}`;
 
-  function wrapStore(consumer: Consumer, store: IdempotencyStore): IdempotencyStore {
+  function wrapStore(consumer: Consumer, store: TransactionalIdempotencyStore): TransactionalIdempotencyStore {
     if (consumer === 'notifications') recordIdOf = (key) => store.recordId(NOTIFICATIONS_CONSUMER, key);
     return crashingStore(tracingStore(store, traces), {
       seed: (seed + consumer.length * 7919) >>> 0,

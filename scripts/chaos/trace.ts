@@ -6,7 +6,7 @@
  * can be told apart from a bug (e.g. a lease that let a second owner in).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CompleteInput, IdempotencyStore } from '../../src/index.js';
+import type { CompleteInput, TransactionalIdempotencyStore } from '../../src/index.js';
 import type { PipelineCrashPoint } from '../../src/testing/index.js';
 import { storeWith } from '../local/faults.js';
 
@@ -83,7 +83,7 @@ export class Traces {
 }
 
 /** The store with every completion's fate written into the current trace. */
-export function tracingStore(store: IdempotencyStore, traces: Traces): IdempotencyStore {
+export function tracingStore(store: TransactionalIdempotencyStore, traces: Traces): TransactionalIdempotencyStore {
   return storeWith(store, {
     async complete(input: CompleteInput) {
       const trace = traces.current();

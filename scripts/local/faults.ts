@@ -4,7 +4,7 @@
  * retry that then succeeds. Decided by key, not by call order, so the same
  * seed injects the same faults whatever the scheduling.
  */
-import type { CommitInput, CommitResult, IdempotencyStore } from '../../src/index.js';
+import type { CommitInput, CommitResult, TransactionalIdempotencyStore } from '../../src/index.js';
 
 /** The error an injected fault throws; its name makes it easy to find in the logs. */
 export class InjectedFault extends Error {
@@ -43,7 +43,7 @@ export class FirstAttemptFault {
  * one request, so the points handler fails before anything is written and
  * Lambda's async retry has to deliver the event again.
  */
-export function storeWithCommitFault(store: IdempotencyStore, fault: FirstAttemptFault): IdempotencyStore {
+export function storeWithCommitFault(store: TransactionalIdempotencyStore, fault: FirstAttemptFault): TransactionalIdempotencyStore {
   return storeWith(store, {
     commit: async (input: CommitInput): Promise<CommitResult> => {
       fault.hit(input.key);
@@ -57,7 +57,7 @@ export function storeWithCommitFault(store: IdempotencyStore, fault: FirstAttemp
  * so a class instance such as `DynamoDBIdempotencyStore` keeps working: a
  * spread would drop its prototype methods).
  */
-export function storeWith(store: IdempotencyStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
+export function storeWith(store: TransactionalIdempotencyStore, overrides: Partial<TransactionalIdempotencyStore>): TransactionalIdempotencyStore {
   return {
     recordId: (consumer, key) => store.recordId(consumer, key),
     claim: (input) => store.claim(input),
@@ -65,7 +65,6 @@ export function storeWith(store: IdempotencyStore, overrides: Partial<Idempotenc
     release: (input) => store.release(input),
     get: (id) => store.get(id),
     commit: (input) => store.commit(input),
-    staleClaims: (options) => store.staleClaims(options),
     ...overrides,
   };
 }

@@ -13,7 +13,7 @@ import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
-import type { BatchLogger, IdempotencyStore, LeasePolicy } from '../../src/index.js';
+import type { BatchLogger, LeasePolicy, TransactionalIdempotencyStore } from '../../src/index.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
@@ -48,7 +48,7 @@ export interface LocalService {
  */
 export interface ServiceHooks {
   /** Wraps a consumer's idempotency store. */
-  store(consumer: Consumer, store: IdempotencyStore): IdempotencyStore;
+  store(consumer: Consumer, store: TransactionalIdempotencyStore): TransactionalIdempotencyStore;
   /** Runs before an external side effect (e.g. a slow call, or stop if the invocation was killed). */
   beforeEffect(kind: 'publish' | 'send', key: string): Promise<void>;
   /** Told after an external side effect happened. */
@@ -120,7 +120,7 @@ export function buildService(deps: ServiceDeps): LocalService {
   const effects: ExternalEffects = { notificationsSent: new Map(), orderPaidPublished: 0, orderPaidRepublished: 0 };
   // Built as in Lambda (functions/shared/store.ts): with the sweeper's in-flight index.
   const store = storeFrom({ client: doc, tables });
-  const storeOf = (consumer: Consumer, base: IdempotencyStore) => hooks?.store(consumer, base) ?? base;
+  const storeOf = (consumer: Consumer, base: TransactionalIdempotencyStore) => hooks?.store(consumer, base) ?? base;
   const lease = hooks?.lease === undefined ? {} : { lease: hooks.lease };
   const payments = createPaymentsHandler({
     client: doc,

@@ -50,10 +50,3 @@ export function recordId(consumer: string, businessKey: string, hash: boolean): 
   }
   return `${consumer}#${businessKey}`;
 }
-
-/** Which partition of the sparse in-flight index a record id lands in. */
-export function inflightShard(id: string, shards: number): string {
-  let h = 0;
-  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return `p${h % shards}`;
-}

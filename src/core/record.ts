@@ -36,27 +36,6 @@ export interface IdempotencyRecord {
   readonly lastError?: string;
 }
 
-/** Attribute names used in the table. Kept in one place so conditions and items agree. */
-export const ATTR = {
-  id: 'id',
-  status: 'status',
-  owner: 'owner',
-  leaseUntil: 'leaseUntil',
-  expiresAt: 'expiresAt',
-  payloadHash: 'payloadHash',
-  attempts: 'attempts',
-  messageId: 'messageId',
-  claimedAt: 'claimedAt',
-  completedAt: 'completedAt',
-  result: 'result',
-  lastError: 'lastError',
-  /** Sparse attribute, present only while IN_PROGRESS: the sweeper's index partition. */
-  inflight: 'inflight',
-} as const;
-
-/** How many partitions the sparse in-flight index is spread over (so no hot GSI partition). */
-export const INFLIGHT_SHARDS = 8;
-
 /**
  * Whether a record that refused our conditional write is in fact that write,
  * already applied: the SDK retries a request whose response was lost (a

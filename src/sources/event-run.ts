@@ -9,7 +9,7 @@ import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
 import { disabledTransaction } from './disabled-tx.js';
 import type { OwnedRecord } from './sqs-settle.js';
-import { runTransactional, type ConflictPolicy } from './strategy.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {
@@ -85,7 +85,7 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
       return fn(event, { key: run?.owned.key ?? event.id ?? '', tx: noTx, context });
     }
     const { store, storeResult, onConflict, consumer, owned } = run;
-    const outcome = await runTransactional(store, { ...owned, consumer }, { storeResult, onConflict }, async (tx) =>
+    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict }, async (tx) =>
       fn(event, { key: owned.key, tx, context }),
     );
     run.committed = outcome;

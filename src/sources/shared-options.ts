@@ -4,7 +4,7 @@
  */
 import type { LeasePolicy } from '../core/lease.js';
 import { checkOptions, hasMethods, is, type OptionRule, type OptionRules } from '../core/options.js';
-import type { IdempotencyStore } from '../store/types.js';
+import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 
 /** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
@@ -12,7 +12,7 @@ export type Strategy = 'claim' | 'transaction';
 
 /** Options both middlewares take. */
 export interface CommonIdempotencyOptions {
-  /** Where idempotency records live. */
+  /** Where idempotency records live. `strategy: 'transaction'` needs a `TransactionalIdempotencyStore` (one with `commit`). */
   readonly store: IdempotencyStore;
   /** Names the consumer in record ids (`consumer#key`). Default: the Lambda function name. */
   readonly consumer?: string;
@@ -49,7 +49,7 @@ const leaseRule: OptionRule = {
 
 /** Rules for the common options. */
 export const commonRules: OptionRules = {
-  store: { ...hasMethods('an IdempotencyStore', 'claim', 'complete', 'release', 'commit', 'recordId'), required: true },
+  store: { ...hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get'), required: true },
   key: { ...is.fn, required: true },
   consumer: {
     expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
@@ -65,6 +65,12 @@ export const commonRules: OptionRules = {
 /** Checks options against the common rules plus the source's own. */
 export function checkMiddlewareOptions(owner: string, options: unknown, extra: OptionRules): void {
   checkOptions(owner, options, { ...commonRules, ...extra });
+  const { store, strategy } = options as Partial<CommonIdempotencyOptions>;
+  if (strategy === 'transaction' && store !== undefined && !isTransactionalStore(store)) {
+    throw new TypeError(
+      `${owner}: option "store" must be a TransactionalIdempotencyStore (with commit) for strategy "transaction"; this store supports only strategy "claim".`,
+    );
+  }
 }
 
 /** The consumer name: the option, else the function name; a clear error when neither exists. */

@@ -9,7 +9,7 @@ import type { IdempotencyStore } from '../store/types.js';
 import { attemptOf, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
-import { runTransactional, type ConflictPolicy } from './strategy.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
 
 /** Settings the runner needs from the middleware. */
 export interface SqsRunConfig {
@@ -77,7 +77,7 @@ export class SqsRun implements BatchRunner {
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;
       const delivery = { ...owned, consumer };
-      const outcome = await runTransactional(store, delivery, { storeResult, onConflict }, async (tx) =>
+      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict }, async (tx) =>
         fn(record, { ...ctx, tx }),
       );
       this.executions.set(record.messageId, { kind: 'settled', outcome });

@@ -5,7 +5,7 @@
  */
 import { InvalidRecordError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import type { CommitResult, IdempotencyStore } from '../store/types.js';
+import { isTransactionalStore, type CommitResult, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
 import { payloadMismatch } from './prepare.js';
 import { createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
 
@@ -26,7 +26,7 @@ interface CommitOptions {
 }
 
 async function commit(
-  store: IdempotencyStore,
+  store: TransactionalIdempotencyStore,
   delivery: TransactionalDelivery,
   tx: TransactionBuilder,
   result: unknown,
@@ -66,7 +66,7 @@ function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, res
  * item, so a pure notification is deduplicated too.
  */
 export async function runTransactional(
-  store: IdempotencyStore,
+  store: TransactionalIdempotencyStore,
   delivery: TransactionalDelivery,
   options: CommitOptions,
   handler: (tx: TransactionBuilder) => Promise<unknown>,
@@ -93,7 +93,7 @@ export async function runTransactional(
 }
 
 async function retryWithoutResult(
-  store: IdempotencyStore,
+  store: TransactionalIdempotencyStore,
   delivery: TransactionalDelivery,
   tx: TransactionBuilder,
   options: CommitOptions,
@@ -106,4 +106,14 @@ async function retryWithoutResult(
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };
   }
+}
+
+/**
+ * The middleware's store as a transactional one. The option check already
+ * refused a store without `commit` for `strategy: 'transaction'`, so this
+ * only narrows the type (and guards a store mutated after the build).
+ */
+export function asTransactional(store: IdempotencyStore): TransactionalIdempotencyStore {
+  if (!isTransactionalStore(store)) throw new TypeError('strategy "transaction" needs a store with commit() (a TransactionalIdempotencyStore).');
+  return store;
 }

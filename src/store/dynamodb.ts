@@ -1,5 +1,5 @@
 /**
- * The DynamoDB implementation of `IdempotencyStore`. I/O only: the decisions
+ * The DynamoDB implementation of `TransactionalIdempotencyStore`. I/O only: the decisions
  * (conditions, limits, what a cancellation means) live in the helpers next
  * to it, so this file reads as "build request, send once, map the answer".
  */
@@ -33,9 +33,9 @@ import type {
   CommitResult,
   CompleteInput,
   FencedWriteResult,
-  IdempotencyStore,
   ReleaseInput,
   StaleClaim,
+  TransactionalIdempotencyStore,
 } from './types.js';
 
 /**
@@ -58,7 +58,7 @@ import type {
  * if (claim.kind === 'claimed') await store.complete({ id: claim.id, token: claim.token });
  * ```
  */
-export class DynamoDBIdempotencyStore implements IdempotencyStore {
+export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
   readonly #options: ResolvedStoreOptions;
   readonly #cache: CompletedCache | undefined;
 

@@ -5,8 +5,8 @@
  */
 import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../core/clock.js';
-import { inflightShard } from '../core/keys.js';
-import { ATTR, INFLIGHT_SHARDS, type IdempotencyStatus } from '../core/record.js';
+import type { IdempotencyStatus } from '../core/record.js';
+import { ATTR, INFLIGHT_SHARDS, inflightShard } from './layout.js';
 import type { TransactItem } from './types.js';
 
 const IN_PROGRESS: IdempotencyStatus = 'IN_PROGRESS';

@@ -4,7 +4,7 @@
  * spread over `INFLIGHT_SHARDS` partitions to avoid a hot GSI partition.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ATTR, INFLIGHT_SHARDS } from '../core/record.js';
+import { ATTR, INFLIGHT_SHARDS } from './layout.js';
 import type { StaleClaim } from './types.js';
 
 /** Name of the sparse index of IN_PROGRESS claims (same as in `infra/tables.json`). */

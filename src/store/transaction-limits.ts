@@ -16,7 +16,7 @@ import {
   type ActionShape,
   type ItemRef,
 } from '../core/transaction-limits.js';
-import { ATTR } from '../core/record.js';
+import { ATTR } from './layout.js';
 import type { TransactItem } from './types.js';
 
 type Attributes = Readonly<Record<string, unknown>>;

@@ -1,6 +1,8 @@
 /**
- * The store contract the middlewares depend on. `DynamoDBIdempotencyStore`
- * implements it; tests or other backends may too.
+ * The store seam the middlewares depend on: `IdempotencyStore` for the claim
+ * strategy, `TransactionalIdempotencyStore` (adds `commit`) for the
+ * transaction strategy. `DynamoDBIdempotencyStore` implements both; other
+ * backends implement what they can and prove it with `storeContract`.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '../core/record.js';
@@ -49,7 +51,7 @@ export type FencedWriteResult =
   /** The owner-token condition failed: another invocation owns the key now (or the record is gone). */
   | { readonly kind: 'lease-lost'; readonly current?: IdempotencyRecord };
 
-/** Input of {@link IdempotencyStore.commit} (transaction strategy). */
+/** Input of {@link TransactionalIdempotencyStore.commit} (transaction strategy). */
 export interface CommitInput {
   readonly consumer: string;
   readonly key: string;
@@ -72,7 +74,7 @@ export type CommitResult =
       readonly error: import('../core/errors.js').BusinessConflictError;
     };
 
-/** A claim whose lease passed long ago: most likely a crashed consumer. */
+/** A claim whose lease passed long ago: most likely a crashed consumer (`DynamoDBIdempotencyStore.staleClaims`). */
 export interface StaleClaim {
   readonly id: string;
   readonly leaseUntil: number;
@@ -82,8 +84,26 @@ export interface StaleClaim {
 }
 
 /**
- * Where idempotency records live. Every state change is a conditional write;
- * no method reads before it writes.
+ * Where idempotency records live: what the claim strategy (SQS and
+ * EventBridge) needs. Every state change is a conditional write; no method
+ * reads before it writes. A store proves it keeps the rules with
+ * `storeContract` from `effectively-once/testing`.
+ *
+ * @example
+ * ```ts
+ * import type { IdempotencyStore } from 'effectively-once';
+ * async function once(store: IdempotencyStore, key: string, effect: () => Promise<void>): Promise<void> {
+ *   const claim = await store.claim({ consumer: 'payments', key, leaseMs: 30_000 });
+ *   if (claim.kind !== 'claimed') return;
+ *   try {
+ *     await effect();
+ *   } catch (error) {
+ *     await store.release({ id: claim.id, token: claim.token, error });
+ *     throw error;
+ *   }
+ *   await store.complete({ id: claim.id, token: claim.token });
+ * }
+ * ```
  */
 export interface IdempotencyStore {
   /** The record id for a business key (`consumer#key`, hashed when configured). */
@@ -96,8 +116,37 @@ export interface IdempotencyStore {
   release(input: ReleaseInput): Promise<FencedWriteResult>;
   /** Reads a record (strongly consistent): to wait for an in-progress duplicate, and when a refused write did not return the record. */
   get(id: string): Promise<IdempotencyRecord | undefined>;
+}
+
+/**
+ * What the transaction strategy needs on top: the idempotency record and the
+ * handler's writes in one `TransactWriteItems`. `DynamoDBIdempotencyStore`
+ * implements it.
+ *
+ * @example
+ * ```ts
+ * import type { TransactionalIdempotencyStore } from 'effectively-once';
+ * async function recordOnly(store: TransactionalIdempotencyStore, key: string): Promise<boolean> {
+ *   const result = await store.commit({ consumer: 'points', key, actions: [] });
+ *   return result.kind === 'committed';
+ * }
+ * ```
+ */
+export interface TransactionalIdempotencyStore extends IdempotencyStore {
   /** Transaction strategy: idempotency record + business writes in one `TransactWriteItems`. */
   commit(input: CommitInput): Promise<CommitResult>;
-  /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore` (epoch ms), via the sparse index. */
-  staleClaims(options: { readonly leaseEndedBefore: number; readonly limit?: number }): Promise<StaleClaim[]>;
+}
+
+/**
+ * Whether `store` can serve the transaction strategy (it has `commit`).
+ *
+ * @example
+ * ```ts
+ * import { isTransactionalStore } from './types.js';
+ * declare const store: import('./types.js').IdempotencyStore;
+ * if (isTransactionalStore(store)) console.log(typeof store.commit); // 'function'
+ * ```
+ */
+export function isTransactionalStore(store: IdempotencyStore): store is TransactionalIdempotencyStore {
+  return typeof (store as Partial<TransactionalIdempotencyStore>).commit === 'function';
 }

@@ -6,7 +6,7 @@
  * A crash abandons the invocation (see `abandon`): no release, no
  * `after`/`onError`, nothing acknowledged, as a killed Lambda.
  */
-import type { ClaimInput, CommitInput, CompleteInput, IdempotencyStore } from '../store/types.js';
+import { isTransactionalStore, type ClaimInput, type CommitInput, type CompleteInput, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
 import { chanceOf, Occurrences } from './chance.js';
 import { checkOptions, type OptionRules } from '../core/options.js';
 import { abandon } from './faults.js';
@@ -45,7 +45,7 @@ export interface PipelineCrash {
   readonly id: string;
 }
 
-/** The wrapped store, with what it did. */
+/** The wrapped store, with what it did (and `commit` when the wrapped store has it). */
 export interface CrashingStore extends IdempotencyStore {
   /** Every crash so far, in order. */
   readonly crashes: readonly PipelineCrash[];
@@ -86,6 +86,8 @@ const optionRules: OptionRules = {
  * console.log(store.crashes.length); // 0
  * ```
  */
+export function crashingStore(store: TransactionalIdempotencyStore, options: CrashingStoreOptions): CrashingStore & TransactionalIdempotencyStore;
+export function crashingStore(store: IdempotencyStore, options: CrashingStoreOptions): CrashingStore;
 export function crashingStore(store: IdempotencyStore, options: CrashingStoreOptions): CrashingStore {
   checkOptions('crashingStore', options, optionRules);
   const seed = options.seed ?? 1;
@@ -114,7 +116,7 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
     return result;
   }
 
-  return {
+  const wrapped: CrashingStore = {
     crashes,
     recordId: (consumer, key) => store.recordId(consumer, key),
     async claim(input: ClaimInput) {
@@ -130,6 +132,10 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
     },
     release: (input) => guarded(() => store.release(input)),
     get: (id) => guarded(() => store.get(id)),
+  };
+  if (!isTransactionalStore(store)) return wrapped;
+  const transactional: CrashingStore & TransactionalIdempotencyStore = {
+    ...wrapped,
     async commit(input: CommitInput) {
       const id = store.recordId(input.consumer, input.key);
       await maybeCrash('before-complete', id);
@@ -137,6 +143,6 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
       if (result.kind === 'committed') await maybeCrash('after-complete', id);
       return result;
     },
-    staleClaims: (query) => guarded(() => store.staleClaims(query)),
   };
+  return transactional;
 }

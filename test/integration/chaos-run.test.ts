@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import type { IdempotencyStore } from '../../src/index.js';
+import type { TransactionalIdempotencyStore } from '../../src/index.js';
 import { createChaos } from '../../scripts/chaos/harness.js';
 import { strategyRows } from '../../scripts/chaos/invariants.js';
 import { defaultRates, defaultTiming, noFaults } from '../../scripts/chaos/plan.js';
@@ -39,13 +39,13 @@ describe('chaos run', () => {
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {
     const chaos = createChaos(5, noFaults, defaultTiming);
     // Broken on purpose: every claim succeeds (a fresh record id each time), so a re-sent copy runs again.
-    const forgetful = (store: IdempotencyStore): IdempotencyStore =>
+    const forgetful = (store: TransactionalIdempotencyStore): TransactionalIdempotencyStore =>
       storeWith(store, { claim: (input) => store.claim({ ...input, key: `${input.key}#${randomUUID()}` }) });
     const hooks = {
       ...chaos.hooks,
       service: {
         ...chaos.hooks.service,
-        store: (consumer: 'payments' | 'notifications' | 'points', store: IdempotencyStore) =>
+        store: (consumer: 'payments' | 'notifications' | 'points', store: TransactionalIdempotencyStore) =>
           chaos.hooks.service.store(consumer, consumer === 'notifications' ? forgetful(store) : store),
       },
     };

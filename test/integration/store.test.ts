@@ -9,8 +9,7 @@ import {
   TransactionRetryableError,
 } from '../../src/core/errors.js';
 import { sha256 } from '../../src/core/hashing.js';
-import { inflightShard } from '../../src/core/keys.js';
-import { INFLIGHT_SHARDS } from '../../src/core/record.js';
+import { INFLIGHT_SHARDS, inflightShard } from '../../src/store/layout.js';
 import { DynamoDBIdempotencyStore } from '../../src/store/dynamodb.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/store/options.js';
 import type { TransactItem } from '../../src/store/types.js';

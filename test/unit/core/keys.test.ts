@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MissingKeyError } from '../../../src/core/errors.js';
 import { sha256 } from '../../../src/core/hashing.js';
-import { inflightShard, MAX_KEY_BYTES, normalizeKey, recordId } from '../../../src/core/keys.js';
+import { MAX_KEY_BYTES, normalizeKey, recordId } from '../../../src/core/keys.js';
 
 describe('normalizeKey', () => {
   it('accepts strings and finite numbers', () => {
@@ -34,20 +34,5 @@ describe('recordId', () => {
     expect(() => recordId('c', long, false)).toThrow(MissingKeyError);
     expect(() => recordId('c', long, false)).toThrow(/longer than/);
     expect(recordId('c', long, true)).toBe(`c#${sha256(long)}`);
-  });
-});
-
-describe('inflightShard', () => {
-  it('is deterministic and within p0..p{shards-1}', () => {
-    for (let i = 0; i < 200; i++) {
-      const shard = inflightShard(`c#${i}`, 8);
-      expect(shard).toBe(inflightShard(`c#${i}`, 8));
-      expect(shard).toMatch(/^p[0-7]$/);
-    }
-  });
-
-  it('spreads ids over every shard', () => {
-    const used = new Set(Array.from({ length: 400 }, (_, i) => inflightShard(`c#key-${i}`, 8)));
-    expect(used.size).toBe(8);
   });
 });
