@@ -18,6 +18,7 @@ import type {
   ReleaseInput,
   TransactionalIdempotencyStore,
 } from '../types.js';
+import { isTransactionalStore } from '../types.js';
 import { replyText } from './connection.js';
 import { markerText, recordFromMarker } from './fields.js';
 import { resolveRedisFilterOptions, type RedisFilterOptions, type ResolvedRedisFilterOptions } from './options.js';
@@ -96,8 +97,9 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
   async complete(input: CompleteInput): Promise<FencedWriteResult> {
     const result = await this.inner.complete(input);
     const record = result.kind === 'ok' ? result.record : undefined;
-    if (record?.status === 'COMPLETED') await this.markCompleted(record);
-    else await this.#clearInProgress(input.id, input.token);
+    // No completed marker (none returned, too large, Redis failed): the in-progress one must not outlive the claim.
+    const marked = record?.status === 'COMPLETED' && (await this.markCompleted(record));
+    if (!marked) await this.#clearInProgress(input.id, input.token);
     return result;
   }
 
@@ -134,14 +136,16 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
     return record;
   }
 
-  /** Caches a record the inner store decided is COMPLETED, for the rest of its retention. */
-  protected async markCompleted(record: IdempotencyRecord): Promise<void> {
+  /** Caches a record the inner store decided is COMPLETED, for the rest of its retention; false when it was not written. */
+  protected async markCompleted(record: IdempotencyRecord): Promise<boolean> {
     const ttl = record.expiresAt * 1000 - this.options.clock.now();
     const text = this.#marker(record);
-    if (ttl <= 0 || text === undefined) return;
+    if (ttl <= 0 || text === undefined) return false;
     const key = this.#key(record.id);
     const sent = await this.#attempt('markCompleted', () => this.options.redis.sendCommand(['SET', key, text, 'PX', String(Math.ceil(ttl))], key));
-    if (sent !== undefined) this.#counts.markersWritten += 1;
+    if (sent === undefined) return false;
+    this.#counts.markersWritten += 1;
+    return true;
   }
 
   // Written by the owner only, right after its claim: its own clear always comes later.
@@ -280,7 +284,5 @@ function isStore(value: unknown): value is IdempotencyStore {
 export function withRedisFilter<S extends TransactionalIdempotencyStore>(store: S, options: RedisFilterOptions): TransactionalRedisFilter<S>;
 export function withRedisFilter<S extends IdempotencyStore>(store: S, options: RedisFilterOptions): RedisFilter<S>;
 export function withRedisFilter(store: IdempotencyStore, options: RedisFilterOptions): RedisFilter {
-  const commit = (store as Partial<TransactionalIdempotencyStore>).commit;
-  if (typeof commit === 'function') return new TransactionalRedisFilter(store as TransactionalIdempotencyStore, options);
-  return new RedisFilter(store, options);
+  return isTransactionalStore(store) ? new TransactionalRedisFilter(store, options) : new RedisFilter(store, options);
 }
