@@ -1,7 +1,8 @@
 /**
  * `effectively-once/testing`: simulators of the AWS pieces around an
  * idempotent consumer (SQS queue, event source mapping, async invocation),
- * builders of realistic Lambda inputs, and fault injection for chaos tests.
+ * builders of realistic Lambda inputs, fault injection for chaos tests, an
+ * in-memory store and the contract every store proves itself with.
  * Pure TypeScript; needs no AWS SDK and no AWS account.
  */
 export { ManualClock, isAdvanceableClock } from './clock.js';
@@ -33,3 +34,13 @@ export { injectDynamoDBFaults, InjectedDynamoDBFault } from './dynamodb-faults.j
 export type { DynamoDBFaultKind, DynamoDBFaultRule, DynamoDBFaultOptions, DynamoDBFaultInjector, FaultCounts, MiddlewareClient } from './dynamodb-faults.js';
 export { crashingStore } from './crash-store.js';
 export type { PipelineCrashPoint, CrashingStoreOptions, PipelineCrash, CrashingStore } from './crash-store.js';
+export { MemoryIdempotencyStore } from './memory-store.js';
+export type { MemoryIdempotencyStoreOptions } from './memory-store.js';
+export { storeContract } from './store-contract.js';
+export type {
+  StoreContractSetup,
+  StoreContractSubject,
+  StoreContractFactory,
+  StoreContractOptions,
+  StoreContractCase,
+} from './store-contract.js';
