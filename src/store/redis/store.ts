@@ -72,13 +72,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     }
     const id = this.recordId(input.consumer, input.key);
     const token = randomUUID();
-    const now = this.#options.clock.now();
+    const { clock, retentionMs } = this.#options;
+    const now = clock.now();
     const leaseMs = Math.ceil(input.leaseMs);
+    // expiresAt as in DynamoDB (the later of retention and lease end); the key
+    // itself lives only for the lease: once it has passed, the claim is free anyway.
     const args = [
       String(now),
       token,
       String(now + leaseMs),
-      String(toEpochSeconds(now + leaseMs)),
+      String(toEpochSeconds(now + Math.max(retentionMs, leaseMs))),
       String(leaseMs),
       optional(input.payloadHash),
       optional(input.messageId),
