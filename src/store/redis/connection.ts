@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
  * import { createClient } from 'redis';
  * import type { RedisConnection } from 'effectively-once';
  *
- * const client = await createClient({ url: process.env['REDIS_URL'] }).connect();
+ * const client = await createClient({ url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' }).connect();
  * const redis: RedisConnection = { sendCommand: (args) => client.sendCommand([...args]) };
  * ```
  */
