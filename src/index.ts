@@ -39,6 +39,13 @@ export type {
   TransactItem,
 } from './store/types.js';
 
+// Redis / Valkey (no client is imported: bring node-redis or iovalkey through a RedisConnection)
+export { RedisIdempotencyStore, MAX_REDIS_RESULT_BYTES } from './store/redis/store.js';
+export { withRedisFilter } from './store/redis/filter.js';
+export type { RedisFilter, TransactionalRedisFilter, RedisFilterCounts } from './store/redis/filter.js';
+export type { RedisConnection } from './store/redis/connection.js';
+export type { RedisIdempotencyStoreOptions, RedisFilterOptions } from './store/redis/options.js';
+
 // Transactions and state machines
 export { TransactionBuilder, createTransactionBuilder } from './transaction.js';
 export type {
