@@ -6,7 +6,7 @@
  */
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
 import { lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
@@ -15,6 +15,12 @@ describe('sqsIdempotency with Middy early timeout', () => {
   it('keeps the running record’s claim, releases the unstarted one, starts nothing afterwards', async () => {
     const h = await harness();
     const started: string[] = [];
+    // The running record waits for this gate, not for a fixed time: on a loaded machine a timed
+    // handler could finish before the test looks at its claim.
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
     const slow = order('to-slow');
     const next = order('to-next');
     const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 100 })
@@ -22,7 +28,7 @@ describe('sqsIdempotency with Middy early timeout', () => {
       .handler(
         eachRecord(async (_r, { key }) => {
           started.push(key);
-          await new Promise((r) => setTimeout(r, 400));
+          await gate;
         }, { concurrency: 1 }),
       );
     const context = lambdaContext({ functionName: 'fn', timeoutMs: 250 }); // real time: timeout fires at ~150 ms
@@ -30,9 +36,9 @@ describe('sqsIdempotency with Middy early timeout', () => {
     expect(failedIds(response).sort()).toEqual([slow.messageId, next.messageId].sort());
     expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('IN_PROGRESS');
     expect(await h.store.get(h.store.recordId('test', 'to-next'))).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 700)); // the abandoned handler finishes in the background
-    expect(started).toEqual(['to-slow']);
+    openGate(); // the abandoned handler finishes in the background
     // It still owns its claim, so its fenced completion lands; a redelivery is then a duplicate.
-    expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('COMPLETED');
+    await vi.waitFor(async () => expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('COMPLETED'), { timeout: 5_000 });
+    expect(started).toEqual(['to-slow']);
   });
 });
