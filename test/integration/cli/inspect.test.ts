@@ -64,6 +64,18 @@ describe('effectively-once inspect', () => {
     expect(command.stderr).toContain('unknown command "inspekt"');
   });
 
+  it('--help prints the commands, or the flags of one command, exit 0 without touching AWS', async () => {
+    const top = await runCli(['--help'], { env: {} });
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/inspect .*\n.*forget .*\n.*stale /);
+    const own = await runCli(['forget', '--help'], { env: {} });
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain('[--yes]');
+    const none = await runCli([], { env: {} });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('usage: effectively-once <command>');
+  });
+
   it('takes the table from IDEMPOTENCY_TABLE', async () => {
     const run = await runCli(['inspect', '--id', 'payments#order-42'], { env: { ...localEnv(), IDEMPOTENCY_TABLE: table } });
     expect(run.code).toBe(0);
