@@ -1,0 +1,67 @@
+/**
+ * AWS failures as sentences an operator can act on: which table, region and
+ * endpoint were tried, and what to set.
+ */
+import { INFLIGHT_INDEX_NAME } from '../store/stale.js';
+import type { ConnectionArgs } from './args.js';
+
+// Node's socket error codes that mean "nothing answered there".
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function field(err: unknown, name: string): unknown {
+  return typeof err === 'object' && err !== null ? (err as Record<string, unknown>)[name] : undefined;
+}
+
+/** `err`'s socket code, looking through `cause` and AggregateError members (Node 20 wraps failed happy-eyeballs attempts). */
+function socketCode(err: unknown, depth = 0): string | undefined {
+  if (depth > 4 || typeof err !== 'object' || err === null) return undefined;
+  const code = field(err, 'code');
+  if (typeof code === 'string' && UNREACHABLE.has(code)) return code;
+  const nested = [field(err, 'cause'), ...(Array.isArray(field(err, 'errors')) ? (field(err, 'errors') as unknown[]) : [])];
+  for (const inner of nested) {
+    const found = socketCode(inner, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** "table T in region R (endpoint E)", with what is unknown said so. */
+export function describeWhere(where: ConnectionArgs): string {
+  const endpoint = where.endpoint ?? 'the AWS endpoint of the region';
+  return `table ${where.table} in region ${where.region ?? '(none set)'} (endpoint ${endpoint})`;
+}
+
+/**
+ * What went wrong, in words; the SDK's own message for anything not recognised.
+ *
+ * @example
+ * ```ts
+ * import { explainAwsError } from './errors.js';
+ * const where = { table: 'idempotency', region: 'eu-west-1', endpoint: undefined, json: false };
+ * const text = explainAwsError(Object.assign(new Error('x'), { name: 'ResourceNotFoundException' }), where);
+ * ```
+ */
+export function explainAwsError(err: unknown, where: ConnectionArgs): string {
+  const name = String(field(err, 'name') ?? '');
+  const message = String(field(err, 'message') ?? err);
+  const endpoint = where.endpoint ?? `dynamodb.${where.region ?? '<region>'}.amazonaws.com`;
+  if (name === 'ResourceNotFoundException') {
+    return `table ${where.table} not found in region ${where.region ?? '(none set)'} (endpoint ${where.endpoint ?? 'AWS'}). Check --table and --region.`;
+  }
+  if (name === 'CredentialsProviderError') {
+    return 'no AWS credentials found. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (run `aws sso login` for SSO profiles); DynamoDB Local accepts any values.';
+  }
+  if (name === 'UnrecognizedClientException' || name === 'InvalidSignatureException' || name === 'ExpiredTokenException') {
+    return `the AWS credentials were rejected (${name}): ${message}`;
+  }
+  if (name === 'AccessDeniedException') return `access denied on ${describeWhere(where)}: ${message}`;
+  if (/region is missing/i.test(message)) return 'no AWS region: pass --region or set AWS_REGION.';
+  if (name === 'ValidationException' && /index/i.test(message)) {
+    return `${describeWhere(where)} has no ${INFLIGHT_INDEX_NAME} index; create it from infra/tables.json to list stale claims (${message}).`;
+  }
+  const code = socketCode(err);
+  if (code !== undefined || name === 'TimeoutError') {
+    return `cannot reach DynamoDB at ${endpoint} (${code ?? name}). Check --endpoint and --region, and that the endpoint is running.`;
+  }
+  return `${name === '' ? 'error' : name}: ${message}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * The CLI as users run it: compiled JavaScript started by Node as a separate
+ * process, through a symlink like the one npm puts in node_modules/.bin.
+ * src/ is compiled file by file (as `npm run build` lays dist/ out) with
+ * esbuild into a temporary folder inside the project, so the AWS SDK resolves
+ * from node_modules; type errors are `npm run typecheck`'s business, which
+ * keeps this fast.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/testing/index.js';
+import { walk } from '../../support/doc-examples.js';
+import { freshTable, testDynamo } from '../../support/dynamodb.js';
+import { completed, localEnv, writer } from './support.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+const outDir = join(root, 'node_modules', '.cache', `cli-bin-${randomUUID().slice(0, 8)}`);
+const bin = join(outDir, '.bin', 'effectively-once');
+let table: string;
+
+async function compileSrc(): Promise<void> {
+  // Every source file the CLI can import; none is bundled into another.
+  const entryPoints = ['cli', 'core', 'store'].flatMap((dir) => walk(join(root, 'src', dir), '.ts'));
+  await build({ entryPoints, outdir: outDir, outbase: join(root, 'src'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' });
+  writeFileSync(join(outDir, 'package.json'), '{ "type": "module" }\n');
+  mkdirSync(dirname(bin), { recursive: true });
+  symlinkSync(join('..', 'cli', 'main.js'), bin);
+}
+
+beforeAll(async () => {
+  await compileSrc();
+  table = await freshTable(testDynamo().client, undefined, 'cli');
+  await completed(writer(table, new ManualClock(Date.now())), 'payments', 'o-bin');
+});
+
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+interface Exit {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+// An environment with nothing inherited, so no credentials or region leak in from the machine.
+function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const home = tmpdir();
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    AWS_CONFIG_FILE: join(home, `no-aws-config-${randomUUID()}`),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, `no-aws-credentials-${randomUUID()}`),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    ...extra,
+  };
+}
+
+function runBin(args: readonly string[], env: Record<string, string>): Promise<Exit> {
+  return new Promise((done) => {
+    execFile(process.execPath, [bin, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the effectively-once bin', () => {
+  it('is declared in package.json and keeps its shebang', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(pkg.bin).toEqual({ 'effectively-once': './dist/cli/main.js' });
+    expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
+  it('inspects a record in a separate process, exit code 0', async () => {
+    const run = await runBin(['inspect', '--table', table, '--consumer', 'payments', '--key', 'o-bin', '--json'], cleanEnv(localEnv()));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: 'payments#o-bin', matched: 'plain', record: { status: 'COMPLETED' } });
+  });
+
+  it('without credentials says what to set, exit code 1', async () => {
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...noCredentials } = localEnv();
+    const run = await runBin(['inspect', '--table', table, '--id', 'payments#o-bin'], cleanEnv(noCredentials));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no AWS credentials found. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE');
+  });
+
+  it('without a region says how to give one, exit code 1', async () => {
+    const { AWS_REGION: _region, ...noRegion } = localEnv();
+    const run = await runBin(['stale', '--table', table], cleanEnv(noRegion));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no AWS region: pass --region or set AWS_REGION.');
+  });
+
+  it('exits 2 on a usage error', async () => {
+    const run = await runBin(['forget', '--table', table], cleanEnv(localEnv()));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--consumer is required');
+  });
+});
