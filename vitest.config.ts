@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -17,7 +18,16 @@ export const propertyTestsOnDynamoDB = [
 
 const tests = (dirs: readonly string[]): string[] => dirs.map((d) => `${d}/**/*.test.ts`);
 
+const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // The package by its name, resolved to the source, as tsconfig.json's `paths` does for tsc, tsx and esbuild.
+    alias: [
+      { find: /^effectively-once$/, replacement: source('./src/index.ts') },
+      { find: /^effectively-once\/testing$/, replacement: source('./src/testing/index.ts') },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
