@@ -65,18 +65,20 @@ function modifiers(symbol: ts.Symbol): ts.ModifierFlags {
 
 /** `name?: type` lines for the properties and methods of `type`, sorted by name. */
 function members(checker: ts.TypeChecker, type: ts.Type, at: ts.Node, prefix: string): string[] {
-  return checker
-    .getPropertiesOfType(type)
-    .filter((p) => !p.name.startsWith('#') && !p.name.startsWith('__'))
-    .filter((p) => !(modifiers(p) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)))
-    // Members inherited from the platform (Error's stack, message, captureStackTrace) are not ours to promise.
-    .filter((p) => !(p.declarations ?? []).some((d) => d.getSourceFile().fileName.includes('/node_modules/')))
-    .map((p) => {
-      const optional = p.flags & ts.SymbolFlags.Optional ? '?' : '';
-      const readonly = modifiers(p) & ts.ModifierFlags.Readonly ? 'readonly ' : '';
-      return `${prefix}${readonly}${p.name}${optional}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(p, at), at, FLAGS)}`;
-    })
-    .sort();
+  return (
+    checker
+      .getPropertiesOfType(type)
+      .filter((p) => !p.name.startsWith('#') && !p.name.startsWith('__'))
+      .filter((p) => !(modifiers(p) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)))
+      // Members inherited from the platform (Error's stack, message, captureStackTrace) are not ours to promise.
+      .filter((p) => !(p.declarations ?? []).some((d) => d.getSourceFile().fileName.includes('/node_modules/')))
+      .map((p) => {
+        const optional = p.flags & ts.SymbolFlags.Optional ? '?' : '';
+        const readonly = modifiers(p) & ts.ModifierFlags.Readonly ? 'readonly ' : '';
+        return `${prefix}${readonly}${p.name}${optional}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(p, at), at, FLAGS)}`;
+      })
+      .sort()
+  );
 }
 
 function describeSymbol(checker: ts.TypeChecker, name: string, symbol: ts.Symbol, at: ts.Node): string[] {

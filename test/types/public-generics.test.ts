@@ -64,7 +64,9 @@ describe('eachRecord and RecordHandler', () => {
   it('infers the result type of the record handler, and takes an explicit one', () => {
     const typed: RecordHandler<{ receipt: string }> = (record) => ({ receipt: record.messageId });
     expectTypeOf(typed).returns.toEqualTypeOf<{ receipt: string } | Promise<{ receipt: string }>>();
-    expectTypeOf(eachRecord<{ receipt: string }>).parameter(0).toEqualTypeOf<RecordHandler<{ receipt: string }>>();
+    expectTypeOf(eachRecord<{ receipt: string }>)
+      .parameter(0)
+      .toEqualTypeOf<RecordHandler<{ receipt: string }>>();
     // @ts-expect-error: the handler's result must be the declared result type
     eachRecord<{ receipt: string }>(async () => ({ receipt: 1 }));
     expectTypeOf<RecordHandler>().returns.toEqualTypeOf<unknown>();
@@ -147,7 +149,12 @@ describe('transition and versionedUpdate', () => {
     const input = { table: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
     expectTypeOf(transition<OrderItem>(client, input)).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
     expectTypeOf(transition(client, input)).resolves.toEqualTypeOf<StateOutcome<Record<string, unknown>>>();
-    const update = versionedUpdate<OrderItem>(client, { table: 'orders', key: { orderNo: 'o-1' }, expectVersion: 3, set: { status: 'PAID' } });
+    const update = versionedUpdate<OrderItem>(client, {
+      table: 'orders',
+      key: { orderNo: 'o-1' },
+      expectVersion: 3,
+      set: { status: 'PAID' },
+    });
     expectTypeOf(update).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
     // @ts-expect-error: an item type must be a record of attributes
     void transition<string>(client, input);

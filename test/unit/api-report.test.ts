@@ -36,7 +36,16 @@ describe('API report', () => {
 
   it('lists internals no more (removed from the public API in issue 11)', () => {
     const all = [...reports.values()].join('\n');
-    for (const name of ['sqsDefaults', 'eventBridgeDefaults', 'testingDefaults', 'itemIdentity', 'projectKey', 'summarize', 'md5Hex', 'ItemRef']) {
+    for (const name of [
+      'sqsDefaults',
+      'eventBridgeDefaults',
+      'testingDefaults',
+      'itemIdentity',
+      'projectKey',
+      'summarize',
+      'md5Hex',
+      'ItemRef',
+    ]) {
       expect(all).not.toMatch(new RegExp(`^(const|function|interface|type) ${name}\\b`, 'm'));
     }
   });
