@@ -13,7 +13,7 @@
  */
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger } from '../src/index.js';
+import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -50,6 +50,12 @@ export function outboxSender(write: (line: string) => void = (line) => process.s
  *
  * @example
  * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { createNotificationsHandler } from './notifications.js';
+ * import type { NotificationMessage } from './shared/messages.js';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const sent: NotificationMessage[] = [];
  * const handler = createNotificationsHandler({ client, tables: { idempotency: 'idem' }, send: async (n) => void sent.push(n) });
  * ```

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, transition, type BatchLogger } from '../src/index.js';
+import { eachRecord, jsonBody, sqsIdempotency, transition, type BatchLogger } from 'effectively-once';
 import { sharedDocumentClient, sharedEventBridgeClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -52,8 +52,16 @@ export class OrderNotPayableError extends Error {
  *
  * @example
  * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { lambdaContext, sqsEvent, sqsRecord } from 'effectively-once/testing';
+ * import { createPaymentsHandler } from './payments.js';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const publish = async (): Promise<void> => undefined;
  * const handler = createPaymentsHandler({ client, tables: { idempotency: 'idem', orders: 'orders' }, publish });
- * const { batchItemFailures } = await handler(sqsEvent, context);
+ * const event = sqsEvent([sqsRecord({ body: JSON.stringify({ orderNo: 'o-1', amount: 120, customerId: 'c-1', paidAt: 0 }) })]);
+ * const { batchItemFailures } = await handler(event, lambdaContext());
  * ```
  */
 export function createPaymentsHandler(deps: PaymentsDeps) {
@@ -108,7 +116,12 @@ export interface PaymentSendInput {
  *
  * @example
  * ```ts
- * await sqs.send(new SendMessageCommand({ QueueUrl, ...paymentMessage(payment) }));
+ * import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+ * import { paymentMessage } from './payments.js';
+ *
+ * const sqs = new SQSClient({});
+ * const payment = { orderNo: 'o-1', amount: 120, customerId: 'c-1', paidAt: Date.now() };
+ * await sqs.send(new SendMessageCommand({ QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments.fifo', ...paymentMessage(payment) }));
  * ```
  */
 export function paymentMessage(payment: PaymentMessage): PaymentSendInput {

@@ -12,7 +12,7 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBridgeIdempotency, handleEvent, type BatchLogger } from '../src/index.js';
+import { eventBridgeIdempotency, handleEvent, type BatchLogger } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -53,8 +53,15 @@ export const balanceKey = (customerId: string): { pk: string } => ({ pk: `custom
  *
  * @example
  * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { eventBridgeEvent, lambdaContext } from 'effectively-once/testing';
+ * import { createPointsHandler } from './points.js';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const handler = createPointsHandler({ client, tables: { idempotency: 'idem', points: 'points' } });
- * await handler(orderPaidEvent, context);
+ * const orderPaid = eventBridgeEvent({ source: 'effectively-once.payments', detailType: 'OrderPaid', detail: { orderNo: 'o-1', customerId: 'c-1', amount: 120 } });
+ * await handler(orderPaid, lambdaContext());
  * ```
  */
 export function createPointsHandler(deps: PointsDeps) {

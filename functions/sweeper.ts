@@ -9,7 +9,7 @@
  * whether such an effect happened needs a human or a replay from the DLQ.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { StaleClaim } from '../src/index.js';
+import type { StaleClaim } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { numberFromEnv, requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -73,8 +73,15 @@ export function staleClaimsMetric(count: number, at: number, metrics: { namespac
  *
  * @example
  * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { ScheduledEvent } from 'aws-lambda';
+ * import { lambdaContext } from 'effectively-once/testing';
+ * import { createSweeperHandler } from './sweeper.js';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const sweep = createSweeperHandler({ client, tables: { idempotency: 'idem' }, graceMs: 60_000 });
- * const report = await sweep({} as ScheduledEvent, context);
+ * const report = await sweep({} as ScheduledEvent, lambdaContext());
  * ```
  */
 export function createSweeperHandler(deps: SweeperDeps) {

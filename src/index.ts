@@ -6,12 +6,12 @@
  */
 
 // Middlewares and runners
-export { sqsIdempotency, sqsDefaults } from './sources/sqs.js';
+export { sqsIdempotency } from './sources/sqs.js';
 export type { SqsIdempotencyOptions } from './sources/sqs.js';
 export { eachRecord } from './sources/each-record.js';
 export type { EachRecordOptions } from './sources/each-record.js';
 export type { RecordContext, RecordHandler, NotStartedReason } from './sources/batch-runner.js';
-export { eventBridgeIdempotency, eventBridgeDefaults } from './sources/eventbridge.js';
+export { eventBridgeIdempotency } from './sources/eventbridge.js';
 export type { EventBridgeIdempotencyOptions, AnyEventBridgeEvent } from './sources/eventbridge.js';
 export { handleEvent } from './sources/event-run.js';
 export type { EventContext } from './sources/event-run.js';
@@ -72,11 +72,9 @@ export type {
   MissingOutcome,
   RefusedOutcome,
 } from './core/transition.js';
-export { itemIdentity, projectKey } from './core/transaction-limits.js';
-export type { ItemRef } from './core/transaction-limits.js';
 
 // Core: outcomes, records, errors, time, keys
-export { acknowledged, summarize } from './core/outcomes.js';
+export { acknowledged } from './core/outcomes.js';
 export type {
   RecordOutcome,
   RecordOutcomeKind,

@@ -21,6 +21,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as 
  *
  * @example
  * ```ts
+ * import { sharedDocumentClient } from './aws.js';
  * const client = sharedDocumentClient();
  * ```
  */

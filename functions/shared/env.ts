@@ -12,6 +12,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
  * @throws Error naming the variable when it is unset or empty.
  * @example
  * ```ts
+ * import { requireEnv } from './env.js';
  * const table = requireEnv('IDEMPOTENCY_TABLE');
  * ```
  */

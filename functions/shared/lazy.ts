@@ -15,6 +15,8 @@ export type AsyncHandler<TEvent, TResult> = (event: TEvent, context: Context) =>
 /**
  * @example
  * ```ts
+ * import { createPaymentsHandler, paymentsDepsFromEnv } from '../payments.js';
+ * import { lazyHandler } from './lazy.js';
  * export const handler = lazyHandler(() => createPaymentsHandler(paymentsDepsFromEnv()));
  * ```
  */

@@ -18,6 +18,7 @@ export type PublishOrderPaid = (detail: OrderPaid) => Promise<void>;
  * @example
  * ```ts
  * import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+ * import { eventBridgePublisher } from './publish.js';
  * const publish = eventBridgePublisher(new EventBridgeClient({}), 'orders');
  * await publish({ orderNo: 'o-1', customerId: 'c-1', amount: 120 });
  * ```

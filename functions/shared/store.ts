@@ -3,7 +3,7 @@
  * one is injected (the local run may wrap it with fault injection).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBIdempotencyStore, type Clock, type LeasePolicy, type TransactionalIdempotencyStore } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, type Clock, type LeasePolicy, type TransactionalIdempotencyStore } from 'effectively-once';
 
 /** What a consumer needs to reach its idempotency records. */
 export interface StoreDeps {

@@ -116,7 +116,7 @@ export function acknowledged(outcome: RecordOutcome): boolean {
  *
  * @example
  * ```ts
- * import { summarize } from 'effectively-once';
+ * import { summarize } from './outcomes.js';
  * const counts = summarize([
  *   { kind: 'completed', messageId: 'm-1', key: 'order-1' },
  *   { kind: 'not-started', messageId: 'm-2', reason: 'group-failed' },

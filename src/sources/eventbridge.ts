@@ -46,7 +46,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
  *
  * @example
  * ```ts
- * import { eventBridgeDefaults } from 'effectively-once';
+ * import { eventBridgeDefaults } from './eventbridge.js';
  * console.log(eventBridgeDefaults.storeResult, eventBridgeDefaults.wait.maxMs); // true 30000
  * ```
  */

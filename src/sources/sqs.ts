@@ -50,7 +50,7 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
  *
  * @example
  * ```ts
- * import { sqsDefaults } from 'effectively-once';
+ * import { sqsDefaults } from './sqs.js';
  * console.log(sqsDefaults.strategy, sqsDefaults.autoSafetyMargin.maxMs); // 'claim' 5000
  * ```
  */

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { testingDefaults } from 'effectively-once/testing';
+ * import { testingDefaults } from './defaults.js';
  * console.log(testingDefaults.visibilityTimeoutMs / testingDefaults.timeoutMs); // 10 (AWS advises >= 6)
  * ```
  */

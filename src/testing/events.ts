@@ -44,7 +44,7 @@ export interface SqsRecordOptions {
  *
  * @example
  * ```ts
- * import { md5Hex } from 'effectively-once/testing';
+ * import { md5Hex } from './events.js';
  * console.log(md5Hex('hello')); // 5d41402abc4b2a76b9719d911017c592
  * ```
  */

@@ -7,9 +7,9 @@
  */
 export { ManualClock, isAdvanceableClock } from './clock.js';
 export type { AdvanceableClock } from './clock.js';
-export { testingDefaults, lambdaAsyncRetryDelaysMs } from './defaults.js';
+export { lambdaAsyncRetryDelaysMs } from './defaults.js';
 export { SimulationError, SimulatedCrash, SimulatedFailure, InvocationTimeoutError, InvalidBatchResponseError } from './errors.js';
-export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, md5Hex, md5OfMessageAttributes } from './events.js';
+export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, md5OfMessageAttributes } from './events.js';
 export type { SqsRecordOptions, EventBridgeEventOptions, LambdaContextOptions } from './events.js';
 export { SqsQueueSimulator } from './queue.js';
 export type { SqsQueueOptions, SendOptions, SendResult, QueueStats, QueuedMessage } from './queue.js';

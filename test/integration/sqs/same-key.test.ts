@@ -7,7 +7,8 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsDefaults, sqsIdempotency, type RecordHandler, type Strategy } from '../../../src/index.js';
+import { eachRecord, jsonBody, sqsIdempotency, type RecordHandler, type Strategy } from '../../../src/index.js';
+import { sqsDefaults } from '../../../src/sources/sqs.js';
 import { payloadHash } from '../../../src/core/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';

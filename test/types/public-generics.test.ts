@@ -1,0 +1,228 @@
+/**
+ * Type tests of the public generics: what a user's editor infers when they
+ * write the README's examples. These assertions are checked by the compiler
+ * (`npm run typecheck`, part of `npm test`); at run time `expectTypeOf` does
+ * nothing, so each case also runs as a test that names what it proves.
+ * `@ts-expect-error` lines prove that a wrong use is refused: if the library
+ * accepted it, the directive itself would be an error.
+ */
+import middy from '@middy/core';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  eachRecord,
+  eventBridgeIdempotency,
+  handleEvent,
+  jsonBody,
+  sqsIdempotency,
+  transition,
+  versionedUpdate,
+  type BusinessKey,
+  type EventContext,
+  type IdempotencyStore,
+  type RecordContext,
+  type RecordHandler,
+  type RecordOutcome,
+  type SqsIdempotencyOptions,
+  type StateOutcome,
+  type TransactionBuilder,
+} from '../../src/index.js';
+import { MemoryIdempotencyStore } from '../../src/testing/index.js';
+
+const store: IdempotencyStore = new MemoryIdempotencyStore();
+// Never called: the state helpers' cases are type-level only (they would need a table).
+declare const client: DynamoDBDocumentClient;
+
+interface Order {
+  orderNo: string;
+  amount: number;
+}
+type OrderPaid = EventBridgeEvent<'OrderPaid', Order>;
+interface OrderItem {
+  [name: string]: unknown;
+  orderNo: string;
+  status: 'PENDING' | 'PAID';
+  version: number;
+}
+
+describe('eachRecord and RecordHandler', () => {
+  it('gives the handler the SQS record and the record context, and returns a Lambda handler of SQS batches', () => {
+    const handler = eachRecord(async (record, ctx) => {
+      expectTypeOf(record).toEqualTypeOf<SQSRecord>();
+      expectTypeOf(ctx).toEqualTypeOf<RecordContext>();
+      expectTypeOf(ctx.key).toBeString();
+      expectTypeOf(ctx.attempt).toBeNumber();
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx.context).toEqualTypeOf<Context>();
+      return { receipt: record.messageId };
+    });
+    expectTypeOf(handler).toEqualTypeOf<(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>>();
+    expectTypeOf(handler).returns.resolves.toEqualTypeOf<SQSBatchResponse>();
+  });
+
+  it('infers the result type of the record handler, and takes an explicit one', () => {
+    const typed: RecordHandler<{ receipt: string }> = (record) => ({ receipt: record.messageId });
+    expectTypeOf(typed).returns.toEqualTypeOf<{ receipt: string } | Promise<{ receipt: string }>>();
+    expectTypeOf(eachRecord<{ receipt: string }>)
+      .parameter(0)
+      .toEqualTypeOf<RecordHandler<{ receipt: string }>>();
+    // @ts-expect-error: the handler's result must be the declared result type
+    eachRecord<{ receipt: string }>(async () => ({ receipt: 1 }));
+    expectTypeOf<RecordHandler>().returns.toEqualTypeOf<unknown>();
+  });
+
+  it('fits middy<SQSEvent, SQSBatchResponse>() with sqsIdempotency', () => {
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store, key: (r) => jsonBody<Order>(r).orderNo }))
+      .handler(eachRecord(async () => undefined, { concurrency: 5 }));
+    expectTypeOf(handler).toBeCallableWith({ Records: [] } as SQSEvent, {} as Context);
+  });
+});
+
+describe('sqsIdempotency options', () => {
+  it('types the key and payload callbacks from the SQS record', () => {
+    expectTypeOf<SqsIdempotencyOptions['key']>().parameter(0).toEqualTypeOf<SQSRecord>();
+    expectTypeOf<SqsIdempotencyOptions['key']>().returns.toEqualTypeOf<BusinessKey | undefined | null>();
+    expectTypeOf<BusinessKey>().toEqualTypeOf<string | number>();
+    sqsIdempotency({ store, key: (r) => r.messageId, payload: (r) => r.body, strategy: 'claim', storeResult: false, logger: false });
+  });
+
+  it('refuses options of the wrong type or name at compile time', () => {
+    // Built, never called: at run time these would be the TypeError naming the option.
+    const wrong = [
+      // @ts-expect-error: `key` is required
+      () => sqsIdempotency({ store }),
+      // @ts-expect-error: unknown strategy
+      () => sqsIdempotency({ store, key: () => 'k', strategy: 'exactly-once' }),
+      // @ts-expect-error: a key must be a string or a number
+      () => sqsIdempotency({ store, key: () => ({ id: 1 }) }),
+      // @ts-expect-error: unknown option
+      () => sqsIdempotency({ store, key: () => 'k', retries: 3 }),
+    ];
+    expectTypeOf(wrong).items.returns.toEqualTypeOf<ReturnType<typeof sqsIdempotency>>();
+  });
+});
+
+describe('eventBridgeIdempotency and handleEvent', () => {
+  it('types the key and payload callbacks from the event type argument', () => {
+    const mw = eventBridgeIdempotency<OrderPaid>({
+      store,
+      key: (e) => {
+        expectTypeOf(e).toEqualTypeOf<OrderPaid>();
+        expectTypeOf(e.detail).toEqualTypeOf<Order>();
+        return e.detail.orderNo;
+      },
+      payload: (e) => e.detail.amount,
+    });
+    expectTypeOf(mw).toEqualTypeOf<middy.MiddlewareObj<OrderPaid, unknown>>();
+    // @ts-expect-error: `detail.customer` is not part of OrderPaid
+    eventBridgeIdempotency<OrderPaid>({ store, key: (e) => e.detail.customer });
+  });
+
+  it('fits middy<TEvent, TResult>() and keeps the result type', () => {
+    const handler = middy<OrderPaid, { receiptId: string }>()
+      .use(eventBridgeIdempotency<OrderPaid, { receiptId: string }>({ store, key: (e) => e.detail.orderNo }))
+      .handler(async (event) => ({ receiptId: event.detail.orderNo }));
+    expectTypeOf(handler).returns.resolves.toEqualTypeOf<{ receiptId: string }>();
+  });
+
+  it('handleEvent<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
+    const run = handleEvent(async (event: OrderPaid, ctx) => {
+      expectTypeOf(ctx).toEqualTypeOf<EventContext>();
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      return { points: event.detail.amount };
+    });
+    expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context) => Promise<{ points: number }>>();
+    const explicit = handleEvent<OrderPaid, string>((event) => event.detail.orderNo);
+    expectTypeOf(explicit).returns.resolves.toBeString();
+  });
+});
+
+describe('transition and versionedUpdate', () => {
+  it('resolve to a StateOutcome of the item type asked for', () => {
+    expectTypeOf(stateCalls).toBeFunction();
+  });
+
+  // Type-checked, not run (no table behind `client`).
+  function stateCalls(): void {
+    const input = { table: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
+    expectTypeOf(transition<OrderItem>(client, input)).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
+    expectTypeOf(transition(client, input)).resolves.toEqualTypeOf<StateOutcome<Record<string, unknown>>>();
+    const update = versionedUpdate<OrderItem>(client, {
+      table: 'orders',
+      key: { orderNo: 'o-1' },
+      expectVersion: 3,
+      set: { status: 'PAID' },
+    });
+    expectTypeOf(update).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
+    // @ts-expect-error: an item type must be a record of attributes
+    void transition<string>(client, input);
+  }
+
+  it('narrows StateOutcome by `outcome`: the item where there is one, none when missing', () => {
+    const narrow = (r: StateOutcome<OrderItem>): void => {
+      switch (r.outcome) {
+        case 'applied':
+        case 'already':
+        case 'conflict':
+          expectTypeOf(r.item).toEqualTypeOf<OrderItem>();
+          expectTypeOf(r.item.status).toEqualTypeOf<'PENDING' | 'PAID'>();
+          break;
+        case 'missing':
+          expectTypeOf(r).not.toHaveProperty('item');
+          break;
+        default:
+          expectTypeOf(r).toBeNever();
+      }
+    };
+    expectTypeOf(narrow).parameter(0).toHaveProperty('outcome').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+  });
+});
+
+describe('RecordOutcome', () => {
+  it('narrows by `kind` to the fields each outcome carries', () => {
+    const narrow = (o: RecordOutcome): void => {
+      expectTypeOf(o.messageId).toBeString();
+      switch (o.kind) {
+        case 'completed':
+          expectTypeOf(o.key).toBeString();
+          expectTypeOf(o).toHaveProperty('result');
+          break;
+        case 'duplicate':
+        case 'in-progress':
+          expectTypeOf(o.existing.id).toBeString();
+          break;
+        case 'invalid':
+          expectTypeOf(o.key).toEqualTypeOf<string | undefined>();
+          expectTypeOf(o.error.name).toBeString();
+          break;
+        case 'failed':
+          expectTypeOf(o.error).toBeUnknown();
+          break;
+        case 'lease-lost':
+          expectTypeOf(o.error.key).toEqualTypeOf<string | undefined>();
+          break;
+        case 'not-started':
+          expectTypeOf(o.reason).toEqualTypeOf<'deadline' | 'group-failed' | 'handler-threw' | 'same-key-failed'>();
+          break;
+        case 'conflict':
+          expectTypeOf(o.final).toBeBoolean();
+          break;
+        default:
+          expectTypeOf(o).toBeNever();
+      }
+    };
+    expectTypeOf(narrow).parameter(0).toHaveProperty('kind').toEqualTypeOf<RecordOutcome['kind']>();
+  });
+});
+
+describe('jsonBody<T>', () => {
+  it('returns the type asked for, unknown by default, and takes any record with a body and a message id', () => {
+    const record = { body: '{"orderNo":"o-1","amount":5}', messageId: 'm-1' };
+    expectTypeOf(jsonBody<Order>(record)).toEqualTypeOf<Order>();
+    expectTypeOf(jsonBody(record)).toBeUnknown();
+    // @ts-expect-error: a record needs a message id, to name it in the error when the body does not parse
+    jsonBody({ body: '{}' });
+  });
+});
