@@ -216,7 +216,11 @@ async function pollLoop(options: PollingOptions, signal: AbortSignal): Promise<v
       if (signal.aborted) return;
       throw err;
     }
-    if (records.length === 0) continue;
+    if (records.length === 0) {
+      // A queue that answers "nothing" at once must not starve timers (a real SQS long-polls instead).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      continue;
+    }
     // The visibility clock started when the queue answered, a moment before now.
     const receivedAt = clock.now();
     const event = sqsEvent(records);
