@@ -1,20 +1,13 @@
 /**
- * Command-line options of `npm run bench`.
+ * Command-line options of `npm run bench`, declared as a flag table for the
+ * shared parser in scripts/flags.ts.
  */
-import { parseArgs } from 'node:util';
+import { helpText, parseFlags, UsageError } from '../scripts/flags.js';
 import { variantIds } from './variants.js';
 
-/** A bad command line: the message names the option and what it accepts. */
-export class BenchUsageError extends TypeError {
-  override readonly name = 'BenchUsageError';
-  /** The option at fault, without dashes (`undefined` when the parser could not tell). */
-  readonly option: string | undefined;
-
-  constructor(message: string, option?: string) {
-    super(message);
-    this.option = option;
-  }
-}
+/** A bad command line: the message names the option and what it accepts (the shared {@link UsageError}). */
+export const BenchUsageError = UsageError;
+export type BenchUsageError = UsageError;
 
 /** Parsed command line. */
 export interface BenchArgs {
@@ -51,52 +44,48 @@ export const benchDefaults = {
   docs: 'docs/benchmarks.md',
 } as const;
 
-export const usage = `Usage: npm run bench -- [options]
-
-Pushes one seeded SQS workload (business events, some delivered again under
+const cli = {
+  usage: 'npm run bench -- [options]',
+  helpCommand: 'npm run bench -- --help',
+  summary: `Pushes one seeded SQS workload (business events, some delivered again under
 new message ids) through the business write alone, AWS Powertools
 idempotency + batch, and effectively-once (claim, transaction, state
 machine), interleaved batch by batch on DynamoDB Local, and prints the
 figures side by side. Starts DynamoDB Local itself unless DYNAMODB_ENDPOINT
 is set. Also measures the cold-start weight of a minimal handler with each
-library, and a lease-takeover correctness comparison.
+library, and a lease-takeover correctness comparison.`,
+  flags: {
+    events: { type: 'integer', help: 'unique business events; 500 for a quick run', default: benchDefaults.events, min: 1, max: 1_000_000 },
+    'dup-rate': { type: 'number', help: 'extra deliveries per event, 0..10', default: benchDefaults.duplicateRate, min: 0, max: 10, value: 'R' },
+    seed: { type: 'integer', help: 'workload seed, a non-negative integer', default: benchDefaults.seed, min: 0, max: 2 ** 32 - 1 },
+    batch: { type: 'integer', help: 'records per SQS batch, 1..10000', default: benchDefaults.batch, min: 1, max: 10_000 },
+    latency: {
+      type: 'number',
+      help: 'added before every DynamoDB request, 0..1000 ms',
+      default: benchDefaults.latencyMs,
+      min: 0,
+      max: 1000,
+      value: 'MS',
+    },
+    warmup: { type: 'integer', help: 'warm-up batches per variant, not measured', default: benchDefaults.warmup, min: 0, max: 100_000 },
+    'import-samples': {
+      type: 'integer',
+      help: 'fresh-process imports per handler for the cold start',
+      default: benchDefaults.importSamples,
+      min: 1,
+      max: 1000,
+    },
+    only: { type: 'string', help: `variants to run, each with the one it is compared with:\n${variantIds.join(', ')}`, value: 'a,b' },
+    units: { type: 'boolean', help: 'also count capacity units (asks DynamoDB for them on every request; costs DynamoDB Local CPU)' },
+    'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures' },
+    'no-correctness': { type: 'boolean', help: 'skip the lease-takeover comparison' },
+    docs: { type: 'string', help: `write the Markdown report there (default ${benchDefaults.docs}; a run replaces only its own section)`, value: 'FILE' },
+    'no-docs': { type: 'boolean', help: 'do not write the Markdown report' },
+    json: { type: 'boolean', help: 'one JSON document on stdout instead of the table' },
+  },
+} as const;
 
-Options:
-  --events N        unique business events (default ${benchDefaults.events}; 500 for a quick run)
-  --dup-rate R      extra deliveries per event, 0..10 (default ${benchDefaults.duplicateRate})
-  --seed N          workload seed, a non-negative integer (default ${benchDefaults.seed})
-  --batch N         records per SQS batch, 1..10000 (default ${benchDefaults.batch})
-  --latency MS      added before every DynamoDB request, 0..1000 ms (default ${benchDefaults.latencyMs})
-  --warmup N        warm-up batches per variant, not measured (default ${benchDefaults.warmup})
-  --import-samples N  fresh-process imports per handler for the cold start (default ${benchDefaults.importSamples})
-  --only a,b        variants to run, each with the one it is compared with:
-                    ${variantIds.join(', ')}
-  --units           also count capacity units (asks DynamoDB for them on every request; costs DynamoDB Local CPU)
-  --no-cold-start   skip the bundle and import-time figures
-  --no-correctness  skip the lease-takeover comparison
-  --docs FILE       write the Markdown report there (default ${benchDefaults.docs}; a run replaces only its own section)
-  --no-docs         do not write the Markdown report
-  --json            one JSON document on stdout instead of the table
-  --help            this text
-`;
-
-function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw new BenchUsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}".`, name);
-  }
-  return n;
-}
-
-function decimal(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new BenchUsageError(`--${name} must be a number from ${min} to ${max}, got "${raw}".`, name);
-  }
-  return n;
-}
+export const usage = helpText(cli);
 
 function variantList(raw: string | undefined): string[] {
   if (raw === undefined) return [];
@@ -108,52 +97,27 @@ function variantList(raw: string | undefined): string[] {
   return only;
 }
 
-const OPTIONS = {
-  events: { type: 'string' },
-  'dup-rate': { type: 'string' },
-  seed: { type: 'string' },
-  batch: { type: 'string' },
-  latency: { type: 'string' },
-  warmup: { type: 'string' },
-  'import-samples': { type: 'string' },
-  only: { type: 'string' },
-  units: { type: 'boolean', default: false },
-  'no-cold-start': { type: 'boolean', default: false },
-  'no-correctness': { type: 'boolean', default: false },
-  docs: { type: 'string' },
-  'no-docs': { type: 'boolean', default: false },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
-} as const;
-
-function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (err) {
-    // node:util's own errors (unknown option, missing value) become ours, with the same message.
-    throw new BenchUsageError(err instanceof Error ? err.message : String(err));
-  }
-}
-
 /** Parses argv (without node and script). @throws BenchUsageError on an unknown option or a bad value. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const values = parse(argv);
+  const parsed = parseFlags(cli, argv);
+  if (parsed.help) return { ...parseBenchArgs([]), help: true };
+  const values = parsed.values;
   if (values.docs !== undefined && values['no-docs']) throw new BenchUsageError('--docs and --no-docs exclude each other.', 'docs');
   if (values.docs !== undefined && values.docs.trim() === '') throw new BenchUsageError('--docs needs a file name.', 'docs');
   return {
-    events: integer('events', values.events, benchDefaults.events, 1, 1_000_000),
-    duplicateRate: decimal('dup-rate', values['dup-rate'], benchDefaults.duplicateRate, 0, 10),
-    seed: integer('seed', values.seed, benchDefaults.seed, 0, 2 ** 32 - 1),
-    batch: integer('batch', values.batch, benchDefaults.batch, 1, 10_000),
-    latencyMs: decimal('latency', values.latency, benchDefaults.latencyMs, 0, 1000),
-    warmup: integer('warmup', values.warmup, benchDefaults.warmup, 0, 100_000),
-    importSamples: integer('import-samples', values['import-samples'], benchDefaults.importSamples, 1, 1000),
+    events: values.events,
+    duplicateRate: values['dup-rate'],
+    seed: values.seed,
+    batch: values.batch,
+    latencyMs: values.latency,
+    warmup: values.warmup,
+    importSamples: values['import-samples'],
     only: variantList(values.only),
     units: values.units,
     coldStart: !values['no-cold-start'],
     correctness: !values['no-correctness'],
     docs: values['no-docs'] ? undefined : (values.docs ?? benchDefaults.docs),
     json: values.json,
-    help: values.help,
+    help: false,
   };
 }

@@ -14,24 +14,39 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../infra/tables.js';
+import { helpText, parseFlags, UsageError } from './flags.js';
 
 // The order events/payments.json pays and events/points.json awards points for.
 const SAMPLE_ORDER = { orderNo: 'o-000001', customerId: 'c-00001', amount: 120, status: 'PENDING', version: 1 };
 
-function flag(argv: readonly string[], name: string, fallback: string): string {
-  const i = argv.indexOf(name);
-  const value = i === -1 ? fallback : argv[i + 1];
-  if (value === undefined || !/^[a-zA-Z0-9-]+$/.test(value)) {
-    process.stderr.write('Usage: npx tsx scripts/local-dynamodb.ts [--stage <name>] [--region <region>]\n');
+const cli = {
+  usage: 'npx tsx scripts/local-dynamodb.ts [options]',
+  helpCommand: 'npx tsx scripts/local-dynamodb.ts --help',
+  summary: `Starts DynamoDB Local (or uses DYNAMODB_ENDPOINT), creates the tables of a
+stage, seeds the sample order and keeps running until Ctrl-C.`,
+  flags: {
+    stage: { type: 'string', help: 'serverless stage the table names are for', default: 'dev', pattern: /^[a-zA-Z0-9-]+$/, value: 'NAME' },
+    region: { type: 'string', help: 'region `invoke local` connects with', default: 'eu-west-1', pattern: /^[a-zA-Z0-9-]+$/, value: 'REGION' },
+  },
+} as const;
+
+/** The stage and region asked for; help or a bad command line ends the process. */
+function options(argv: readonly string[]): { readonly stage: string; readonly region: string } {
+  try {
+    const parsed = parseFlags(cli, argv);
+    if (!parsed.help) return parsed.values;
+    process.stdout.write(helpText(cli));
+    process.exit(0);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n\n${helpText(cli)}`);
     process.exit(2);
   }
-  return value;
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const prefix = `effectively-once-${flag(argv, '--stage', 'dev')}`;
-  const region = flag(argv, '--region', 'eu-west-1');
+  const { stage, region } = options(process.argv.slice(2));
+  const prefix = `effectively-once-${stage}`;
   const ddb = await startDynamoDBLocal();
   const client = new DynamoDBClient({ endpoint: ddb.endpoint, region, credentials: LOCAL_CREDENTIALS });
   const stop = async () => {

@@ -23,7 +23,7 @@ function command(): Command | undefined {
     return parseArgs(process.argv.slice(2));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${err.message}\n\n${usage}\n`);
+    process.stderr.write(`${err.message}\n\n${usage}`);
     process.exitCode = 2;
     return undefined;
   }
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const cmd = command();
   if (cmd === undefined) return;
   if (cmd.kind === 'help') {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(usage);
     return;
   }
   const controller = new AbortController();

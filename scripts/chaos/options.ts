@@ -1,7 +1,8 @@
 /**
- * Command line of `npm run chaos`.
+ * Command line of `npm run chaos`, declared as a flag table for the shared
+ * parser in scripts/flags.ts.
  */
-import { parseArgs } from 'node:util';
+import { helpText, parseFlags, UsageError } from '../flags.js';
 
 /** What the command line asked for. */
 export interface ChaosCommand {
@@ -14,73 +15,52 @@ export interface ChaosCommand {
   readonly progress: boolean;
 }
 
-/** A bad command line; the message names the option and what it accepts. */
-export class ChaosUsageError extends Error {
-  override readonly name = 'ChaosUsageError';
-}
+/** A bad command line; the message names the option and what it accepts (the shared {@link UsageError}). */
+export const ChaosUsageError = UsageError;
+export type ChaosUsageError = UsageError;
 
 export const chaosDefaults = { seed: 1, seeds: 3, messages: 300, pollers: 4 } as const;
 
-export const chaosUsage = `Usage: npm run chaos -- [options]
-
-Runs the reference service locally (DynamoDB Local + fauxqs) under a seeded
+const cli = {
+  usage: 'npm run chaos -- [options]',
+  helpCommand: 'npm run chaos -- --help',
+  summary: `Runs the reference service locally (DynamoDB Local + fauxqs) under a seeded
 mix of faults (DynamoDB throttling, transaction conflicts, network errors
 before and after a write landed, latency; Lambda crashes after the claim,
 after the effect, after the completion and before the delete; batches timing
 out mid-way; one batch given to two pollers at once; effects outlasting the
 visibility timeout; transient failures; poison), until the queues drain.
-Prints the invariants per strategy and exits 1 if one is broken.
+Prints the invariants per strategy and exits 1 if one is broken.`,
+  flags: {
+    seed: {
+      type: 'integer',
+      help: 'first seed; a seed reproduces its fault plan',
+      default: chaosDefaults.seed,
+      min: 0,
+      max: 2 ** 32 - 1,
+    },
+    seeds: { type: 'integer', help: 'seeds to run: N, N+1, ..., N+K-1', default: chaosDefaults.seeds, min: 1, max: 1_000, value: 'K' },
+    messages: {
+      type: 'integer',
+      help: 'orders per seed; each is a payment, a notification and an\nOrderPaid event, plus re-sends',
+      default: chaosDefaults.messages,
+      min: 1,
+      max: 100_000,
+      value: 'M',
+    },
+    pollers: { type: 'integer', help: 'concurrent pollers per queue', default: chaosDefaults.pollers, min: 1, max: 64, value: 'P' },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+    'no-progress': { type: 'boolean', help: 'no progress lines on stderr' },
+  },
+  footer: 'Set DYNAMODB_ENDPOINT=http://host:port to use a DynamoDB Local that is already running.',
+} as const;
 
-Options:
-  --seed N       first seed (default ${chaosDefaults.seed}); a seed reproduces its fault plan
-  --seeds K      seeds to run: N, N+1, ..., N+K-1 (default ${chaosDefaults.seeds})
-  --messages M   orders per seed; each is a payment, a notification and an
-                 OrderPaid event, plus re-sends (default ${chaosDefaults.messages})
-  --pollers P    concurrent pollers per queue (default ${chaosDefaults.pollers})
-  --json         print the report as JSON
-  --no-progress  no progress lines on stderr
-  -h, --help     this text
-
-Set DYNAMODB_ENDPOINT=http://host:port to use a DynamoDB Local that is already running.
-`;
-
-function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ChaosUsageError(`--${flag} must be an integer from ${min} to ${max}, got "${raw}".`);
-  }
-  return n;
-}
+export const chaosUsage = helpText(cli);
 
 /** Parses argv (without node and the script). @throws ChaosUsageError on an unknown option or a bad value. */
 export function parseChaosArgs(argv: readonly string[]): ChaosCommand {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        seed: { type: 'string' },
-        seeds: { type: 'string' },
-        messages: { type: 'string' },
-        pollers: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'no-progress': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new ChaosUsageError(`${(err as Error).message} Run \`npm run chaos -- --help\` for the options.`, { cause: err });
-  }
-  return {
-    help: values.help,
-    seed: integer('seed', values.seed, chaosDefaults.seed, 0, 2 ** 32 - 1),
-    seeds: integer('seeds', values.seeds, chaosDefaults.seeds, 1, 1_000),
-    messages: integer('messages', values.messages, chaosDefaults.messages, 1, 100_000),
-    pollers: integer('pollers', values.pollers, chaosDefaults.pollers, 1, 64),
-    json: values.json,
-    progress: !values['no-progress'],
-  };
+  const parsed = parseFlags(cli, argv);
+  if (parsed.help) return { help: true, ...chaosDefaults, json: false, progress: true };
+  const v = parsed.values;
+  return { help: false, seed: v.seed, seeds: v.seeds, messages: v.messages, pollers: v.pollers, json: v.json, progress: !v['no-progress'] };
 }

@@ -1,19 +1,17 @@
 /**
  * Lambda's asynchronous invocation, locally: what EventBridge does to a
- * target function. The event is queued; a failed attempt (thrown error,
- * crash or timeout) is retried up to `maximumRetryAttempts` times after a delay; an
- * event that still fails, or grows older than `maximumEventAgeSeconds`, goes
- * to the on-failure destination as an invocation record.
+ * target function, on the testing kit's one simulator (`AsyncInvoker`, the
+ * same that `invokeAsync` runs on). This file only adapts it to the local
+ * run: the deployed retry count and event age, the local account and region,
+ * and the run's counters.
  *
  * Lambda waits about 1 then 2 minutes between attempts; locally the delays
  * are scaled down to milliseconds, the attempt count is the deployed one.
  */
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import type { AsyncInvokeDefinition } from '../../infra/queues.js';
-import { lambdaErrorPayload, type AsyncFailureRecord, type InvocationResult } from '../../src/testing/index.js';
-import { invokeLocally } from './lambda-context.js';
+import { AsyncInvoker as Simulator, type AsyncFailureRecord } from '../../src/testing/index.js';
 import type { SourceStats } from './stats.js';
 
 /** The record Lambda sends to an on-failure destination. */
@@ -45,123 +43,48 @@ export interface AsyncInvoker<E> {
   stop(): void;
 }
 
-interface Job<E> {
-  readonly event: E;
-  readonly requestId: string;
-  readonly enqueuedAt: number;
-  attempts: number;
-}
-
-/** The record of an event that failed for good. */
-function failureRecord<E>(
-  job: Job<E>,
-  functionName: string,
-  condition: AsyncFailureRecord<E>['requestContext']['condition'],
-  last: Exclude<InvocationResult<unknown>, { outcome: 'returned' }>,
-): AsyncFailureRecord<E> {
-  return {
-    version: '1.0',
-    timestamp: new Date().toISOString(),
-    requestContext: {
-      requestId: job.requestId,
-      functionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${functionName}:$LATEST`,
-      condition,
-      approximateInvokeCount: job.attempts,
-    },
-    requestPayload: job.event,
-    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
-    responsePayload: lambdaErrorPayload(last),
-  };
-}
-
-class LocalAsyncInvoker<E> implements AsyncInvoker<E> {
-  readonly #options: AsyncInvokerOptions<E>;
-  readonly #ready: Job<E>[] = [];
-  readonly #timers = new Set<NodeJS.Timeout>();
-  #running = 0;
-  #stopped = false;
-  #failure: { readonly error: unknown } | undefined;
-
-  constructor(options: AsyncInvokerOptions<E>) {
-    this.#options = options;
-  }
-
-  invoke(event: E): void {
-    if (this.#stopped) return; // shutting down: nothing new starts
-    this.#ready.push({ event, requestId: randomUUID(), enqueuedAt: Date.now(), attempts: 0 });
-    this.#pump();
-  }
-
-  pending(): number {
-    return this.#ready.length + this.#running + this.#timers.size;
-  }
-
-  error(): unknown {
-    return this.#failure?.error;
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
-    this.#ready.length = 0;
-  }
-
-  #pump(): void {
-    while (this.#running < this.#options.concurrency && this.#ready.length > 0) {
-      const job = this.#ready.shift() as Job<E>;
-      this.#running += 1;
-      this.#run(job)
-        .catch((error: unknown) => {
-          this.#failure ??= { error };
-        })
-        .finally(() => {
-          this.#running -= 1;
-          this.#pump();
-        });
-    }
-  }
-
-  async #run(job: Job<E>): Promise<void> {
-    const { stats, handler, functionName, functionTimeoutMs } = this.#options;
-    job.attempts += 1;
-    stats.invocations += 1;
-    stats.delivered += 1;
-    stats.inFlight += 1;
-    const outcome = await invokeLocally(handler, job.event, functionName, functionTimeoutMs, job.requestId);
-    stats.inFlight -= 1;
-    if (outcome.outcome === 'returned') {
-      stats.acknowledged += 1;
-      this.#options.onSucceeded?.(job.event);
-      return;
-    }
-    if (outcome.outcome === 'timed-out') stats.timeouts += 1;
-    else if (outcome.outcome === 'crashed') stats.crashes += 1;
-    else stats.handlerErrors += 1;
-    await this.#afterFailure(job, outcome);
-  }
-
-  async #afterFailure(job: Job<E>, last: Exclude<InvocationResult<unknown>, { outcome: 'returned' }>): Promise<void> {
-    const { definition, stats, retryDelaysMs } = this.#options;
-    const tooOld = Date.now() - job.enqueuedAt > definition.maximumEventAgeSeconds * 1000;
-    if (job.attempts > definition.maximumRetryAttempts || tooOld) {
-      stats.toDestination += 1;
-      const condition = tooOld ? 'EventAgeExceeded' : 'RetriesExhausted';
-      await this.#options.onFailure(failureRecord(job, this.#options.functionName, condition, last));
-      return;
-    }
-    stats.retried += 1;
-    const delay = retryDelaysMs[job.attempts - 1] ?? retryDelaysMs.at(-1) ?? 0;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#ready.push(job);
-      this.#pump();
-    }, delay);
-    this.#timers.add(timer);
-  }
-}
-
-/** Creates an async invoker with Lambda's retry semantics. */
+/** Creates an async invoker with Lambda's retry semantics, counting into `options.stats`. */
 export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): AsyncInvoker<E> {
-  return new LocalAsyncInvoker(options);
+  const { stats, definition, retryDelaysMs } = options;
+  const simulator = new Simulator<E, unknown>({
+    handler: options.handler,
+    functionName: options.functionName,
+    timeoutMs: options.functionTimeoutMs,
+    maxRetries: definition.maximumRetryAttempts,
+    maxEventAgeMs: definition.maximumEventAgeSeconds * 1000,
+    retryDelayMs: (retry) => retryDelaysMs[retry - 1] ?? retryDelaysMs.at(-1) ?? 0,
+    concurrency: options.concurrency,
+    context: { region: LOCAL_REGION, accountId: LOCAL_ACCOUNT, memoryLimitInMB: 1024 },
+    observer: {
+      attemptStarted: () => {
+        stats.invocations += 1;
+        stats.delivered += 1;
+        stats.inFlight += 1;
+      },
+      attemptEnded: (_event, result) => {
+        stats.inFlight -= 1;
+        if (result.outcome === 'timed-out') stats.timeouts += 1;
+        else if (result.outcome === 'crashed') stats.crashes += 1;
+        else if (result.outcome === 'threw') stats.handlerErrors += 1;
+      },
+      retrying: () => {
+        stats.retried += 1;
+      },
+    },
+    onSuccess: (record) => {
+      stats.acknowledged += 1;
+      options.onSucceeded?.(record.requestPayload);
+    },
+    onFailure: async (record) => {
+      stats.toDestination += 1;
+      await options.onFailure(record);
+    },
+  });
+  return {
+    // A destination that cannot be written is kept by `error()`, which the run checks.
+    invoke: (event) => void simulator.submit(event).catch(() => undefined),
+    pending: () => simulator.pending(),
+    error: () => simulator.error(),
+    stop: () => simulator.stop(),
+  };
 }

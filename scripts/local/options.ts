@@ -1,8 +1,11 @@
 /**
- * Options of the local run, their defaults, and the command-line parser for
- * `npm start -- --orders 500 --seed 7`. Parsed by hand: five flags do not
- * justify a dependency.
+ * Options of the local run, their defaults, and its command line
+ * (`npm start -- --orders 500 --seed 7`), declared as a flag table for the
+ * shared parser in scripts/flags.ts.
  */
+import { helpText, parseFlags, UsageError, type FlagValues } from '../flags.js';
+
+export { UsageError };
 
 /** What a workload looks like and how the local event-source mapping runs it. */
 export interface WorkloadOptions {
@@ -35,58 +38,50 @@ export type Command =
   | { readonly kind: 'help' }
   | { readonly kind: 'run'; readonly workload: WorkloadOptions; readonly json: boolean; readonly progress: boolean };
 
-/** A bad command line; the message says which option and what it accepts. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-export const usage = `Usage: npm start -- [options]
-
-Runs the reference service locally (DynamoDB Local + fauxqs, no Docker, no AWS
+const cli = {
+  usage: 'npm start -- [options]',
+  helpCommand: 'npm start -- --help',
+  summary: `Runs the reference service locally (DynamoDB Local + fauxqs, no Docker, no AWS
 account) under a workload with duplicates, failures and poison messages, then
-prints a report and exits non-zero if an invariant is broken.
+prints a report and exits non-zero if an invariant is broken.`,
+  flags: {
+    orders: { type: 'integer', help: 'orders to pay', default: defaults.orders, min: 1, max: 100_000 },
+    seed: { type: 'integer', help: 'seed of every random choice', default: defaults.seed, min: 0, max: 2 ** 32 - 1, value: 'S' },
+    pollers: { type: 'integer', help: 'concurrent pollers per queue', default: defaults.pollers, min: 1, max: 64, value: 'P' },
+    'dup-rate': { type: 'number', help: 'share of events delivered twice, 0..1', default: defaults.dupRate, min: 0, max: 1, value: 'R' },
+    'fail-rate': {
+      type: 'number',
+      help: 'share of keys failing once transiently, 0..1;\na fifth of that share of batches also lose their ACK (crash before the delete)',
+      default: defaults.failRate,
+      min: 0,
+      max: 1,
+      value: 'R',
+    },
+    'visibility-timeout': {
+      type: 'integer',
+      help: 'local visibility timeout in seconds, 1..30',
+      default: defaults.visibilityTimeoutSeconds,
+      min: 1,
+      max: 30,
+      value: 'S',
+    },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+    'no-progress': { type: 'boolean', help: 'do not print progress lines to stderr' },
+  },
+  footer: 'Set DYNAMODB_ENDPOINT=http://host:port to use a DynamoDB Local that is already running.',
+} as const;
 
-Options:
-  --orders N              orders to pay (default ${defaults.orders})
-  --seed S                seed of every random choice (default ${defaults.seed})
-  --pollers P             concurrent pollers per queue (default ${defaults.pollers})
-  --dup-rate R            share of events delivered twice, 0..1 (default ${defaults.dupRate})
-  --fail-rate R           share of keys failing once transiently, 0..1 (default ${defaults.failRate});
-                          a fifth of that share of batches also lose their ACK (crash before the delete)
-  --visibility-timeout S  local visibility timeout in seconds, 1..30 (default ${defaults.visibilityTimeoutSeconds})
-  --json                  print the report as JSON
-  --no-progress           do not print progress lines to stderr
-  -h, --help              print this help
+export const usage = helpText(cli);
 
-Set DYNAMODB_ENDPOINT=http://host:port to use a DynamoDB Local that is already running.`;
-
-interface NumberRule {
-  readonly field: keyof WorkloadOptions;
-  readonly integer: boolean;
-  readonly min: number;
-  readonly max: number;
-}
-
-const numberFlags: Readonly<Record<string, NumberRule>> = {
-  '--orders': { field: 'orders', integer: true, min: 1, max: 100_000 },
-  '--seed': { field: 'seed', integer: true, min: 0, max: 2 ** 32 - 1 },
-  '--pollers': { field: 'pollers', integer: true, min: 1, max: 64 },
-  '--dup-rate': { field: 'dupRate', integer: false, min: 0, max: 1 },
-  '--fail-rate': { field: 'failRate', integer: false, min: 0, max: 1 },
-  '--visibility-timeout': { field: 'visibilityTimeoutSeconds', integer: true, min: 1, max: 30 },
-};
-
-function parseNumber(flag: string, rule: NumberRule, raw: string | undefined): number {
-  const kind = rule.integer ? 'an integer' : 'a number';
-  if (raw === undefined || raw.startsWith('--')) throw new UsageError(`${flag} needs a value (${kind}).`);
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || (rule.integer && !Number.isInteger(value))) {
-    throw new UsageError(`${flag} must be ${kind}, got "${raw}".`);
-  }
-  if (value < rule.min || value > rule.max) {
-    throw new UsageError(`${flag} must be between ${rule.min} and ${rule.max}, got ${raw}.`);
-  }
-  return value;
+function workloadOf(v: FlagValues<typeof cli.flags>): WorkloadOptions {
+  return {
+    orders: v.orders,
+    seed: v.seed,
+    pollers: v.pollers,
+    dupRate: v['dup-rate'],
+    failRate: v['fail-rate'],
+    visibilityTimeoutSeconds: v['visibility-timeout'],
+  };
 }
 
 /**
@@ -94,25 +89,8 @@ function parseNumber(flag: string, rule: NumberRule, raw: string | undefined): n
  * @throws UsageError for an unknown flag, a missing value or a value out of range.
  */
 export function parseArgs(argv: readonly string[]): Command {
-  const workload: Record<string, number> = { ...defaults };
-  let json = false;
-  let progress = true;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = flag === arg ? undefined : arg.slice(eq + 1);
-    if (flag === '-h' || flag === '--help') return { kind: 'help' };
-    if (flag === '--json' || flag === '--no-progress') {
-      if (inline !== undefined) throw new UsageError(`${flag} takes no value.`);
-      if (flag === '--json') json = true;
-      else progress = false;
-      continue;
-    }
-    const rule = numberFlags[flag];
-    if (rule === undefined) throw new UsageError(`Unknown option "${arg}". Run \`npm start -- --help\` for the list.`);
-    const raw = inline ?? argv[++i];
-    workload[rule.field] = parseNumber(flag, rule, raw);
-  }
-  return { kind: 'run', workload: workload as unknown as WorkloadOptions, json, progress };
+  const parsed = parseFlags(cli, argv);
+  if (parsed.help) return { kind: 'help' };
+  const v = parsed.values;
+  return { kind: 'run', workload: workloadOf(v), json: v.json, progress: !v['no-progress'] };
 }

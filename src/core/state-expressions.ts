@@ -5,6 +5,7 @@
  * and value goes through a generated placeholder: reserved words such as
  * `status` and names with dots or dashes work as they are.
  */
+import { Expression } from './expression.js';
 import {
   DEFAULT_STATE_ATTRIBUTE,
   DEFAULT_VERSION_ATTRIBUTE,
@@ -47,10 +48,10 @@ export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
   const stateAttr = input.stateAttribute ?? DEFAULT_STATE_ATTRIBUTE;
   const versionAttr = input.versionAttribute ?? DEFAULT_VERSION_ATTRIBUTE;
   validateTransition(input, stateAttr, versionAttr);
-  const b = new ExpressionBuilder(input.key, versionAttr);
+  const b = new StateExpression(input.key, versionAttr);
   const from = fromStates(input.from).map((state, i) => b.value(`from${i}`, state));
-  const conditions = [b.exists(), `${b.name('state', stateAttr)} IN (${from.join(', ')})`, ...b.versionCondition(input.expectVersion)];
-  const sets = [`${b.name('state', stateAttr)} = ${b.value('to', input.to)}`, ...b.assignments(input.set ?? {}), b.bump()];
+  const conditions = [b.exists(), `${b.name(stateAttr, 'state')} IN (${from.join(', ')})`, ...b.versionCondition(input.expectVersion)];
+  const sets = [`${b.name(stateAttr, 'state')} = ${b.value('to', input.to)}`, ...b.assignments(input.set ?? {}), b.bump()];
   return b.build(input.table, conditions, sets);
 }
 
@@ -76,7 +77,7 @@ export function buildVersionedUpdate(input: VersionedUpdateInput): StateUpdate {
   if (input.expectVersion === undefined) throw new TypeError('expectVersion is required for versionedUpdate.');
   checkAttributeName('versionAttribute', versionAttr, input.key);
   validateStateInput(input, [versionAttr]);
-  const b = new ExpressionBuilder(input.key, versionAttr);
+  const b = new StateExpression(input.key, versionAttr);
   return b.build(input.table, [b.exists(), ...b.versionCondition(input.expectVersion)], [...b.assignments(input.set), b.bump()]);
 }
 
@@ -102,46 +103,38 @@ function checkAttributeName(option: string, name: unknown, key: unknown): void {
   }
 }
 
-/** Collects placeholders while the expression strings are assembled. */
-class ExpressionBuilder {
-  private readonly names: Record<string, string> = {};
-  private readonly values: Record<string, unknown> = {};
-
+/**
+ * The state clauses (existence, version check, version bump, `set`
+ * assignments) on top of the one placeholder builder.
+ */
+class StateExpression extends Expression {
   constructor(
     private readonly key: Readonly<Record<string, unknown>>,
     private readonly versionAttr: string,
-  ) {}
-
-  name(placeholder: string, attribute: string): string {
-    this.names[`#${placeholder}`] = attribute;
-    return `#${placeholder}`;
-  }
-
-  value(placeholder: string, value: unknown): string {
-    this.values[`:${placeholder}`] = value;
-    return `:${placeholder}`;
+  ) {
+    super();
   }
 
   /** `attribute_exists` on the first key attribute: an update must never create the item. */
   exists(): string {
     const [first] = Object.keys(this.key);
-    return `attribute_exists(${this.name('key', first ?? '')})`;
+    return `attribute_exists(${this.name(first ?? '', 'key')})`;
   }
 
   versionCondition(expectVersion: number | undefined): string[] {
     if (expectVersion === undefined) return [];
-    const v = this.name('version', this.versionAttr);
+    const v = this.name(this.versionAttr, 'version');
     const expected = this.value('expected', expectVersion);
     // Version 0 is "never versioned": the bump below starts unversioned items at 1.
     return [expectVersion === 0 ? `(attribute_not_exists(${v}) OR ${v} = ${expected})` : `${v} = ${expected}`];
   }
 
   assignments(set: Readonly<Record<string, unknown>>): string[] {
-    return Object.entries(set).map(([attr, value], i) => `${this.name(`a${i}`, attr)} = ${this.value(`a${i}`, value)}`);
+    return Object.entries(set).map(([attr, value], i) => `${this.name(attr, `a${i}`)} = ${this.value(`a${i}`, value)}`);
   }
 
   bump(): string {
-    const v = this.name('version', this.versionAttr);
+    const v = this.name(this.versionAttr, 'version');
     return `${v} = if_not_exists(${v}, ${this.value('zero', 0)}) + ${this.value('one', 1)}`;
   }
 
@@ -149,10 +142,10 @@ class ExpressionBuilder {
     return {
       TableName: table,
       Key: { ...this.key },
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: Expression.update(sets),
       ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: { ...this.names },
-      ExpressionAttributeValues: { ...this.values },
+      ExpressionAttributeNames: this.attributeNames(),
+      ExpressionAttributeValues: this.attributeValues(),
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     };
   }

@@ -5,6 +5,7 @@
  */
 import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../core/clock.js';
+import { Expression } from '../core/expression.js';
 import type { IdempotencyStatus } from '../core/record.js';
 import { ATTR, INFLIGHT_SHARDS, inflightShard } from './layout.js';
 import type { TransactItem } from './types.js';
@@ -12,24 +13,6 @@ import type { TransactItem } from './types.js';
 const IN_PROGRESS: IdempotencyStatus = 'IN_PROGRESS';
 const COMPLETED: IdempotencyStatus = 'COMPLETED';
 const FAILED: IdempotencyStatus = 'FAILED';
-
-/**
- * Collects the names and values an expression uses. Every attribute goes
- * through a `#name` placeholder (`status`, `owner`, `result` are reserved
- * words), and only used ones are sent because DynamoDB rejects unused ones.
- */
-class Expression {
-  readonly names: Record<string, string> = {};
-  readonly values: Record<string, unknown> = {};
-  n(attr: string): string {
-    this.names[`#${attr}`] = attr;
-    return `#${attr}`;
-  }
-  v(label: string, value: unknown): string {
-    this.values[`:${label}`] = value;
-    return `:${label}`;
-  }
-}
 
 /**
  * "Nobody holds this key": the translation of `claimVerdict(existing, now) ===
@@ -42,23 +25,17 @@ class Expression {
  * seconds: `expiresAt <= floor(now/1000)` is exactly `expiresAt * 1000 <= now`.
  */
 function claimable(e: Expression, now: number): string {
-  const status = e.n(ATTR.status);
+  const status = e.name(ATTR.status);
   return (
-    `attribute_not_exists(${e.n(ATTR.id)}) OR ${e.n(ATTR.expiresAt)} <= ${e.v('nowSec', Math.floor(now / 1000))}` +
-    ` OR ${status} = ${e.v('failed', FAILED)}` +
-    ` OR (${status} = ${e.v('inProgress', IN_PROGRESS)} AND ${e.n(ATTR.leaseUntil)} <= ${e.v('now', now)})`
+    `attribute_not_exists(${e.name(ATTR.id)}) OR ${e.name(ATTR.expiresAt)} <= ${e.value('nowSec', Math.floor(now / 1000))}` +
+    ` OR ${status} = ${e.value('failed', FAILED)}` +
+    ` OR (${status} = ${e.value('inProgress', IN_PROGRESS)} AND ${e.name(ATTR.leaseUntil)} <= ${e.value('now', now)})`
   );
 }
 
 /** "This invocation still owns the claim": the fencing condition of every write after the claim. */
 function owned(e: Expression, token: string): string {
-  return `${e.n(ATTR.status)} = ${e.v('inProgress', IN_PROGRESS)} AND ${e.n(ATTR.owner)} = ${e.v('token', token)}`;
-}
-
-function attributes(e: Expression): Pick<UpdateCommandInput, 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
-  return Object.keys(e.values).length === 0
-    ? { ExpressionAttributeNames: e.names }
-    : { ExpressionAttributeNames: e.names, ExpressionAttributeValues: e.values };
+  return `${e.name(ATTR.status)} = ${e.value('inProgress', IN_PROGRESS)} AND ${e.name(ATTR.owner)} = ${e.value('token', token)}`;
 }
 
 /**
@@ -76,7 +53,7 @@ function updateRequest(
     Key: { [ATTR.id]: p.id },
     ConditionExpression: condition,
     UpdateExpression: updateExpression,
-    ...attributes(e),
+    ...e.attributes(),
     ReturnValues: 'ALL_NEW',
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
@@ -115,20 +92,20 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
   const e = new Expression();
   const condition = claimable(e, p.now);
   const set = [
-    `${e.n(ATTR.status)} = ${e.v('inProgress', IN_PROGRESS)}`,
-    `${e.n(ATTR.owner)} = ${e.v('token', p.token)}`,
-    `${e.n(ATTR.leaseUntil)} = ${e.v('leaseUntil', p.now + p.leaseMs)}`,
-    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
-    `${e.n(ATTR.claimedAt)} = ${e.v('now', p.now)}`,
-    `${e.n(ATTR.attempts)} = if_not_exists(${e.n(ATTR.attempts)}, ${e.v('zero', 0)}) + ${e.v('one', 1)}`,
+    `${e.name(ATTR.status)} = ${e.value('inProgress', IN_PROGRESS)}`,
+    `${e.name(ATTR.owner)} = ${e.value('token', p.token)}`,
+    `${e.name(ATTR.leaseUntil)} = ${e.value('leaseUntil', p.now + p.leaseMs)}`,
+    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
+    `${e.name(ATTR.claimedAt)} = ${e.value('now', p.now)}`,
+    `${e.name(ATTR.attempts)} = if_not_exists(${e.name(ATTR.attempts)}, ${e.value('zero', 0)}) + ${e.value('one', 1)}`,
   ];
-  const remove = [e.n(ATTR.result), e.n(ATTR.lastError), e.n(ATTR.completedAt)];
-  if (p.trackInflight === true) set.push(`${e.n(ATTR.inflight)} = ${e.v('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`);
+  const remove = [e.name(ATTR.result), e.name(ATTR.lastError), e.name(ATTR.completedAt)];
+  if (p.trackInflight === true) set.push(`${e.name(ATTR.inflight)} = ${e.value('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`);
   for (const [attr, value] of [[ATTR.payloadHash, p.payloadHash], [ATTR.messageId, p.messageId]] as const) {
-    if (value === undefined) remove.push(e.n(attr));
-    else set.push(`${e.n(attr)} = ${e.v(attr, value)}`);
+    if (value === undefined) remove.push(e.name(attr));
+    else set.push(`${e.name(attr)} = ${e.value(attr, value)}`);
   }
-  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`);
+  return updateRequest(p, e, condition, Expression.update(set, remove));
 }
 
 /** Input of {@link completeRequest}. */
@@ -156,12 +133,12 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
   const e = new Expression();
   const condition = owned(e, p.token);
   const set = [
-    `${e.n(ATTR.status)} = ${e.v('completed', COMPLETED)}`,
-    `${e.n(ATTR.completedAt)} = ${e.v('now', p.now)}`,
-    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+    `${e.name(ATTR.status)} = ${e.value('completed', COMPLETED)}`,
+    `${e.name(ATTR.completedAt)} = ${e.value('now', p.now)}`,
+    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
   ];
-  if (p.result !== undefined) set.push(`${e.n(ATTR.result)} = ${e.v('result', p.result)}`);
-  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${e.n(ATTR.inflight)}, ${e.n(ATTR.leaseUntil)}`);
+  if (p.result !== undefined) set.push(`${e.name(ATTR.result)} = ${e.value('result', p.result)}`);
+  return updateRequest(p, e, condition, Expression.update(set, [e.name(ATTR.inflight), e.name(ATTR.leaseUntil)]));
 }
 
 /** Input of the release requests. */
@@ -189,7 +166,7 @@ export function releaseDeleteRequest(p: ReleaseParams): DeleteCommandInput {
     TableName: p.tableName,
     Key: { [ATTR.id]: p.id },
     ConditionExpression: owned(e, p.token),
-    ...attributes(e),
+    ...e.attributes(),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }
@@ -210,12 +187,12 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
   const e = new Expression();
   const condition = owned(e, p.token);
   const set = [
-    `${e.n(ATTR.status)} = ${e.v('failed', FAILED)}`,
-    `${e.n(ATTR.lastError)} = ${e.v('lastError', lastError)}`,
-    `${e.n(ATTR.expiresAt)} = ${e.v('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+    `${e.name(ATTR.status)} = ${e.value('failed', FAILED)}`,
+    `${e.name(ATTR.lastError)} = ${e.value('lastError', lastError)}`,
+    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
   ];
-  const remove = [e.n(ATTR.inflight), e.n(ATTR.owner), e.n(ATTR.leaseUntil)];
-  return updateRequest(p, e, condition, `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`);
+  const remove = [e.name(ATTR.inflight), e.name(ATTR.owner), e.name(ATTR.leaseUntil)];
+  return updateRequest(p, e, condition, Expression.update(set, remove));
 }
 
 /**
@@ -239,7 +216,7 @@ export function commitPut(tableName: string, item: Readonly<Record<string, unkno
     TableName: tableName,
     Item: { ...item },
     ConditionExpression: claimable(e, now),
-    ...attributes(e),
+    ...e.attributes(),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }

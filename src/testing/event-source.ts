@@ -6,19 +6,20 @@
  * crashes, times out, or returns a response it cannot honour fails the whole
  * batch: nothing is deleted.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../core/clock.js';
 import { checkOptions, is } from '../core/options.js';
 import type { OptionRules } from '../core/options.js';
 import { isAdvanceableClock } from './clock.js';
 import { testingDefaults } from './defaults.js';
-import { InvalidBatchResponseError } from './errors.js';
-import { sqsEvent } from './events.js';
-import { invoke } from './invocation.js';
 import type { LambdaHandler } from './invocation.js';
 import { SqsQueueSimulator } from './queue.js';
 import type { QueueStats } from './queue.js';
 import { clockRule, instanceOf, intIn, required } from './rules.js';
+import { receiveBatch, runBatch, type PollReport, type SqsTransport } from './sqs-mapping.js';
+
+export { parseBatchResponse } from './sqs-mapping.js';
+export type { PollReport } from './sqs-mapping.js';
 
 /** An SQS-triggered handler (a Middy-wrapped `middy<SQSEvent, SQSBatchResponse>()` handler fits). */
 export type SqsLambdaHandler = LambdaHandler<SQSEvent, SQSBatchResponse | void>;
@@ -38,26 +39,6 @@ export interface EventSourceMappingOptions {
   readonly reportBatchItemFailures?: boolean;
 }
 
-interface PollBase {
-  /** `awsRequestId` of the invocation; undefined when the queue gave nothing. */
-  readonly requestId: string | undefined;
-  /** Message ids of the batch, in delivery order. */
-  readonly messageIds: readonly string[];
-  /** Messages deleted (acknowledged). */
-  readonly deleted: readonly string[];
-  /** Messages left on the queue for redelivery. */
-  readonly retained: readonly string[];
-  /** Acknowledged but refused by the queue (stale or expired receipt handle): they will come back. */
-  readonly deleteRefused: readonly string[];
-  readonly durationMs: number;
-}
-
-/** What one poll did. */
-export type PollReport =
-  | (PollBase & { readonly outcome: 'empty' })
-  | (PollBase & { readonly outcome: 'succeeded' | 'partial'; readonly response: unknown })
-  | (PollBase & { readonly outcome: 'threw' | 'invalid-response' | 'crashed' | 'timed-out'; readonly error: unknown });
-
 /** The mapping's rules; `batchSize`'s range depends on the queue (FIFO: 1..10), which is checked first. */
 function mappingRules(options: { readonly queue?: unknown }): OptionRules {
   const fifo = options.queue instanceof SqsQueueSimulator && options.queue.fifo;
@@ -72,55 +53,12 @@ function mappingRules(options: { readonly queue?: unknown }): OptionRules {
   };
 }
 
-function receiveBatch(queue: SqsQueueSimulator, batchSize: number): SQSRecord[] {
-  const records: SQSRecord[] = [];
-  while (records.length < batchSize) {
-    const got = queue.receive(Math.min(10, batchSize - records.length));
-    records.push(...got);
-    if (got.length === 0) break;
-  }
-  return records;
-}
-
-/**
- * The message ids the response reports as failed. Throws
- * `InvalidBatchResponseError` for a response Lambda would treat as a complete
- * failure; `undefined`, `null`, `{}` and an empty list mean full success.
- * Exported for local event source mappings over other queues (e.g. a local SQS server).
- *
- * @example
- * ```ts
- * import { parseBatchResponse } from 'effectively-once/testing';
- * const failed = parseBatchResponse({ batchItemFailures: [{ itemIdentifier: 'm-2' }] }, new Set(['m-1', 'm-2']));
- * console.log([...failed]); // ['m-2']
- * ```
- */
-export function parseBatchResponse(response: unknown, batchIds: ReadonlySet<string>): Set<string> {
-  const failed = new Set<string>();
-  if (response === undefined || response === null) return failed;
-  if (typeof response !== 'object' || Array.isArray(response)) throw new InvalidBatchResponseError('the response is not an object', response);
-  const items = (response as { batchItemFailures?: unknown }).batchItemFailures;
-  if (items === undefined || items === null) return failed;
-  if (!Array.isArray(items)) throw new InvalidBatchResponseError('"batchItemFailures" is not an array', response);
-  for (const item of items as unknown[]) {
-    const id = typeof item === 'object' && item !== null ? (item as { itemIdentifier?: unknown }).itemIdentifier : undefined;
-    if (typeof id !== 'string' || id.length === 0) throw new InvalidBatchResponseError('an entry has no non-empty string "itemIdentifier"', response);
-    if (!batchIds.has(id)) throw new InvalidBatchResponseError(`itemIdentifier "${id}" is not a message of this batch`, response);
-    failed.add(id);
-  }
-  return failed;
-}
-
-function acknowledge(queue: SqsQueueSimulator, records: readonly SQSRecord[], failed: ReadonlySet<string>): Pick<PollBase, 'deleted' | 'retained' | 'deleteRefused'> {
-  const deleted: string[] = [];
-  const retained: string[] = [];
-  const deleteRefused: string[] = [];
-  for (const record of records) {
-    if (failed.has(record.messageId)) retained.push(record.messageId);
-    else if (queue.delete(record.receiptHandle)) deleted.push(record.messageId);
-    else deleteRefused.push(record.messageId);
-  }
-  return { deleted, retained, deleteRefused };
+/** The in-memory queue as a transport; it answers synchronously, so concurrent pollers receive in call order. */
+function queueTransport(queue: SqsQueueSimulator): SqsTransport {
+  return {
+    receive: (maxMessages) => queue.receive(maxMessages),
+    delete: (records) => records.map((r) => queue.delete(r.receiptHandle)),
+  };
 }
 
 /**
@@ -148,25 +86,19 @@ export async function runEventSourceMapping(options: EventSourceMappingOptions):
 
 async function poll(options: EventSourceMappingOptions): Promise<PollReport> {
   const { queue } = options;
-  const records = receiveBatch(queue, options.batchSize ?? testingDefaults.batchSize);
+  const transport = queueTransport(queue);
+  const clock = options.clock ?? queue.clock;
+  const records = await receiveBatch(transport, options.batchSize ?? testingDefaults.batchSize);
   const messageIds = records.map((r) => r.messageId);
-  const none = { deleted: [], retained: messageIds, deleteRefused: [] };
-  if (records.length === 0) return { outcome: 'empty', requestId: undefined, messageIds, ...none, durationMs: 0 };
-  const result = await invoke(options.handler, sqsEvent(records), {
+  if (records.length === 0) return { outcome: 'empty', requestId: undefined, messageIds, deleted: [], retained: [], deleteRefused: [], durationMs: 0 };
+  const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
+  return runBatch(transport, records, clock.now(), {
+    handler: options.handler,
     functionName: options.functionName ?? testingDefaults.functionName,
-    timeoutMs: options.timeoutMs ?? testingDefaults.timeoutMs,
-    clock: options.clock ?? queue.clock,
+    timeoutMs: () => timeoutMs,
+    clock,
+    ...(options.reportBatchItemFailures === undefined ? {} : { reportBatchItemFailures: options.reportBatchItemFailures }),
   });
-  const base = { requestId: result.context.awsRequestId, messageIds, durationMs: result.durationMs };
-  if (result.outcome !== 'returned') return { outcome: result.outcome, error: result.error, ...base, ...none };
-  let failed: Set<string>;
-  try {
-    failed = options.reportBatchItemFailures === false ? new Set() : parseBatchResponse(result.value, new Set(messageIds));
-  } catch (error) {
-    return { outcome: 'invalid-response', error, ...base, ...none };
-  }
-  const outcome = failed.size === 0 ? 'succeeded' : 'partial';
-  return { outcome, response: result.value, ...base, ...acknowledge(queue, records, failed) };
 }
 
 /** Options of {@link drain}. */

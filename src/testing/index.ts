@@ -20,6 +20,8 @@ export type { SqsLambdaHandler, EventSourceMappingOptions, PollReport, DrainOpti
 export { abandon, crashAfter, CrashPoint, flaky, Flaky, delay, Deferred } from './faults.js';
 export type { FlakyOptions } from './faults.js';
 export { invokeAsync, lambdaErrorPayload } from './eventbridge-invoker.js';
+export { AsyncInvoker } from './async-invoker.js';
+export type { AsyncInvokerOptions, AsyncInvokerObserver } from './async-invoker.js';
 export type {
   InvokeAsyncOptions,
   AsyncInvocationReport,

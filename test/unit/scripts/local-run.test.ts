@@ -30,8 +30,8 @@ describe('parseArgs', () => {
     [['--orders'], /--orders needs a value/],
     [['--orders', 'many'], /--orders must be an integer, got "many"/],
     [['--orders', '1.5'], /must be an integer/],
-    [['--fail-rate', '2'], /--fail-rate must be between 0 and 1/],
-    [['--pollers', '0'], /between 1 and 64/],
+    [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1, got 2/],
+    [['--pollers', '0'], /--pollers must be an integer from 1 to 64/],
     [['--speed', '3'], /Unknown option "--speed"/],
     [['--json=yes'], /--json takes no value/],
   ])('rejects %j', (argv, message) => {

@@ -1,11 +1,14 @@
 /**
- * Turns `ReceiveMessage` output into the `SQSEvent` Lambda's event-source
- * mapping would hand the function: same fields, same string-typed
- * attributes, lower-camel message attributes.
+ * The local SQS (fauxqs, or any SQS endpoint) as a transport of the testing
+ * kit's one event source mapping simulator (src/testing/sqs-mapping.ts):
+ * `ReceiveMessage` output becomes the records Lambda's mapping would hand
+ * the function (same fields, same string-typed attributes, lower-camel
+ * message attributes), and deletes go out as `DeleteMessageBatch`.
  */
-import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { LOCAL_REGION } from '../../infra/dynamodb-local.js';
+import type { SqsTransport } from '../../src/testing/sqs-mapping.js';
 
 function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
   const out: SQSMessageAttributes = {};
@@ -58,4 +61,35 @@ function toSqsRecord(message: Message, queueArn: string): SQSRecord {
 /** A batch of received messages as one `SQSEvent`, in receive order (FIFO order matters). */
 export function toSqsEvent(messages: readonly Message[], queueArn: string): SQSEvent {
   return { Records: messages.map((m) => toSqsRecord(m, queueArn)) };
+}
+
+/** Where the transport receives from. */
+export interface SqsEndpointQueue {
+  readonly url: string;
+  readonly arn: string;
+}
+
+/** Receives with a short long-poll (so stopping is quick) and all attributes; deletes in one batch request. */
+export function sqsTransport(client: SQSClient, queue: SqsEndpointQueue, waitTimeSeconds = 1): SqsTransport {
+  return {
+    receive: async (maxMessages, signal) => {
+      const command = new ReceiveMessageCommand({
+        QueueUrl: queue.url,
+        MaxNumberOfMessages: maxMessages,
+        WaitTimeSeconds: waitTimeSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      });
+      const result = await client.send(command, signal === undefined ? {} : { abortSignal: signal });
+      return (result.Messages ?? []).map((m) => toSqsRecord(m, queue.arn));
+    },
+    delete: async (records) => {
+      const entries = records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle }));
+      const result = await client.send(new DeleteMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));
+      const failed = new Set((result.Failed ?? []).map((f) => f.Id));
+      // A failed delete means a redelivery later: the duplicate path, not a loss.
+      if (failed.size > 0) process.emitWarning(`DeleteMessageBatch on ${queue.url}: ${failed.size} entries failed.`);
+      return entries.map((e) => !failed.has(e.Id));
+    },
+  };
 }
