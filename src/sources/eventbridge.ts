@@ -12,14 +12,14 @@ import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is, isPlainObject, type OptionRule } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import { remainingTime } from './batch-runner.js';
-import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
-import { attachEventRun, type EventRun } from './event-run.js';
-import { batchLine } from './log.js';
-import { payloadMismatch, prepare } from './prepare.js';
-import { releaseClaim, settleClaim, type OwnedRecord } from './sqs-settle.js';
-import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from './shared-options.js';
-import type { ConflictPolicy } from './strategy.js';
+import { remainingTime } from '../lifecycle/time.js';
+import { waitForOwner, type WaitPolicy } from '../lifecycle/in-progress-wait.js';
+import { attachEventRun, type EventRun } from '../lifecycle/event-run.js';
+import { batchLine } from '../lifecycle/log.js';
+import { payloadMismatch, prepare } from '../lifecycle/prepare.js';
+import { releaseClaim, settleClaim, type OwnedRecord } from '../lifecycle/settle.js';
+import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;

@@ -11,18 +11,19 @@ import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
 import { definedOnly, is } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { attachRunner, detachRunner, remainingTime } from './batch-runner.js';
-import { batchLine } from './log.js';
-import { admitBatch, type Admission } from './sqs-claim.js';
-import { SqsRun, type RunRecord } from './sqs-run.js';
-import { settleClaim, type Execution } from './sqs-settle.js';
+import { attachRunner, detachRunner } from '../lifecycle/runner-link.js';
+import { remainingTime } from '../lifecycle/time.js';
+import { batchLine } from '../lifecycle/log.js';
+import { admitBatch, type Admission } from '../lifecycle/admit.js';
+import { SqsRun, type RunRecord } from '../lifecycle/batch-run.js';
+import { settleClaim, type Execution } from '../lifecycle/settle.js';
 import {
   checkMiddlewareOptions,
   commonDefaults,
   consumerName,
   type CommonIdempotencyOptions,
-} from './shared-options.js';
-import type { ConflictPolicy } from './strategy.js';
+} from '../lifecycle/options.js';
+import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 
 /** Options of {@link sqsIdempotency}. */
 export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {

@@ -9,7 +9,7 @@ import { claimVerdict } from '../../src/core/claim.js';
 import { toEpochSeconds } from '../../src/core/clock.js';
 import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/core/lease.js';
 import { eventBridgeDefaults, sqsDefaults } from '../../src/index.js';
-import { commonDefaults } from '../../src/sources/shared-options.js';
+import { commonDefaults } from '../../src/lifecycle/options.js';
 import { claimRequest } from '../../src/store/expressions.js';
 import { seeded } from './seed.js';
 

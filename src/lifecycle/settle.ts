@@ -7,7 +7,7 @@
 import { DeadlineError, InvalidRecordError, LeaseLostError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import type { NotStartedReason } from './batch-runner.js';
+import type { NotStartedReason } from './runner-link.js';
 
 /** A record this invocation may process: claimed (claim strategy) or valid (transaction strategy). */
 export interface OwnedRecord {

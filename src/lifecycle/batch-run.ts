@@ -8,11 +8,13 @@
 import type { Context, SQSBatchItemFailure, SQSRecord } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { attemptOf, fifoGroup, remainingTime, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
+import { attemptOf, fifoGroup } from '../sources/sqs-record.js';
+import { remainingTime } from './time.js';
+import { type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
+import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 
 /** Settings the runner needs from the middleware. */
 export interface SqsRunConfig {

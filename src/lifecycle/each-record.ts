@@ -6,15 +6,14 @@
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { checkOptions, is } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
+import { attemptOf, fifoGroup } from '../sources/sqs-record.js';
+import { remainingTime } from './time.js';
 import {
-  attemptOf,
-  fifoGroup,
-  remainingTime,
   runnerFor,
   type BatchRunner,
   type NotStartedReason,
   type RecordHandler,
-} from './batch-runner.js';
+} from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 
 /** Options of {@link eachRecord}. */

@@ -205,25 +205,3 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner 
 function droppedBy(record: SQSRecord): never {
   throw new TypeError(`eachRecord: message ${record.messageId} was removed from the event by a middleware after sqsIdempotency; it comes back rather than being acknowledged unrun.`);
 }
-
-/** Receive count of a record (1 when the attribute is missing or odd). */
-export function attemptOf(record: SQSRecord): number {
-  const n = Number(record.attributes?.ApproximateReceiveCount);
-  return Number.isInteger(n) && n > 0 ? n : 1;
-}
-
-/** FIFO queues are recognised by their ARN, as Lambda itself does. */
-export function isFifo(record: SQSRecord): boolean {
-  return typeof record.eventSourceARN === 'string' && record.eventSourceARN.endsWith('.fifo');
-}
-
-/** The record's FIFO message group; `undefined` on a standard queue. */
-export function fifoGroup(record: SQSRecord): string | undefined {
-  return isFifo(record) ? (record.attributes?.MessageGroupId ?? '') : undefined;
-}
-
-/** Time left in the invocation, ms; unknown (tests, local runs) counts as unlimited and never stops work. */
-export function remainingTime(context: Partial<Pick<Context, 'getRemainingTimeInMillis'>> | undefined): number {
-  const ms = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : NaN;
-  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
-}

@@ -8,10 +8,10 @@ import { BodyParseError, InvalidRecordError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { heldBack, type Standing } from '../core/schedule.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { fifoGroup } from './batch-runner.js';
+import { fifoGroup } from '../sources/sqs-record.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
+import { releaseClaim, type OwnedRecord } from './settle.js';
 
 /** One record's state after the before phase. */
 export type Admission =
