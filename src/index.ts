@@ -87,6 +87,7 @@ export {
   EffectivelyOnceError,
   InvalidRecordError,
   MissingKeyError,
+  KeyTooLongError,
   BodyParseError,
   PayloadMismatchError,
   ItemTooLargeError,
