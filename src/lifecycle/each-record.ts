@@ -4,7 +4,7 @@
  * yet started when the deadline nears are left for the retry.
  */
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { checkOptions, is } from '../core/options.js';
+import { is, resolveOptions, type RulesOf } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
 import { attemptOf, fifoGroup } from '../sources/sqs-record.js';
 import { remainingTime } from './time.js';
@@ -27,6 +27,7 @@ export interface EachRecordOptions {
 }
 
 const eachRecordDefaults = { concurrency: 10 } as const;
+const eachRecordRules = { concurrency: is.positiveInt } satisfies RulesOf<EachRecordOptions>;
 
 /**
  * Wraps a per-record function into an SQS batch handler that returns a
@@ -58,8 +59,7 @@ export function eachRecord<TResult>(
   options: EachRecordOptions = {},
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
-  checkOptions('eachRecord', options, { concurrency: is.positiveInt });
-  const { concurrency } = { ...eachRecordDefaults, ...options };
+  const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
 
   return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
     const runner = runnerFor(event, context) ?? plainRunner(event);

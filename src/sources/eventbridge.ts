@@ -10,7 +10,7 @@ import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { definedOnly, is, isPlainObject, type OptionRule } from '../core/options.js';
+import { is, isPlainObject, type OptionRule, type RulesOf } from '../core/options.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { remainingTime } from '../lifecycle/time.js';
 import { waitForOwner, type WaitPolicy } from '../lifecycle/in-progress-wait.js';
@@ -18,7 +18,14 @@ import { attachEventRun, type EventRun } from '../lifecycle/event-run.js';
 import { batchLine } from '../lifecycle/log.js';
 import { payloadMismatch, prepare } from '../lifecycle/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../lifecycle/settle.js';
-import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import {
+  commonDefaults,
+  commonRules,
+  consumerName,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 
 /** Any EventBridge event. */
@@ -64,13 +71,23 @@ export const eventBridgeDefaults = {
 const NAME = 'eventBridgeIdempotency';
 
 const waitRule: OptionRule = {
+  partial: true,
   expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
-  check: (v) =>
+  check: (v: unknown) =>
     isPlainObject(v) &&
     Object.entries(v).every(
       ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
     ),
 };
+
+const eventBridgeRules = {
+  ...commonRules,
+  ...recordRules,
+  inProgress: is.oneOf('throw', 'wait'),
+  wait: waitRule,
+  onConflict: is.oneOf('fail', 'acknowledge'),
+  safetyMarginMs: is.nonNegativeMs,
+} satisfies RulesOf<EventBridgeIdempotencyOptions>;
 
 function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridgeEvent {
   const e = event as Partial<AnyEventBridgeEvent> | null;
@@ -111,18 +128,12 @@ function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridge
 export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>(
   options: EventBridgeIdempotencyOptions<TEvent>,
 ): MiddlewareObj<TEvent, TResult> {
-  checkMiddlewareOptions(NAME, options, {
-    inProgress: is.oneOf('throw', 'wait'),
-    wait: waitRule,
-    onConflict: is.oneOf('fail', 'acknowledge'),
-    safetyMarginMs: is.nonNegativeMs,
-  });
-  const config = {
-    ...eventBridgeDefaults,
-    ...definedOnly(options),
-    lease: { ...eventBridgeDefaults.lease, ...definedOnly(options.lease ?? {}) },
-    wait: { ...eventBridgeDefaults.wait, ...definedOnly(options.wait ?? {}) },
-  };
+  const config = resolveMiddlewareOptions<EventBridgeIdempotencyOptions<TEvent>, typeof eventBridgeDefaults>(
+    NAME,
+    options,
+    eventBridgeRules,
+    eventBridgeDefaults,
+  );
   const { store, logger } = config;
   const payload = config.payload as ((event: TEvent) => unknown) | false;
   const runs = new WeakMap<object, EventRun>();

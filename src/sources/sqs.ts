@@ -9,7 +9,7 @@ import { DeadlineError } from '../core/errors.js';
 import { bodyPayload } from '../core/hashing.js';
 import type { BusinessKey } from '../core/keys.js';
 import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { definedOnly, is } from '../core/options.js';
+import { is, type RulesOf } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { attachRunner, detachRunner } from '../lifecycle/runner-link.js';
 import { remainingTime } from '../lifecycle/time.js';
@@ -18,8 +18,10 @@ import { admitBatch, type Admission } from '../lifecycle/admit.js';
 import { SqsRun, type RunRecord } from '../lifecycle/batch-run.js';
 import { settleClaim, type Execution } from '../lifecycle/settle.js';
 import {
-  checkMiddlewareOptions,
   commonDefaults,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
   consumerName,
   type CommonIdempotencyOptions,
 } from '../lifecycle/options.js';
@@ -65,6 +67,13 @@ export const sqsDefaults = {
 };
 
 const NAME = 'sqsIdempotency';
+
+const sqsRules = {
+  ...commonRules,
+  ...recordRules,
+  onConflict: is.oneOf('fail', 'acknowledge'),
+  safetyMarginMs: is.nonNegativeMs,
+} satisfies RulesOf<SqsIdempotencyOptions>;
 
 /** Per-invocation state between before and after. */
 interface BatchState {
@@ -126,11 +135,7 @@ function assertSqsEvent(event: unknown): asserts event is SQSEvent {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  checkMiddlewareOptions(NAME, options, {
-    onConflict: is.oneOf('fail', 'acknowledge'),
-    safetyMarginMs: is.nonNegativeMs,
-  });
-  const config = { ...sqsDefaults, ...definedOnly(options), lease: { ...sqsDefaults.lease, ...definedOnly(options.lease ?? {}) } };
+  const config = resolveMiddlewareOptions(NAME, options, sqsRules, sqsDefaults);
   const { store, logger } = config;
   const transactional = config.strategy === 'transaction';
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
