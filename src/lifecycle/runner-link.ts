@@ -1,12 +1,13 @@
 /**
- * The link between `sqsIdempotency` and `eachRecord`. The middleware hands
- * the handler an event holding only the records it owns and registers a
- * runner for that invocation; `eachRecord` looks the runner up to run each
- * record under the chosen strategy. Without the middleware, `eachRecord`
- * falls back to a plain partial-batch runner.
+ * The link between a batch middleware (`sqsIdempotency`) and `eachRecord`.
+ * The middleware hands the handler an event holding only the records it owns
+ * and registers a runner for that invocation; `eachRecord` looks the runner
+ * up to run each record under the chosen strategy. Without the middleware,
+ * `eachRecord` falls back to a plain partial-batch runner.
  */
-import type { Context, SQSBatchItemFailure, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSRecord } from 'aws-lambda';
 import type { TransactionBuilder } from '../transaction.js';
+import type { BatchSource } from './source.js';
 
 /** What a per-record handler receives besides the record. */
 export interface RecordContext {
@@ -26,15 +27,17 @@ export interface RecordContext {
 }
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */
-export type RecordHandler<TResult = unknown> = (record: SQSRecord, ctx: RecordContext) => Promise<TResult> | TResult;
+export type RecordHandler<TResult = unknown, TRecord = SQSRecord> = (record: TRecord, ctx: RecordContext) => Promise<TResult> | TResult;
 
 /** Why a record was not started. */
 export type NotStartedReason = 'deadline' | 'group-failed';
 
 /** Runs records of one invocation under a strategy. */
-export interface BatchRunner {
+export interface BatchRunner<TRecord = SQSRecord> {
+  /** The source the records come from: their ids and lanes. */
+  readonly source: BatchSource<unknown, TRecord, unknown>;
   /** The records to run, in delivery order. */
-  readonly records: readonly SQSRecord[];
+  readonly records: readonly TRecord[];
   /** A record is not started when the remaining time is under this. */
   readonly safetyMarginMs: number;
   /**
@@ -42,22 +45,23 @@ export interface BatchRunner {
    * later copies of a key that the runner decides itself, from their first
    * copy, without running the handler.
    */
-  readonly ownedRecords?: readonly SQSRecord[];
-  /** The ordered lane of a record (default: its FIFO message group; `undefined`: a lane of its own). */
-  laneOf?(record: SQSRecord): string | undefined;
+  readonly ownedRecords?: readonly TRecord[];
+  /** The ordered lane of a record (default: the source's lane; `undefined`: a lane of its own). */
+  laneOf?(record: TRecord): string | undefined;
   /** Called once when `eachRecord` starts on the batch. */
   begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
-  execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean>;
+  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
   /** Marks a record as not started. */
-  skip(record: SQSRecord, reason: NotStartedReason): void;
-  /** The partial batch response for the records this runner was given. */
-  failures(): SQSBatchItemFailure[];
+  skip(record: TRecord, reason: NotStartedReason): void;
+  /** The ids of the records this runner was given that must come back. */
+  failures(): string[];
 }
 
 /** One invocation's runner, with the message ids it owns. */
 interface Registration {
-  readonly runner: BatchRunner;
+  // The record type is the registering source's; each registration reads its events through that source.
+  readonly runner: BatchRunner<unknown>;
   readonly ids: ReadonlySet<string>;
   readonly event: object;
   readonly context: object | undefined;
@@ -71,17 +75,17 @@ interface Registration {
 const byEvent = new WeakMap<object, Registration>();
 const byContext = new WeakMap<object, Set<Registration>>();
 // Keeps a registration alive as long as its runner (the middleware holds it until the batch is answered).
-const byRunner = new WeakMap<BatchRunner, Registration>();
+const byRunner = new WeakMap<BatchRunner<unknown>, Registration>();
 // Every registered runner, weakly: to refuse a plain run of records a runner owns when the context was replaced too.
 const live = new Set<WeakRef<Registration>>();
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
 /** Registers the runner that `eachRecord` uses for this invocation (the event handed on, and the Lambda context). */
-export function attachRunner(event: SQSEvent, context: unknown, runner: BatchRunner): void {
+export function attachRunner<TRecord>(event: object, context: unknown, runner: BatchRunner<TRecord>): void {
   const registration: Registration = {
-    runner,
-    ids: new Set(runner.records.map((r) => r.messageId)),
+    runner: runner as BatchRunner<unknown>,
+    ids: new Set(runner.records.flatMap((r) => runner.source.itemId(r) ?? [])),
     event,
     context: isObject(context) ? context : undefined,
   };
@@ -96,10 +100,10 @@ export function attachRunner(event: SQSEvent, context: unknown, runner: BatchRun
 }
 
 /** Removes the runner once its batch is answered: a later invocation on the same context must not find it. */
-export function detachRunner(runner: BatchRunner): void {
-  const registration = byRunner.get(runner);
+export function detachRunner<TRecord>(runner: BatchRunner<TRecord>): void {
+  const registration = byRunner.get(runner as BatchRunner<unknown>);
   if (registration === undefined) return;
-  byRunner.delete(runner);
+  byRunner.delete(runner as BatchRunner<unknown>);
   byEvent.delete(registration.event);
   if (registration.context !== undefined) byContext.get(registration.context)?.delete(registration);
   for (const ref of live) if (ref.deref() === registration) live.delete(ref);
@@ -112,7 +116,7 @@ export function detachRunner(runner: BatchRunner): void {
  * @throws TypeError when a middleware registered state this event cannot be
  * matched to (never a silent plain run of records a runner owns).
  */
-export function runnerFor(event: unknown, context: unknown): BatchRunner | undefined {
+export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown> | undefined {
   const registration = registrationFor(event, context);
   return registration === undefined ? undefined : matchedRunner(registration, event);
 }
@@ -120,57 +124,51 @@ export function runnerFor(event: unknown, context: unknown): BatchRunner | undef
 function registrationFor(event: unknown, context: unknown): Registration | undefined {
   const exact = isObject(event) ? byEvent.get(event) : undefined;
   if (exact !== undefined) return exact;
-  const ids = messageIdsOf(event);
+  const owns = (r: Registration) => idsOf(r, event).some((id) => r.ids.has(id));
   const onContext = [...((isObject(context) ? byContext.get(context) : undefined) ?? [])];
   if (onContext.length === 0) {
-    const owner = [...live].map((ref) => ref.deref()).find((r) => r !== undefined && ids.some((id) => r.ids.has(id)));
+    const owner = [...live].map((ref) => ref.deref()).find((r) => r !== undefined && owns(r));
     if (owner === undefined) return undefined;
     throw new TypeError(
-      `eachRecord: sqsIdempotency owns message ${ids.find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
+      `eachRecord: ${owner.runner.source.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
     );
   }
-  const owners = onContext.filter((r) => ids.some((id) => r.ids.has(id)));
+  const owners = onContext.filter(owns);
   if (owners.length === 1 && owners[0] !== undefined) return owners[0];
-  if (recordsOf(event) === undefined) throw new TypeError(noRecords);
+  const some = onContext[0];
+  if (some !== undefined && some.runner.source.recordsOf(event) === undefined) throw new TypeError(noRecords(some));
   throw new TypeError(
     owners.length === 0
-      ? 'eachRecord: the event holds none of the records sqsIdempotency handed on (a middleware after it replaced the event or changed the message ids).'
-      : 'eachRecord: the event matches more than one sqsIdempotency invocation sharing this context; it cannot tell which one it belongs to.',
+      ? `eachRecord: the event holds none of the records ${some?.runner.source.owner} handed on (a middleware after it replaced the event or changed the message ids).`
+      : `eachRecord: the event matches more than one ${some?.runner.source.owner} invocation sharing this context; it cannot tell which one it belongs to.`,
   );
 }
 
-const noRecords = 'eachRecord: the event has no Records array (a middleware after sqsIdempotency replaced it).';
+const noRecords = (r: Registration) => `eachRecord: the event has no Records array (a middleware after ${r.runner.source.owner} replaced it).`;
 
-/** The event's Records array, if it has one. */
-function recordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isObject(event) ? (event as { Records?: unknown }).Records : undefined;
-  return Array.isArray(records) ? records : undefined;
-}
-
-/** The string message ids of an event's records (none when it has no Records array). */
-function messageIdsOf(event: unknown): string[] {
-  return (recordsOf(event) ?? []).flatMap((r: unknown) => {
-    const id: unknown = isObject(r) ? (r as { messageId?: unknown }).messageId : undefined;
-    return typeof id === 'string' ? [id] : [];
-  });
+/** The string ids of an event's records, read through the registration's source (none when it has no records). */
+function idsOf(registration: Registration, event: unknown): string[] {
+  const { source } = registration.runner;
+  return (source.recordsOf(event) ?? []).flatMap((r: unknown) => source.itemId(r) ?? []);
 }
 
 /**
- * The handler's records by message id. Every one must be a record the runner
- * owns, once: another one (added by a middleware) has no claim and no place in
- * the batch response, so running it would be running it unprotected.
+ * The handler's records by id. Every one must be a record the runner owns,
+ * once: another one (added by a middleware) has no claim and no place in the
+ * batch response, so running it would be running it unprotected.
  */
-function handlerRecords(registration: Registration, event: unknown): Map<string, SQSRecord> {
-  const records = recordsOf(event);
-  if (records === undefined) throw new TypeError(noRecords);
-  const theirs = new Map<string, SQSRecord>();
+function handlerRecords(registration: Registration, event: unknown): Map<string, unknown> {
+  const { source } = registration.runner;
+  const records = source.recordsOf(event);
+  if (records === undefined) throw new TypeError(noRecords(registration));
+  const theirs = new Map<string, unknown>();
   for (const [i, record] of records.entries()) {
-    const id: unknown = isObject(record) ? (record as { messageId?: unknown }).messageId : undefined;
-    if (typeof id !== 'string' || !registration.ids.has(id)) {
-      throw new TypeError(`eachRecord: record ${i} of the event (message ${String(id)}) is not one sqsIdempotency handed on; a middleware after it must not add records.`);
+    const id = source.itemId(record);
+    if (id === undefined || !registration.ids.has(id)) {
+      throw new TypeError(`eachRecord: record ${i} of the event (message ${String(id)}) is not one ${source.owner} handed on; a middleware after it must not add records.`);
     }
     if (theirs.has(id)) throw new TypeError(`eachRecord: message ${id} is in the event twice.`);
-    theirs.set(id, record as SQSRecord);
+    theirs.set(id, record);
   }
   return theirs;
 }
@@ -179,22 +177,25 @@ function handlerRecords(registration: Registration, event: unknown): Map<string,
  * The runner, running the handler's own record objects (what a parser
  * produced) in the owned records' places. An owned record missing from the
  * event fails (it is never acknowledged without running), which also stops
- * the rest of its FIFO group.
+ * the rest of its lane.
  */
-function matchedRunner(registration: Registration, event: unknown): BatchRunner {
+function matchedRunner(registration: Registration, event: unknown): BatchRunner<unknown> {
   const { runner } = registration;
+  const { source } = runner;
   const theirs = handlerRecords(registration, event);
   const handed = runner.ownedRecords ?? runner.records;
-  if (theirs.size === handed.length && handed.every((r) => theirs.get(r.messageId) === r)) return runner;
+  if (theirs.size === handed.length && handed.every((r) => theirs.get(source.itemId(r) ?? '') === r)) return runner;
   return {
+    source,
     records: runner.records,
     ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
-    ...(runner.laneOf === undefined ? {} : { laneOf: (record: SQSRecord) => runner.laneOf?.(record) }),
+    ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
     begin: () => runner.begin?.(),
     execute(record, fn, context) {
-      const own = theirs.get(record.messageId);
-      const run: RecordHandler = own === undefined ? () => droppedBy(record) : (_ours, ctx) => fn(own, ctx);
+      const id = source.itemId(record) ?? '';
+      const own = theirs.get(id);
+      const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(source.owner, id) : (_ours, ctx) => fn(own, ctx);
       return runner.execute(record, run, context);
     },
     skip: (record, reason) => runner.skip(record, reason),
@@ -202,6 +203,6 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner 
   };
 }
 
-function droppedBy(record: SQSRecord): never {
-  throw new TypeError(`eachRecord: message ${record.messageId} was removed from the event by a middleware after sqsIdempotency; it comes back rather than being acknowledged unrun.`);
+function droppedBy(owner: string, id: string): never {
+  throw new TypeError(`eachRecord: message ${id} was removed from the event by a middleware after ${owner}; it comes back rather than being acknowledged unrun.`);
 }
