@@ -48,3 +48,21 @@ export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, re
   if (id === undefined) throw new TypeError(`${source.owner}: a record has no id.`);
   return id;
 }
+
+/**
+ * A source whose invocation carries one event (EventBridge): the event is the
+ * record, a failure is thrown (the async retry takes over) and a duplicate
+ * answers with the stored result.
+ */
+export interface EventSource<TEvent> {
+  /** The `source` of the log line. */
+  readonly name: BatchLogLine['source'];
+  /** The middleware's name, for errors (`eventBridgeIdempotency`). */
+  readonly owner: string;
+  /** The events it takes, for errors (`an EventBridge event`). */
+  readonly eventKind: string;
+  /** Why the event is not one of this source's (what was expected), or `undefined`. */
+  invalidEvent(event: unknown): string | undefined;
+  /** The event's id, as the log line names it. */
+  itemId(event: TEvent): string;
+}
