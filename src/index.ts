@@ -8,19 +8,19 @@
 // Middlewares and runners
 export { sqsIdempotency } from './sources/sqs.js';
 export type { SqsIdempotencyOptions } from './sources/sqs.js';
-export { eachRecord } from './sources/each-record.js';
-export type { EachRecordOptions } from './sources/each-record.js';
-export type { RecordContext, RecordHandler, NotStartedReason } from './sources/batch-runner.js';
+export { eachRecord } from './lifecycle/each-record.js';
+export type { EachRecordOptions } from './lifecycle/each-record.js';
+export type { RecordContext, RecordHandler, NotStartedReason } from './lifecycle/runner-link.js';
 export { eventBridgeIdempotency } from './sources/eventbridge.js';
 export type { EventBridgeIdempotencyOptions, AnyEventBridgeEvent } from './sources/eventbridge.js';
-export { handleEvent } from './sources/event-run.js';
-export type { EventContext } from './sources/event-run.js';
-export type { WaitPolicy } from './sources/eventbridge-wait.js';
+export { handleEvent } from './lifecycle/event-run.js';
+export type { EventContext } from './lifecycle/event-run.js';
+export type { WaitPolicy } from './lifecycle/in-progress-wait.js';
 export { jsonBody } from './sources/json.js';
-export type { Strategy, CommonIdempotencyOptions } from './sources/shared-options.js';
-export type { ConflictPolicy } from './sources/strategy.js';
-export { jsonLineLogger } from './sources/log.js';
-export type { BatchLogLine, BatchLogger, RecordLogEntry } from './sources/log.js';
+export type { Strategy, CommonIdempotencyOptions } from './lifecycle/options.js';
+export type { ConflictPolicy } from './lifecycle/transaction-commit.js';
+export { jsonLineLogger } from './lifecycle/log.js';
+export type { BatchLogLine, BatchLogger, RecordLogEntry } from './lifecycle/log.js';
 
 // Store
 export { DynamoDBIdempotencyStore } from './store/dynamodb.js';
@@ -92,6 +92,7 @@ export {
   EffectivelyOnceError,
   InvalidRecordError,
   MissingKeyError,
+  KeyTooLongError,
   BodyParseError,
   PayloadMismatchError,
   ItemTooLargeError,

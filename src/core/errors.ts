@@ -67,8 +67,9 @@ export class InvalidRecordError extends EffectivelyOnceError {
 
 /**
  * The `key` function returned no usable key: undefined, empty, not a
- * string or number, not well-formed Unicode (a lone surrogate), or longer
- * than 1024 bytes of UTF-8 (use `hashKeys` for long keys).
+ * string or number, or not well-formed Unicode (a lone surrogate). A key
+ * too long to store is a {@link KeyTooLongError}, a subclass, so code that
+ * catches `MissingKeyError` catches it too.
  *
  * @example
  * ```ts
@@ -84,7 +85,24 @@ export class InvalidRecordError extends EffectivelyOnceError {
  * ```
  */
 export class MissingKeyError extends InvalidRecordError {
-  override readonly name = 'MissingKeyError';
+  override readonly name: string = 'MissingKeyError';
+}
+
+/**
+ * The business key is longer than 1024 bytes of UTF-8 and is stored as it is
+ * (no `hashKeys`). It extends {@link MissingKeyError} because 0.1.0 threw
+ * that for this case: a `catch` written then still catches it.
+ *
+ * @example
+ * ```ts
+ * import { KeyTooLongError, MissingKeyError } from 'effectively-once';
+ *
+ * const err = new KeyTooLongError('The business key is longer than 1024 bytes.', { key: 'k'.repeat(64) });
+ * console.log(err.name, err instanceof MissingKeyError); // KeyTooLongError true
+ * ```
+ */
+export class KeyTooLongError extends MissingKeyError {
+  override readonly name: string = 'KeyTooLongError';
 }
 
 /**

@@ -2,7 +2,7 @@
  * Identity: turning what the user's `key` function returned into the
  * idempotency record id `consumer#businessKey`.
  */
-import { MissingKeyError } from './errors.js';
+import { KeyTooLongError, MissingKeyError } from './errors.js';
 import { sha256 } from './hashing.js';
 
 /** What a `key` function may return: a string or number; anything else means "no key". */
@@ -38,13 +38,13 @@ export function normalizeKey(raw: unknown): string {
 
 /**
  * `consumer#businessKey`, with the business key replaced by its SHA-256 when `hash` is set.
- * @throws MissingKeyError when the key is stored as it is (no `hash`) and is
+ * @throws KeyTooLongError when the key is stored as it is (no `hash`) and is
  *   longer than {@link MAX_KEY_BYTES} in UTF-8; a hashed key is always 64 characters.
  */
 export function recordId(consumer: string, businessKey: string, hash: boolean): string {
   if (hash) return `${consumer}#${sha256(businessKey)}`;
   if (Buffer.byteLength(businessKey) > MAX_KEY_BYTES) {
-    throw new MissingKeyError(`The business key is longer than ${MAX_KEY_BYTES} bytes; use hashKeys or a shorter key.`, {
+    throw new KeyTooLongError(`The business key is longer than ${MAX_KEY_BYTES} bytes; use hashKeys or a shorter key.`, {
       key: businessKey.slice(0, 64),
     });
   }

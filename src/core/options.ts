@@ -10,6 +10,12 @@ export interface OptionRule {
   readonly expected: string;
   readonly required?: boolean;
   readonly check: (value: unknown) => boolean;
+  /**
+   * A partial settings object (a lease, a wait policy): {@link resolveOptions}
+   * lays it over its default key by key. Absent: the value replaces the
+   * default whole (a clock or a store is an object too, never merged).
+   */
+  readonly partial?: true;
 }
 
 /** Rules by option name. */
@@ -101,4 +107,51 @@ export function hasMethods(expected: string, ...methods: readonly string[]): Opt
 export function definedOnly<T extends object>(options: T): T {
   // Same type: a key whose value was undefined is now absent, which every optional key allows.
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * One rule for every key of an options interface, no more and no less:
+ * declare a factory's rules with `satisfies RulesOf<TheOptions>` so that an
+ * option added to the interface without a rule (or a rule left for a removed
+ * option) fails to compile.
+ *
+ * @example
+ * ```ts
+ * import { is, type RulesOf } from './options.js';
+ * interface Opts { readonly name: string; readonly retries?: number }
+ * const rules = { name: { ...is.nonEmptyString, required: true }, retries: is.positiveInt } satisfies RulesOf<Opts>;
+ * console.log(Object.keys(rules)); // ['name', 'retries']
+ * ```
+ */
+export type RulesOf<T> = { readonly [K in keyof Required<T>]: OptionRule };
+
+/** Options after {@link resolveOptions}: every defaulted key holds its default's type. */
+export type Resolved<T, D> = Omit<T, keyof D> & D;
+
+/**
+ * The one resolve step of a factory: checks `options` against `rules` (a
+ * `TypeError` naming the option), then lays them over `defaults`. A value
+ * given as `undefined` keeps its default; an option whose rule is `partial`
+ * (a lease, a wait policy) is laid over its default key by key, so a partial
+ * one keeps the other defaults. `defaults` is never written to.
+ *
+ * @example
+ * ```ts
+ * import { is, resolveOptions, type RulesOf } from './options.js';
+ * interface Opts { readonly retries?: number; readonly bounds?: Partial<{ min: number; max: number }> }
+ * const rules = { retries: is.positiveInt, bounds: { ...is.object, partial: true } } satisfies RulesOf<Opts>;
+ * const defaults = { retries: 3, bounds: { min: 1, max: 9 } };
+ * console.log(resolveOptions<Opts, typeof defaults>('demo', { bounds: { max: 5 } }, rules, defaults)); // { retries: 3, bounds: { min: 1, max: 5 } }
+ * ```
+ */
+export function resolveOptions<T extends object, D extends object>(owner: string, options: T, rules: RulesOf<T>, defaults: D): Resolved<T, D> {
+  checkOptions(owner, options, rules as OptionRules);
+  const resolved: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(definedOnly(options))) {
+    const fallback = resolved[name];
+    const partial = (rules as OptionRules)[name]?.partial === true && isPlainObject(fallback) && isPlainObject(value);
+    resolved[name] = partial ? { ...fallback, ...definedOnly(value) } : value;
+  }
+  // Every key was checked against its rule, and defaults carry the defaulted keys' types.
+  return resolved as Resolved<T, D>;
 }

@@ -4,22 +4,16 @@
  * without running the handler; one still in progress throws so Lambda's
  * async retry tries again later (or waits, when asked to).
  */
-import type { MiddlewareObj, Request } from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { systemClock } from '../core/clock.js';
-import { IdempotencyInProgressError } from '../core/errors.js';
 import type { BusinessKey } from '../core/keys.js';
-import { leaseDuration, safetyMargin, type AutoMargin } from '../core/lease.js';
-import { definedOnly, is, isPlainObject, type OptionRule } from '../core/options.js';
-import type { RecordOutcome } from '../core/outcomes.js';
-import { remainingTime } from './batch-runner.js';
-import { waitForOwner, type WaitPolicy } from './eventbridge-wait.js';
-import { attachEventRun, type EventRun } from './event-run.js';
-import { batchLine } from './log.js';
-import { payloadMismatch, prepare } from './prepare.js';
-import { releaseClaim, settleClaim, type OwnedRecord } from './sqs-settle.js';
-import { checkMiddlewareOptions, commonDefaults, consumerName, type CommonIdempotencyOptions } from './shared-options.js';
-import type { ConflictPolicy } from './strategy.js';
+import type { AutoMargin } from '../core/lease.js';
+import { is, isPlainObject, type OptionRule, type RulesOf } from '../core/options.js';
+import { eventIdempotency } from '../lifecycle/event-middleware.js';
+import type { WaitPolicy } from '../lifecycle/in-progress-wait.js';
+import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import type { EventSource } from '../lifecycle/source.js';
+import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
@@ -64,20 +58,36 @@ export const eventBridgeDefaults = {
 const NAME = 'eventBridgeIdempotency';
 
 const waitRule: OptionRule = {
+  partial: true,
   expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
-  check: (v) =>
+  check: (v: unknown) =>
     isPlainObject(v) &&
     Object.entries(v).every(
       ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
     ),
 };
 
-function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridgeEvent {
-  const e = event as Partial<AnyEventBridgeEvent> | null;
-  if (e === null || typeof e !== 'object' || typeof e.id !== 'string' || typeof e['detail-type'] !== 'string' || !('detail' in e)) {
-    throw new TypeError(`${NAME}: the event is not an EventBridge event (expected id, detail-type and detail).`);
-  }
-}
+const eventBridgeRules = {
+  ...commonRules,
+  ...recordRules,
+  inProgress: is.oneOf('throw', 'wait'),
+  wait: waitRule,
+  onConflict: is.oneOf('fail', 'acknowledge'),
+  safetyMarginMs: is.nonNegativeMs,
+} satisfies RulesOf<EventBridgeIdempotencyOptions>;
+
+/** EventBridge as a single-event source: everything the lifecycle needs to know about its events. */
+const eventBridgeSource: EventSource<AnyEventBridgeEvent> = {
+  name: 'eventbridge',
+  owner: NAME,
+  eventKind: 'an EventBridge event',
+  invalidEvent(event) {
+    const e = event as Partial<AnyEventBridgeEvent> | null;
+    const valid = e !== null && typeof e === 'object' && typeof e.id === 'string' && typeof e['detail-type'] === 'string' && 'detail' in e;
+    return valid ? undefined : 'expected id, detail-type and detail';
+  },
+  itemId: (event) => event.id,
+};
 
 /**
  * Makes an EventBridge-triggered handler idempotent per business key.
@@ -111,118 +121,11 @@ function assertEventBridgeEvent(event: unknown): asserts event is AnyEventBridge
 export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>(
   options: EventBridgeIdempotencyOptions<TEvent>,
 ): MiddlewareObj<TEvent, TResult> {
-  checkMiddlewareOptions(NAME, options, {
-    inProgress: is.oneOf('throw', 'wait'),
-    wait: waitRule,
-    onConflict: is.oneOf('fail', 'acknowledge'),
-    safetyMarginMs: is.nonNegativeMs,
-  });
-  const config = {
-    ...eventBridgeDefaults,
-    ...definedOnly(options),
-    lease: { ...eventBridgeDefaults.lease, ...definedOnly(options.lease ?? {}) },
-    wait: { ...eventBridgeDefaults.wait, ...definedOnly(options.wait ?? {}) },
-  };
-  const { store, logger } = config;
-  const payload = config.payload as ((event: TEvent) => unknown) | false;
-  const runs = new WeakMap<object, EventRun>();
-
-  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
-    if (logger === false) return;
-    const line = batchLine('eventbridge', run.consumer, config.strategy, [outcome], () => run.owned.id, Date.now() - run.startedAt);
-    logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
-  }
-
-  /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
-  async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
-    const left = remainingTime(request.context);
-    const leaseMs = leaseDuration(left, config.lease);
-    // One deadline for the whole wait, however many claim-and-wait rounds it takes.
-    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
-    for (;;) {
-      const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
-      if (claim.kind === 'claimed') {
-        run.owned = { ...run.owned, token: claim.token };
-        return undefined;
-      }
-      const message = `Key already recorded under ${run.owned.id} with a different payload.`;
-      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, { key: run.owned.key, existing: claim.existing });
-      if (mismatch !== undefined) throw mismatch;
-      if (claim.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache }, true);
-        return { replay: claim.existing.result };
-      }
-      const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
-        key: run.owned.key,
-        existing: claim.existing,
-      });
-      const budget = waitUntil - Date.now();
-      if (config.inProgress === 'throw' || budget <= 0) throw inProgress;
-      const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
-      if (waited.kind === 'timed-out') throw inProgress;
-      if (waited.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false }, true);
-        return { replay: waited.record.result };
-      }
-    }
-  }
-
-  async function eventBridgeIdempotencyBefore(request: Request<TEvent, TResult>): Promise<void> {
-    assertEventBridgeEvent(request.event);
-    const consumer = consumerName(NAME, config.consumer, request.context?.functionName);
-    const prepared = prepare(request.event, { key: config.key, payload });
-    if (prepared instanceof Error) throw prepared;
-    const owned: OwnedRecord = {
-      messageId: request.event.id,
-      key: prepared.key,
-      id: store.recordId(consumer, prepared.key),
-      ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
-    };
-    const safetyMarginMs = safetyMargin(remainingTime(request.context), options.safetyMarginMs, config.autoSafetyMargin);
-    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store, safetyMarginMs };
-    if (!run.transactional) {
-      const replay = await claimOrReplay(request, run);
-      if (replay !== undefined) {
-        request.earlyResponse = replay.replay as TResult;
-        return;
-      }
-    }
-    runs.set(request, run);
-    attachEventRun(request.event, request.context, run);
-  }
-
-  async function eventBridgeIdempotencyAfter(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runs.get(request);
-    if (run === undefined) return;
-    runs.delete(request);
-    if (run.transactional) {
-      if (run.committed === undefined) {
-        throw new TypeError(`${NAME}: strategy "transaction" needs the handler wrapped in handleEvent().`);
-      }
-      log(run, run.committed);
-      return;
-    }
-    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);
-    log(run, outcome);
-    if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
-  }
-
-  async function eventBridgeIdempotencyOnError(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runs.get(request);
-    if (run === undefined) return;
-    runs.delete(request);
-    // After Middy's early timeout the handler may still be running: leave the
-    // claim to its lease rather than let a retry run the effect alongside it.
-    const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
-    if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
-    log(run, run.committed ?? { kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error: request.error });
-    // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
-  }
-
-  return {
-    before: eventBridgeIdempotencyBefore,
-    after: eventBridgeIdempotencyAfter,
-    onError: eventBridgeIdempotencyOnError,
-    name: NAME,
-  };
+  const config = resolveMiddlewareOptions<EventBridgeIdempotencyOptions<TEvent>, typeof eventBridgeDefaults>(
+    NAME,
+    options,
+    eventBridgeRules,
+    eventBridgeDefaults,
+  );
+  return eventIdempotency<TEvent, TResult>(eventBridgeSource, config);
 }

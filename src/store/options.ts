@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../core/clock.js';
-import { checkOptions, definedOnly, hasMethods, is, isPlainObject, type OptionRules } from '../core/options.js';
+import { definedOnly, hasMethods, is, isPlainObject, resolveOptions, type RulesOf } from '../core/options.js';
 
 /** What `release` does with a failed claim. */
 export type ReleaseMode = 'delete' | 'mark-failed';
@@ -104,20 +104,20 @@ function isCacheOption(v: unknown): boolean {
   return keys.length === 1 && keys[0] === 'maxEntries' && Number.isInteger(max) && (max as number) > 0;
 }
 
-const rules: OptionRules = {
+const rules = {
   client: { ...hasMethods('a DynamoDBDocumentClient', 'send'), required: true },
   tableName: { ...is.nonEmptyString, required: true },
   retentionMs: {
     expected: 'a positive number of ms',
-    check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+    check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
   },
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
   errorMessages: is.oneOf('hash', 'keep'),
-  cache: { expected: 'false or { maxEntries: positive integer }', check: (v) => v === false || isCacheOption(v) },
+  cache: { expected: 'false or { maxEntries: positive integer }', check: (v: unknown) => v === false || isCacheOption(v) },
   clock: hasMethods('an object with a now() method', 'now'),
   trackInflight: is.boolean,
-};
+} satisfies RulesOf<DynamoDBIdempotencyStoreOptions>;
 
 /**
  * Validates raw options and applies {@link defaults}; `errorMessages`
@@ -135,8 +135,9 @@ const rules: OptionRules = {
  * ```
  */
 export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
-  checkOptions('DynamoDBIdempotencyStore', options, rules);
-  const given = definedOnly(options as DynamoDBIdempotencyStoreOptions);
-  const errorMessages = given.errorMessages ?? (given.hashKeys === true ? 'hash' : defaults.errorMessages);
-  return { ...defaults, ...given, errorMessages };
+  const given = options as DynamoDBIdempotencyStoreOptions;
+  const resolved = resolveOptions('DynamoDBIdempotencyStore', given, rules, defaults);
+  // Defaulted after the merge: its default depends on another option.
+  const errorMessages = definedOnly(given).errorMessages ?? (resolved.hashKeys ? 'hash' : defaults.errorMessages);
+  return { ...resolved, errorMessages };
 }

@@ -209,7 +209,7 @@ describe.each(strategies.flatMap((s) => [[s, false], [s, true]] as const))('keys
 
   // DynamoDB's partition key limit is 2048 bytes of UTF-8; the library keeps raw keys to 1024 bytes.
   const longKeys = { 'ASCII, 2100 bytes': 'k'.repeat(2100), 'emoji, 1200 UTF-16 units but 2400 bytes': '😀'.repeat(600) };
-  it(`keys over DynamoDB's key size limit: ${hashKeys ? 'hashed, so processed once' : 'MissingKeyError for that record alone'}`, async () => {
+  it(`keys over DynamoDB's key size limit: ${hashKeys ? 'hashed, so processed once' : 'KeyTooLongError for that record alone'}`, async () => {
     const { h, run, effects } = await rig(strategy, { hashKeys });
     const long = Object.values(longKeys).map((k) => order(k));
     const good = order('short');
@@ -217,7 +217,7 @@ describe.each(strategies.flatMap((s) => [[s, false], [s, true]] as const))('keys
     expect(await effects('short')).toBe(1);
     if (!hashKeys) {
       expect(failed.sort()).toEqual(long.map((r) => r.messageId).sort());
-      for (const r of long) expect(errorNames(h)[r.messageId]).toBe('MissingKeyError');
+      for (const r of long) expect(errorNames(h)[r.messageId]).toBe('KeyTooLongError');
       for (const key of Object.values(longKeys)) expect(await effects(key)).toBe(0);
       return;
     }

@@ -11,7 +11,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { DynamoDBIdempotencyStore, IdempotencyInProgressError, eventBridgeIdempotency } from '../../src/index.js';
-import { waitForOwner } from '../../src/sources/eventbridge-wait.js';
+import { waitForOwner } from '../../src/lifecycle/in-progress-wait.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 import { countRequests } from '../support/store.js';

@@ -9,8 +9,8 @@ import { claimVerdict } from '../../src/core/claim.js';
 import { BusinessConflictError, InvalidRecordError, LeaseLostError, PayloadMismatchError } from '../../src/core/errors.js';
 import { acknowledged, type RecordOutcome } from '../../src/core/outcomes.js';
 import type { IdempotencyRecord } from '../../src/core/record.js';
-import { payloadMismatch } from '../../src/sources/prepare.js';
-import { followerOutcome } from '../../src/sources/same-key.js';
+import { payloadMismatch } from '../../src/lifecycle/prepare.js';
+import { followerOutcome } from '../../src/lifecycle/same-key.js';
 import { hashArb, recordAt } from './arbitraries.js';
 import { seeded } from './seed.js';
 

@@ -10,7 +10,7 @@ import { toEpochSeconds } from '../../src/core/clock.js';
 import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/core/lease.js';
 import { eventBridgeDefaults } from '../../src/sources/eventbridge.js';
 import { sqsDefaults } from '../../src/sources/sqs.js';
-import { commonDefaults } from '../../src/sources/shared-options.js';
+import { commonDefaults } from '../../src/lifecycle/options.js';
 import { claimRequest } from '../../src/store/expressions.js';
 import { seeded } from './seed.js';
 

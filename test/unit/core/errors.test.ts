@@ -3,6 +3,7 @@ import {
   EffectivelyOnceError,
   InvalidRecordError,
   ItemTooLargeError,
+  KeyTooLongError,
   MissingKeyError,
   TransactionRetryableError,
 } from '../../../src/core/errors.js';
@@ -22,6 +23,9 @@ describe('errors', () => {
 
   it('invalid-record errors share a parent so one record fails alone', () => {
     expect(new MissingKeyError('x')).toBeInstanceOf(InvalidRecordError);
+    const tooLong = new KeyTooLongError('long', { key: 'k' });
+    expect([tooLong instanceof MissingKeyError, tooLong instanceof InvalidRecordError, tooLong.name]).toEqual([true, true, 'KeyTooLongError']);
+    expect(new MissingKeyError('x').name).toBe('MissingKeyError');
     const tooLarge = new ItemTooLargeError('big', 500_000, 409_600);
     expect(tooLarge).toBeInstanceOf(InvalidRecordError);
     expect([tooLarge.name, tooLarge.size, tooLarge.limit]).toEqual(['ItemTooLargeError', 500_000, 409_600]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MissingKeyError } from '../../../src/core/errors.js';
+import { InvalidRecordError, KeyTooLongError, MissingKeyError } from '../../../src/core/errors.js';
 import { sha256 } from '../../../src/core/hashing.js';
 import { MAX_KEY_BYTES, normalizeKey, recordId } from '../../../src/core/keys.js';
 
@@ -34,5 +34,21 @@ describe('recordId', () => {
     expect(() => recordId('c', long, false)).toThrow(MissingKeyError);
     expect(() => recordId('c', long, false)).toThrow(/longer than/);
     expect(recordId('c', long, true)).toBe(`c#${sha256(long)}`);
+  });
+
+  it('throws KeyTooLongError for a key too long, still a MissingKeyError (caught as before) and an InvalidRecordError', () => {
+    const long = 'k'.repeat(MAX_KEY_BYTES + 1);
+    let thrown: unknown;
+    try {
+      recordId('c', long, false);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(KeyTooLongError);
+    expect(thrown).toBeInstanceOf(MissingKeyError);
+    expect(thrown).toBeInstanceOf(InvalidRecordError);
+    expect(thrown).toMatchObject({ name: 'KeyTooLongError', key: long.slice(0, 64) });
+    // A key that is missing is not "too long".
+    expect(() => normalizeKey('')).not.toThrow(KeyTooLongError);
   });
 });

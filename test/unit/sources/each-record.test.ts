@@ -33,6 +33,19 @@ describe('eachRecord without the middleware', () => {
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([records[1]?.messageId, records[2]?.messageId]);
   });
 
+  it('an option given as undefined keeps its default: every record runs (none acknowledged unrun)', async () => {
+    const records = ['1', '2', '3'].map((body) => sqsRecord({ body }));
+    const seen: string[] = [];
+    const handler = eachRecord(
+      (record) => {
+        seen.push(record.body);
+      },
+      { concurrency: undefined } as never,
+    );
+    await handler(sqsEvent(records), lambdaContext());
+    expect(seen.sort()).toEqual(['1', '2', '3']);
+  });
+
   it('rejects bad arguments and a non-SQS event clearly', async () => {
     expect(() => eachRecord('nope' as never)).toThrow(TypeError);
     expect(() => eachRecord(() => undefined, { concurrency: 0 })).toThrow(/option "concurrency"/);

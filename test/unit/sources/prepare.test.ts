@@ -2,7 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { BodyParseError, MissingKeyError, jsonBody } from '../../../src/index.js';
 import { payloadHash, sha256 } from '../../../src/core/hashing.js';
-import { payloadMismatch, prepare } from '../../../src/sources/prepare.js';
+import { payloadMismatch, prepare } from '../../../src/lifecycle/prepare.js';
 import { sqsRecord } from '../../../src/testing/index.js';
 
 const byOrderNo = { key: (r: SQSRecord) => jsonBody<{ orderNo?: unknown }>(r).orderNo as string | undefined, payload: (r: SQSRecord) => r.body };

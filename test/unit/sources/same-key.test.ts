@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BusinessConflictError, PayloadMismatchError, acknowledged, type IdempotencyRecord, type RecordOutcome } from '../../../src/index.js';
-import { followerOutcome } from '../../../src/sources/same-key.js';
+import { followerOutcome } from '../../../src/lifecycle/same-key.js';
 
 const follower = { messageId: 'm2', key: 'k', id: 'c#k', payloadHash: 'h1' };
 

@@ -1,21 +1,23 @@
 /**
- * The per-invocation runner behind `sqsIdempotency` + `eachRecord`: runs each
+ * The per-invocation runner behind a batch middleware + `eachRecord`: runs each
  * owned record under the strategy and remembers how it went, for the after
  * phase to settle. Later copies of a key ride in their first copy's lane and
  * are decided there from its outcome, so that one that comes back stops its
  * FIFO group before the records behind it run.
  */
-import type { Context, SQSBatchItemFailure, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { attemptOf, fifoGroup, remainingTime, type BatchRunner, type NotStartedReason, type RecordHandler } from './batch-runner.js';
+import { remainingTime } from './time.js';
+import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import { settleClaim, type Execution, type OwnedRecord } from './sqs-settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
+import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
+import { idOf, type BatchSource } from './source.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 
 /** Settings the runner needs from the middleware. */
-export interface SqsRunConfig {
+export interface BatchRunConfig {
   readonly store: IdempotencyStore;
   readonly consumer: string;
   readonly transactional: boolean;
@@ -25,35 +27,42 @@ export interface SqsRunConfig {
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
-export interface RunRecord {
-  readonly record: SQSRecord;
+export interface RunRecord<TRecord> {
+  readonly record: TRecord;
   readonly owned: OwnedRecord;
   readonly leader?: LeaderRef;
 }
 
-const claimTx = disabledTransaction('the strategy is "claim"; use sqsIdempotency({ strategy: "transaction" }).');
+const claimTxs = new Map<string, ReturnType<typeof disabledTransaction>>();
+const claimTx = (owner: string) => {
+  const tx = claimTxs.get(owner) ?? disabledTransaction(`the strategy is "claim"; use ${owner}({ strategy: "transaction" }).`);
+  claimTxs.set(owner, tx);
+  return tx;
+};
 
 /** A runner over the owned records; `executions` is read by the after phase. */
-export class SqsRun implements BatchRunner {
+export class BatchRun<TRecord> implements BatchRunner<TRecord> {
+  readonly source: BatchSource<unknown, TRecord, unknown>;
   /** Owned records and later copies, in delivery order: what `eachRecord` lays out in lanes. */
-  readonly records: readonly SQSRecord[];
+  readonly records: readonly TRecord[];
   /** The records the handler may run (later copies never run): the event handed to the handler. */
-  readonly ownedRecords: readonly SQSRecord[];
+  readonly ownedRecords: readonly TRecord[];
   readonly safetyMarginMs: number;
   /** How each record went, by message id. Absent: the handler never ran it through `eachRecord` (or skipped it). */
   readonly executions = new Map<string, Execution>();
   readonly #owned: ReadonlyMap<string, OwnedRecord>;
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
-  readonly #config: SqsRunConfig;
+  readonly #config: BatchRunConfig;
   readonly #running = new Set<string>();
   #closed = false;
   #begun = false;
 
-  constructor(given: readonly RunRecord[], config: SqsRunConfig) {
+  constructor(source: BatchSource<unknown, TRecord, unknown>, given: readonly RunRecord<TRecord>[], config: BatchRunConfig) {
+    this.source = source;
     this.records = given.map((o) => o.record);
     this.ownedRecords = given.filter((o) => o.leader === undefined).map((o) => o.record);
-    this.#owned = new Map(given.map((o) => [o.record.messageId, o.owned]));
-    this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.record.messageId, o.leader] as const])));
+    this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
+    this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
     this.safetyMarginMs = config.safetyMarginMs;
   }
@@ -78,29 +87,30 @@ export class SqsRun implements BatchRunner {
   }
 
   /**
-   * FIFO: the message group. Standard queue: one lane per key, so a later
-   * copy is reached only after its first copy has finished.
+   * The source's lane (FIFO message group). Without one: one lane per key,
+   * so a later copy is reached only after its first copy has finished.
    */
-  laneOf(record: SQSRecord): string | undefined {
-    const owned = this.#owned.get(record.messageId);
-    return fifoGroup(record) ?? (owned === undefined ? undefined : `\u0000${owned.id}`);
+  laneOf(record: TRecord): string | undefined {
+    const owned = this.#owned.get(idOf(this.source, record));
+    return this.source.lane(record) ?? (owned === undefined ? undefined : `\u0000${owned.id}`);
   }
 
-  async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
-    const owned = this.#owned.get(record.messageId);
+  async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+    const id = idOf(this.source, record);
+    const owned = this.#owned.get(id);
     if (owned === undefined || this.#closed) return false;
-    const leader = this.#leaders.get(record.messageId);
+    const leader = this.#leaders.get(id);
     if (leader !== undefined) return this.#follow(owned, leader);
-    this.#running.add(record.messageId);
+    this.#running.add(id);
     try {
       return await this.#execute(record, owned, fn, context);
     } finally {
-      this.#running.delete(record.messageId);
+      this.#running.delete(id);
     }
   }
 
-  async #execute(record: SQSRecord, owned: OwnedRecord, fn: RecordHandler, context: Context): Promise<boolean> {
-    const ctx = { key: owned.key, messageId: owned.messageId, context, attempt: attemptOf(record) };
+  async #execute(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+    const ctx = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.attempt(record) };
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;
       const delivery = { ...owned, consumer };
@@ -109,12 +119,12 @@ export class SqsRun implements BatchRunner {
       const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry }, async (tx) =>
         fn(record, { ...ctx, tx }),
       );
-      this.executions.set(record.messageId, { kind: 'settled', outcome });
+      this.executions.set(owned.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);
     }
     let execution: Execution;
     try {
-      execution = { kind: 'succeeded', result: await fn(record, { ...ctx, tx: claimTx }) };
+      execution = { kind: 'succeeded', result: await fn(record, { ...ctx, tx: claimTx(this.source.owner) }) };
     } catch (error) {
       execution = { kind: 'threw', error };
     }
@@ -123,7 +133,7 @@ export class SqsRun implements BatchRunner {
     // record of a FIFO group starts only once this one is recorded.
     const { store, storeResult } = this.#config;
     const outcome = await settleClaim(store, owned, execution, storeResult);
-    this.executions.set(record.messageId, { kind: 'settled', outcome });
+    this.executions.set(owned.messageId, { kind: 'settled', outcome });
     return acknowledged(outcome);
   }
 
@@ -157,16 +167,16 @@ export class SqsRun implements BatchRunner {
     return owned;
   }
 
-  skip(record: SQSRecord, reason: NotStartedReason): void {
-    this.executions.set(record.messageId, { kind: 'not-started', reason });
+  skip(record: TRecord, reason: NotStartedReason): void {
+    this.executions.set(idOf(this.source, record), { kind: 'not-started', reason });
   }
 
-  failures(): SQSBatchItemFailure[] {
+  failures(): string[] {
     return this.records
-      .filter((r) => {
-        const e = this.executions.get(r.messageId);
+      .map((r) => idOf(this.source, r))
+      .filter((id) => {
+        const e = this.executions.get(id);
         return e === undefined || e.kind === 'threw' || e.kind === 'not-started' || (e.kind === 'settled' && !acknowledged(e.outcome));
-      })
-      .map((r) => ({ itemIdentifier: r.messageId }));
+      });
   }
 }

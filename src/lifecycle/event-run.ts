@@ -7,10 +7,10 @@ import type { Context } from 'aws-lambda';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
-import { remainingTime } from './batch-runner.js';
+import { remainingTime } from './time.js';
 import { disabledTransaction } from './disabled-tx.js';
-import type { OwnedRecord } from './sqs-settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from './strategy.js';
+import type { OwnedRecord } from './settle.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {

@@ -3,44 +3,43 @@
  * conditional write each, and sorting them into owned records, later copies
  * of a key (followers) and early outcomes (duplicates, in-progress, invalid).
  */
-import type { SQSRecord } from 'aws-lambda';
-import { BodyParseError, InvalidRecordError } from '../core/errors.js';
+import { InvalidRecordError } from '../core/errors.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { heldBack, type Standing } from '../core/schedule.js';
 import type { IdempotencyStore } from '../store/types.js';
-import { fifoGroup } from './batch-runner.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import { releaseClaim, type OwnedRecord } from './sqs-settle.js';
+import { releaseClaim, type OwnedRecord } from './settle.js';
+import { idOf, type BatchSource } from './source.js';
 
 /** One record's state after the before phase. */
-export type Admission =
-  | { readonly kind: 'owned'; readonly record: SQSRecord; readonly owned: OwnedRecord }
-  | { readonly kind: 'settled'; readonly record: SQSRecord; readonly outcome: RecordOutcome; readonly id?: string }
+export type Admission<TRecord> =
+  | { readonly kind: 'owned'; readonly record: TRecord; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly record: TRecord; readonly outcome: RecordOutcome; readonly id?: string }
   /**
    * A later copy of a key already in its lane: not claimed; decided from its
    * first copy's outcome (here when that is known before the handler, else
    * when its lane reaches it).
    */
-  | { readonly kind: 'follower'; readonly record: SQSRecord; readonly owned: OwnedRecord; readonly leader: LeaderRef };
+  | { readonly kind: 'follower'; readonly record: TRecord; readonly owned: OwnedRecord; readonly leader: LeaderRef };
 
 /** What the before phase needs. */
-export interface AdmitConfig extends Extractors<SQSRecord> {
+export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
+  readonly source: BatchSource<unknown, TRecord, unknown>;
   readonly store: IdempotencyStore;
   readonly consumer: string;
   readonly claim: boolean;
   readonly leaseMs: number;
 }
 
-type PreparedRecord = { readonly record: SQSRecord; readonly owned: OwnedRecord };
+type PreparedRecord<TRecord> = { readonly record: TRecord; readonly owned: OwnedRecord };
 
-function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Admission {
-  const messageId = record.messageId;
-  const invalid = (error: InvalidRecordError): Admission => ({ kind: 'settled', record, outcome: { kind: 'invalid', messageId, error } });
-  // Checked here, not by the user's key function: it is typed to receive a string body.
-  if (typeof record.body !== 'string') {
-    return invalid(new BodyParseError(`Message ${messageId} has no body string (got ${record.body === null ? 'null' : typeof record.body}).`));
-  }
+function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): PreparedRecord<TRecord> | Admission<TRecord> {
+  const messageId = idOf(config.source, record);
+  const invalid = (error: InvalidRecordError): Admission<TRecord> => ({ kind: 'settled', record, outcome: { kind: 'invalid', messageId, error } });
+  // Checked here, not by the user's key function: it is typed to receive a readable record.
+  const unreadable = config.source.unreadable(record);
+  if (unreadable !== undefined) return invalid(unreadable);
   const prepared = prepare(record, config);
   if (prepared instanceof Error) return invalid(prepared);
   let id: string;
@@ -54,7 +53,7 @@ function prepareOne(record: SQSRecord, config: AdmitConfig): PreparedRecord | Ad
   return { record, owned: { id, key: prepared.key, messageId, ...payload } };
 }
 
-async function claimOne({ record, owned }: PreparedRecord, config: AdmitConfig): Promise<Admission> {
+async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, config: AdmitConfig<TRecord>): Promise<Admission<TRecord>> {
   const { id, key, messageId } = owned;
   if (!config.claim) return { kind: 'owned', record, owned };
   try {
@@ -80,10 +79,10 @@ async function claimOne({ record, owned }: PreparedRecord, config: AdmitConfig):
  * progress, mismatched, failed or held back), so that one that comes back
  * holds back the rest of its FIFO group like any other settled record.
  */
-function settleFollowers(admissions: Admission[]): Admission[] {
+function settleFollowers<TRecord>(admissions: Admission<TRecord>[]): Admission<TRecord>[] {
   const settled = new Map<string, RecordOutcome>();
-  for (const a of admissions) if (a.kind === 'settled') settled.set(a.record.messageId, a.outcome);
-  return admissions.map((a): Admission => {
+  for (const a of admissions) if (a.kind === 'settled') settled.set(a.outcome.messageId, a.outcome);
+  return admissions.map((a): Admission<TRecord> => {
     const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
     if (a.kind !== 'follower' || leader === undefined) return a;
     return { kind: 'settled', record: a.record, id: a.owned.id, outcome: followerOutcome(a.owned, leader, a.leader.payloadHash) };
@@ -95,15 +94,15 @@ function settleFollowers(admissions: Admission[]): Admission[] {
  * that group must not run before it does; their claims are released. A
  * follower still undecided is decided in its lane, after its first copy.
  */
-async function holdBackBlockedGroups(admissions: Admission[], store: IdempotencyStore): Promise<Admission[]> {
-  const held = heldBack(admissions, (a) => fifoGroup(a.record), (a): Standing => {
+async function holdBackBlockedGroups<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
+  const held = heldBack(admissions, (a) => config.source.lane(a.record), (a): Standing => {
     if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
     return 'waits';
   });
   const releases: Promise<void>[] = [];
-  const result = admissions.map((admission, i): Admission => {
+  const result = admissions.map((admission, i): Admission<TRecord> => {
     if (held[i] !== true || admission.kind !== 'owned') return admission;
-    releases.push(releaseClaim(store, admission.owned));
+    releases.push(releaseClaim(config.store, admission.owned));
     const { messageId, key, id } = admission.owned;
     return { kind: 'settled', record: admission.record, id, outcome: { kind: 'not-started', messageId, key, reason: 'group-failed' } };
   });
@@ -112,7 +111,7 @@ async function holdBackBlockedGroups(admissions: Admission[], store: Idempotency
 }
 
 /** Claims (or, for transactions, validates) every record of a batch concurrently. */
-export async function admitBatch(records: readonly SQSRecord[], config: AdmitConfig): Promise<Admission[]> {
+export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
   // Two copies of one key in a batch: claim the first only. Claiming both would
   // always send the second back as "in progress" and spend one of its receives.
   // FIFO: only within one message group, where the copy already runs after
@@ -122,13 +121,13 @@ export async function admitBatch(records: readonly SQSRecord[], config: AdmitCon
     records.map((record) => {
       const p = prepareOne(record, config);
       if ('kind' in p) return p;
-      const lane = `${p.owned.id}\u0000${fifoGroup(record) ?? ''}`;
+      const lane = `${p.owned.id}\u0000${config.source.lane(record) ?? ''}`;
       const leader = leaders.get(lane);
-      if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission;
-      leaders.set(lane, { messageId: record.messageId, payloadHash: p.owned.payloadHash });
+      if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission<TRecord>;
+      leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash });
       return claimOne(p, config);
     }),
   );
   // Followers are settled again after the hold-back: a first copy held back settles its copies too.
-  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions), config.store));
+  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions), config));
 }

@@ -3,7 +3,7 @@
  * object) and their rules.
  */
 import type { LeasePolicy } from '../core/lease.js';
-import { checkOptions, hasMethods, is, isPlainObject, type OptionRule, type OptionRules } from '../core/options.js';
+import { hasMethods, is, isPlainObject, resolveOptions, type OptionRule, type Resolved, type RulesOf } from '../core/options.js';
 import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 
@@ -33,9 +33,10 @@ export const commonDefaults = {
   logger: jsonLineLogger as BatchLogger | false,
 };
 
-const leaseRule: OptionRule = {
+const leaseRule = {
+  partial: true,
   expected: 'an object with marginMs, floorMs and capMs (non-negative numbers, floor <= cap)',
-  check: (v) => {
+  check: (v: unknown) => {
     if (!isPlainObject(v)) return false;
     const entries = Object.entries(v).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
@@ -45,32 +46,46 @@ const leaseRule: OptionRule = {
     const merged = { ...commonDefaults.lease, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
     return merged.floorMs <= merged.capMs && merged.capMs > 0;
   },
-};
+} satisfies OptionRule;
 
 /** Rules for the common options. */
-export const commonRules: OptionRules = {
+export const commonRules = {
   store: { ...hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get'), required: true },
-  key: { ...is.fn, required: true },
   consumer: {
     expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
-    check: (v) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
+    check: (v: unknown) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
   },
   strategy: is.oneOf('claim', 'transaction'),
   storeResult: is.boolean,
   lease: leaseRule,
-  logger: { expected: 'a function or false', check: (v) => typeof v === 'function' || v === false },
-  payload: { expected: 'a function or false', check: (v) => typeof v === 'function' || v === false },
-};
+  logger: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
+} satisfies RulesOf<CommonIdempotencyOptions>;
 
-/** Checks options against the common rules plus the source's own. */
-export function checkMiddlewareOptions(owner: string, options: unknown, extra: OptionRules): void {
-  checkOptions(owner, options, { ...commonRules, ...extra });
-  const { store, strategy } = options as Partial<CommonIdempotencyOptions>;
-  if (strategy === 'transaction' && store !== undefined && !isTransactionalStore(store)) {
+/** Rules for what every source's options say about a record: its key and its payload. */
+export const recordRules = {
+  key: { ...is.fn, required: true },
+  payload: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
+} as const satisfies Record<'key' | 'payload', OptionRule>;
+
+/**
+ * The middlewares' one resolve step: the rules (typed against the options
+ * interface), the defaults laid under the options once, then the rule that
+ * spans two options (a transaction needs a store with `commit`).
+ */
+export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions, D extends object>(
+  owner: string,
+  options: T,
+  rules: RulesOf<T>,
+  defaults: D,
+): Resolved<T, D> {
+  const resolved = resolveOptions(owner, options, rules, defaults);
+  const { store, strategy } = options;
+  if (strategy === 'transaction' && !isTransactionalStore(store)) {
     throw new TypeError(
       `${owner}: option "store" must be a TransactionalIdempotencyStore (with commit) for strategy "transaction"; this store supports only strategy "claim".`,
     );
   }
+  return resolved;
 }
 
 /** The consumer name: the option, else the function name; a clear error when neither exists. */

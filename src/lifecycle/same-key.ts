@@ -7,7 +7,7 @@ import { PayloadMismatchError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { replayCopy, type IdempotencyRecord } from '../core/record.js';
 import { payloadMismatch } from './prepare.js';
-import type { OwnedRecord } from './sqs-settle.js';
+import type { OwnedRecord } from './settle.js';
 
 /** The first copy of a key in its lane, as a later copy refers to it. */
 export interface LeaderRef {

@@ -3,18 +3,17 @@
  * message groups run in order and stop at the first failure; records not
  * yet started when the deadline nears are left for the retry.
  */
-import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { checkOptions, is } from '../core/options.js';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { is, resolveOptions, type RulesOf } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
+import { sqsSource } from '../sources/sqs-source.js';
+import { remainingTime } from './time.js';
 import {
-  attemptOf,
-  fifoGroup,
-  remainingTime,
   runnerFor,
   type BatchRunner,
   type NotStartedReason,
   type RecordHandler,
-} from './batch-runner.js';
+} from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 
 /** Options of {@link eachRecord}. */
@@ -28,6 +27,7 @@ export interface EachRecordOptions {
 }
 
 const eachRecordDefaults = { concurrency: 10 } as const;
+const eachRecordRules = { concurrency: is.positiveInt } satisfies RulesOf<EachRecordOptions>;
 
 /**
  * Wraps a per-record function into an SQS batch handler that returns a
@@ -59,42 +59,44 @@ export function eachRecord<TResult>(
   options: EachRecordOptions = {},
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
-  checkOptions('eachRecord', options, { concurrency: is.positiveInt });
-  const { concurrency } = { ...eachRecordDefaults, ...options };
+  const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
 
   return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-    const runner = runnerFor(event, context) ?? plainRunner(event);
+    // A middleware's runner reads records through its own source; without one, the event is SQS's.
+    const runner = (runnerFor(event, context) as BatchRunner<SQSRecord> | undefined) ?? plainRunner(event);
     runner.begin?.();
     const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,
-      laneOf: (record) => (runner.laneOf === undefined ? fifoGroup(record) : runner.laneOf(record)),
+      laneOf: (record) => (runner.laneOf === undefined ? runner.source.lane(record) : runner.laneOf(record)),
       run: async (record) => {
         if (pastDeadline()) {
           runner.skip(record, 'deadline');
           return false;
         }
-        return runner.execute(record, fn, context);
+        return runner.execute(record, fn as RecordHandler<unknown, SQSRecord>, context);
       },
       skip: (record) => runner.skip(record, pastDeadline() ? 'deadline' : 'group-failed'),
     });
-    return { batchItemFailures: runner.failures() };
+    // SQS's response shape, also Kinesis' and DynamoDB Streams' (`batchItemFailures` of `itemIdentifier`s).
+    return sqsSource.respond(runner.failures());
   };
 }
 
 /** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
-function plainRunner(event: SQSEvent): BatchRunner {
+function plainRunner(event: SQSEvent): BatchRunner<SQSRecord> {
   if (event === null || typeof event !== 'object' || !Array.isArray(event.Records)) {
     throw new TypeError('eachRecord: the event is not an SQS event (it has no Records array).');
   }
   const failed = new Set<string>();
   const tx = disabledTransaction('use sqsIdempotency({ strategy: "transaction" }) in front of eachRecord.');
   return {
+    source: sqsSource,
     records: event.Records,
     safetyMarginMs: 0,
     async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
       try {
-        const ctx = { key: record.messageId, messageId: record.messageId, tx, context, attempt: attemptOf(record) };
+        const ctx = { key: record.messageId, messageId: record.messageId, tx, context, attempt: sqsSource.attempt(record) };
         await fn(record, ctx);
         return true;
       } catch (error) {
@@ -108,8 +110,8 @@ function plainRunner(event: SQSEvent): BatchRunner {
     skip(record: SQSRecord, _reason: NotStartedReason): void {
       failed.add(record.messageId);
     },
-    failures(): SQSBatchItemFailure[] {
-      return event.Records.filter((r) => failed.has(r.messageId)).map((r) => ({ itemIdentifier: r.messageId }));
+    failures(): string[] {
+      return event.Records.filter((r) => failed.has(r.messageId)).map((r) => r.messageId);
     },
   };
 }

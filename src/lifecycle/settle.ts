@@ -1,13 +1,13 @@
 /**
- * After the handler: turning each owned record's execution into its final
- * outcome with fenced writes — complete on success, release on failure.
+ * Settling a claim, for every source: turning an owned record's execution
+ * into its final outcome with fenced writes — complete on success, release on failure.
  * Every write is conditioned on the claim's owner token, so an invocation
  * whose lease was taken over can change nothing.
  */
 import { DeadlineError, InvalidRecordError, LeaseLostError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
-import type { NotStartedReason } from './batch-runner.js';
+import type { NotStartedReason } from './runner-link.js';
 
 /** A record this invocation may process: claimed (claim strategy) or valid (transaction strategy). */
 export interface OwnedRecord {
@@ -28,6 +28,9 @@ export type Execution =
   | { readonly kind: 'settled'; readonly outcome: RecordOutcome }
   /** Still running when the invocation ended (e.g. Middy's early timeout): its claim is left to its lease. */
   | { readonly kind: 'interrupted'; readonly error: unknown };
+
+/** An execution not yet final: what {@link settleClaim} turns into an outcome, once per record. */
+export type UnsettledExecution = Exclude<Execution, { readonly kind: 'settled' }>;
 
 /**
  * Releases a claim so the retry can take it. A failed release is not fatal:
@@ -75,13 +78,11 @@ async function completeClaim(
 export async function settleClaim(
   store: IdempotencyStore,
   owned: OwnedRecord,
-  execution: Execution,
+  execution: UnsettledExecution,
   storeResult: boolean,
 ): Promise<RecordOutcome> {
   const base = { messageId: owned.messageId, key: owned.key };
   switch (execution.kind) {
-    case 'settled':
-      return execution.outcome;
     case 'succeeded':
       return completeClaim(store, owned, execution.result, storeResult);
     case 'threw':

@@ -1,0 +1,187 @@
+/**
+ * The batch lifecycle as a Middy middleware, for any {@link BatchSource}:
+ * admit every record before the handler (claim, or validate for the
+ * transaction strategy), run the owned ones through `eachRecord`, settle each
+ * record once, and answer with the source's response naming exactly the
+ * records that must come back. The source says how to read its events; this
+ * file never reads one itself.
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import { DeadlineError } from '../core/errors.js';
+import { leaseDuration, safetyMargin, type AutoMargin, type LeasePolicy } from '../core/lease.js';
+import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import type { IdempotencyStore } from '../store/types.js';
+import { admitBatch, type Admission } from './admit.js';
+import { BatchRun, type RunRecord } from './batch-run.js';
+import { batchLine, type BatchLogger } from './log.js';
+import { consumerName, type Strategy } from './options.js';
+import type { Extractors } from './prepare.js';
+import { attachRunner, detachRunner } from './runner-link.js';
+import { settleClaim, type Execution } from './settle.js';
+import { idOf, type BatchSource } from './source.js';
+import { remainingTime } from './time.js';
+import type { ConflictPolicy } from './transaction-commit.js';
+
+/** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`). */
+export interface BatchConfig<TRecord> extends Extractors<TRecord> {
+  readonly store: IdempotencyStore;
+  readonly consumer?: string;
+  readonly strategy: Strategy;
+  readonly storeResult: boolean;
+  readonly lease: LeasePolicy;
+  readonly logger: BatchLogger | false;
+  readonly onConflict: ConflictPolicy;
+  /** Absent: `autoSafetyMargin` of the time left. */
+  readonly safetyMarginMs?: number;
+  readonly autoSafetyMargin: AutoMargin;
+}
+
+/** Per-invocation state between before and after. */
+interface BatchState<TRecord> {
+  readonly original: readonly TRecord[];
+  /** Final outcomes by record id: found before the handler, then every other record's at the end. */
+  readonly settled: Map<string, RecordOutcome>;
+  /** Idempotency record ids by record id, for the log line. */
+  readonly ids: Map<string, string>;
+  readonly run: BatchRun<TRecord>;
+  readonly consumer: string;
+  readonly startedAt: number;
+}
+
+/** Sorts the admissions: final outcomes now, the rest handed to a runner. */
+function stateFrom<TRecord>(
+  source: BatchSource<unknown, TRecord, unknown>,
+  admissions: readonly Admission<TRecord>[],
+  original: readonly TRecord[],
+  config: BatchConfig<TRecord> & { readonly consumer: string; readonly startedAt: number; readonly margin: number },
+): BatchState<TRecord> {
+  const settled = new Map<string, RecordOutcome>();
+  const ids = new Map<string, string>();
+  const given: RunRecord<TRecord>[] = [];
+  for (const a of admissions) {
+    if (a.kind === 'settled') {
+      settled.set(a.outcome.messageId, a.outcome);
+      if (a.id !== undefined) ids.set(a.outcome.messageId, a.id);
+      continue;
+    }
+    ids.set(a.owned.messageId, a.owned.id);
+    given.push(a.kind === 'owned' ? a : { record: a.record, owned: a.owned, leader: a.leader });
+  }
+  const transactional = config.strategy === 'transaction';
+  const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin });
+  return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt };
+}
+
+/**
+ * Builds the middleware for one source. `source.owner` names it in errors.
+ * The response is built in one place, `respond`, from one final outcome per
+ * record; a record with no outcome comes back.
+ */
+export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
+  source: BatchSource<TEvent, TRecord, TResponse>,
+  config: BatchConfig<TRecord>,
+): MiddlewareObj<TEvent, TResponse> {
+  const { store, logger, owner } = { ...config, owner: source.owner };
+  const transactional = config.strategy === 'transaction';
+  // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
+  const states = new WeakMap<object, BatchState<TRecord>>();
+
+  async function before(request: Request<TEvent, TResponse>): Promise<TResponse | undefined> {
+    const reason = source.invalidEvent(request.event);
+    if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind}: ${reason}.`);
+    const startedAt = Date.now();
+    const consumer = consumerName(owner, config.consumer, request.context?.functionName);
+    const remaining = remainingTime(request.context);
+    const margin = safetyMargin(remaining, config.safetyMarginMs, config.autoSafetyMargin);
+    const original = source.records(request.event);
+    const leaseMs = leaseDuration(remaining, config.lease);
+    const admissions = await admitBatch(original, { ...config, source, consumer, claim: !transactional, leaseMs });
+    const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin });
+    if (state.run.ownedRecords.length === 0) return respond(state, new Map());
+    const event = source.withRecords(request.event, state.run.ownedRecords);
+    attachRunner(event, request.context, state.run);
+    request.event = event;
+    states.set(request, state);
+    return undefined;
+  }
+
+  /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
+  function unfinished(state: BatchState<TRecord>, running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
+    const executions = new Map(state.run.executions);
+    for (const record of state.run.ownedRecords) {
+      const id = idOf(source, record);
+      if (!executions.has(id)) executions.set(id, running.has(id) ? { kind: 'interrupted', error } : { kind: 'threw', error });
+    }
+    return executions;
+  }
+
+  /** Executions for records the handler ran without `eachRecord`: its own response decides. */
+  function fromResponse(state: BatchState<TRecord>, response: unknown): Map<string, Execution> {
+    const executions = new Map(state.run.executions);
+    const failed = source.retriedIn(response);
+    for (const record of state.run.ownedRecords) {
+      const id = idOf(source, record);
+      if (executions.has(id)) continue;
+      const error = transactional
+        ? new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
+        : new Error('Reported in the handler’s batchItemFailures.');
+      executions.set(id, transactional || failed.has(id) ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
+    }
+    return executions;
+  }
+
+  /** Settles each owned record not yet final (once), decides the later copies, logs, and builds the response. */
+  async function respond(state: BatchState<TRecord>, executions: ReadonlyMap<string, Execution>): Promise<TResponse> {
+    const owned = state.run.ownedRecords.map((record) => state.run.ownedRecord(idOf(source, record)));
+    const final = await Promise.all(
+      owned.map((o) => {
+        const execution = executions.get(o.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
+        return execution.kind === 'settled' ? execution.outcome : settleClaim(store, o, execution, config.storeResult);
+      }),
+    );
+    for (const outcome of final) state.settled.set(outcome.messageId, outcome);
+    for (const outcome of state.run.followerOutcomes(state.settled)) state.settled.set(outcome.messageId, outcome);
+    // A record with no outcome is retried: a gap here must never turn into a silent acknowledgement.
+    const outcomes = state.original.map((r): RecordOutcome => {
+      const id = idOf(source, r);
+      return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
+    });
+    if (logger !== false) {
+      const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
+      logger(batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt));
+    }
+    return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
+  }
+
+  function take(request: Request<TEvent, TResponse>): BatchState<TRecord> | undefined {
+    const state = states.get(request);
+    if (state === undefined) return undefined;
+    states.delete(request);
+    detachRunner(state.run);
+    return state;
+  }
+
+  async function after(request: Request<TEvent, TResponse>): Promise<void> {
+    const state = take(request);
+    if (state === undefined) return;
+    const running = state.run.close();
+    // With eachRecord, a record without an execution was cut short (e.g. by a
+    // timeout response that returns instead of throwing): never acknowledge it.
+    const executions = state.run.begun
+      ? unfinished(state, running, new DeadlineError('The batch was answered before this record finished.'))
+      : fromResponse(state, request.response);
+    request.response = await respond(state, executions);
+  }
+
+  async function onError(request: Request<TEvent, TResponse>): Promise<void> {
+    const state = take(request);
+    if (state === undefined) return; // failed before claiming anything: let the error through
+    // Records the handler finished keep their executions; those still running
+    // keep their claims until the lease passes; the rest are released. All
+    // but the finished ones are reported failed.
+    const running = state.run.close();
+    request.response = await respond(state, unfinished(state, running, request.error));
+  }
+
+  return { before, after, onError, name: owner };
+}

@@ -1,0 +1,144 @@
+/**
+ * The single-event lifecycle as a Middy middleware, for any {@link EventSource}
+ * (EventBridge, asynchronously invoked): claim (or replay, or wait for an
+ * in-progress owner) before the handler, settle the claim once after it, and
+ * log one line. A duplicate returns the stored result without running the
+ * handler; a failure is thrown so Lambda's async retry tries again.
+ */
+import type { MiddlewareObj, Request } from '@middy/core';
+import { systemClock } from '../core/clock.js';
+import { IdempotencyInProgressError } from '../core/errors.js';
+import { leaseDuration, safetyMargin, type AutoMargin, type LeasePolicy } from '../core/lease.js';
+import type { RecordOutcome } from '../core/outcomes.js';
+import type { IdempotencyStore } from '../store/types.js';
+import { attachEventRun, type EventRun } from './event-run.js';
+import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
+import { batchLine, type BatchLogger } from './log.js';
+import { consumerName, type Strategy } from './options.js';
+import { payloadMismatch, prepare, type Extractors } from './prepare.js';
+import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
+import type { EventSource } from './source.js';
+import { remainingTime } from './time.js';
+import type { ConflictPolicy } from './transaction-commit.js';
+
+/** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
+export interface EventConfig<TEvent> extends Extractors<TEvent> {
+  readonly store: IdempotencyStore;
+  readonly consumer?: string;
+  readonly strategy: Strategy;
+  readonly storeResult: boolean;
+  readonly lease: LeasePolicy;
+  readonly logger: BatchLogger | false;
+  readonly onConflict: ConflictPolicy;
+  /** Absent: `autoSafetyMargin` of the time left. */
+  readonly safetyMarginMs?: number;
+  readonly autoSafetyMargin: AutoMargin;
+  readonly inProgress: 'throw' | 'wait';
+  readonly wait: WaitPolicy;
+}
+
+/** Builds the middleware for one single-event source. */
+export function eventIdempotency<TEvent extends object, TResult>(
+  source: EventSource<TEvent>,
+  config: EventConfig<TEvent>,
+): MiddlewareObj<TEvent, TResult> {
+  const { store, logger } = config;
+  const { payload } = config;
+  const runs = new WeakMap<object, EventRun>();
+  const { owner } = source;
+
+  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
+    if (logger === false) return;
+    const line = batchLine(source.name, run.consumer, config.strategy, [outcome], () => run.owned.id, Date.now() - run.startedAt);
+    logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+  }
+
+  /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
+  async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
+    const left = remainingTime(request.context);
+    const leaseMs = leaseDuration(left, config.lease);
+    // One deadline for the whole wait, however many claim-and-wait rounds it takes.
+    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
+    for (;;) {
+      const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
+      if (claim.kind === 'claimed') {
+        run.owned = { ...run.owned, token: claim.token };
+        return undefined;
+      }
+      const message = `Key already recorded under ${run.owned.id} with a different payload.`;
+      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, { key: run.owned.key, existing: claim.existing });
+      if (mismatch !== undefined) throw mismatch;
+      if (claim.kind === 'completed') {
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache }, true);
+        return { replay: claim.existing.result };
+      }
+      const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
+        key: run.owned.key,
+        existing: claim.existing,
+      });
+      const budget = waitUntil - Date.now();
+      if (config.inProgress === 'throw' || budget <= 0) throw inProgress;
+      const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
+      if (waited.kind === 'timed-out') throw inProgress;
+      if (waited.kind === 'completed') {
+        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false }, true);
+        return { replay: waited.record.result };
+      }
+    }
+  }
+
+  async function before(request: Request<TEvent, TResult>): Promise<void> {
+    const reason = source.invalidEvent(request.event);
+    if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind} (${reason}).`);
+    const consumer = consumerName(owner, config.consumer, request.context?.functionName);
+    const prepared = prepare(request.event, { key: config.key, payload });
+    if (prepared instanceof Error) throw prepared;
+    const owned: OwnedRecord = {
+      messageId: source.itemId(request.event),
+      key: prepared.key,
+      id: store.recordId(consumer, prepared.key),
+      ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
+    };
+    const safetyMarginMs = safetyMargin(remainingTime(request.context), config.safetyMarginMs, config.autoSafetyMargin);
+    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store, safetyMarginMs };
+    if (!run.transactional) {
+      const replay = await claimOrReplay(request, run);
+      if (replay !== undefined) {
+        request.earlyResponse = replay.replay as TResult;
+        return;
+      }
+    }
+    runs.set(request, run);
+    attachEventRun(request.event, request.context, run);
+  }
+
+  async function after(request: Request<TEvent, TResult>): Promise<void> {
+    const run = runs.get(request);
+    if (run === undefined) return;
+    runs.delete(request);
+    if (run.transactional) {
+      if (run.committed === undefined) {
+        throw new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in handleEvent().`);
+      }
+      log(run, run.committed);
+      return;
+    }
+    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);
+    log(run, outcome);
+    if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
+  }
+
+  async function onError(request: Request<TEvent, TResult>): Promise<void> {
+    const run = runs.get(request);
+    if (run === undefined) return;
+    runs.delete(request);
+    // After Middy's early timeout the handler may still be running: leave the
+    // claim to its lease rather than let a retry run the effect alongside it.
+    const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
+    if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
+    log(run, run.committed ?? { kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error: request.error });
+    // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
+  }
+
+  return { before, after, onError, name: owner };
+}
