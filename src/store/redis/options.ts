@@ -48,6 +48,12 @@ const positiveMs = {
   expected: 'a positive number of ms',
   check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
 };
+/** The longest delay `setTimeout` keeps: a longer one fires after 1 ms, which would time every Redis call out. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const timerMs = {
+  expected: `a positive number of ms, at most ${MAX_TIMER_MS} (the longest a timer can wait)`,
+  check: (v: unknown) => positiveMs.check(v) && (v as number) <= MAX_TIMER_MS,
+};
 const redisRule = { ...hasMethods('a RedisConnection (an object with sendCommand(args, key))', 'sendCommand'), required: true };
 const keyPrefixRule = { expected: 'a string', check: (v: unknown) => typeof v === 'string' };
 const clockRule = hasMethods('an object with a now() method', 'now');
@@ -75,7 +81,7 @@ export interface RedisFilterOptions {
   readonly keyPrefix?: string;
   /**
    * Longest wait for any one Redis command, ms; past it the call counts as a
-   * timeout and the inner store decides. Default 100.
+   * timeout and the inner store decides. Default 100; at most 2^31 - 1 (what a timer can wait).
    */
   readonly timeoutMs?: number;
   /** Completed records larger than this (marker bytes, mostly a stored result) are not cached. Default 64 KiB. */
@@ -115,7 +121,7 @@ export const redisFilterDefaults = Object.freeze({
 const filterRules: OptionRules = {
   redis: redisRule,
   keyPrefix: keyPrefixRule,
-  timeoutMs: positiveMs,
+  timeoutMs: timerMs,
   maxMarkerBytes: is.positiveInt,
   clock: clockRule,
   onError: is.fn,
