@@ -56,7 +56,14 @@ is set. Also measures the cold-start weight of a minimal handler with each
 library, and a lease-takeover correctness comparison.`,
   flags: {
     events: { type: 'integer', help: 'unique business events; 500 for a quick run', default: benchDefaults.events, min: 1, max: 1_000_000 },
-    'dup-rate': { type: 'number', help: 'extra deliveries per event, 0..10', default: benchDefaults.duplicateRate, min: 0, max: 10, value: 'R' },
+    'dup-rate': {
+      type: 'number',
+      help: 'extra deliveries per event, 0..10',
+      default: benchDefaults.duplicateRate,
+      min: 0,
+      max: 10,
+      value: 'R',
+    },
     seed: { type: 'integer', help: 'workload seed, a non-negative integer', default: benchDefaults.seed, min: 0, max: 2 ** 32 - 1 },
     batch: { type: 'integer', help: 'records per SQS batch, 1..10000', default: benchDefaults.batch, min: 1, max: 10_000 },
     latency: {
@@ -79,7 +86,11 @@ library, and a lease-takeover correctness comparison.`,
     units: { type: 'boolean', help: 'also count capacity units (asks DynamoDB for them on every request; costs DynamoDB Local CPU)' },
     'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures' },
     'no-correctness': { type: 'boolean', help: 'skip the lease-takeover comparison' },
-    docs: { type: 'string', help: `write the Markdown report there (default ${benchDefaults.docs}; a run replaces only its own section)`, value: 'FILE' },
+    docs: {
+      type: 'string',
+      help: `write the Markdown report there (default ${benchDefaults.docs}; a run replaces only its own section)`,
+      value: 'FILE',
+    },
     'no-docs': { type: 'boolean', help: 'do not write the Markdown report' },
     json: { type: 'boolean', help: 'one JSON document on stdout instead of the table' },
   },
@@ -89,10 +100,14 @@ export const usage = helpText(cli);
 
 function variantList(raw: string | undefined): string[] {
   if (raw === undefined) return [];
-  const only = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const only = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const known = new Set(variantIds);
   const unknown = only.filter((id) => !known.has(id));
-  if (unknown.length > 0) throw new BenchUsageError(`--only: unknown variant ${unknown.join(', ')} (known: ${variantIds.join(', ')}).`, 'only');
+  if (unknown.length > 0)
+    throw new BenchUsageError(`--only: unknown variant ${unknown.join(', ')} (known: ${variantIds.join(', ')}).`, 'only');
   if (only.length === 0) throw new BenchUsageError('--only needs at least one variant.', 'only');
   return only;
 }

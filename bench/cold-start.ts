@@ -71,10 +71,16 @@ function parts(output: Metafile['outputs'][string]): BundlePart[] {
     const name = partName(input);
     bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
   }
-  return [...bytes.entries()].map(([name, n]) => ({ name, bytes: n })).filter((p) => p.bytes > 0).sort((a, b) => b.bytes - a.bytes);
+  return [...bytes.entries()]
+    .map(([name, n]) => ({ name, bytes: n }))
+    .filter((p) => p.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes);
 }
 
-async function bundle(root: string, side: ColdStartSide): Promise<{ file: string; bytes: number; gzipBytes: number; parts: BundlePart[]; externals: string[] }> {
+async function bundle(
+  root: string,
+  side: ColdStartSide,
+): Promise<{ file: string; bytes: number; gzipBytes: number; parts: BundlePart[]; externals: string[] }> {
   const entry = join(root, 'bench', 'cold-start', `${side}-handler.ts`);
   const file = join(outDir(root), `${side}-handler.mjs`);
   const result = await build({
@@ -126,12 +132,21 @@ function importOnce(root: string, file: string, preload: readonly string[]): num
 export async function measureColdStart(root: string, samples: number, progress: (line: string) => void): Promise<ColdStartFigures> {
   progress('cold start: bundling both handlers with esbuild');
   const built = { ours: await bundle(root, 'ours'), powertools: await bundle(root, 'powertools') };
-  const timings = { ours: { full: [] as number[], library: [] as number[] }, powertools: { full: [] as number[], library: [] as number[] } };
+  const timings = {
+    ours: { full: [] as number[], library: [] as number[] },
+    powertools: { full: [] as number[], library: [] as number[] },
+  };
   for (let i = 0; i < samples; i += 1) {
     for (const side of i % 2 === 0 ? (['ours', 'powertools'] as const) : (['powertools', 'ours'] as const)) {
       const b = built[side];
       timings[side].full.push(importOnce(root, b.file, []));
-      timings[side].library.push(importOnce(root, b.file, b.externals.filter((e) => e.startsWith('@aws-sdk/'))));
+      timings[side].library.push(
+        importOnce(
+          root,
+          b.file,
+          b.externals.filter((e) => e.startsWith('@aws-sdk/')),
+        ),
+      );
     }
     progress(`cold start: import sample ${i + 1}/${samples}`);
   }

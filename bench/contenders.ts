@@ -131,7 +131,9 @@ export function plainHandler(options: HandlerOptions & { readonly effect: PlainE
         return effect(JSON.parse(record.body) as OrderPaid, record.messageId);
       }),
     );
-    const batchItemFailures = event.Records.filter((_, i) => settled[i]?.status === 'rejected').map((r) => ({ itemIdentifier: r.messageId }));
+    const batchItemFailures = event.Records.filter((_, i) => settled[i]?.status === 'rejected').map((r) => ({
+      itemIdentifier: r.messageId,
+    }));
     return { batchItemFailures };
   });
 }

@@ -6,16 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  anomalies,
-  coldStartHead,
-  coldStartRows,
-  fencingHead,
-  fencingRows,
-  fixed,
-  summaryColumns,
-  targetVerdict,
-} from './report.js';
+import { anomalies, coldStartHead, coldStartRows, fencingHead, fencingRows, fixed, summaryColumns, targetVerdict } from './report.js';
 import type { BenchReport } from './results.js';
 
 /** Hand-written notes go below this line; new sections are inserted above it. */
@@ -34,7 +25,11 @@ function cell(text: string): string {
 }
 
 export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  return [`| ${head.map(cell).join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)];
+  return [
+    `| ${head.map(cell).join(' | ')} |`,
+    `|${head.map(() => ' --- ').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ];
 }
 
 /** The section key: one per added latency. */
@@ -69,13 +64,35 @@ function preamble(report: BenchReport): string[] {
 export function renderSection(report: BenchReport): string {
   const key = sectionKey(report);
   const summary = summaryColumns(report);
-  const lines = [`<!-- bench:begin ${key} -->`, `## ${heading(report)}`, '', ...preamble(report), '', ...markdownTable(summary.head, summary.rows)];
+  const lines = [
+    `<!-- bench:begin ${key} -->`,
+    `## ${heading(report)}`,
+    '',
+    ...preamble(report),
+    '',
+    ...markdownTable(summary.head, summary.rows),
+  ];
   const warnings = anomalies(report);
   if (warnings.length > 0) lines.push('', ...warnings.map((a) => `- **${a}**`));
-  lines.push('', '### Targets', '', ...markdownTable(['target', 'measured', 'verdict'], report.targets.map((t) => [t.target, t.measured, targetVerdict(t)])));
+  lines.push(
+    '',
+    '### Targets',
+    '',
+    ...markdownTable(
+      ['target', 'measured', 'verdict'],
+      report.targets.map((t) => [t.target, t.measured, targetVerdict(t)]),
+    ),
+  );
   if (report.coldStart !== undefined) {
     const c = report.coldStart;
-    lines.push('', '### Cold start', '', `${c.build}; import time: median of ${c.samples} fresh \`node\` processes each.`, '', ...markdownTable(coldStartHead, coldStartRows(c)));
+    lines.push(
+      '',
+      '### Cold start',
+      '',
+      `${c.build}; import time: median of ${c.samples} fresh \`node\` processes each.`,
+      '',
+      ...markdownTable(coldStartHead, coldStartRows(c)),
+    );
   }
   if (report.fencing.length > 0) {
     lines.push('', '### Lease takeover (observed, not asserted)', '', ...markdownTable(fencingHead, fencingRows(report.fencing)));

@@ -108,7 +108,9 @@ export async function seedPendingOrders(endpoint: string, table: string, events:
   try {
     for (let i = 0; i < events.length; i += WRITE_BATCH) {
       let requests: Record<string, Array<{ PutRequest: { Item: Record<string, unknown> } }>> | undefined = {
-        [table]: events.slice(i, i + WRITE_BATCH).map((e) => ({ PutRequest: { Item: { orderNo: e.orderNo, customerId: e.customerId, status: 'PENDING', version: 0 } } })),
+        [table]: events
+          .slice(i, i + WRITE_BATCH)
+          .map((e) => ({ PutRequest: { Item: { orderNo: e.orderNo, customerId: e.customerId, status: 'PENDING', version: 0 } } })),
       };
       while (requests !== undefined && Object.keys(requests).length > 0) {
         const out = await doc.send(new BatchWriteCommand({ RequestItems: requests }));
@@ -128,7 +130,9 @@ export async function scanAll(endpoint: string, table: string): Promise<Array<Re
   try {
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await doc.send(new ScanCommand({ TableName: table, ConsistentRead: true, ...(start === undefined ? {} : { ExclusiveStartKey: start }) }));
+      const out = await doc.send(
+        new ScanCommand({ TableName: table, ConsistentRead: true, ...(start === undefined ? {} : { ExclusiveStartKey: start }) }),
+      );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start !== undefined);

@@ -81,7 +81,14 @@ export function tallyEffects(kind: BusinessTableKind, items: ReadonlyArray<Recor
     return { ...base, applied: sum(mine, 'applied'), points: sum(mine, 'points') };
   }
   const mine = items.filter((i) => String(i['orderNo']).startsWith(`${workload.prefix}o-`));
-  return { ...base, applied: sum(mine, 'version'), points: sum(mine.filter((i) => i['status'] === 'PAID'), 'points') };
+  return {
+    ...base,
+    applied: sum(mine, 'version'),
+    points: sum(
+      mine.filter((i) => i['status'] === 'PAID'),
+      'points',
+    ),
+  };
 }
 
 function sum(items: ReadonlyArray<Record<string, unknown>>, attribute: string): number {

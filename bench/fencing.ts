@@ -124,7 +124,11 @@ async function freshTable(endpoint: string, side: Side): Promise<string> {
 }
 
 /** A contender with the short lease, on a table of its own (so its one record can be read back by scanning). */
-async function prepare(endpoint: string, side: Side, scene: Scene): Promise<{ handler: BatchHandler; counted: CountedClient; tableName: string }> {
+async function prepare(
+  endpoint: string,
+  side: Side,
+  scene: Scene,
+): Promise<{ handler: BatchHandler; counted: CountedClient; tableName: string }> {
   const tableName = await freshTable(endpoint, side);
   const counted = countedClient(endpoint);
   const handler =

@@ -30,7 +30,10 @@ export async function prepareLanes(
   const lanes: PreparedLane[] = [];
   for (const variant of selected) {
     progress(`tables for ${variant.id}`);
-    const tables = await createVariantTables(endpoint, `bench-${run}-${variant.id}`, { idempotency: variant.idempotencyTable, business: variant.business });
+    const tables = await createVariantTables(endpoint, `bench-${run}-${variant.id}`, {
+      idempotency: variant.idempotencyTable,
+      business: variant.business,
+    });
     if (variant.business === 'orders') {
       for (const w of workloads) await seedPendingOrders(endpoint, tables.business, w.events);
     }
@@ -43,7 +46,12 @@ export async function prepareLanes(
 }
 
 /** Figures, ratios and effects of every lane. */
-export async function laneResults(endpoint: string, lanes: readonly PreparedLane[], workload: Workload, unitsCounted: boolean): Promise<VariantResult[]> {
+export async function laneResults(
+  endpoint: string,
+  lanes: readonly PreparedLane[],
+  workload: Workload,
+  unitsCounted: boolean,
+): Promise<VariantResult[]> {
   const figures = new Map(lanes.map((l) => [l.variant.id, laneFigures(l.samples, unitsCounted)]));
   const results: VariantResult[] = [];
   for (const lane of lanes) {

@@ -84,7 +84,12 @@ async function call(lane: Lane, event: SQSEvent, ctx: Context): Promise<number> 
   }
 }
 
-async function runBatch(lane: Lane, batch: readonly Delivery[], slice: number, serverCpu: (() => number) | undefined): Promise<BatchSample> {
+async function runBatch(
+  lane: Lane,
+  batch: readonly Delivery[],
+  slice: number,
+  serverCpu: (() => number) | undefined,
+): Promise<BatchSample> {
   const event = toEvent(batch);
   const ctx = context();
   lane.counted.counter.take();
@@ -121,7 +126,11 @@ export function rotation<T>(items: readonly T[], index: number): T[] {
 const PROGRESS_EVERY_MS = 10_000;
 
 /** Runs every batch through every lane, interleaved. */
-export async function runInterleaved(lanes: readonly Lane[], batches: ReadonlyArray<readonly Delivery[]>, options: RunOptions): Promise<void> {
+export async function runInterleaved(
+  lanes: readonly Lane[],
+  batches: ReadonlyArray<readonly Delivery[]>,
+  options: RunOptions,
+): Promise<void> {
   const started = performance.now();
   let reported = started;
   for (const [index, batch] of batches.entries()) {

@@ -102,7 +102,13 @@ function counting(send: (args: string[]) => Promise<unknown>): RedisConnection &
   };
 }
 
-async function storeFor(name: VariantName, counted: CountedClient, table: string, redis: RedisConnection, prefix: string): Promise<IdempotencyStore> {
+async function storeFor(
+  name: VariantName,
+  counted: CountedClient,
+  table: string,
+  redis: RedisConnection,
+  prefix: string,
+): Promise<IdempotencyStore> {
   const dynamo = new DynamoDBIdempotencyStore({ client: counted.doc, tableName: table });
   if (name === 'DynamoDB alone') return dynamo;
   if (name === 'DynamoDB + withRedisFilter') return withRedisFilter(dynamo, { redis, keyPrefix: prefix });
@@ -132,12 +138,20 @@ async function phase(
   }
   const ms = performance.now() - started;
   const deliveries = keys.length * copies;
-  return { dynamoPerDelivery: meters.dynamo() / deliveries, redisPerDelivery: meters.redis() / deliveries, msPerBatch: ms / batches, effects: meters.effects() };
+  return {
+    dynamoPerDelivery: meters.dynamo() / deliveries,
+    redisPerDelivery: meters.redis() / deliveries,
+    msPerBatch: ms / batches,
+    effects: meters.effects(),
+  };
 }
 
 async function runVariant(name: VariantName, options: Options, endpoint: string, redisUrl: string): Promise<VariantCost> {
   const slug = name.replace(/[^a-z]+/gi, '-').toLowerCase();
-  const tables = await createVariantTables(endpoint, `bench-redis-${Date.now().toString(36)}-${slug}`, { idempotency: 'ours', business: 'points' });
+  const tables = await createVariantTables(endpoint, `bench-redis-${Date.now().toString(36)}-${slug}`, {
+    idempotency: 'ours',
+    business: 'points',
+  });
   const counted = countedClient(endpoint, { latencyMs: options.latencyMs, units: false });
   const client = createClient({ url: redisUrl, disableOfflineQueue: true });
   await client.connect();
@@ -161,7 +175,13 @@ async function runVariant(name: VariantName, options: Options, endpoint: string,
       },
     };
     // Warm-up on keys of its own (not measured), so no variant pays for the JIT or a first connection.
-    await phase(handler, Array.from({ length: 5 * options.batch }, (_, i) => `w-${i}`), 2, options.batch, meters);
+    await phase(
+      handler,
+      Array.from({ length: 5 * options.batch }, (_, i) => `w-${i}`),
+      2,
+      options.batch,
+      meters,
+    );
     const fresh = await phase(handler, keys, 1, options.batch, meters);
     const hot = await phase(handler, keys, options.dups, options.batch, meters);
     await client.flushAll();

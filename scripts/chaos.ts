@@ -40,7 +40,9 @@ async function main(): Promise<void> {
       ? {
           onLine: say,
           onProgress: (seed, p) =>
-            say(`seed ${seed} [${(p.elapsedMs / 1000).toFixed(0)}s] delivered ${p.delivered}, acknowledged ${p.acknowledged}, queued ${p.queued}, async pending ${p.asyncPending}, DLQ ${p.dlq}`),
+            say(
+              `seed ${seed} [${(p.elapsedMs / 1000).toFixed(0)}s] delivered ${p.delivered}, acknowledged ${p.acknowledged}, queued ${p.queued}, async pending ${p.asyncPending}, DLQ ${p.dlq}`,
+            ),
         }
       : {}),
   });

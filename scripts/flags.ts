@@ -97,7 +97,8 @@ export function parseFlags<T extends FlagTable>(cli: Cli<T>, argv: readonly stri
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`--${name} needs a value (${accepts(flag)}).`, name);
+    if (value === undefined || (eq < 0 && value.startsWith('--')))
+      throw new UsageError(`--${name} needs a value (${accepts(flag)}).`, name);
     raw.set(name, value);
   }
   const values: Record<string, unknown> = {};
@@ -115,7 +116,8 @@ function convert(name: string, flag: Flag, raw: string | true | undefined): unkn
   if (raw === true) throw new UsageError(`--${name} needs a value.`, name);
   if (flag.type === 'string') {
     if (raw === undefined) return flag.default;
-    if (flag.pattern !== undefined && !flag.pattern.test(raw)) throw new UsageError(`--${name} must match ${flag.pattern}, got "${raw}".`, name);
+    if (flag.pattern !== undefined && !flag.pattern.test(raw))
+      throw new UsageError(`--${name} must match ${flag.pattern}, got "${raw}".`, name);
     return raw;
   }
   if (raw === undefined) return flag.default;
@@ -123,13 +125,17 @@ function convert(name: string, flag: Flag, raw: string | true | undefined): unkn
   if (raw.trim() === '' || !Number.isFinite(n) || (flag.type === 'integer' && !Number.isInteger(n))) {
     throw new UsageError(`--${name} must be ${accepts(flag)}, got "${raw}".`, name);
   }
-  if (n < flag.min || n > flag.max) throw new UsageError(`--${name} must be ${accepts(flag)} from ${flag.min} to ${flag.max}, got ${raw}.`, name);
+  if (n < flag.min || n > flag.max)
+    throw new UsageError(`--${name} must be ${accepts(flag)} from ${flag.min} to ${flag.max}, got ${raw}.`, name);
   return n;
 }
 
 /** The help text: usage, summary, one line per flag (with its default) in table order, then the footer. */
 export function helpText<T extends FlagTable>(cli: Cli<T>): string {
-  const rows: Array<readonly [string, string]> = Object.entries(cli.flags).map(([name, flag]) => [`--${name}${placeholder(flag)}`, describe(flag)]);
+  const rows: Array<readonly [string, string]> = Object.entries(cli.flags).map(([name, flag]) => [
+    `--${name}${placeholder(flag)}`,
+    describe(flag),
+  ]);
   rows.push(['-h, --help', 'print this help']);
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   const lines = rows.flatMap(([left, text]) => {

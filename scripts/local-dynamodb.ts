@@ -26,7 +26,13 @@ const cli = {
 stage, seeds the sample order and keeps running until Ctrl-C.`,
   flags: {
     stage: { type: 'string', help: 'serverless stage the table names are for', default: 'dev', pattern: /^[a-zA-Z0-9-]+$/, value: 'NAME' },
-    region: { type: 'string', help: 'region `invoke local` connects with', default: 'eu-west-1', pattern: /^[a-zA-Z0-9-]+$/, value: 'REGION' },
+    region: {
+      type: 'string',
+      help: 'region `invoke local` connects with',
+      default: 'eu-west-1',
+      pattern: /^[a-zA-Z0-9-]+$/,
+      value: 'REGION',
+    },
   },
 } as const;
 

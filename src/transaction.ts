@@ -102,7 +102,12 @@ export class TransactionBuilder {
     if (typeof item !== 'object' || item === null) throw new TypeError('tx.put(): Item must be an object.');
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) {
-      throw new ItemTooLargeError(`tx.put() on ${input.TableName}: the item is ${size} bytes, over 400 KB.`, size, MAX_ITEM_BYTES, this.#context());
+      throw new ItemTooLargeError(
+        `tx.put() on ${input.TableName}: the item is ${size} bytes, over 400 KB.`,
+        size,
+        MAX_ITEM_BYTES,
+        this.#context(),
+      );
     }
     return this.#add({ Put: this.#withReturnValues(input) }, input, { table: input.TableName, item });
   }

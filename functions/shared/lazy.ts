@@ -20,9 +20,7 @@ export type AsyncHandler<TEvent, TResult> = (event: TEvent, context: Context) =>
  * export const handler = lazyHandler(() => createPaymentsHandler(paymentsDepsFromEnv()));
  * ```
  */
-export function lazyHandler<TEvent, TResult>(
-  build: () => AsyncHandler<TEvent, TResult>,
-): AsyncHandler<TEvent, TResult> {
+export function lazyHandler<TEvent, TResult>(build: () => AsyncHandler<TEvent, TResult>): AsyncHandler<TEvent, TResult> {
   let built: AsyncHandler<TEvent, TResult> | undefined;
   return (event, context) => {
     built ??= build();

@@ -27,9 +27,7 @@ export function eventBridgePublisher(client: EventBridgeClient, busName: string)
   return async (detail) => {
     const out = await client.send(
       new PutEventsCommand({
-        Entries: [
-          { EventBusName: busName, Source: ORDER_EVENTS_SOURCE, DetailType: ORDER_PAID, Detail: JSON.stringify(detail) },
-        ],
+        Entries: [{ EventBusName: busName, Source: ORDER_EVENTS_SOURCE, DetailType: ORDER_PAID, Detail: JSON.stringify(detail) }],
       }),
     );
     if ((out.FailedEntryCount ?? 0) > 0) {

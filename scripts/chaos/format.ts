@@ -78,13 +78,31 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ['DynamoDB network error before the write', ddb('network-before')],
     ['DynamoDB network error after the write landed', ddb('network-after')],
     ['DynamoDB added latency', ddb('latency')],
-    ['crash after claim (payments / notifications / points)', ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'after-claim')).join(' / ')],
-    ['crash after effect, before complete', ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'before-complete')).join(' / ')],
-    ['crash after complete, before the response', ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'after-complete')).join(' / ')],
+    [
+      'crash after claim (payments / notifications / points)',
+      ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'after-claim')).join(' / '),
+    ],
+    [
+      'crash after effect, before complete',
+      ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'before-complete')).join(' / '),
+    ],
+    [
+      'crash after complete, before the response',
+      ['payments', 'notifications', 'points'].map((c) => crash(c as 'payments', 'after-complete')).join(' / '),
+    ],
     ['crash after the response, before the delete (lost ACK)', sum((s) => s.faults.lostAcks)],
-    ['batch delivered to two pollers at once (payments / notifications)', `${sum((s) => s.faults.deliveredTwice.payments)} / ${sum((s) => s.faults.deliveredTwice.notifications)}`],
-    ['batch with a function timeout of a few dozen ms', `${sum((s) => s.faults.shortTimeouts.payments)} / ${sum((s) => s.faults.shortTimeouts.notifications)}`],
-    ['invocations timed out (payments / notifications / points)', ['payments', 'notifications', 'points'].map((c) => sum((s) => s.faults.timedOutInvocations[c as 'payments'])).join(' / ')],
+    [
+      'batch delivered to two pollers at once (payments / notifications)',
+      `${sum((s) => s.faults.deliveredTwice.payments)} / ${sum((s) => s.faults.deliveredTwice.notifications)}`,
+    ],
+    [
+      'batch with a function timeout of a few dozen ms',
+      `${sum((s) => s.faults.shortTimeouts.payments)} / ${sum((s) => s.faults.shortTimeouts.notifications)}`,
+    ],
+    [
+      'invocations timed out (payments / notifications / points)',
+      ['payments', 'notifications', 'points'].map((c) => sum((s) => s.faults.timedOutInvocations[c as 'payments'])).join(' / '),
+    ],
     ['effect slower than the visibility timeout (in flight twice)', sum((s) => s.faults.slowEffects)],
     ['transient side-effect failure (first attempt)', sum((s) => s.faults.transientFailures)],
   ];
@@ -116,7 +134,9 @@ export function formatChaosReport(report: ChaosReport): string {
       ]),
     ),
     '',
-    report.ok ? 'All invariants hold under every seed.' : 'BROKEN: at least one invariant failed (see above); rerun that seed with --seed N --seeds 1.',
+    report.ok
+      ? 'All invariants hold under every seed.'
+      : 'BROKEN: at least one invariant failed (see above); rerun that seed with --seed N --seeds 1.',
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -65,7 +65,13 @@ export interface SeedResult {
 /** The whole chaos run. */
 export interface ChaosReport {
   readonly ok: boolean;
-  readonly options: { readonly seed: number; readonly seeds: number; readonly messages: number; readonly rates: ChaosRates; readonly timing: ChaosTiming };
+  readonly options: {
+    readonly seed: number;
+    readonly seeds: number;
+    readonly messages: number;
+    readonly rates: ChaosRates;
+    readonly timing: ChaosTiming;
+  };
   readonly seeds: readonly SeedResult[];
   readonly totalMs: number;
 }

@@ -21,7 +21,11 @@ export type UnconfirmedCause =
   | 'unexplained';
 
 /** The causes the claim strategy documents: a second effect may follow these, and only these. */
-export const documentedWindow: ReadonlySet<UnconfirmedCause> = new Set(['crash after the effect', 'killed by its timeout', 'completion failed']);
+export const documentedWindow: ReadonlySet<UnconfirmedCause> = new Set([
+  'crash after the effect',
+  'killed by its timeout',
+  'completion failed',
+]);
 
 /** One invocation, as observed. */
 export class InvocationTrace {

@@ -57,7 +57,10 @@ export function storeWithCommitFault(store: TransactionalIdempotencyStore, fault
  * so a class instance such as `DynamoDBIdempotencyStore` keeps working: a
  * spread would drop its prototype methods).
  */
-export function storeWith(store: TransactionalIdempotencyStore, overrides: Partial<TransactionalIdempotencyStore>): TransactionalIdempotencyStore {
+export function storeWith(
+  store: TransactionalIdempotencyStore,
+  overrides: Partial<TransactionalIdempotencyStore>,
+): TransactionalIdempotencyStore {
   return {
     recordId: (consumer, key) => store.recordId(consumer, key),
     claim: (input) => store.claim(input),

@@ -12,7 +12,10 @@ export function table(header: readonly Cell[], rows: ReadonlyArray<readonly Cell
   const all = [header, ...rows].map((r) => r.map(String));
   const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
   return all.map((r) =>
-    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ').trimEnd(),
+    r
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd(),
   );
 }
 
@@ -37,14 +40,28 @@ function traffic(r: LocalRunReport): string[] {
       ['  duplicates: acknowledged, handler skipped', ...perConsumer('duplicate')],
       ['retried (left for redelivery)', s.payments.retried, s.notifications.retried, s.points.retried],
       ['invocations', s.payments.invocations, s.notifications.invocations, s.points.invocations],
-      ['  of which threw / timed out', `${s.payments.handlerErrors} / ${s.payments.timeouts}`, `${s.notifications.handlerErrors} / ${s.notifications.timeouts}`, `${s.points.handlerErrors} / ${s.points.timeouts}`],
+      [
+        '  of which threw / timed out',
+        `${s.payments.handlerErrors} / ${s.payments.timeouts}`,
+        `${s.notifications.handlerErrors} / ${s.notifications.timeouts}`,
+        `${s.points.handlerErrors} / ${s.points.timeouts}`,
+      ],
       ['lost ACKs (crash before delete)', s.payments.lostAcks, s.notifications.lostAcks, '-'],
       ['deleted after the visibility timeout', s.payments.lateDeletes, s.notifications.lateDeletes, '-'],
     ],
   );
 }
 
-const KINDS: readonly RecordOutcomeKind[] = ['completed', 'duplicate', 'in-progress', 'failed', 'invalid', 'not-started', 'conflict', 'lease-lost'];
+const KINDS: readonly RecordOutcomeKind[] = [
+  'completed',
+  'duplicate',
+  'in-progress',
+  'failed',
+  'invalid',
+  'not-started',
+  'conflict',
+  'lease-lost',
+];
 
 function outcomes(r: LocalRunReport): string[] {
   const rows = ['payments', 'notifications', 'points'].map((c) => [c, ...KINDS.map((k) => r.outcomes[c]?.[k] ?? 0)]);

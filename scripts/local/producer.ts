@@ -36,9 +36,7 @@ async function sendBatch(
   stats: SendStats,
   byMessageId: Map<string, PlannedSend>,
 ): Promise<void> {
-  const out = await client.send(
-    new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((s, i) => entry(s, i)) }),
-  );
+  const out = await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((s, i) => entry(s, i)) }));
   if ((out.Failed?.length ?? 0) > 0) {
     const first = out.Failed?.[0];
     throw new Error(`SendMessageBatch to ${queueUrl} failed for ${out.Failed?.length} entries: ${first?.Code} ${first?.Message}`);

@@ -67,12 +67,7 @@ async function createConsumed(
  */
 export async function createLocalQueues(client: SQSClient, visibilityTimeoutSeconds: number): Promise<LocalQueues> {
   const payments = await createConsumed(client, 'payments', queueDefinitions.payments, visibilityTimeoutSeconds);
-  const notifications = await createConsumed(
-    client,
-    'notifications',
-    queueDefinitions.notifications,
-    visibilityTimeoutSeconds,
-  );
+  const notifications = await createConsumed(client, 'notifications', queueDefinitions.notifications, visibilityTimeoutSeconds);
   const pointsFailures = await createQueue(client, 'points-failures', {});
   return { payments, notifications, pointsFailures };
 }

@@ -58,15 +58,28 @@ type Parts = Omit<LocalRunReport, 'ok' | 'invariants'>;
 function effectInvariants({ effects: e }: Parts): Invariant[] {
   const { orders: o, points: p, notifications: n } = e;
   return [
-    inv('every order paid exactly once', o.paid === o.expected && o.paidMoreThanOnce.length === 0 && o.transitionsApplied === o.expected,
-      `${o.paid}/${o.expected} PAID, ${o.transitionsApplied} transitions applied` +
-        first([...o.neverPaid, ...o.paidMoreThanOnce])),
+    inv(
+      'every order paid exactly once',
+      o.paid === o.expected && o.paidMoreThanOnce.length === 0 && o.transitionsApplied === o.expected,
+      `${o.paid}/${o.expected} PAID, ${o.transitionsApplied} transitions applied` + first([...o.neverPaid, ...o.paidMoreThanOnce]),
+    ),
     inv('poison orders left unpaid', o.wronglyPaid.length === 0, `${o.wronglyPaid.length} wrongly paid${first(o.wronglyPaid)}`),
-    inv('points awarded once per paid order', p.ledgerItems === o.paid && p.ordersWithoutPoints.length === 0 && p.unexpectedLedger.length === 0 && p.wrongPoints.length === 0,
-      `${p.ledgerItems} ledger items for ${o.paid} paid orders` + first([...p.ordersWithoutPoints, ...p.unexpectedLedger, ...p.wrongPoints])),
-    inv('customer balances = sum of ledger', p.balanceMismatches.length === 0, `${p.customers} customers, ${p.balanceMismatches.length} mismatches${first(p.balanceMismatches)}`),
-    inv('every notification sent exactly once', n.neverSent.length === 0 && n.sentMoreThanOnce.length === 0,
-      `${n.sent} sends for ${n.expected} notifications` + first([...n.neverSent, ...n.sentMoreThanOnce])),
+    inv(
+      'points awarded once per paid order',
+      p.ledgerItems === o.paid && p.ordersWithoutPoints.length === 0 && p.unexpectedLedger.length === 0 && p.wrongPoints.length === 0,
+      `${p.ledgerItems} ledger items for ${o.paid} paid orders` +
+        first([...p.ordersWithoutPoints, ...p.unexpectedLedger, ...p.wrongPoints]),
+    ),
+    inv(
+      'customer balances = sum of ledger',
+      p.balanceMismatches.length === 0,
+      `${p.customers} customers, ${p.balanceMismatches.length} mismatches${first(p.balanceMismatches)}`,
+    ),
+    inv(
+      'every notification sent exactly once',
+      n.neverSent.length === 0 && n.sentMoreThanOnce.length === 0,
+      `${n.sent} sends for ${n.expected} notifications` + first([...n.neverSent, ...n.sentMoreThanOnce]),
+    ),
   ];
 }
 
@@ -76,9 +89,12 @@ function queueInvariants(parts: Parts): Invariant[] {
   const planned = parts.poisonPlanned.payments + parts.poisonPlanned.notifications;
   const left = Object.entries(parts.leftInQueues).filter(([, n]) => n > 0);
   return [
-    inv('no valid message in a DLQ', valid.length === 0,
+    inv(
+      'no valid message in a DLQ',
+      valid.length === 0,
       `${valid.length} valid (${valid.filter((d) => d.effectApplied !== true).length} with the effect missing)` +
-        first(valid.map((d) => d.body))),
+        first(valid.map((d) => d.body)),
+    ),
     inv('every poison message in its DLQ', poisonFound === planned, `${poisonFound}/${planned}`),
     inv('no OrderPaid event given up', parts.dlq.points.length === 0, `${parts.dlq.points.length} in the on-failure destination`),
     inv('nothing left in the queues', left.length === 0, left.length === 0 ? 'all drained' : left.map(([q, n]) => `${q}: ${n}`).join(', ')),
@@ -102,8 +118,11 @@ function duplicatesInvariant(parts: Parts): Invariant {
     const acknowledged = parts.outcomes[consumer]?.duplicate ?? 0;
     return { consumer, resent, acknowledged, ok: acknowledged >= resent };
   });
-  return inv('re-sent copies acknowledged as duplicates', rows.every((r) => r.ok),
-    rows.map((r) => `${r.consumer} ${r.acknowledged}/${r.resent}`).join(', '));
+  return inv(
+    're-sent copies acknowledged as duplicates',
+    rows.every((r) => r.ok),
+    rows.map((r) => `${r.consumer} ${r.acknowledged}/${r.resent}`).join(', '),
+  );
 }
 
 /** Adds the invariants and the verdict. */

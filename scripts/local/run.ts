@@ -68,7 +68,13 @@ interface Run {
 // Lambda waits ~1 and ~2 minutes between async attempts; scaled down like the visibility timeout.
 const LOCAL_ASYNC_RETRY_DELAYS_MS = [250, 500];
 
-function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: SourceStats, service: () => LocalService, hooks: RunHooks | undefined) {
+function pointsInvoker(
+  env: LocalEnvironment,
+  options: WorkloadOptions,
+  stats: SourceStats,
+  service: () => LocalService,
+  hooks: RunHooks | undefined,
+) {
   const definition = asyncInvokeDefinitions.points;
   return createAsyncInvoker<OrderPaidEvent>({
     functionName: 'points',
@@ -87,7 +93,13 @@ function pointsInvoker(env: LocalEnvironment, options: WorkloadOptions, stats: S
   });
 }
 
-async function prepare(env: LocalEnvironment, options: WorkloadOptions, logDir: string, resources: Resources, hooks: RunHooks | undefined): Promise<Run> {
+async function prepare(
+  env: LocalEnvironment,
+  options: WorkloadOptions,
+  logDir: string,
+  resources: Resources,
+  hooks: RunHooks | undefined,
+): Promise<Run> {
   const workload = planWorkload(options);
   await seedOrders(env.adminDoc, env.tables.orders, [...workload.orders, ...workload.otherOrders]);
   const log = createLogCollector(join(logDir, 'middleware.jsonl'));
@@ -199,11 +211,19 @@ async function report(run: Run, timing: LocalRunReport['timing'], asyncPending: 
   return finishReport({
     options: run.options,
     timing,
-    sent: { ...run.sendStats, orderPaidPublished: service.effects.orderPaidPublished, orderPaidRepublished: service.effects.orderPaidRepublished },
+    sent: {
+      ...run.sendStats,
+      orderPaidPublished: service.effects.orderPaidPublished,
+      orderPaidRepublished: service.effects.orderPaidRepublished,
+    },
     sources: stats,
     outcomes: log.totals,
     duplicatesAcknowledged: Object.values(log.totals).reduce((sum, t) => sum + (t.duplicate ?? 0), 0),
-    faultsInjected: { publish: service.faults.publish.injected, send: service.faults.send.injected, points: service.faults.points.injected },
+    faultsInjected: {
+      publish: service.faults.publish.injected,
+      send: service.faults.send.injected,
+      points: service.faults.points.injected,
+    },
     dlq: readDlqs(run, effects),
     effects,
     dynamodb: { ...env.requests, perDelivery: deliveries === 0 ? 0 : env.requests.total / deliveries },

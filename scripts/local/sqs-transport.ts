@@ -5,7 +5,13 @@
  * the function (same fields, same string-typed attributes, lower-camel
  * message attributes), and deletes go out as `DeleteMessageBatch`.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import type { SqsTransport } from '../../src/testing/sqs-mapping.js';

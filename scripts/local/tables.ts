@@ -42,9 +42,7 @@ async function writeBatch(doc: DynamoDBDocumentClient, table: string, items: Rec
   for (let attempt = 0; requests.length > 0; attempt++) {
     if (attempt > 10) throw new Error(`Seeding ${table}: items stayed unprocessed after 10 attempts.`);
     if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * attempt));
-    const out = await doc.send(
-      new BatchWriteCommand({ RequestItems: { [table]: requests as never } }),
-    );
+    const out = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: requests as never } }));
     requests = out.UnprocessedItems?.[table] ?? [];
   }
 }

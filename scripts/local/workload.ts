@@ -149,7 +149,13 @@ export function planWorkload(options: WorkloadOptions): Workload {
     sends: [...poison.map(poisonSend), ...shuffled(random, traffic)],
     failOnce: {
       publish: new Set(sample(random, keys, failCount)),
-      send: new Set(sample(random, notifications.map((n) => n.notificationId), failCount)),
+      send: new Set(
+        sample(
+          random,
+          notifications.map((n) => n.notificationId),
+          failCount,
+        ),
+      ),
       points: new Set(sample(random, keys, failCount)),
     },
     republish: new Set(sample(random, keys, dupCount)),

@@ -112,7 +112,8 @@ const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
   const unit = UNITS[m?.[2] ?? 'ms'];
-  if (m === null || unit === undefined) throw new UsageError(`--${flag} must be a duration like 15m, 2h, 90s or 1d, got ${JSON.stringify(text)}.`);
+  if (m === null || unit === undefined)
+    throw new UsageError(`--${flag} must be a duration like 15m, 2h, 90s or 1d, got ${JSON.stringify(text)}.`);
   return Number(m[1]) * unit;
 }
 
@@ -128,6 +129,7 @@ export function parseDuration(text: string, flag: string): number {
  */
 export function parsePositiveInt(text: string, flag: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(text)}.`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(text)}.`);
   return n;
 }

@@ -30,9 +30,7 @@ export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, s
   const config: DynamoDBClientConfig = {
     ...(where.region === undefined ? {} : { region: where.region }),
     ...(where.endpoint === undefined ? {} : { endpoint: where.endpoint }),
-    ...(accessKeyId && secretAccessKey
-      ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }
-      : {}),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : {}),
   };
   const client = new DynamoDBClient(config);
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });

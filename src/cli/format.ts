@@ -103,7 +103,11 @@ export function staleText(claims: readonly StaleClaim[], now: number, limit: num
   const rows = claims.map((c) => [c.id, iso(c.leaseUntil), overdue(now - c.leaseUntil), String(c.attempts ?? ''), c.messageId ?? '']);
   const header = ['id', 'leaseUntil', 'overdue', 'attempts', 'messageId'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const more = claims.length >= limit ? `(limit ${limit} reached: there may be more; raise --limit)\n` : '';
   return [line(header), ...rows.map(line)].join('\n') + '\n' + more;
 }

@@ -48,14 +48,16 @@ export function candidates(flags: Flags): Candidate[] {
   const plain = flags['plain-keys'] === true;
   if (hashed && plain) throw new UsageError('--hash-keys and --plain-keys exclude each other.');
   if (id !== undefined) {
-    if (flags['consumer'] !== undefined || flags['key'] !== undefined) throw new UsageError('give either --id or --consumer with --key, not both.');
+    if (flags['consumer'] !== undefined || flags['key'] !== undefined)
+      throw new UsageError('give either --id or --consumer with --key, not both.');
     return [{ id, form: 'id' }];
   }
   const consumer = stringFlag(flags, 'consumer', true);
   const key = stringFlag(flags, 'key', true);
   // A key over the plain-key limit can only have been stored hashed.
   const fitsPlain = Buffer.byteLength(key) <= MAX_KEY_BYTES;
-  if (plain && !fitsPlain) throw new UsageError(`--key is longer than ${MAX_KEY_BYTES} bytes, so it can only be stored hashed; drop --plain-keys.`);
+  if (plain && !fitsPlain)
+    throw new UsageError(`--key is longer than ${MAX_KEY_BYTES} bytes, so it can only be stored hashed; drop --plain-keys.`);
   const out: Candidate[] = [];
   if (!hashed && fitsPlain) out.push({ id: recordId(consumer, key, false), form: 'plain' });
   if (!plain) out.push({ id: recordId(consumer, key, true), form: 'hashed' });

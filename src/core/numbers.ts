@@ -28,7 +28,7 @@ export function isNumberValue(v: unknown): v is NumberValueLike {
   if (typeof v !== 'object' || v === null) return false;
   const proto: unknown = Object.getPrototypeOf(v);
   if (proto === null || proto === Object.prototype) return false;
-  if (Object.prototype.hasOwnProperty.call(v, 'toBigInt')) return false;
+  if (Object.hasOwn(v, 'toBigInt')) return false;
   const candidate = v as { value?: unknown; toBigInt?: unknown };
   return typeof candidate.value === 'string' && typeof candidate.toBigInt === 'function';
 }

@@ -144,7 +144,12 @@ export type Resolved<T, D> = Omit<T, keyof D> & D;
  * console.log(resolveOptions<Opts, typeof defaults>('demo', { bounds: { max: 5 } }, rules, defaults)); // { retries: 3, bounds: { min: 1, max: 5 } }
  * ```
  */
-export function resolveOptions<T extends object, D extends object>(owner: string, options: T, rules: RulesOf<T>, defaults: D): Resolved<T, D> {
+export function resolveOptions<T extends object, D extends object>(
+  owner: string,
+  options: T,
+  rules: RulesOf<T>,
+  defaults: D,
+): Resolved<T, D> {
   checkOptions(owner, options, rules as OptionRules);
   const resolved: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
   for (const [name, value] of Object.entries(definedOnly(options))) {

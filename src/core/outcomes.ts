@@ -3,12 +3,7 @@
  * can end in a batch. `acknowledged()` is the only place that decides whether
  * a record leaves the queue.
  */
-import type {
-  BusinessConflictError,
-  DeadlineError,
-  InvalidRecordError,
-  LeaseLostError,
-} from './errors.js';
+import type { BusinessConflictError, DeadlineError, InvalidRecordError, LeaseLostError } from './errors.js';
 import type { IdempotencyRecord } from './record.js';
 
 interface Base {

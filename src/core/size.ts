@@ -17,7 +17,9 @@ export function valueSize(value: unknown): number {
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (typeof value === 'number' || typeof value === 'bigint') {
     // Numbers are stored as up to 38 significant digits: ~1 byte per 2 digits + 1.
-    const digits = String(value).replace(/[^0-9]/g, '').replace(/^0+/, '').length;
+    const digits = String(value)
+      .replace(/[^0-9]/g, '')
+      .replace(/^0+/, '').length;
     return Math.ceil(digits / 2) + 1;
   }
   if (value instanceof Uint8Array) return value.byteLength;

@@ -41,10 +41,7 @@ export function itemIdentity(table: string, key: Readonly<Record<string, unknown
  * projectKey({ pk: 'a', total: 3 }, ['pk']); // { pk: 'a' }
  * ```
  */
-export function projectKey(
-  item: Readonly<Record<string, unknown>>,
-  keyNames: readonly string[],
-): Record<string, unknown> | undefined {
+export function projectKey(item: Readonly<Record<string, unknown>>, keyNames: readonly string[]): Record<string, unknown> | undefined {
   const key: Record<string, unknown> = {};
   for (const name of keyNames) {
     if (item[name] === undefined) return undefined;
@@ -87,12 +84,7 @@ export function checkActionCount(count: number, reserved = 1, context: ErrorCont
  * ```
  * @throws TransactionLimitError naming the table and key.
  */
-export function checkDistinctItem(
-  ref: ItemRef,
-  seen: ReadonlySet<string>,
-  reserved?: ItemRef,
-  context: ErrorContext = {},
-): void {
+export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reserved?: ItemRef, context: ErrorContext = {}): void {
   const identity = itemIdentity(ref.table, ref.key);
   if (reserved !== undefined && identity === itemIdentity(reserved.table, reserved.key)) {
     throw new TransactionLimitError(
@@ -102,8 +94,7 @@ export function checkDistinctItem(
   }
   if (seen.has(identity)) {
     throw new TransactionLimitError(
-      `Two actions in one transaction target the same item (${describeRef(ref)}); DynamoDB refuses that. ` +
-        'Merge them into one action.',
+      `Two actions in one transaction target the same item (${describeRef(ref)}); DynamoDB refuses that. ` + 'Merge them into one action.',
       context,
     );
   }

@@ -36,7 +36,11 @@ type PreparedRecord<TRecord> = { readonly record: TRecord; readonly owned: Owned
 
 function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): PreparedRecord<TRecord> | Admission<TRecord> {
   const messageId = idOf(config.source, record);
-  const invalid = (error: InvalidRecordError): Admission<TRecord> => ({ kind: 'settled', record, outcome: { kind: 'invalid', messageId, error } });
+  const invalid = (error: InvalidRecordError): Admission<TRecord> => ({
+    kind: 'settled',
+    record,
+    outcome: { kind: 'invalid', messageId, error },
+  });
   // Checked here, not by the user's key function: it is typed to receive a readable record.
   const unreadable = config.source.unreadable(record);
   if (unreadable !== undefined) return invalid(unreadable);
@@ -94,11 +98,18 @@ function settleFollowers<TRecord>(admissions: Admission<TRecord>[]): Admission<T
  * that group must not run before it does; their claims are released. A
  * follower still undecided is decided in its lane, after its first copy.
  */
-async function holdBackBlockedGroups<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
-  const held = heldBack(admissions, (a) => config.source.lane(a.record), (a): Standing => {
-    if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
-    return 'waits';
-  });
+async function holdBackBlockedGroups<TRecord>(
+  admissions: Admission<TRecord>[],
+  config: AdmitConfig<TRecord>,
+): Promise<Admission<TRecord>[]> {
+  const held = heldBack(
+    admissions,
+    (a) => config.source.lane(a.record),
+    (a): Standing => {
+      if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
+      return 'waits';
+    },
+  );
   const releases: Promise<void>[] = [];
   const result = admissions.map((admission, i): Admission<TRecord> => {
     if (held[i] !== true || admission.kind !== 'owned') return admission;

@@ -8,12 +8,7 @@ import { is, resolveOptions, type RulesOf } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
 import { sqsSource } from '../sources/sqs-source.js';
 import { remainingTime } from './time.js';
-import {
-  runnerFor,
-  type BatchRunner,
-  type NotStartedReason,
-  type RecordHandler,
-} from './runner-link.js';
+import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 
 /** Options of {@link eachRecord}. */
@@ -115,4 +110,3 @@ function plainRunner(event: SQSEvent): BatchRunner<SQSRecord> {
     },
   };
 }
-

@@ -66,10 +66,17 @@ export function eventIdempotency<TEvent extends object, TResult>(
         return undefined;
       }
       const message = `Key already recorded under ${run.owned.id} with a different payload.`;
-      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, { key: run.owned.key, existing: claim.existing });
+      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, {
+        key: run.owned.key,
+        existing: claim.existing,
+      });
       if (mismatch !== undefined) throw mismatch;
       if (claim.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache }, true);
+        log(
+          run,
+          { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache },
+          true,
+        );
         return { replay: claim.existing.result };
       }
       const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
@@ -81,7 +88,11 @@ export function eventIdempotency<TEvent extends object, TResult>(
       const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
       if (waited.kind === 'timed-out') throw inProgress;
       if (waited.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false }, true);
+        log(
+          run,
+          { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false },
+          true,
+        );
         return { replay: waited.record.result };
       }
     }
@@ -100,7 +111,17 @@ export function eventIdempotency<TEvent extends object, TResult>(
       ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
     };
     const safetyMarginMs = safetyMargin(remainingTime(request.context), config.safetyMarginMs, config.autoSafetyMargin);
-    const run: EventRun = { consumer, owned, startedAt: Date.now(), transactional: config.strategy === 'transaction', committed: undefined, storeResult: config.storeResult, onConflict: config.onConflict, store, safetyMarginMs };
+    const run: EventRun = {
+      consumer,
+      owned,
+      startedAt: Date.now(),
+      transactional: config.strategy === 'transaction',
+      committed: undefined,
+      storeResult: config.storeResult,
+      onConflict: config.onConflict,
+      store,
+      safetyMarginMs,
+    };
     if (!run.transactional) {
       const replay = await claimOrReplay(request, run);
       if (replay !== undefined) {

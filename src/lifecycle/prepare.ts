@@ -3,7 +3,7 @@
  * payload fingerprint. Anything wrong here makes the record invalid on its
  * own; it never throws out of the batch.
  */
-import { BodyParseError, InvalidRecordError, MissingKeyError, PayloadMismatchError, type ErrorContext } from '../core/errors.js';
+import { BodyParseError, InvalidRecordError, type MissingKeyError, PayloadMismatchError, type ErrorContext } from '../core/errors.js';
 import { payloadHash, payloadsDiffer } from '../core/hashing.js';
 import { normalizeKey, type BusinessKey } from '../core/keys.js';
 

@@ -144,7 +144,8 @@ function registrationFor(event: unknown, context: unknown): Registration | undef
   );
 }
 
-const noRecords = (r: Registration) => `eachRecord: the event has no Records array (a middleware after ${r.runner.source.owner} replaced it).`;
+const noRecords = (r: Registration) =>
+  `eachRecord: the event has no Records array (a middleware after ${r.runner.source.owner} replaced it).`;
 
 /** The string ids of an event's records, read through the registration's source (none when it has no records). */
 function idsOf(registration: Registration, event: unknown): string[] {
@@ -165,7 +166,9 @@ function handlerRecords(registration: Registration, event: unknown): Map<string,
   for (const [i, record] of records.entries()) {
     const id = source.itemId(record);
     if (id === undefined || !registration.ids.has(id)) {
-      throw new TypeError(`eachRecord: record ${i} of the event (message ${String(id)}) is not one ${source.owner} handed on; a middleware after it must not add records.`);
+      throw new TypeError(
+        `eachRecord: record ${i} of the event (message ${String(id)}) is not one ${source.owner} handed on; a middleware after it must not add records.`,
+      );
     }
     if (theirs.has(id)) throw new TypeError(`eachRecord: message ${id} is in the event twice.`);
     theirs.set(id, record);
@@ -204,5 +207,7 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner<
 }
 
 function droppedBy(owner: string, id: string): never {
-  throw new TypeError(`eachRecord: message ${id} was removed from the event by a middleware after ${owner}; it comes back rather than being acknowledged unrun.`);
+  throw new TypeError(
+    `eachRecord: message ${id} was removed from the event by a middleware after ${owner}; it comes back rather than being acknowledged unrun.`,
+  );
 }

@@ -26,7 +26,11 @@ function foundRecord(leader: RecordOutcome): IdempotencyRecord | undefined {
 }
 
 /** The record the first copy completed, as far as this invocation knows it. */
-function completedRecord(leader: Extract<RecordOutcome, { kind: 'completed' }>, follower: OwnedRecord, hash: string | undefined): IdempotencyRecord {
+function completedRecord(
+  leader: Extract<RecordOutcome, { kind: 'completed' }>,
+  follower: OwnedRecord,
+  hash: string | undefined,
+): IdempotencyRecord {
   // Each copy gets its own copy of the result: a caller mutating one must not change another.
   const result = replayCopy(leader.result);
   return {

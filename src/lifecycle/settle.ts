@@ -45,12 +45,7 @@ export async function releaseClaim(store: IdempotencyStore, owned: OwnedRecord, 
   }
 }
 
-async function completeClaim(
-  store: IdempotencyStore,
-  owned: OwnedRecord,
-  result: unknown,
-  storeResult: boolean,
-): Promise<RecordOutcome> {
+async function completeClaim(store: IdempotencyStore, owned: OwnedRecord, result: unknown, storeResult: boolean): Promise<RecordOutcome> {
   const base = { messageId: owned.messageId, key: owned.key };
   const token = owned.token ?? '';
   try {

@@ -130,7 +130,12 @@ async function retryWithoutResult(
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   try {
-    const outcome = toOutcome(delivery, await commit(store, delivery, tx, undefined, { ...options, storeResult: false }), undefined, options);
+    const outcome = toOutcome(
+      delivery,
+      await commit(store, delivery, tx, undefined, { ...options, storeResult: false }),
+      undefined,
+      options,
+    );
     return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };
@@ -143,6 +148,7 @@ async function retryWithoutResult(
  * only narrows the type (and guards a store mutated after the build).
  */
 export function asTransactional(store: IdempotencyStore): TransactionalIdempotencyStore {
-  if (!isTransactionalStore(store)) throw new TypeError('strategy "transaction" needs a store with commit() (a TransactionalIdempotencyStore).');
+  if (!isTransactionalStore(store))
+    throw new TypeError('strategy "transaction" needs a store with commit() (a TransactionalIdempotencyStore).');
   return store;
 }

@@ -19,8 +19,7 @@ import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
 
 /** Options of {@link eventBridgeIdempotency}. */
-export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent>
-  extends CommonIdempotencyOptions {
+export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent> extends CommonIdempotencyOptions {
   /** Business key, usually from `detail`. Use `event.id` only on purpose: a re-published event gets a new id. */
   readonly key: (event: TEvent) => BusinessKey | undefined | null;
   /** What must not change under the same key. Default: `detail`. `false`: no check. */

@@ -59,4 +59,3 @@ export const sqsSource: BatchSource<SQSEvent, SQSRecord, SQSBatchResponse> = {
     return new Set(failures.map((f) => f.itemIdentifier));
   },
 };
-

@@ -101,7 +101,10 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
   ];
   const remove = [e.name(ATTR.result), e.name(ATTR.lastError), e.name(ATTR.completedAt)];
   if (p.trackInflight === true) set.push(`${e.name(ATTR.inflight)} = ${e.value('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`);
-  for (const [attr, value] of [[ATTR.payloadHash, p.payloadHash], [ATTR.messageId, p.messageId]] as const) {
+  for (const [attr, value] of [
+    [ATTR.payloadHash, p.payloadHash],
+    [ATTR.messageId, p.messageId],
+  ] as const) {
     if (value === undefined) remove.push(e.name(attr));
     else set.push(`${e.name(attr)} = ${e.value(attr, value)}`);
   }

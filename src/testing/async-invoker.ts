@@ -24,7 +24,13 @@ import { lambdaErrorPayload } from './async-records.js';
 import type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord } from './async-records.js';
 
 export { lambdaErrorPayload } from './async-records.js';
-export type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord, LambdaErrorPayload } from './async-records.js';
+export type {
+  AsyncDestination,
+  AsyncFailureRecord,
+  AsyncInvocationReport,
+  AsyncSuccessRecord,
+  LambdaErrorPayload,
+} from './async-records.js';
 
 /** Told of each attempt, e.g. to keep counters or log why an attempt failed. */
 export interface AsyncInvokerObserver<TEvent, TResult> {
@@ -144,7 +150,16 @@ export class AsyncInvoker<TEvent, TResult> {
     return new Promise((resolve, reject) => {
       if (this.#stopped) return;
       // Lambda keeps one request id across the retries of an asynchronous event.
-      this.#ready.push({ event, requestId: randomUUID(), enqueuedAt: this.#clock.now(), outcomes: [], last: undefined, expired: false, resolve, reject });
+      this.#ready.push({
+        event,
+        requestId: randomUUID(),
+        enqueuedAt: this.#clock.now(),
+        outcomes: [],
+        last: undefined,
+        expired: false,
+        resolve,
+        reject,
+      });
       this.#pump();
     });
   }
@@ -199,7 +214,13 @@ export class AsyncInvoker<TEvent, TResult> {
       return this.#finish(job);
     }
     const timeoutMs = o.timeoutMs ?? testingDefaults.timeoutMs;
-    const context = lambdaContext({ ...o.context, functionName: this.#functionName(), timeoutMs, clock: this.#clock, awsRequestId: job.requestId });
+    const context = lambdaContext({
+      ...o.context,
+      functionName: this.#functionName(),
+      timeoutMs,
+      clock: this.#clock,
+      awsRequestId: job.requestId,
+    });
     o.observer?.attemptStarted?.(job.event);
     job.last = await invoke(o.handler, copyOf(job.event), { context, timeoutMs, clock: this.#clock });
     job.outcomes.push(job.last.outcome);
@@ -215,11 +236,14 @@ export class AsyncInvoker<TEvent, TResult> {
   #later(job: Job<TEvent, TResult>, wait: number): void {
     const advanceable = isAdvanceableClock(this.#clock);
     if (advanceable && wait > 0) this.#clock.advance(wait);
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#ready.push(job);
-      this.#pump();
-    }, advanceable ? 0 : wait);
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer);
+        this.#ready.push(job);
+        this.#pump();
+      },
+      advanceable ? 0 : wait,
+    );
     this.#timers.add(timer);
   }
 

@@ -22,7 +22,12 @@ interface RecordBase<TEvent> {
 
 /** Record sent to the on-success destination. */
 export interface AsyncSuccessRecord<TEvent, TResult> extends RecordBase<TEvent> {
-  readonly requestContext: { readonly requestId: string; readonly functionArn: string; readonly condition: 'Success'; readonly approximateInvokeCount: number };
+  readonly requestContext: {
+    readonly requestId: string;
+    readonly functionArn: string;
+    readonly condition: 'Success';
+    readonly approximateInvokeCount: number;
+  };
   readonly responseContext: { readonly statusCode: 200; readonly executedVersion: '$LATEST' };
   readonly responsePayload: TResult;
 }
@@ -77,7 +82,11 @@ export function lambdaErrorPayload(result: Exclude<InvocationResult<unknown>, { 
     return { errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${result.error.message}`, trace: [] };
   }
   if (result.outcome === 'crashed') {
-    return { errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${result.error.message}`, trace: [] };
+    return {
+      errorType: 'Runtime.ExitError',
+      errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${result.error.message}`,
+      trace: [],
+    };
   }
   const { error } = result;
   if (error instanceof Error) {
@@ -85,4 +94,3 @@ export function lambdaErrorPayload(result: Exclude<InvocationResult<unknown>, { 
   }
   return { errorType: typeof error, errorMessage: String(error), trace: [] };
 }
-

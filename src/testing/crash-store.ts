@@ -6,7 +6,14 @@
  * A crash abandons the invocation (see `abandon`): no release, no
  * `after`/`onError`, nothing acknowledged, as a killed Lambda.
  */
-import { isTransactionalStore, type ClaimInput, type CommitInput, type CompleteInput, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
+import {
+  isTransactionalStore,
+  type ClaimInput,
+  type CommitInput,
+  type CompleteInput,
+  type IdempotencyStore,
+  type TransactionalIdempotencyStore,
+} from '../store/types.js';
 import { chanceOf, Occurrences } from './chance.js';
 import { checkOptions, isPlainObject, type OptionRules } from '../core/options.js';
 import { abandon } from './faults.js';
@@ -57,7 +64,9 @@ const optionRules: OptionRules = {
     required: true,
     check: (v) =>
       isPlainObject(v) &&
-      Object.entries(v).every(([k, p]) => POINTS.includes(k as PipelineCrashPoint) && (p === undefined || (typeof p === 'number' && p >= 0 && p <= 1))),
+      Object.entries(v).every(
+        ([k, p]) => POINTS.includes(k as PipelineCrashPoint) && (p === undefined || (typeof p === 'number' && p >= 0 && p <= 1)),
+      ),
   },
   seed: intIn(0, 2 ** 32 - 1),
   maxPerRecord: intIn(1),
@@ -85,7 +94,10 @@ const optionRules: OptionRules = {
  * console.log(store.crashes.length); // 0
  * ```
  */
-export function crashingStore(store: TransactionalIdempotencyStore, options: CrashingStoreOptions): CrashingStore & TransactionalIdempotencyStore;
+export function crashingStore(
+  store: TransactionalIdempotencyStore,
+  options: CrashingStoreOptions,
+): CrashingStore & TransactionalIdempotencyStore;
 export function crashingStore(store: IdempotencyStore, options: CrashingStoreOptions): CrashingStore;
 export function crashingStore(store: IdempotencyStore, options: CrashingStoreOptions): CrashingStore {
   checkOptions('crashingStore', options, optionRules);

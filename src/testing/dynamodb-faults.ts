@@ -115,7 +115,8 @@ function describe(fault: DynamoDBFaultKind): string {
 
 function wireName(fault: DynamoDBFaultKind, command: string): string {
   if (fault === 'throttle') return 'ProvisionedThroughputExceededException';
-  if (fault === 'transaction-conflict') return command === 'TransactWriteItems' ? 'TransactionCanceledException' : 'TransactionConflictException';
+  if (fault === 'transaction-conflict')
+    return command === 'TransactWriteItems' ? 'TransactionCanceledException' : 'TransactionConflictException';
   return 'Error';
 }
 
@@ -157,12 +158,20 @@ function checkRules(options: DynamoDBFaultOptions): void {
   options.rules.forEach((rule, i) => {
     checkOptions(`injectDynamoDBFaults rules[${i}]`, rule, ruleRules);
     if ((rule.probability === undefined) === (rule.calls === undefined)) {
-      throw new TypeError(`injectDynamoDBFaults rules[${i}]: give either "probability" or "calls", not ${rule.probability === undefined ? 'neither' : 'both'}.`);
+      throw new TypeError(
+        `injectDynamoDBFaults rules[${i}]: give either "probability" or "calls", not ${rule.probability === undefined ? 'neither' : 'both'}.`,
+      );
     }
   });
 }
 
-const zero = (): Record<DynamoDBFaultKind, number> => ({ throttle: 0, 'transaction-conflict': 0, 'network-before': 0, 'network-after': 0, latency: 0 });
+const zero = (): Record<DynamoDBFaultKind, number> => ({
+  throttle: 0,
+  'transaction-conflict': 0,
+  'network-before': 0,
+  'network-after': 0,
+  latency: 0,
+});
 
 let injectorSeq = 0;
 

@@ -90,7 +90,8 @@ async function poll(options: EventSourceMappingOptions): Promise<PollReport> {
   const clock = options.clock ?? queue.clock;
   const records = await receiveBatch(transport, options.batchSize ?? testingDefaults.batchSize);
   const messageIds = records.map((r) => r.messageId);
-  if (records.length === 0) return { outcome: 'empty', requestId: undefined, messageIds, deleted: [], retained: [], deleteRefused: [], durationMs: 0 };
+  if (records.length === 0)
+    return { outcome: 'empty', requestId: undefined, messageIds, deleted: [], retained: [], deleteRefused: [], durationMs: 0 };
   const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
   return runBatch(transport, records, clock.now(), {
     handler: options.handler,
@@ -170,7 +171,15 @@ export async function drain(options: DrainOptions): Promise<DrainReport> {
   let delivered = 0;
   let deleted = 0;
   let clockAdvancedMs = 0;
-  const progress = (): DrainProgress => ({ polls, delivered, deleted, outcomes: { ...outcomes }, queue: queue.stats(), depth: queue.depth(), inFlight: queue.inFlight() });
+  const progress = (): DrainProgress => ({
+    polls,
+    delivered,
+    deleted,
+    outcomes: { ...outcomes },
+    queue: queue.stats(),
+    depth: queue.depth(),
+    inFlight: queue.inFlight(),
+  });
   while (polls < maxPolls && queue.size() > 0) {
     const pollers = Math.min(concurrency, maxPolls - polls);
     const reports = await Promise.all(Array.from({ length: pollers }, () => poll({ ...mapping, queue })));

@@ -69,7 +69,9 @@ const invokeAsyncRules: OptionRules = {
  * console.log(report.outcome, report.attempts.length); // 'failed' 3
  * ```
  */
-export async function invokeAsync<TEvent, TResult>(options: InvokeAsyncOptions<TEvent, TResult>): Promise<AsyncInvocationReport<TEvent, TResult>> {
+export async function invokeAsync<TEvent, TResult>(
+  options: InvokeAsyncOptions<TEvent, TResult>,
+): Promise<AsyncInvocationReport<TEvent, TResult>> {
   checkOptions('invokeAsync', options, invokeAsyncRules);
   const { event, ...rest } = options;
   return new AsyncInvoker<TEvent, TResult>(rest).submit(event);

@@ -33,7 +33,14 @@ export type {
 export { chanceOf, mulberry32, Occurrences } from './chance.js';
 export type { Random } from './chance.js';
 export { injectDynamoDBFaults, InjectedDynamoDBFault } from './dynamodb-faults.js';
-export type { DynamoDBFaultKind, DynamoDBFaultRule, DynamoDBFaultOptions, DynamoDBFaultInjector, FaultCounts, MiddlewareClient } from './dynamodb-faults.js';
+export type {
+  DynamoDBFaultKind,
+  DynamoDBFaultRule,
+  DynamoDBFaultOptions,
+  DynamoDBFaultInjector,
+  FaultCounts,
+  MiddlewareClient,
+} from './dynamodb-faults.js';
 export { crashingStore } from './crash-store.js';
 export type { PipelineCrashPoint, CrashingStoreOptions, PipelineCrash, CrashingStore } from './crash-store.js';
 export { MemoryIdempotencyStore } from './memory-store.js';

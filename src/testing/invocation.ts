@@ -11,7 +11,7 @@ import type { Context } from 'aws-lambda';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 import { testingDefaults } from './defaults.js';
-import { InvocationTimeoutError, SimulatedCrash } from './errors.js';
+import { InvocationTimeoutError, type SimulatedCrash } from './errors.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
 import { lambdaContext } from './events.js';
 import { clockRule, positiveMs } from './rules.js';

@@ -45,7 +45,9 @@ interface Stored {
 }
 
 /** One attempt at a conditional write: applied, or refused with the record that refused it. */
-type Attempt = { readonly applied: true; readonly record?: IdempotencyRecord } | { readonly applied: false; readonly current?: IdempotencyRecord };
+type Attempt =
+  | { readonly applied: true; readonly record?: IdempotencyRecord }
+  | { readonly applied: false; readonly current?: IdempotencyRecord };
 
 /**
  * Idempotency records in a `Map`. Results are stored as JSON text (as the
@@ -140,7 +142,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     });
     if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
     // A retried completion whose first attempt landed: it is done, and by us.
-    if (attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED')) return { kind: 'ok', record: attempt.current };
+    if (attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED'))
+      return { kind: 'ok', record: attempt.current };
     return leaseLost(attempt.current);
   }
 

@@ -61,7 +61,9 @@ function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
   const { deadLetterQueue, maxReceiveCount } = options;
   if ((deadLetterQueue === undefined) !== (maxReceiveCount === undefined)) {
     const missing = deadLetterQueue === undefined ? 'deadLetterQueue' : 'maxReceiveCount';
-    throw new TypeError(`${owner}: option "${missing}" is required when a redrive policy is set (both "deadLetterQueue" and "maxReceiveCount").`);
+    throw new TypeError(
+      `${owner}: option "${missing}" is required when a redrive policy is set (both "deadLetterQueue" and "maxReceiveCount").`,
+    );
   }
   if (deadLetterQueue !== undefined && deadLetterQueue.fifo !== fifo) {
     throw new TypeError(`${owner}: option "deadLetterQueue" must be a ${fifo ? 'FIFO' : 'standard'} queue like the source queue.`);
@@ -69,9 +71,10 @@ function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
 }
 
 function resolveName(options: SqsQueueOptions): { name: string; fifo: boolean } {
-  const fifo = options.fifo ?? (options.name?.endsWith('.fifo') ?? false);
+  const fifo = options.fifo ?? options.name?.endsWith('.fifo') ?? false;
   const name = options.name ?? `${testingDefaults.queueName}${fifo ? '.fifo' : ''}`;
-  if (fifo !== name.endsWith('.fifo')) throw new TypeError(`${owner}: option "name" must end in ".fifo" exactly when the queue is FIFO (got "${name}").`);
+  if (fifo !== name.endsWith('.fifo'))
+    throw new TypeError(`${owner}: option "name" must end in ".fifo" exactly when the queue is FIFO (got "${name}").`);
   return { name, fifo };
 }
 
@@ -108,7 +111,8 @@ export class SqsQueueSimulator {
     checkOptions(owner, options, queueRules);
     const { name, fifo } = resolveName(options);
     checkRedrive(options, fifo);
-    if (options.contentBasedDeduplication === true && !fifo) throw new TypeError(`${owner}: option "contentBasedDeduplication" is only valid for FIFO queues.`);
+    if (options.contentBasedDeduplication === true && !fifo)
+      throw new TypeError(`${owner}: option "contentBasedDeduplication" is only valid for FIFO queues.`);
     this.name = name;
     this.fifo = fifo;
     this.arn = `arn:aws:sqs:${options.region ?? testingDefaults.region}:${options.accountId ?? testingDefaults.accountId}:${name}`;
@@ -131,9 +135,20 @@ export class SqsQueueSimulator {
       this.#stats.deduplicated += 1;
       return { messageId: previous.messageId, sequenceNumber: previous.sequenceNumber, deduplicated: true };
     }
-    const message = this.#store({ body: text, groupId: options.groupId, deduplicationId, messageAttributes: options.messageAttributes ?? {}, sentAt: now, deadLetterSourceArn: undefined });
+    const message = this.#store({
+      body: text,
+      groupId: options.groupId,
+      deduplicationId,
+      messageAttributes: options.messageAttributes ?? {},
+      sentAt: now,
+      deadLetterSourceArn: undefined,
+    });
     if (deduplicationId !== undefined) {
-      this.#dedup.set(deduplicationId, { messageId: message.messageId, sequenceNumber: message.sequenceNumber, until: now + testingDefaults.deduplicationWindowMs });
+      this.#dedup.set(deduplicationId, {
+        messageId: message.messageId,
+        sequenceNumber: message.sequenceNumber,
+        until: now + testingDefaults.deduplicationWindowMs,
+      });
     }
     this.#stats.sent += 1;
     return { messageId: message.messageId, sequenceNumber: message.sequenceNumber, deduplicated: false };
@@ -220,7 +235,8 @@ export class SqsQueueSimulator {
 
   #deduplicationId(body: string, options: SendOptions): string | undefined {
     if (!this.fifo) {
-      if (options.deduplicationId !== undefined) throw new TypeError(`${owner}.send: option "deduplicationId" is only valid for FIFO queues.`);
+      if (options.deduplicationId !== undefined)
+        throw new TypeError(`${owner}.send: option "deduplicationId" is only valid for FIFO queues.`);
       return undefined;
     }
     if (options.groupId === undefined) throw new TypeError(`${owner}.send: option "groupId" is required on a FIFO queue.`);
@@ -229,7 +245,12 @@ export class SqsQueueSimulator {
     throw new TypeError(`${owner}.send: option "deduplicationId" is required on a FIFO queue without content-based deduplication.`);
   }
 
-  #store(fields: Pick<StoredMessage, 'body' | 'groupId' | 'deduplicationId' | 'messageAttributes' | 'sentAt' | 'deadLetterSourceArn'> & { readonly messageId?: string; readonly receiveCount?: number }): StoredMessage {
+  #store(
+    fields: Pick<StoredMessage, 'body' | 'groupId' | 'deduplicationId' | 'messageAttributes' | 'sentAt' | 'deadLetterSourceArn'> & {
+      readonly messageId?: string;
+      readonly receiveCount?: number;
+    },
+  ): StoredMessage {
     const message: StoredMessage = {
       ...fields,
       messageId: fields.messageId ?? randomUUID(),

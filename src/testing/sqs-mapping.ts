@@ -92,13 +92,15 @@ export type PollReport =
 export function parseBatchResponse(response: unknown, batchIds: ReadonlySet<string>): Set<string> {
   const failed = new Set<string>();
   if (response === undefined || response === null) return failed;
-  if (typeof response !== 'object' || Array.isArray(response)) throw new InvalidBatchResponseError('the response is not an object', response);
+  if (typeof response !== 'object' || Array.isArray(response))
+    throw new InvalidBatchResponseError('the response is not an object', response);
   const items = (response as { batchItemFailures?: unknown }).batchItemFailures;
   if (items === undefined || items === null) return failed;
   if (!Array.isArray(items)) throw new InvalidBatchResponseError('"batchItemFailures" is not an array', response);
   for (const item of items as unknown[]) {
     const id = typeof item === 'object' && item !== null ? (item as { itemIdentifier?: unknown }).itemIdentifier : undefined;
-    if (typeof id !== 'string' || id.length === 0) throw new InvalidBatchResponseError('an entry has no non-empty string "itemIdentifier"', response);
+    if (typeof id !== 'string' || id.length === 0)
+      throw new InvalidBatchResponseError('an entry has no non-empty string "itemIdentifier"', response);
     if (!batchIds.has(id)) throw new InvalidBatchResponseError(`itemIdentifier "${id}" is not a message of this batch`, response);
     failed.add(id);
   }
@@ -131,7 +133,11 @@ export function idsToDelete(
   reportBatchItemFailures = true,
 ): { readonly ids: readonly string[]; readonly invalid: boolean } {
   if (outcome.outcome !== 'returned') return { ids: [], invalid: false };
-  const v = verdict(event.Records.map((r) => r.messageId), outcome.value, reportBatchItemFailures);
+  const v = verdict(
+    event.Records.map((r) => r.messageId),
+    outcome.value,
+    reportBatchItemFailures,
+  );
   return 'invalid' in v ? { ids: [], invalid: true } : { ids: v.ids, invalid: false };
 }
 
@@ -152,7 +158,11 @@ export async function receiveBatch(transport: SqsTransport, batchSize: number, s
   return records;
 }
 
-async function acknowledge(transport: SqsTransport, records: readonly SQSRecord[], ids: readonly string[]): Promise<Pick<PollBase, 'deleted' | 'deleteRefused'>> {
+async function acknowledge(
+  transport: SqsTransport,
+  records: readonly SQSRecord[],
+  ids: readonly string[],
+): Promise<Pick<PollBase, 'deleted' | 'deleteRefused'>> {
   const wanted = new Set(ids);
   const toDelete = records.filter((r) => wanted.has(r.messageId));
   const taken = toDelete.length === 0 ? [] : await transport.delete(toDelete);
@@ -163,7 +173,12 @@ async function acknowledge(transport: SqsTransport, records: readonly SQSRecord[
 }
 
 /** Runs one received (non-empty) batch: invoke, then the deletes its response allows. */
-export async function runBatch(transport: SqsTransport, records: readonly SQSRecord[], receivedAt: number, options: BatchOptions): Promise<PollReport> {
+export async function runBatch(
+  transport: SqsTransport,
+  records: readonly SQSRecord[],
+  receivedAt: number,
+  options: BatchOptions,
+): Promise<PollReport> {
   const event = sqsEvent([...records]);
   const messageIds = records.map((r) => r.messageId);
   const clock = options.clock ?? systemClock;

@@ -26,7 +26,14 @@ export const claimCases: readonly ContractCase[] = [
       const now = ctx.clock.now();
       const won = await mustClaim(ctx, 'k', { payloadHash: 'hash-1', messageId: 'm-1' });
       assert.ok(typeof won.token === 'string' && won.token.length > 0, 'an owner token');
-      const expected = { status: 'IN_PROGRESS', owner: won.token, leaseUntil: now + LEASE_MS, attempts: 1, payloadHash: 'hash-1', messageId: 'm-1' };
+      const expected = {
+        status: 'IN_PROGRESS',
+        owner: won.token,
+        leaseUntil: now + LEASE_MS,
+        attempts: 1,
+        payloadHash: 'hash-1',
+        messageId: 'm-1',
+      };
       for (const record of [won.record, await ctx.store.get(won.id)]) {
         assert.ok(record !== undefined, 'the claim is stored');
         assert.deepEqual(pick(record, Object.keys(expected)), expected);

@@ -5,7 +5,17 @@
 import assert from 'node:assert/strict';
 import { InvalidRecordError } from '../core/errors.js';
 import type { ReleaseMode } from '../store/options.js';
-import { claim, mustClaim, mustComplete, pick, status, type CaseContext, type Claimed, type ContractCase, type StoredRecord } from './store-contract-support.js';
+import {
+  claim,
+  mustClaim,
+  mustComplete,
+  pick,
+  status,
+  type CaseContext,
+  type Claimed,
+  type ContractCase,
+  type StoredRecord,
+} from './store-contract-support.js';
 
 /** Stored results. */
 export const resultCases: readonly ContractCase[] = [
@@ -43,7 +53,11 @@ export const resultCases: readonly ContractCase[] = [
       const won = await mustClaim(ctx, 'k');
       await assert.rejects(ctx.store.complete({ id: won.id, token: won.token, result: { n: 1n }, storeResult: true }), InvalidRecordError);
       assert.deepEqual(pick(await ctx.store.get(won.id), ['status', 'owner']), { status: 'IN_PROGRESS', owner: won.token });
-      assert.equal((await ctx.store.complete({ id: won.id, token: won.token, storeResult: false })).kind, 'ok', 'completing without it works');
+      assert.equal(
+        (await ctx.store.complete({ id: won.id, token: won.token, storeResult: false })).kind,
+        'ok',
+        'completing without it works',
+      );
     },
   },
 ];
@@ -146,4 +160,3 @@ export function releaseCases(mode: ReleaseMode): ContractCase[] {
     },
   ];
 }
-

@@ -24,14 +24,27 @@ describe('chaos: EventBridge async retries with crashes, failures and re-publish
     const transient = flaky({ failTimes: 1 });
     const crash = new CrashPoint(2, 2); // hits 3 and 4 die before the commit: two of the three attempts of one event
     const handler = middy<OrderPaid, { awarded: number }>()
-      .use(eventBridgeIdempotency<OrderPaid, { awarded: number }>({ store, consumer: 'points', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid, { awarded: number }>({
+          store,
+          consumer: 'points',
+          strategy: 'transaction',
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
       .handler(
         handleEvent<OrderPaid, { awarded: number }>(async (event, { tx, key }) => {
           if (key.endsWith('3')) transient.hit(key);
           await crash.hit();
           const awarded = Math.floor(event.detail.amount / 10);
           tx.put({ TableName: points, Item: { pk: `ledger#${key}`, awarded }, ConditionExpression: 'attribute_not_exists(pk)' });
-          tx.update({ TableName: points, Key: { pk: `customer#${event.detail.customerId}` }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': awarded } });
+          tx.update({
+            TableName: points,
+            Key: { pk: `customer#${event.detail.customerId}` },
+            UpdateExpression: 'ADD points :p',
+            ExpressionAttributeValues: { ':p': awarded },
+          });
           return { awarded };
         }),
       );
@@ -42,7 +55,14 @@ describe('chaos: EventBridge async retries with crashes, failures and re-publish
     for (const detail of deliveries) {
       const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail, clock });
       reports.push(
-        await invokeAsync({ handler, event, clock, timeoutMs: 10_000, retryDelayMs: () => 60_000, onFailure: (r) => void failures.push(r) }),
+        await invokeAsync({
+          handler,
+          event,
+          clock,
+          timeoutMs: 10_000,
+          retryDelayMs: () => 60_000,
+          onFailure: (r) => void failures.push(r),
+        }),
       );
     }
     expect(crash.crashes).toBe(2);
@@ -84,7 +104,14 @@ describe('chaos: EventBridge claim strategy, a crashed attempt leaves its claim'
     const results: string[] = [];
     for (const detail of [...details, ...details]) {
       const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail, clock });
-      const report = await invokeAsync({ handler, event, clock, timeoutMs: 10_000, retryDelayMs: () => 60_000, onFailure: (r) => void failures.push(r) });
+      const report = await invokeAsync({
+        handler,
+        event,
+        clock,
+        timeoutMs: 10_000,
+        retryDelayMs: () => 60_000,
+        onFailure: (r) => void failures.push(r),
+      });
       if (report.outcome === 'succeeded') results.push(report.result);
     }
     expect(crash.crashes).toBe(1);

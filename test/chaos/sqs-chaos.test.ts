@@ -35,11 +35,14 @@ describe('chaos: duplicates, crashes, failures and poison through a simulated SQ
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use(sqsIdempotency({ store, consumer: 'chaos', key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo, logger: false }))
       .handler(
-        eachRecord(async (_record, { key }) => {
-          if (key.endsWith("5")) transient.hit(key);
-          await crash.hit();
-          effects.set(key, (effects.get(key) ?? 0) + 1);
-        }, { concurrency: 1 }),
+        eachRecord(
+          async (_record, { key }) => {
+            if (key.endsWith('5')) transient.hit(key);
+            await crash.hit();
+            effects.set(key, (effects.get(key) ?? 0) + 1);
+          },
+          { concurrency: 1 },
+        ),
       );
 
     const report = await drain({ queue, handler, clock, batchSize: 10, timeoutMs: 20_000, concurrency: 2, maxPolls: 500 });
@@ -49,7 +52,10 @@ describe('chaos: duplicates, crashes, failures and poison through a simulated SQ
     expect(transient.failures).toBeGreaterThan(0);
     for (const orderNo of orders) expect(effects.get(orderNo), orderNo).toBe(1);
     expect(effects.size).toBe(orders.length);
-    const dead = dlq.messages().map((m) => m.body).sort();
+    const dead = dlq
+      .messages()
+      .map((m) => m.body)
+      .sort();
     expect(dead).toEqual([...poison].sort());
   });
 });

@@ -31,7 +31,15 @@ async function rig(strategy: Strategy, hashKeys = false) {
   const lines: BatchLogLine[] = [];
   const runs: string[] = [];
   const handler = middy<Paid, string>()
-    .use(eventBridgeIdempotency<Paid>({ store, consumer: 'sweep', strategy, key: (e) => e.detail.orderNo as string, logger: (l) => lines.push(l) }))
+    .use(
+      eventBridgeIdempotency<Paid>({
+        store,
+        consumer: 'sweep',
+        strategy,
+        key: (e) => e.detail.orderNo as string,
+        logger: (l) => lines.push(l),
+      }),
+    )
     .handler(
       handleEvent<Paid, string>(async (event, { key, tx }) => {
         runs.push(key);
@@ -73,17 +81,23 @@ describe.each<Strategy>(['claim', 'transaction'])('bad input sweep, eventBridgeI
     ['a lone surrogate', 'x\ud800'],
     ['a key over 1024 bytes (no hashKeys)', '😀'.repeat(600)],
   ];
-  it.each(badKeys)('%s: MissingKeyError (KeyTooLongError for a long key) before the handler runs; the next event is processed', async (name, orderNo) => {
-    const s = await rig(strategy);
-    const expected = name.startsWith('a key over') ? 'KeyTooLongError' : 'MissingKeyError';
-    const error: unknown = await s.invoke(paid(orderNo)).then(() => undefined, (e: unknown) => e);
-    expect(error).toBeInstanceOf(MissingKeyError);
-    expect(error).toMatchObject({ name: expected });
-    expect(s.runs).toEqual([]);
-    expect(await s.items()).toBe(0);
-    expect(await s.invoke(paid('fine'))).toBe('done 1');
-    expect(s.runs).toEqual(['fine']);
-  });
+  it.each(badKeys)(
+    '%s: MissingKeyError (KeyTooLongError for a long key) before the handler runs; the next event is processed',
+    async (name, orderNo) => {
+      const s = await rig(strategy);
+      const expected = name.startsWith('a key over') ? 'KeyTooLongError' : 'MissingKeyError';
+      const error: unknown = await s.invoke(paid(orderNo)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MissingKeyError);
+      expect(error).toMatchObject({ name: expected });
+      expect(s.runs).toEqual([]);
+      expect(await s.items()).toBe(0);
+      expect(await s.invoke(paid('fine'))).toBe('done 1');
+      expect(s.runs).toEqual(['fine']);
+    },
+  );
 
   it('with hashKeys a key over DynamoDB’s 2048-byte key limit is processed once and replayed to its re-publish', async () => {
     const s = await rig(strategy, true);

@@ -102,7 +102,11 @@ describe.each(strategies)('bad input sweep, %s strategy: bad records fail alone'
     const good = [order('g-1'), order('g-2'), order('g-3')];
     const batch = [good[0], ...Object.values(bad).slice(0, 4), good[1], ...Object.values(bad).slice(4), good[2]] as SQSRecord[];
     // Before the fix a record without a string body made the whole batch throw: every good record came back too.
-    expect((await run(batch)).sort()).toEqual(Object.values(bad).map((r) => r.messageId).sort());
+    expect((await run(batch)).sort()).toEqual(
+      Object.values(bad)
+        .map((r) => r.messageId)
+        .sort(),
+    );
     expect(errorNames(h)).toMatchObject({
       [bad.noBody.messageId]: 'BodyParseError',
       [bad.numberBody.messageId]: 'BodyParseError',
@@ -179,7 +183,15 @@ const loneSurrogateKeys: Record<string, string> = {
   'lone low surrogate': '\udc00x',
 };
 
-describe.each(strategies.flatMap((s) => [[s, false], [s, true]] as const))('keys, %s strategy, hashKeys %s', (strategy, hashKeys) => {
+describe.each(
+  strategies.flatMap(
+    (s) =>
+      [
+        [s, false],
+        [s, true],
+      ] as const,
+  ),
+)('keys, %s strategy, hashKeys %s', (strategy, hashKeys) => {
   it('odd but valid Unicode keys (byte-exact, NFC ≠ NFD): each processed once, each a duplicate when delivered again', async () => {
     const { h, run, effects } = await rig(strategy, { hashKeys });
     const keys = Object.values(oddButValidKeys);

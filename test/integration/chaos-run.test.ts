@@ -19,13 +19,16 @@ describe('chaos run', () => {
     // The default mix, with the rarer per-batch faults made likely enough to show up in a run this small.
     const rates = { ...defaultRates, deliverTwice: 0.15, transactionConflict: 0.08 };
     const report = await runChaos({ seed: 21, seeds: 2, messages: 120, rates, dynamodbEndpoint: inject('dynamodbEndpoint') });
-    const broken = report.seeds.flatMap((s) => s.rows.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `seed ${s.seed} ${r.strategy}: ${i.name}: ${i.detail}`)));
+    const broken = report.seeds.flatMap((s) =>
+      s.rows.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `seed ${s.seed} ${r.strategy}: ${i.name}: ${i.detail}`)),
+    );
     expect(broken).toEqual([]);
     expect(report.ok).toBe(true);
     for (const s of report.seeds) for (const r of s.rows) expect(r.applied + r.deadLettered, `${r.strategy} seed ${s.seed}`).toBe(r.events);
 
     const sum = (pick: (f: (typeof report.seeds)[number]['faults']) => number) => report.seeds.reduce((n, s) => n + pick(s.faults), 0);
-    const injected = (kind: 'throttle' | 'transaction-conflict' | 'network-before' | 'network-after' | 'latency') => sum((f) => f.dynamodb.injected[kind]);
+    const injected = (kind: 'throttle' | 'transaction-conflict' | 'network-before' | 'network-after' | 'latency') =>
+      sum((f) => f.dynamodb.injected[kind]);
     expect(injected('throttle')).toBeGreaterThan(0);
     expect(injected('transaction-conflict')).toBeGreaterThan(0);
     expect(injected('network-after')).toBeGreaterThan(0);

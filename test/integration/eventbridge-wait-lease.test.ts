@@ -23,7 +23,13 @@ async function withLeaselessClaim(orderNo: string) {
   const table = await freshTable(client);
   const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
   const id = store.recordId('waiter', orderNo);
-  const record = { id, status: 'IN_PROGRESS' as const, owner: 'someone-else', attempts: 1, expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+  const record = {
+    id,
+    status: 'IN_PROGRESS' as const,
+    owner: 'someone-else',
+    attempts: 1,
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+  };
   await doc.send(new PutCommand({ TableName: table, Item: record }));
   return { doc, store, id, record };
 }
@@ -55,7 +61,9 @@ describe('waiting on an IN_PROGRESS record without leaseUntil', () => {
         return 'ran';
       });
     const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'o-mw' } });
-    await expect(handler(event, lambdaContext({ functionName: 'waiter', timeoutMs: 30_000 }))).rejects.toBeInstanceOf(IdempotencyInProgressError);
+    await expect(handler(event, lambdaContext({ functionName: 'waiter', timeoutMs: 30_000 }))).rejects.toBeInstanceOf(
+      IdempotencyInProgressError,
+    );
     expect(runs).toBe(0);
     // The claim DynamoDB refused is not sent again and again: the wait polls with reads only.
     expect(requests.commands.filter((c) => c === 'UpdateItemCommand')).toHaveLength(1);

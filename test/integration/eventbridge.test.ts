@@ -27,10 +27,7 @@ async function setup() {
   const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
   const lines: BatchLogLine[] = [];
   let runs = 0;
-  function build<TResult>(
-    fn: (event: OrderPaid) => Promise<TResult>,
-    options: Partial<EventBridgeIdempotencyOptions<OrderPaid>> = {},
-  ) {
+  function build<TResult>(fn: (event: OrderPaid) => Promise<TResult>, options: Partial<EventBridgeIdempotencyOptions<OrderPaid>> = {}) {
     return middy<OrderPaid, TResult>()
       .use(
         eventBridgeIdempotency<OrderPaid, TResult>({
@@ -175,12 +172,29 @@ describe('eventBridgeIdempotency', () => {
     const s = await setup();
     const business = await freshTable(s.client, businessTable, 'points');
     const handler = middy<OrderPaid, { points: number }>()
-      .use(eventBridgeIdempotency<OrderPaid>({ store: s.store, consumer: 'points-tx', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid>({
+          store: s.store,
+          consumer: 'points-tx',
+          strategy: 'transaction',
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
       .handler(
         handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
           const points = event.detail.amount;
-          tx.put({ TableName: business, Item: { pk: `ledger#${event.detail.orderNo}`, points }, ConditionExpression: 'attribute_not_exists(pk)' });
-          tx.update({ TableName: business, Key: { pk: 'customer#c1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': points } });
+          tx.put({
+            TableName: business,
+            Item: { pk: `ledger#${event.detail.orderNo}`, points },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          });
+          tx.update({
+            TableName: business,
+            Key: { pk: 'customer#c1' },
+            UpdateExpression: 'ADD points :p',
+            ExpressionAttributeValues: { ':p': points },
+          });
           return { points };
         }),
       );
@@ -207,7 +221,9 @@ describe('eventBridgeIdempotency', () => {
 
   it('options are checked when the middleware is built', async () => {
     const s = await setup();
-    expect(() => eventBridgeIdempotency({ store: s.store, key: () => 'k', inProgres: 'wait' } as never)).toThrow(/unknown option "inProgres"/);
+    expect(() => eventBridgeIdempotency({ store: s.store, key: () => 'k', inProgres: 'wait' } as never)).toThrow(
+      /unknown option "inProgres"/,
+    );
     expect(() => eventBridgeIdempotency({ store: s.store, key: () => 'k', inProgress: 'spin' } as never)).toThrow(/option "inProgress"/);
   });
 });

@@ -230,12 +230,10 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     expect(item).toEqual({ pk: 'c1', version: 1, ...set });
     expect((await versionedUpdate(doc, input)).outcome).toBe('already');
     // The transaction form decodes the same way from a raw (wire-format) reason.
-    const err = await doc
-      .send(new TransactWriteCommand({ TransactItems: [{ Update: { ...versionedActionOf(input) } }] }))
-      .then(
-        () => undefined,
-        (e: unknown) => e as { CancellationReasons?: { Code?: string }[] },
-      );
+    const err = await doc.send(new TransactWriteCommand({ TransactItems: [{ Update: { ...versionedActionOf(input) } }] })).then(
+      () => undefined,
+      (e: unknown) => e as { CancellationReasons?: { Code?: string }[] },
+    );
     const raw = err?.CancellationReasons?.[0];
     expect(raw === undefined ? undefined : versionedUpdateFailure(raw, input)?.outcome).toBe('already');
   });

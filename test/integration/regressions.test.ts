@@ -65,7 +65,11 @@ describe('stored results that the DocumentClient cannot marshall', () => {
     h.clock.advance(60_000); // visibility timeout + lease passed: SQS redelivers
     await h.handler(fn, { storeResult: true })(sqsEvent([record]), h.context(10_000));
     const error = h.lines[0]?.records[0]?.error?.message;
-    expect({ effects: h.effects.get('sqs-date'), failed: failedIds(first).length, error }).toEqual({ effects: 1, failed: 0, error: undefined });
+    expect({ effects: h.effects.get('sqs-date'), failed: failedIds(first).length, error }).toEqual({
+      effects: 1,
+      failed: 0,
+      error: undefined,
+    });
   });
 });
 
@@ -101,7 +105,15 @@ describe('payload check under the transaction strategy', () => {
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
     const business = await freshTable(client, businessTable, 'points');
     const handler = middy<OrderPaid, { points: number }>()
-      .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 'points-tx', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid>({
+          store,
+          consumer: 'points-tx',
+          strategy: 'transaction',
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
       .handler(
         handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
           tx.put({ TableName: business, Item: { pk: `ledger#${event.detail.orderNo}`, points: event.detail.amount } });
@@ -120,12 +132,23 @@ describe('Middy early timeout with a timeoutEarlyResponse that returns', () => {
     const slow = order('te-slow');
     const next = order('te-next');
     const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 100, timeoutEarlyResponse: () => undefined })
-      .use(sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: (l) => h.lines.push(l), safetyMarginMs: 0 }))
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: (l) => h.lines.push(l),
+          safetyMarginMs: 0,
+        }),
+      )
       .handler(
-        eachRecord(async (_r, { key }) => {
-          started.push(key);
-          await new Promise((r) => setTimeout(r, 400));
-        }, { concurrency: 1 }),
+        eachRecord(
+          async (_r, { key }) => {
+            started.push(key);
+            await new Promise((r) => setTimeout(r, 400));
+          },
+          { concurrency: 1 },
+        ),
       );
     const response = await handler(sqsEvent([slow, next]), lambdaContext({ functionName: 'fn', timeoutMs: 250 }));
     const nextRecord = await h.store.get(h.store.recordId('test', 'te-next'));
@@ -168,7 +191,9 @@ describe('options explicitly set to undefined', () => {
     const h = await harness();
     const lines: BatchLogLine[] = [];
     const options = { ...base(h), logger: (l: BatchLogLine) => lines.push(l), payload: undefined } as unknown as SqsIdempotencyOptions;
-    const handler = middy<SQSEvent, SQSBatchResponse>().use(sqsIdempotency(options)).handler(eachRecord(() => undefined));
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency(options))
+      .handler(eachRecord(() => undefined));
     const record = order('u-payload');
     const response = await handler(sqsEvent([record]), h.context());
     expect(lines[0]?.records[0]?.error).toBeUndefined();
@@ -178,7 +203,9 @@ describe('options explicitly set to undefined', () => {
   it('sqsIdempotency({ logger: undefined }) uses the default logger instead of failing the invocation', async () => {
     const h = await harness();
     const options = { ...base(h), logger: undefined } as unknown as SqsIdempotencyOptions;
-    const handler = middy<SQSEvent, SQSBatchResponse>().use(sqsIdempotency(options)).handler(eachRecord(() => undefined));
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency(options))
+      .handler(eachRecord(() => undefined));
     await expect(handler(sqsEvent([order('u-logger')]), h.context())).resolves.toEqual({ batchItemFailures: [] });
   });
 
@@ -194,7 +221,9 @@ describe('options explicitly set to undefined', () => {
       inProgress: undefined,
       wait: { maxMs: 1_500, initialDelayMs: 100, maxDelayMs: 200 },
     } as unknown as EventBridgeIdempotencyOptions<OrderPaid>;
-    const handler = middy<OrderPaid, string>().use(eventBridgeIdempotency<OrderPaid, string>(options)).handler(async () => 'x');
+    const handler = middy<OrderPaid, string>()
+      .use(eventBridgeIdempotency<OrderPaid, string>(options))
+      .handler(async () => 'x');
     const startedAt = Date.now();
     await expect(handler(paid('busy'), lambdaContext({ timeoutMs: 30_000 }) as Context)).rejects.toMatchObject({
       name: 'IdempotencyInProgressError',

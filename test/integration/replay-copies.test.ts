@@ -12,7 +12,9 @@ import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/ind
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
-interface Receipt { lines: string[] }
+interface Receipt {
+  lines: string[];
+}
 
 async function cachedStore(): Promise<DynamoDBIdempotencyStore> {
   const { client, doc } = testDynamo();
@@ -81,7 +83,9 @@ describe('replays are independent values (cache on)', () => {
     const store = await cachedStore();
     let runs = 0;
     const handler = middy<OrderPaid, Receipt>()
-      .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 't', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid>({ store, consumer: 't', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }),
+      )
       .handler(
         handleEvent<OrderPaid, Receipt>(async () => {
           runs += 1;
@@ -102,7 +106,8 @@ describe('replays are independent values (cache on)', () => {
     if (claim.kind !== 'claimed') throw new Error(claim.kind);
     await store.complete({ id: claim.id, token: claim.token, result: { lines: ['original'] }, storeResult: true });
     const read = await store.get(claim.id);
-    (read?.result as Receipt).lines.push('mutated');
+    expect(read?.result).toEqual({ lines: ['original'] });
+    (read?.result as Receipt | undefined)?.lines.push('mutated');
     const cached = await store.claim({ consumer: 's', key: 'k', leaseMs: 30_000 });
     expect(cached).toMatchObject({ kind: 'completed', fromCache: true, existing: { result: { lines: ['original'] } } });
     if (cached.kind !== 'completed') return;

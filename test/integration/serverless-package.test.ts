@@ -91,9 +91,7 @@ describe('serverless package: event sources and queues', () => {
     expect(dlqs.size).toBe(3);
     const alarms = idsOfType(template, 'AWS::CloudWatch::Alarm').map(props);
     for (const dlq of dlqs) {
-      const alarm = alarms.find((a) =>
-        (a['Dimensions'] as Array<{ Value: unknown }> | undefined)?.some((d) => targetId(d.Value) === dlq),
-      );
+      const alarm = alarms.find((a) => (a['Dimensions'] as Array<{ Value: unknown }> | undefined)?.some((d) => targetId(d.Value) === dlq));
       expect(alarm, `alarm on ${dlq}`).toMatchObject({
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -125,7 +123,7 @@ describe('serverless package: EventBridge and the points async invoke', () => {
     expect(config).toBeDefined();
     expect(config?.['MaximumRetryAttempts']).toBe(2);
     expect(config?.['MaximumEventAgeInSeconds']).toEqual(expect.any(Number));
-    const onFailure = (config?.['DestinationConfig'] as { OnFailure?: { Destination?: unknown } }).OnFailure;
+    const onFailure = (config?.['DestinationConfig'] as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure;
     expect(queueIds().has(targetId(onFailure?.Destination) ?? '')).toBe(true);
   });
 
@@ -186,7 +184,10 @@ describe('serverless package: IAM', () => {
         expect(typeof arn === 'string' ? arn : JSON.stringify(arn)).not.toContain('*');
         const ids = referencedIds(arn);
         expect(ids.length).toBeGreaterThan(0);
-        expect(ids.every((id) => tableIds().has(id)), `${statement.role}: ${JSON.stringify(arn)}`).toBe(true);
+        expect(
+          ids.every((id) => tableIds().has(id)),
+          `${statement.role}: ${JSON.stringify(arn)}`,
+        ).toBe(true);
       }
     }
   });

@@ -205,7 +205,9 @@ describe('transition and versionedUpdate in a transaction', () => {
       const input = { table, key: { pk }, from: 'PENDING', to: 'PAID' };
       const points = `points-${pk}`;
       const err = await cancellation(
-        doc.send(new TransactWriteCommand({ TransactItems: [transitionAction(input), { Put: { TableName: table, Item: { pk: points } } }] })),
+        doc.send(
+          new TransactWriteCommand({ TransactItems: [transitionAction(input), { Put: { TableName: table, Item: { pk: points } } }] }),
+        ),
       );
       const [first, other] = err.CancellationReasons ?? [];
       expect(first && transitionFailure(first, input)).toEqual({ outcome: expected, item: await read(pk) });

@@ -39,7 +39,10 @@ describe('DynamoDBIdempotencyStore keeps the store contract', () => {
   it('has every rule of the contract (both release modes, own writes)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(20);
     expect(cases.filter((c) => c.name.startsWith('own write')).length).toBe(2);
-    expect(cases.filter((c) => c.name.startsWith('release (')).map((c) => c.name.slice(0, 20))).toEqual(['release (delete): th', 'release (mark-failed']);
+    expect(cases.filter((c) => c.name.startsWith('release (')).map((c) => c.name.slice(0, 20))).toEqual([
+      'release (delete): th',
+      'release (mark-failed',
+    ]);
   });
   for (const c of cases) it(c.name, c.run);
 });

@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toEpochSeconds } from '../../src/core/clock.js';
-import {
-  IdempotencyInProgressError,
-  ItemTooLargeError,
-  TransactionLimitError,
-  TransactionRetryableError,
-} from '../../src/core/errors.js';
+import { IdempotencyInProgressError, ItemTooLargeError, TransactionLimitError, TransactionRetryableError } from '../../src/core/errors.js';
 import { sha256 } from '../../src/core/hashing.js';
 import { INFLIGHT_SHARDS, inflightShard } from '../../src/store/layout.js';
 import { DynamoDBIdempotencyStore } from '../../src/store/dynamodb.js';
@@ -35,7 +30,14 @@ function setup(options: Partial<Omit<DynamoDBIdempotencyStoreOptions, 'client' |
   // Started at the real time: DynamoDB Local's TTL really deletes items whose expiresAt has passed.
   const clock = new ManualClock(Date.now());
   const requests = countRequests(doc);
-  const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table, retentionMs: RETENTION, clock, trackInflight: true, ...options });
+  const store = new DynamoDBIdempotencyStore({
+    client: doc,
+    tableName: table,
+    retentionMs: RETENTION,
+    clock,
+    trackInflight: true,
+    ...options,
+  });
   return { doc, clock, requests, store };
 }
 
@@ -478,7 +480,10 @@ describe('commit', () => {
     const a = setup();
     const b = setup();
     const k = key();
-    const settled = await Promise.allSettled([a.store.commit(commitOf(k, [bumpCounter(k)])), b.store.commit(commitOf(k, [bumpCounter(k)]))]);
+    const settled = await Promise.allSettled([
+      a.store.commit(commitOf(k, [bumpCounter(k)])),
+      b.store.commit(commitOf(k, [bumpCounter(k)])),
+    ]);
     const kinds = settled.map((s) => (s.status === 'fulfilled' ? s.value.kind : (s.reason as Error).name));
     expect(kinds.filter((x) => x === 'committed')).toHaveLength(1);
     for (const other of kinds.filter((x) => x !== 'committed')) expect(['duplicate', 'TransactionRetryableError']).toContain(other);
@@ -495,7 +500,10 @@ describe('commit limits are checked before sending', () => {
   };
 
   it('more than 100 actions including the idempotency record', async () => {
-    await rejectsWithoutRequest(Array.from({ length: 100 }, (_, i) => putOrder(`p${i}`)), /at most 99 actions/);
+    await rejectsWithoutRequest(
+      Array.from({ length: 100 }, (_, i) => putOrder(`p${i}`)),
+      /at most 99 actions/,
+    );
   });
 
   it('two actions on the same item (compared canonically, Put key inferred)', async () => {
@@ -512,7 +520,10 @@ describe('commit limits are checked before sending', () => {
 
   it('more than 4 MB in total', async () => {
     const blob = 'z'.repeat(390 * 1024);
-    await rejectsWithoutRequest(Array.from({ length: 11 }, (_, i) => putOrder(`big${i}`, { blob })), /4194304-byte/);
+    await rejectsWithoutRequest(
+      Array.from({ length: 11 }, (_, i) => putOrder(`big${i}`, { blob })),
+      /4194304-byte/,
+    );
   });
 });
 

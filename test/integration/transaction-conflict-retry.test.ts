@@ -27,9 +27,15 @@ async function setup() {
   let runs = 0;
   const award: RecordHandler = (_r, { tx }) => {
     runs += 1;
-    tx.update({ TableName: business, Key: { pk: 'customer#c1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
+    tx.update({
+      TableName: business,
+      Key: { pk: 'customer#c1' },
+      UpdateExpression: 'ADD points :p',
+      ExpressionAttributeValues: { ':p': 10 },
+    });
   };
-  const balance = async () => (await doc.send(new GetCommand({ TableName: business, Key: { pk: 'customer#c1' }, ConsistentRead: true }))).Item?.['points'];
+  const balance = async () =>
+    (await doc.send(new GetCommand({ TableName: business, Key: { pk: 'customer#c1' }, ConsistentRead: true }))).Item?.['points'];
   return { h, business, award, balance, runs: () => runs };
 }
 
@@ -64,7 +70,12 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ calls: [1] })] });
     const slow: RecordHandler = (_r, { tx }) => {
       h.clock.advance(57_000); // the handler used the time: 3 s left of 60, under the 5 s margin
-      tx.update({ TableName: business, Key: { pk: 'customer#c1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
+      tx.update({
+        TableName: business,
+        Key: { pk: 'customer#c1' },
+        UpdateExpression: 'ADD points :p',
+        ExpressionAttributeValues: { ':p': 10 },
+      });
     };
     const handler = h.handler(slow, { strategy: 'transaction', safetyMarginMs: 5_000 });
     const record = order('tc-3');
@@ -81,11 +92,24 @@ describe('EventBridge, handleEvent: TransactionConflict', () => {
     const { h, business, balance } = await setup();
     let runs = 0;
     const handler = middy<OrderPaid, { points: number }>()
-      .use(eventBridgeIdempotency<OrderPaid>({ store: h.store, consumer: 'points', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid>({
+          store: h.store,
+          consumer: 'points',
+          strategy: 'transaction',
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
       .handler(
         handleEvent<OrderPaid, { points: number }>(async (_event, { tx }) => {
           runs += 1;
-          tx.update({ TableName: business, Key: { pk: 'customer#c1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
+          tx.update({
+            TableName: business,
+            Key: { pk: 'customer#c1' },
+            UpdateExpression: 'ADD points :p',
+            ExpressionAttributeValues: { ':p': 10 },
+          });
           return { points: 10 };
         }),
       );

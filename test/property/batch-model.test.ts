@@ -49,7 +49,14 @@ interface Case {
   readonly storeResult: boolean;
   readonly concurrency: number;
   readonly states: readonly SeedState[];
-  readonly records: ReadonlyArray<{ key: number; v: number; group: string; fails: boolean; bad: 'nojson' | 'nokey' | undefined; respelled: boolean }>;
+  readonly records: ReadonlyArray<{
+    key: number;
+    v: number;
+    group: string;
+    fails: boolean;
+    bad: 'nojson' | 'nokey' | undefined;
+    respelled: boolean;
+  }>;
 }
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
@@ -65,7 +72,18 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
       v: fc.integer({ min: 1, max: 2 }),
       group: fc.constantFrom('A', 'B'),
       fails: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-      bad: fc.constantFrom(undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, 'nojson' as const, 'nokey' as const),
+      bad: fc.constantFrom(
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'nojson' as const,
+        'nokey' as const,
+      ),
       // The same JSON value re-serialised by the producer (other key order, spacing): the same payload.
       respelled: fc.boolean(),
     }),
@@ -95,7 +113,12 @@ const HOUR = 3_600_000;
 /** Stores at other times, to write records whose lease or retention has passed, through the store's own API. */
 function seeders(h: Harness) {
   const at = (offset: number) =>
-    new DynamoDBIdempotencyStore({ client: h.doc, tableName: h.table, clock: new ManualClock(h.clock.now() + offset), release: 'mark-failed' });
+    new DynamoDBIdempotencyStore({
+      client: h.doc,
+      tableName: h.table,
+      clock: new ManualClock(h.clock.now() + offset),
+      release: 'mark-failed',
+    });
   return { now: at(0), hourAgo: at(-HOUR), twoDaysAgo: at(-48 * HOUR) };
 }
 
@@ -227,20 +250,27 @@ async function checkEffects(c: Case, r: Ran, completedBy: ReadonlyMap<string, nu
 }
 
 describe('SQS batches against the reference model', () => {
-  it(`every record's outcome, the handler's runs, batchItemFailures, effects and FIFO order (${RUNS} batches, seed ${MODEL_SEED})`, async () => {
-    await fc.assert(
-      fc.asyncProperty(caseArb, async (c) => {
-        const r = await runCase(c);
-        const p = prediction(c, r);
-        if (p === undefined) throw new Error('no prediction');
-        expect(r.observed, JSON.stringify({ c, plan: r.plan.map((x) => ({ ...x, key: x.key.split('-')[1] })) })).toEqual(p.outcomes);
-        expect([...r.calls].sort((a, b) => a - b), 'records the handler ran').toEqual([...p.ran].sort((a, b) => a - b));
-        const ack = (i: number) => ['completed', 'duplicate'].includes(r.observed[i]?.outcome ?? '');
-        expect(r.failed).toEqual(r.records.filter((_, i) => !ack(i)).map((x) => x.messageId));
-        checkFifoOrder(r, ack);
-        await checkEffects(c, r, p.completedBy);
-      }),
-      { seed: MODEL_SEED, numRuns: RUNS },
-    );
-  }, 30_000 + RUNS * 2_000);
+  it(
+    `every record's outcome, the handler's runs, batchItemFailures, effects and FIFO order (${RUNS} batches, seed ${MODEL_SEED})`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(caseArb, async (c) => {
+          const r = await runCase(c);
+          const p = prediction(c, r);
+          if (p === undefined) throw new Error('no prediction');
+          expect(r.observed, JSON.stringify({ c, plan: r.plan.map((x) => ({ ...x, key: x.key.split('-')[1] })) })).toEqual(p.outcomes);
+          expect(
+            [...r.calls].sort((a, b) => a - b),
+            'records the handler ran',
+          ).toEqual([...p.ran].sort((a, b) => a - b));
+          const ack = (i: number) => ['completed', 'duplicate'].includes(r.observed[i]?.outcome ?? '');
+          expect(r.failed).toEqual(r.records.filter((_, i) => !ack(i)).map((x) => x.messageId));
+          checkFifoOrder(r, ack);
+          await checkEffects(c, r, p.completedBy);
+        }),
+        { seed: MODEL_SEED, numRuns: RUNS },
+      );
+    },
+    30_000 + RUNS * 2_000,
+  );
 });

@@ -244,7 +244,11 @@ export function model(input: ModelInput): ModelResult {
 }
 
 /** Every way DynamoDB may pick the winning claim for keys led in several FIFO groups (claim strategy). */
-export function winnerChoices(strategy: Strategy, records: readonly PlannedRecord[], stored: ReadonlyMap<string, Live>): Map<string, number>[] {
+export function winnerChoices(
+  strategy: Strategy,
+  records: readonly PlannedRecord[],
+  stored: ReadonlyMap<string, Live>,
+): Map<string, number>[] {
   let choices: Map<string, number>[] = [new Map()];
   if (strategy !== 'claim') return choices;
   for (const [key, leaders] of copies(records).leadersOf) {

@@ -110,12 +110,21 @@ const outcomeArb: fc.Arbitrary<RecordOutcome> = fc.oneof(
   recordAt(NOW).map((existing): RecordOutcome => ({ kind: 'in-progress', messageId: 'm', key: 'k', existing })),
   fc.constant<RecordOutcome>({ kind: 'failed', messageId: 'm', key: 'k', error: new Error('boom') }),
   fc.constant<RecordOutcome>({ kind: 'invalid', messageId: 'm', error: new InvalidRecordError('bad') }),
-  recordAt(NOW).map((existing): RecordOutcome => ({ kind: 'invalid', messageId: 'm', key: 'k', error: new PayloadMismatchError('differs', { key: 'k', existing }) })),
+  recordAt(NOW).map(
+    (existing): RecordOutcome => ({
+      kind: 'invalid',
+      messageId: 'm',
+      key: 'k',
+      error: new PayloadMismatchError('differs', { key: 'k', existing }),
+    }),
+  ),
   fc.constant<RecordOutcome>({ kind: 'lease-lost', messageId: 'm', key: 'k', error: new LeaseLostError('lost') }),
   fc
     .constantFrom('deadline', 'group-failed', 'handler-threw', 'same-key-failed' as const)
     .map((reason): RecordOutcome => ({ kind: 'not-started', messageId: 'm', reason })),
-  fc.boolean().map((final): RecordOutcome => ({ kind: 'conflict', messageId: 'm', key: 'k', final, error: new BusinessConflictError('c', []) })),
+  fc
+    .boolean()
+    .map((final): RecordOutcome => ({ kind: 'conflict', messageId: 'm', key: 'k', final, error: new BusinessConflictError('c', []) })),
 );
 
 describe('acknowledged', () => {
@@ -146,7 +155,8 @@ describe('acknowledged', () => {
           expect(outcome).toMatchObject({ kind: 'invalid', error: expect.any(PayloadMismatchError) });
         }
         if (!differs && (acknowledged(leader) || foundDone)) expect(acknowledged(outcome)).toBe(true);
-        if (found === undefined && !acknowledged(leader) && leader.kind !== 'conflict') expect(outcome).toMatchObject({ kind: 'not-started', reason: 'same-key-failed' });
+        if (found === undefined && !acknowledged(leader) && leader.kind !== 'conflict')
+          expect(outcome).toMatchObject({ kind: 'not-started', reason: 'same-key-failed' });
       }),
       seeded(300),
     );

@@ -21,10 +21,13 @@ interface Planned {
   readonly fate: Fate;
 }
 
-const batchArb = fc.array(fc.record({ group: fc.constantFrom('A', 'B', 'C'), fate: fc.constantFrom<Fate>('ok', 'ok', 'ok', 'fails', 'held', 'done') }), {
-  minLength: 1,
-  maxLength: 10,
-});
+const batchArb = fc.array(
+  fc.record({ group: fc.constantFrom('A', 'B', 'C'), fate: fc.constantFrom<Fate>('ok', 'ok', 'ok', 'fails', 'held', 'done') }),
+  {
+    minLength: 1,
+    maxLength: 10,
+  },
+);
 
 let seq = 0;
 // One table for every run: keys are unique across runs, so runs cannot see each other.

@@ -88,7 +88,12 @@ function equivalent(a: unknown, b: unknown): boolean {
 const tricky = fc.constantFrom('5', '2', '', 'abc', 'null', 'true', 'NQ==', 'AQ==', '$n', 'value', '["n","5e0"]', 'x\ud800');
 const text = fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 6 }));
 const decimalText = fc
-  .tuple(fc.constantFrom('', '-', '+'), fc.stringMatching(/^\d{1,22}$/), fc.option(fc.stringMatching(/^\d{0,4}$/)), fc.option(fc.integer({ min: -30, max: 30 })))
+  .tuple(
+    fc.constantFrom('', '-', '+'),
+    fc.stringMatching(/^\d{1,22}$/),
+    fc.option(fc.stringMatching(/^\d{0,4}$/)),
+    fc.option(fc.integer({ min: -30, max: 30 })),
+  )
   .map(([sign, int, frac, exp]) => `${sign}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `e${exp}`}`);
 const number = fc.oneof(
   fc.integer({ min: -12, max: 12 }),
@@ -97,14 +102,12 @@ const number = fc.oneof(
   fc.bigInt({ min: -12n, max: 12n }),
   decimalText.map((t) => NumberValue.from(t)),
 );
-const binary = fc
-  .tuple(fc.uint8Array({ maxLength: 3 }), fc.constantFrom('buffer', 'uint8', 'arraybuffer', 'dataview'))
-  .map(([b, form]) => {
-    const copy = Uint8Array.from(b);
-    if (form === 'buffer') return Buffer.from(copy);
-    if (form === 'arraybuffer') return copy.buffer;
-    return form === 'dataview' ? new DataView(copy.buffer) : copy;
-  });
+const binary = fc.tuple(fc.uint8Array({ maxLength: 3 }), fc.constantFrom('buffer', 'uint8', 'arraybuffer', 'dataview')).map(([b, form]) => {
+  const copy = Uint8Array.from(b);
+  if (form === 'buffer') return Buffer.from(copy);
+  if (form === 'arraybuffer') return copy.buffer;
+  return form === 'dataview' ? new DataView(copy.buffer) : copy;
+});
 const leaf = fc.oneof(fc.constant(null), fc.constant(undefined), fc.boolean(), text, number, binary);
 /** Plain maps shaped like the special forms an encoding might use or a reader might sniff. */
 const lookalike = fc
@@ -193,7 +196,14 @@ describe('canonicalEncoding and payloadHash', () => {
     fc.assert(
       fc.property(special, (s) => {
         const kind = kindOf(s);
-        const t = kind === 'number' ? (s instanceof NumberValue ? s.value : String(s)) : kind === 'binary' ? bytes(s as ArrayBuffer).toString('base64') : String(s);
+        const t =
+          kind === 'number'
+            ? s instanceof NumberValue
+              ? s.value
+              : String(s)
+            : kind === 'binary'
+              ? bytes(s as ArrayBuffer).toString('base64')
+              : String(s);
         const maps = [{ value: t }, { $n: t }, { $b: t }, { N: t }, { B: t }, { S: t }, { n: t }];
         for (const m of maps) expect(canonicalEncoding(m)).not.toBe(canonicalEncoding(s));
       }),
@@ -203,7 +213,11 @@ describe('canonicalEncoding and payloadHash', () => {
 
   it('a plain map never shares an encoding with a number, a binary or a set, whatever its keys and values', () => {
     const map = fc.uniqueArray(fc.tuple(key, leaf), { maxLength: 2, selector: ([k]) => k }).map((e) => Object.fromEntries(e) as object);
-    const special = fc.oneof(number, binary, fc.array(fc.oneof(text, number), { maxLength: 2 }).map((m) => new Set(m)));
+    const special = fc.oneof(
+      number,
+      binary,
+      fc.array(fc.oneof(text, number), { maxLength: 2 }).map((m) => new Set(m)),
+    );
     fc.assert(
       fc.property(map, special, (m, s) => {
         expect(canonicalEncoding(m)).not.toBe(canonicalEncoding(s));

@@ -74,7 +74,9 @@ describe('recordId', () => {
   it('an unhashed key is refused exactly when it is over the limit in UTF-8 bytes; a hashed id is always short', () => {
     const around = fc.integer({ min: MAX_KEY_BYTES - 8, max: MAX_KEY_BYTES + 8 });
     // Keys near the limit, made of one- to four-byte characters, so the UTF-16 length and the byte length differ.
-    const nearLimit = fc.tuple(around, fc.constantFrom('k', 'é', '€', '😀')).map(([bytes, ch]) => ch.repeat(Math.ceil(bytes / utf8(ch).length)));
+    const nearLimit = fc
+      .tuple(around, fc.constantFrom('k', 'é', '€', '😀'))
+      .map(([bytes, ch]) => ch.repeat(Math.ceil(bytes / utf8(ch).length)));
     fc.assert(
       fc.property(nearLimit, fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 64 }), (key, consumer) => {
         const over = utf8(key).length > MAX_KEY_BYTES;

@@ -47,12 +47,15 @@ describe('leaseDuration', () => {
 
   it('outlives the invocation by the margin unless the cap clips it, and is exactly remaining + margin inside the bounds', () => {
     fc.assert(
-      fc.property(policyArb.chain((p) => fc.tuple(fc.constant(p), remainingFor(p))), ([p, r]) => {
-        const lease = leaseDuration(r, p);
-        const wanted = Math.max(0, r) + p.marginMs;
-        expect(lease).toBeGreaterThanOrEqual(Math.min(p.capMs, wanted));
-        if (wanted >= p.floorMs && wanted <= p.capMs) expect(lease).toBe(wanted);
-      }),
+      fc.property(
+        policyArb.chain((p) => fc.tuple(fc.constant(p), remainingFor(p))),
+        ([p, r]) => {
+          const lease = leaseDuration(r, p);
+          const wanted = Math.max(0, r) + p.marginMs;
+          expect(lease).toBeGreaterThanOrEqual(Math.min(p.capMs, wanted));
+          if (wanted >= p.floorMs && wanted <= p.capMs) expect(lease).toBe(wanted);
+        },
+      ),
       seeded(300),
     );
   });
@@ -68,10 +71,15 @@ describe('leaseDuration', () => {
 
   it('unknown time takes the cap (never an endless lease); exhausted time is treated as zero', () => {
     fc.assert(
-      fc.property(policyArb, fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity), fc.integer({ min: -HOUR, max: 0 }), (p, unknown, spent) => {
-        expect(leaseDuration(unknown, p)).toBe(p.capMs);
-        expect(leaseDuration(spent, p)).toBe(leaseDuration(0, p));
-      }),
+      fc.property(
+        policyArb,
+        fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity),
+        fc.integer({ min: -HOUR, max: 0 }),
+        (p, unknown, spent) => {
+          expect(leaseDuration(unknown, p)).toBe(p.capMs);
+          expect(leaseDuration(spent, p)).toBe(leaseDuration(0, p));
+        },
+      ),
       seeded(100),
     );
   });
@@ -94,9 +102,14 @@ describe('safetyMargin', () => {
 
   it('an explicit margin is used as given, whatever the time left', () => {
     fc.assert(
-      fc.property(anyRemaining.map((r) => r ?? 0), fc.nat(60_000), autoArb, (r, explicit, auto) => {
-        expect(safetyMargin(r, explicit, auto)).toBe(explicit);
-      }),
+      fc.property(
+        anyRemaining.map((r) => r ?? 0),
+        fc.nat(60_000),
+        autoArb,
+        (r, explicit, auto) => {
+          expect(safetyMargin(r, explicit, auto)).toBe(explicit);
+        },
+      ),
       seeded(200),
     );
   });
@@ -160,15 +173,29 @@ describe('TTL (seconds) against leases and retention (milliseconds)', () => {
 
   it('a fresh claim protects its key for exactly its lease: in progress until leaseUntil, free from then on', () => {
     fc.assert(
-      fc.property(epochMs, fc.integer({ min: 1, max: HOUR }), fc.integer({ min: 1, max: 48 * HOUR }), fc.nat(), (now, leaseMs, retentionMs, at) => {
-        const values = claimRequest({ tableName: 't', id: 'c#k', token: 'tok', now, leaseMs, retentionMs }).ExpressionAttributeValues ?? {};
-        const claim = { id: 'c#k', status: 'IN_PROGRESS' as const, owner: 'tok', attempts: 1, leaseUntil: values[':leaseUntil'] as number, expiresAt: values[':expiresAt'] as number };
-        expect(claim.leaseUntil).toBe(now + leaseMs);
-        // The TTL is the later of retention and lease end, rounded up: it can never free a live claim early.
-        const t = now + (at % leaseMs);
-        expect(claimVerdict(claim, t)).toBe('in-progress');
-        expect(claimVerdict(claim, now + leaseMs)).toBe('free');
-      }),
+      fc.property(
+        epochMs,
+        fc.integer({ min: 1, max: HOUR }),
+        fc.integer({ min: 1, max: 48 * HOUR }),
+        fc.nat(),
+        (now, leaseMs, retentionMs, at) => {
+          const values =
+            claimRequest({ tableName: 't', id: 'c#k', token: 'tok', now, leaseMs, retentionMs }).ExpressionAttributeValues ?? {};
+          const claim = {
+            id: 'c#k',
+            status: 'IN_PROGRESS' as const,
+            owner: 'tok',
+            attempts: 1,
+            leaseUntil: values[':leaseUntil'] as number,
+            expiresAt: values[':expiresAt'] as number,
+          };
+          expect(claim.leaseUntil).toBe(now + leaseMs);
+          // The TTL is the later of retention and lease end, rounded up: it can never free a live claim early.
+          const t = now + (at % leaseMs);
+          expect(claimVerdict(claim, t)).toBe('in-progress');
+          expect(claimVerdict(claim, now + leaseMs)).toBe('free');
+        },
+      ),
       seeded(300),
     );
   });

@@ -90,7 +90,12 @@ export function tsdocExamples(root: string, path: string): Example[] {
       const lines = text
         .slice(range.pos, range.end)
         .split(/\r?\n/)
-        .map((l) => l.replace(/^\s*\/\*\*\s?/, '').replace(/\s*\*\/\s*$/, '').replace(/^\s*\* ?/, ''));
+        .map((l) =>
+          l
+            .replace(/^\s*\/\*\*\s?/, '')
+            .replace(/\s*\*\/\s*$/, '')
+            .replace(/^\s*\* ?/, ''),
+        );
       for (const b of fencedBlocks(lines, startLine)) examples.push({ file: relative(root, path), ...b, baseDir: dirname(path) });
     }
     ts.forEachChild(node, visit);

@@ -22,14 +22,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  compileExamples,
-  markdownExamples,
-  tsdocExamples,
-  walk,
-  type CompiledExamples,
-  type Example,
-} from '../support/doc-examples.js';
+import { compileExamples, markdownExamples, tsdocExamples, walk, type CompiledExamples, type Example } from '../support/doc-examples.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const entryPoints = [join(root, 'src', 'index.ts'), join(root, 'src', 'testing', 'index.ts')];

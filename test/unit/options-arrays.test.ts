@@ -73,7 +73,11 @@ const cases: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
   // the transaction builder
   ['createTransactionBuilder options', () => createTransactionBuilder([] as never), OPTIONS_OBJECT],
   ['createTransactionBuilder reservedItem', () => createTransactionBuilder({ reservedItem: [] as never }), named('reservedItem')],
-  ['createTransactionBuilder reservedItem.key', () => createTransactionBuilder({ reservedItem: { table: 't', key: [] as never } }), named('reservedItem')],
+  [
+    'createTransactionBuilder reservedItem.key',
+    () => createTransactionBuilder({ reservedItem: { table: 't', key: [] as never } }),
+    named('reservedItem'),
+  ],
   ['createTransactionBuilder keySchema', () => createTransactionBuilder({ keySchema: [] as never }), named('keySchema')],
   // the testing helpers
   ['SqsQueueSimulator options', () => new SqsQueueSimulator([] as never), OPTIONS_OBJECT],

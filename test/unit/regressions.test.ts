@@ -162,7 +162,15 @@ describe('undefined inside nested options counts as absent, like at the top leve
   it('sqsIdempotency({ lease: { capMs: undefined } }) keeps the default cap', async () => {
     const store = churningStore();
     const handler = middy<SQSEvent, SQSBatchResponse>()
-      .use(sqsIdempotency({ store, consumer: 'c', key: () => 'k', logger: false, lease: { floorMs: 1_000, capMs: undefined as unknown as number } }))
+      .use(
+        sqsIdempotency({
+          store,
+          consumer: 'c',
+          key: () => 'k',
+          logger: false,
+          lease: { floorMs: 1_000, capMs: undefined as unknown as number },
+        }),
+      )
       .handler(eachRecord(() => undefined));
     await handler(sqsEvent([sqsRecord({ body: 'x' })]), lambdaContext({ functionName: 'f', timeoutMs: 10_000_000 }));
     expect(store.leases).toEqual([15 * 60_000]);

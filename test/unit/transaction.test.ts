@@ -58,7 +58,10 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('allows the same key on another table and another key on the same table', () => {
-    const tx = createTransactionBuilder().update(update({ pk: 'a' })).update(update({ pk: 'a' }, 'other')).update(update({ pk: 'b' }));
+    const tx = createTransactionBuilder()
+      .update(update({ pk: 'a' }))
+      .update(update({ pk: 'a' }, 'other'))
+      .update(update({ pk: 'b' }));
     expect(tx.size).toBe(3);
   });
 
@@ -77,7 +80,9 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('catches a Put before an action with a Key once the key names are learned', () => {
-    const tx = createTransactionBuilder().put(put('a', { total: 1 })).put(put('b'));
+    const tx = createTransactionBuilder()
+      .put(put('a', { total: 1 }))
+      .put(put('b'));
     expect(() => tx.update(update({ pk: 'a' }))).toThrow(/same item/);
     expect(tx.size).toBe(2);
     expect(() => tx.update(update({ pk: 'c' }))).not.toThrow();
@@ -98,9 +103,7 @@ describe('TransactionBuilder: one action per item', () => {
 
   it('checks transition and versionedUpdate actions like the others', () => {
     const tx = createTransactionBuilder().transition({ table: 'orders', key: { pk: 'a' }, from: 'PENDING', to: 'PAID' });
-    expect(() => tx.versionedUpdate({ table: 'orders', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } })).toThrow(
-      TransactionLimitError,
-    );
+    expect(() => tx.versionedUpdate({ table: 'orders', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } })).toThrow(TransactionLimitError);
     expect(tx.items()[0]?.Update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 });
@@ -128,7 +131,9 @@ describe('TransactionBuilder: size', () => {
 describe('TransactionBuilder: actions and options', () => {
   it('keeps the actions in order, copied, with the user ReturnValuesOnConditionCheckFailure', () => {
     const input = { ...put('a'), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-    const tx = createTransactionBuilder().put(input).delete({ TableName: 'orders', Key: { pk: 'b' } });
+    const tx = createTransactionBuilder()
+      .put(input)
+      .delete({ TableName: 'orders', Key: { pk: 'b' } });
     const items = tx.items();
     expect(items.map((i) => Object.keys(i)[0])).toEqual(['Put', 'Delete']);
     expect(items[0]?.Put).toEqual(input);
@@ -175,9 +180,7 @@ describe('transaction limit checks (pure)', () => {
     expect(() => checkActionCount(100)).toThrow(TransactionLimitError);
     const seen = new Set([itemIdentity('t', { pk: 'a' })]);
     expect(() => checkDistinctItem({ table: 't', key: { pk: 'a' } }, seen)).toThrow(TransactionLimitError);
-    expect(() => checkDistinctItem({ table: 't', key: { pk: 'b' } }, seen, { table: 't', key: { pk: 'b' } })).toThrow(
-      /idempotency record/,
-    );
+    expect(() => checkDistinctItem({ table: 't', key: { pk: 'b' } }, seen, { table: 't', key: { pk: 'b' } })).toThrow(/idempotency record/);
     expect(() => checkTransactionSize(MAX_TRANSACTION_BYTES)).not.toThrow();
     expect(() => checkTransactionSize(MAX_TRANSACTION_BYTES + 1)).toThrow(TransactionLimitError);
   });

@@ -56,7 +56,15 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
   /** The store that decides: every write goes to it, every miss is read from it. */
   readonly inner: S;
   protected readonly options: ResolvedRedisFilterOptions;
-  readonly #counts: Counter = { completedHits: 0, inProgressHits: 0, misses: 0, markersWritten: 0, markersSkipped: 0, errors: 0, timeouts: 0 };
+  readonly #counts: Counter = {
+    completedHits: 0,
+    inProgressHits: 0,
+    misses: 0,
+    markersWritten: 0,
+    markersSkipped: 0,
+    errors: 0,
+    timeouts: 0,
+  };
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(inner: S, options: RedisFilterOptions) {
@@ -142,7 +150,9 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
     const text = this.#marker(record);
     if (ttl <= 0 || text === undefined) return false;
     const key = this.#key(record.id);
-    const sent = await this.#attempt('markCompleted', () => this.options.redis.sendCommand(['SET', key, text, 'PX', String(Math.ceil(ttl))], key));
+    const sent = await this.#attempt('markCompleted', () =>
+      this.options.redis.sendCommand(['SET', key, text, 'PX', String(Math.ceil(ttl))], key),
+    );
     if (sent === undefined) return false;
     this.#counts.markersWritten += 1;
     return true;
@@ -253,7 +263,9 @@ export class TransactionalRedisFilter<S extends TransactionalIdempotencyStore = 
 const STORE_METHODS = ['recordId', 'claim', 'complete', 'release', 'get'] as const;
 
 function isStore(value: unknown): value is IdempotencyStore {
-  return typeof value === 'object' && value !== null && STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  return (
+    typeof value === 'object' && value !== null && STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  );
 }
 
 /**
@@ -281,7 +293,10 @@ function isStore(value: unknown): value is IdempotencyStore {
  * console.log(store.counts().completedHits); // 0 so far
  * ```
  */
-export function withRedisFilter<S extends TransactionalIdempotencyStore>(store: S, options: RedisFilterOptions): TransactionalRedisFilter<S>;
+export function withRedisFilter<S extends TransactionalIdempotencyStore>(
+  store: S,
+  options: RedisFilterOptions,
+): TransactionalRedisFilter<S>;
 export function withRedisFilter<S extends IdempotencyStore>(store: S, options: RedisFilterOptions): RedisFilter<S>;
 export function withRedisFilter(store: IdempotencyStore, options: RedisFilterOptions): RedisFilter {
   return isTransactionalStore(store) ? new TransactionalRedisFilter(store, options) : new RedisFilter(store, options);

@@ -27,7 +27,15 @@ let table: string;
 async function compileSrc(): Promise<void> {
   // Every source file the CLI can import; none is bundled into another.
   const entryPoints = ['cli', 'core', 'store'].flatMap((dir) => walk(join(root, 'src', dir), '.ts'));
-  await build({ entryPoints, outdir: outDir, outbase: join(root, 'src'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' });
+  await build({
+    entryPoints,
+    outdir: outDir,
+    outbase: join(root, 'src'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  });
   writeFileSync(join(outDir, 'package.json'), '{ "type": "module" }\n');
   mkdirSync(dirname(bin), { recursive: true });
   symlinkSync(join('..', 'cli', 'main.js'), bin);

@@ -15,7 +15,16 @@ beforeAll(async () => {
   table = await freshTable(testDynamo().client, undefined, 'cli');
 });
 
-const forgetArgs = (key: string, ...more: string[]): string[] => ['forget', '--table', table, '--consumer', 'payments', '--key', key, ...more];
+const forgetArgs = (key: string, ...more: string[]): string[] => [
+  'forget',
+  '--table',
+  table,
+  '--consumer',
+  'payments',
+  '--key',
+  key,
+  ...more,
+];
 
 describe('effectively-once forget', () => {
   it('with --yes deletes the record, prints one JSON audit line, and the key can be claimed again', async () => {

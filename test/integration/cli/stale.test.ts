@@ -60,7 +60,15 @@ describe('effectively-once stale', () => {
   });
 
   it('says so when the table has no in-flight index', async () => {
-    const bare = await freshTable(testDynamo().client, { ...businessTable, KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] }, 'noindex');
+    const bare = await freshTable(
+      testDynamo().client,
+      {
+        ...businessTable,
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      },
+      'noindex',
+    );
     const run = await runCli(['stale', '--table', bare]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`has no inflight-by-lease index`);

@@ -24,10 +24,7 @@ function setup(failures = 0) {
   };
   const handler = createNotificationsHandler({ client: doc, tables: { idempotency }, send, logger: false });
   const deliver = (...bodies: unknown[]) =>
-    handler(
-      sqsEvent(bodies.map((body) => sqsRecord({ body }))),
-      lambdaContext({ functionName: 'notifications', timeoutMs: 30_000 }),
-    );
+    handler(sqsEvent(bodies.map((body) => sqsRecord({ body }))), lambdaContext({ functionName: 'notifications', timeoutMs: 30_000 }));
   return { sent, deliver, calls: () => calls };
 }
 

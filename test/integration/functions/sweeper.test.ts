@@ -55,7 +55,9 @@ describe('sweeper', () => {
     const [log, metric] = lines.slice(-2).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(log).toMatchObject({ level: 'WARN', message: 'stale-claims', staleClaims: 1 });
     expect(metric).toMatchObject({
-      _aws: { CloudWatchMetrics: [{ Namespace: 'EffectivelyOnce', Dimensions: [['Service']], Metrics: [{ Name: 'StaleClaims', Unit: 'Count' }] }] },
+      _aws: {
+        CloudWatchMetrics: [{ Namespace: 'EffectivelyOnce', Dimensions: [['Service']], Metrics: [{ Name: 'StaleClaims', Unit: 'Count' }] }],
+      },
       Service: 'test',
       StaleClaims: 1,
     });

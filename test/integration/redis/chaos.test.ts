@@ -131,7 +131,14 @@ describe('chaos: the filter over DynamoDB while Redis fails', () => {
       await ownRedis(server.port);
       markersAtRestart = store.counts().markersWritten;
     };
-    const result = await run(store, clock, disruptions([[10, () => server.kill()], [20, restart]]));
+    const result = await run(
+      store,
+      clock,
+      disruptions([
+        [10, () => server.kill()],
+        [20, restart],
+      ]),
+    );
     expectEffectivelyOnce(result);
     expect(store.counts().markersWritten).toBeGreaterThan(markersAtRestart); // the filter works again after the restart
     expect(store.counts().errors + store.counts().timeouts).toBeGreaterThan(0);
@@ -147,7 +154,14 @@ describe('chaos: the filter over DynamoDB while Redis fails', () => {
       await redis.client.flushAll();
       flushedHits = store.counts().completedHits;
     };
-    const result = await run(store, clock, disruptions([[10, flush], [20, flush]]));
+    const result = await run(
+      store,
+      clock,
+      disruptions([
+        [10, flush],
+        [20, flush],
+      ]),
+    );
     expectEffectivelyOnce(result);
     expect(store.counts().completedHits).toBeGreaterThan(flushedHits);
     expect(store.counts().misses).toBeGreaterThan(0);

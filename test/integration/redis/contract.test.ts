@@ -39,7 +39,7 @@ function resendingConnection(inner: () => RedisConnection) {
       return inner().sendCommand(args, key);
     },
   };
-  const loseFirstResponse = async <T,>(call: () => Promise<T>): Promise<T> => {
+  const loseFirstResponse = async <T>(call: () => Promise<T>): Promise<T> => {
     const before = lost;
     armed = true;
     const result = await call();
@@ -53,7 +53,10 @@ describe('RedisIdempotencyStore keeps the store contract', () => {
   const cases = storeContract(
     ({ clock, retentionMs, release }): StoreContractSubject => {
       const { connection, loseFirstResponse } = resendingConnection(() => redis.connection);
-      return { store: new RedisIdempotencyStore({ redis: connection, keyPrefix: redis.prefix, clock, retentionMs, release }), loseFirstResponse };
+      return {
+        store: new RedisIdempotencyStore({ redis: connection, keyPrefix: redis.prefix, clock, retentionMs, release }),
+        loseFirstResponse,
+      };
     },
     { releaseModes },
   );

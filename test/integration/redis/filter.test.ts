@@ -42,7 +42,12 @@ function setup(options: Partial<RedisFilterOptions> = {}, clock = new ManualCloc
 }
 
 const key = (): string => `order-${randomUUID()}`;
-const claimOf = (k: string, extra: { payloadHash?: string; messageId?: string } = {}) => ({ consumer: 'payments', key: k, leaseMs: LEASE, ...extra });
+const claimOf = (k: string, extra: { payloadHash?: string; messageId?: string } = {}) => ({
+  consumer: 'payments',
+  key: k,
+  leaseMs: LEASE,
+  ...extra,
+});
 
 async function completed(store: IdempotencyStore, k: string, result?: unknown) {
   const claim = await store.claim(claimOf(k, { payloadHash: 'h-1' }));
@@ -60,7 +65,11 @@ describe('withRedisFilter: hot duplicates and live claims', () => {
     requests.reset();
     const dup = await store.claim(claimOf(k));
     expect(requests.commands).toEqual([]);
-    expect(dup).toMatchObject({ kind: 'completed', fromCache: true, existing: { status: 'COMPLETED', payloadHash: 'h-1', result: { receipt: 'r-1' } } });
+    expect(dup).toMatchObject({
+      kind: 'completed',
+      fromCache: true,
+      existing: { status: 'COMPLETED', payloadHash: 'h-1', result: { receipt: 'r-1' } },
+    });
     expect(store.counts().completedHits).toBe(1);
   });
 
@@ -170,7 +179,11 @@ describe('withRedisFilter: DynamoDB decides', () => {
     const k = key();
     const claim = await completed(store, k);
     const stale = markerText({ ...claim.record, leaseUntil: clock.now() + LEASE });
-    const written = await markInProgressScript.run(redis.connection, `${redis.prefix}${claim.id}`, [stale, String(LEASE), String(clock.now())]);
+    const written = await markInProgressScript.run(redis.connection, `${redis.prefix}${claim.id}`, [
+      stale,
+      String(LEASE),
+      String(clock.now()),
+    ]);
     expect(written).toBe(0);
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
   });
@@ -211,7 +224,12 @@ describe('withRedisFilter: Redis failures fall through', () => {
   }
 
   it('a throwing onError does not fail the record', async () => {
-    const { store } = setup({ redis: failingConnection, onError: () => { throw new Error('logger down'); } });
+    const { store } = setup({
+      redis: failingConnection,
+      onError: () => {
+        throw new Error('logger down');
+      },
+    });
     expect((await store.claim(claimOf(key()))).kind).toBe('claimed');
   });
 

@@ -46,13 +46,28 @@ async function dynamoStore(clock: ManualClock) {
 /** The three ways to run the claim strategy: DynamoDB alone, Redis alone, the filter over DynamoDB. */
 async function stores(clock: ManualClock): Promise<Array<[string, IdempotencyStore]>> {
   const redisOnly = new RedisIdempotencyStore({ redis: redis.connection, keyPrefix: `${redis.prefix}store:`, clock });
-  const filtered = withRedisFilter((await dynamoStore(clock)).store, { redis: redis.connection, keyPrefix: `${redis.prefix}marker:`, clock });
-  return [['RedisIdempotencyStore', redisOnly], ['withRedisFilter(DynamoDB)', filtered]];
+  const filtered = withRedisFilter((await dynamoStore(clock)).store, {
+    redis: redis.connection,
+    keyPrefix: `${redis.prefix}marker:`,
+    clock,
+  });
+  return [
+    ['RedisIdempotencyStore', redisOnly],
+    ['withRedisFilter(DynamoDB)', filtered],
+  ];
 }
 
 function sqsHandler(store: IdempotencyStore, fn: RecordHandler, options: Partial<SqsIdempotencyOptions> = {}, lines: BatchLogLine[] = []) {
   return middy<SQSEvent, SQSBatchResponse>()
-    .use(sqsIdempotency({ store, consumer: 'orders', key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo, logger: (l) => lines.push(l), ...options }))
+    .use(
+      sqsIdempotency({
+        store,
+        consumer: 'orders',
+        key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
+        logger: (l) => lines.push(l),
+        ...options,
+      }),
+    )
     .handler(eachRecord(fn));
 }
 
@@ -105,7 +120,10 @@ describe('DynamoDB requests per duplicate delivery', () => {
     const filtered = withRedisFilter(behind.store, { redis: redis.connection, keyPrefix: redis.prefix, clock });
     const context = lambdaContext({ functionName: 'orders-fn', timeoutMs: 30_000, clock });
     const cost: Record<string, number> = {};
-    for (const [name, store, requests] of [['without', plain.store, plain.requests], ['with', filtered, behind.requests]] as const) {
+    for (const [name, store, requests] of [
+      ['without', plain.store, plain.requests],
+      ['with', filtered, behind.requests],
+    ] as const) {
       const handler = sqsHandler(store, () => {});
       const keys = Array.from({ length: 10 }, (_, i) => `hot-${i}`);
       await handler(sqsEvent(keys.map((k) => order(k))), context);
@@ -126,7 +144,12 @@ describe('sqsIdempotency (transaction strategy) through the filter', () => {
     const business = await freshTable(testDynamo().client, businessTable, 'biz');
     const filtered = withRedisFilter(store, { redis: redis.connection, keyPrefix: redis.prefix, clock });
     const award: RecordHandler = (_r, { key, tx }) => {
-      tx.update({ TableName: business, Key: { pk: 'customer#c1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
+      tx.update({
+        TableName: business,
+        Key: { pk: 'customer#c1' },
+        UpdateExpression: 'ADD points :p',
+        ExpressionAttributeValues: { ':p': 10 },
+      });
       tx.put({ TableName: business, Item: { pk: `ledger#${key}` } });
     };
     const handler = sqsHandler(filtered, award, { strategy: 'transaction' });
@@ -148,7 +171,14 @@ describe('eventBridgeIdempotency on Redis', () => {
     for (const [name, store] of await stores(clock)) {
       let runs = 0;
       const handler = middy<OrderPaid, { awarded: number }>()
-        .use(eventBridgeIdempotency<OrderPaid, { awarded: number }>({ store, consumer: 'points', key: (e) => e.detail.orderNo, logger: false }))
+        .use(
+          eventBridgeIdempotency<OrderPaid, { awarded: number }>({
+            store,
+            consumer: 'points',
+            key: (e) => e.detail.orderNo,
+            logger: false,
+          }),
+        )
         .handler(async (event) => {
           runs += 1;
           return { awarded: event.detail.amount * 2 };

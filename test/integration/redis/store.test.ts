@@ -10,7 +10,12 @@ import { claimVerdict } from '../../../src/core/claim.js';
 import { EffectivelyOnceError, ItemTooLargeError } from '../../../src/core/errors.js';
 import { sha256 } from '../../../src/core/hashing.js';
 import type { IdempotencyRecord } from '../../../src/core/record.js';
-import { MAX_REDIS_RESULT_BYTES, RedisIdempotencyStore, type RedisConnection, type RedisIdempotencyStoreOptions } from '../../../src/index.js';
+import {
+  MAX_REDIS_RESULT_BYTES,
+  RedisIdempotencyStore,
+  type RedisConnection,
+  type RedisIdempotencyStoreOptions,
+} from '../../../src/index.js';
 import { verdictScript } from '../../../src/store/redis/scripts.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { countingConnection, testRedis, type TestRedis } from './support.js';
@@ -34,7 +39,12 @@ function setup(options: Partial<RedisIdempotencyStoreOptions> = {}) {
 }
 
 const key = (): string => `order-${randomUUID()}`;
-const claimOf = (k: string, extra: { messageId?: string; payloadHash?: string } = {}) => ({ consumer: 'payments', key: k, leaseMs: LEASE, ...extra });
+const claimOf = (k: string, extra: { messageId?: string; payloadHash?: string } = {}) => ({
+  consumer: 'payments',
+  key: k,
+  leaseMs: LEASE,
+  ...extra,
+});
 
 describe('RedisIdempotencyStore options', () => {
   it('rejects an unknown or wrongly typed option with a TypeError naming it', () => {
@@ -60,7 +70,14 @@ describe('claim', () => {
     expect(connection.commands).toEqual(['EVALSHA']);
     expect(second.kind).toBe('in-progress');
     if (second.kind !== 'in-progress' || first.kind !== 'claimed') return;
-    expect(second.existing).toMatchObject({ id: `payments#${k}`, status: 'IN_PROGRESS', owner: first.token, messageId: 'm-1', payloadHash: 'h-1', attempts: 1 });
+    expect(second.existing).toMatchObject({
+      id: `payments#${k}`,
+      status: 'IN_PROGRESS',
+      owner: first.token,
+      messageId: 'm-1',
+      payloadHash: 'h-1',
+      attempts: 1,
+    });
   });
 
   it('keeps an IN_PROGRESS key for its lease and a COMPLETED one for the retention (PTTL)', async () => {
@@ -135,7 +152,7 @@ describe('complete and results', () => {
 
   it('replays results exactly: undefined stays undefined, null stays null, nested values round-trip', async () => {
     const { store } = setup();
-    for (const result of [undefined, null, 0, '', { a: [1, 'two', { three: 3.5 }], big: 12345678901234567 }]) {
+    for (const result of [undefined, null, 0, '', { a: [1, 'two', { three: 3.5 }], big: 12345678901234568 }]) {
       const k = key();
       const claim = await store.claim(claimOf(k));
       if (claim.kind !== 'claimed') throw new Error('not claimed');

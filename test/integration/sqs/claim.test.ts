@@ -170,7 +170,14 @@ describe('sqsIdempotency (claim strategy)', () => {
     const { default: middy } = await import('@middy/core');
     const { sqsIdempotency, jsonBody } = await import('../../../src/index.js');
     const throwing = middy()
-      .use(sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: (l) => h.lines.push(l) }))
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: (l) => h.lines.push(l),
+        }),
+      )
       .handler(async () => {
         throw new Error('whole handler blew up');
       });

@@ -64,7 +64,13 @@ describe.each([
   ['@middy/core 7', build7],
   ['@middy/core 6', build6],
 ])('eachRecord behind a middleware that replaces the event (%s)', (_name, build) => {
-  function handler(h: Harness, after: Before[], fn: RecordHandler, options: Partial<SqsIdempotencyOptions> = {}, concurrency = 10): Wrapped {
+  function handler(
+    h: Harness,
+    after: Before[],
+    fn: RecordHandler,
+    options: Partial<SqsIdempotencyOptions> = {},
+    concurrency = 10,
+  ): Wrapped {
     const first = sqsIdempotency({
       store: h.store,
       consumer: 'test',
@@ -80,10 +86,16 @@ describe.each([
     const h = await harness();
     const seen: string[] = [];
     const statusOfFirst: unknown[] = [];
-    const run = handler(h, [newEvent], async (_r, { key }) => {
-      if (seen.length > 0) statusOfFirst.push(await status(h, 'a'));
-      seen.push(key);
-    }, {}, 1);
+    const run = handler(
+      h,
+      [newEvent],
+      async (_r, { key }) => {
+        if (seen.length > 0) statusOfFirst.push(await status(h, 'a'));
+        seen.push(key);
+      },
+      {},
+      1,
+    );
     const response = await run(sqsEvent([order('a'), order('b')]), h.context());
     expect(failedIds(response)).toEqual([]);
     expect(seen).toEqual(['a', 'b']);
@@ -106,7 +118,10 @@ describe.each([
     expect(got[1]).toBe(produced[1]);
     expect(produced[0]?.body).toEqual({ orderNo: 'p1' });
     expect(failedIds(await run(sqsEvent(records), h.context()))).toEqual([]);
-    expect([...h.effects]).toEqual([['p1', 1], ['p2', 1]]);
+    expect([...h.effects]).toEqual([
+      ['p1', 1],
+      ['p2', 1],
+    ]);
     expect(h.lines.at(-1)?.counts.duplicate).toBe(2);
   });
 
@@ -127,10 +142,15 @@ describe.each([
     const h = await harness();
     const { client, doc } = testDynamo();
     const business = await freshTable(client, businessTable, 'biz');
-    const run = handler(h, [parseBodies()], (record, { key, tx }) => {
-      const { orderNo } = (record as unknown as Parsed).body;
-      tx.put({ TableName: business, Item: { pk: `ledger#${key}`, orderNo } });
-    }, { strategy: 'transaction' });
+    const run = handler(
+      h,
+      [parseBodies()],
+      (record, { key, tx }) => {
+        const { orderNo } = (record as unknown as Parsed).body;
+        tx.put({ TableName: business, Item: { pk: `ledger#${key}`, orderNo } });
+      },
+      { strategy: 'transaction' },
+    );
     const records = [order('t1'), order('t2')];
     expect(failedIds(await run(sqsEvent(records), h.context()))).toEqual([]);
     const item = await doc.send(new GetCommand({ TableName: business, Key: { pk: 'ledger#t2' } }));
@@ -234,8 +254,18 @@ describe.each([
     expect(failedIds(ra)).toEqual([]);
     expect(failedIds(rb)).toEqual([]);
     const ran = (tag: string) => seen.filter((s) => s.invocation === tag).map((s) => [s.messageId, s.key]);
-    expect(ran('A').sort()).toEqual([[a[0]?.messageId, 'ca1'], [a[1]?.messageId, 'ca2']].sort());
-    expect(ran('B').sort()).toEqual([[b[0]?.messageId, 'cb1'], [b[1]?.messageId, 'cb2']].sort());
+    expect(ran('A').sort()).toEqual(
+      [
+        [a[0]?.messageId, 'ca1'],
+        [a[1]?.messageId, 'ca2'],
+      ].sort(),
+    );
+    expect(ran('B').sort()).toEqual(
+      [
+        [b[0]?.messageId, 'cb1'],
+        [b[1]?.messageId, 'cb2'],
+      ].sort(),
+    );
   });
 
   it('one message owned by two invocations sharing a context (transaction strategy): neither guesses, both come back', async () => {
@@ -251,7 +281,8 @@ describe.each([
       await gate;
     };
     const record = order('s1');
-    const run = (tag: string) => handler(h, [parseBodies([], tag), meet], (_r, { key }) => void seen.push(key), { strategy: 'transaction' });
+    const run = (tag: string) =>
+      handler(h, [parseBodies([], tag), meet], (_r, { key }) => void seen.push(key), { strategy: 'transaction' });
     const responses = await Promise.all([run('A')(sqsEvent([record]), context), run('B')(sqsEvent([record]), context)]);
     expect(responses.map(failedIds)).toEqual([[record.messageId], [record.messageId]]);
     expect(seen).toEqual([]);
@@ -296,7 +327,10 @@ describe.each([
     const run = handler(h, [newEvent, newContext], (_r, { key }) => void seen.push(key));
     expect(failedIds(await run(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
     expect(seen).toEqual([]);
-    expect(h.lines.at(-1)?.records[0]?.error).toMatchObject({ name: 'TypeError', message: expect.stringMatching(/neither the event nor the context/) });
+    expect(h.lines.at(-1)?.records[0]?.error).toMatchObject({
+      name: 'TypeError',
+      message: expect.stringMatching(/neither the event nor the context/),
+    });
     expect(await status(h, 'c1')).toBeUndefined();
   });
 });
@@ -307,10 +341,19 @@ describe('a plain eachRecord while an invocation with the middleware is running'
     const record = sqsRecord({ body: 'plain' });
     const keys: string[] = [];
     const plain = eachRecord((_r, { key }) => void keys.push(key));
-    const first = sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => (JSON.parse(r.body) as { orderNo: string }).orderNo, logger: false });
-    const outer = build7(first, [newEvent], eachRecord(async () => {
-      expect(await plain(sqsEvent([record]), {} as Context)).toEqual({ batchItemFailures: [] });
-    }));
+    const first = sqsIdempotency({
+      store: h.store,
+      consumer: 'test',
+      key: (r) => (JSON.parse(r.body) as { orderNo: string }).orderNo,
+      logger: false,
+    });
+    const outer = build7(
+      first,
+      [newEvent],
+      eachRecord(async () => {
+        expect(await plain(sqsEvent([record]), {} as Context)).toEqual({ batchItemFailures: [] });
+      }),
+    );
     expect(failedIds(await outer(sqsEvent([order('o1')]), h.context()))).toEqual([]);
     expect(keys).toEqual([record.messageId]);
   });

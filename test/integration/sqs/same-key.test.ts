@@ -89,56 +89,67 @@ describe('copies of one key in a batch, claim strategy, key held elsewhere', () 
   });
 });
 
-describe.each<Strategy>(['claim', 'transaction'])('copies of one key behind a parser that replaces the records, %s strategy', (strategy) => {
-  // Interaction of item 8 (a middleware after ours replaces the event and its records) with
-  // same-key copies: the later copy is never handed to the handler, is still decided in its
-  // first copy's lane, and the parser's record objects are what the handler runs.
-  async function run(h: Harness, records: SQSRecord[]) {
-    const seen: unknown[] = [];
-    const handler = middy<SQSEvent, SQSBatchResponse>()
-      .use(sqsIdempotency({ store: h.store, consumer: 'test', strategy, key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: (l) => h.lines.push(l) }))
-      .before((request) => {
-        request.event = { Records: request.event.Records.map((r) => ({ ...r, parsed: true })) };
-      })
-      .handler(
-        eachRecord((record, { key }) => {
-          seen.push((record as SQSRecord & { parsed?: boolean }).parsed);
-          h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
-          if (key.startsWith('fail')) throw new Error('handler failed');
-        }),
-      );
-    const response = await handler(sqsEvent(records), h.context());
-    return { response, seen };
-  }
+describe.each<Strategy>(['claim', 'transaction'])(
+  'copies of one key behind a parser that replaces the records, %s strategy',
+  (strategy) => {
+    // Interaction of item 8 (a middleware after ours replaces the event and its records) with
+    // same-key copies: the later copy is never handed to the handler, is still decided in its
+    // first copy's lane, and the parser's record objects are what the handler runs.
+    async function run(h: Harness, records: SQSRecord[]) {
+      const seen: unknown[] = [];
+      const handler = middy<SQSEvent, SQSBatchResponse>()
+        .use(
+          sqsIdempotency({
+            store: h.store,
+            consumer: 'test',
+            strategy,
+            key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+            logger: (l) => h.lines.push(l),
+          }),
+        )
+        .before((request) => {
+          request.event = { Records: request.event.Records.map((r) => ({ ...r, parsed: true })) };
+        })
+        .handler(
+          eachRecord((record, { key }) => {
+            seen.push((record as SQSRecord & { parsed?: boolean }).parsed);
+            h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
+            if (key.startsWith('fail')) throw new Error('handler failed');
+          }),
+        );
+      const response = await handler(sqsEvent(records), h.context());
+      return { response, seen };
+    }
 
-  it('FIFO: copy with the same payload acknowledged, copy with another payload holds back the group', async () => {
-    const h = await harness();
-    const a = order('pk-k', { v: 1 }, { groupId: 'g1' });
-    const same = order('pk-k', { v: 1 }, { groupId: 'g1' });
-    const changed = order('pk-k', { v: 2 }, { groupId: 'g1' });
-    const b = order('pk-b', {}, { groupId: 'g1' });
-    const other = order('pk-o', {}, { groupId: 'g2' });
-    const { response, seen } = await run(h, [a, same, changed, b, other]);
-    expect(outcomes(h)).toEqual({
-      [a.messageId]: 'completed',
-      [same.messageId]: 'duplicate',
-      [changed.messageId]: 'invalid',
-      [b.messageId]: 'not-started',
-      [other.messageId]: 'completed',
+    it('FIFO: copy with the same payload acknowledged, copy with another payload holds back the group', async () => {
+      const h = await harness();
+      const a = order('pk-k', { v: 1 }, { groupId: 'g1' });
+      const same = order('pk-k', { v: 1 }, { groupId: 'g1' });
+      const changed = order('pk-k', { v: 2 }, { groupId: 'g1' });
+      const b = order('pk-b', {}, { groupId: 'g1' });
+      const other = order('pk-o', {}, { groupId: 'g2' });
+      const { response, seen } = await run(h, [a, same, changed, b, other]);
+      expect(outcomes(h)).toEqual({
+        [a.messageId]: 'completed',
+        [same.messageId]: 'duplicate',
+        [changed.messageId]: 'invalid',
+        [b.messageId]: 'not-started',
+        [other.messageId]: 'completed',
+      });
+      expect(failedIds(response).sort()).toEqual([changed.messageId, b.messageId].sort());
+      expect(seen).toEqual([true, true]); // a and other only, each the parser's object
+      expect(h.effects.get('pk-k')).toBe(1);
+      expect(h.effects.get('pk-b')).toBeUndefined();
     });
-    expect(failedIds(response).sort()).toEqual([changed.messageId, b.messageId].sort());
-    expect(seen).toEqual([true, true]); // a and other only, each the parser's object
-    expect(h.effects.get('pk-k')).toBe(1);
-    expect(h.effects.get('pk-b')).toBeUndefined();
-  });
 
-  it('standard queue: a failed first copy sends its later copy back too, unrun', async () => {
-    const h = await harness();
-    const a = order('fail-k', { v: 1 });
-    const same = order('fail-k', { v: 1 });
-    const { response, seen } = await run(h, [a, same]);
-    expect(outcomes(h)).toEqual({ [a.messageId]: 'failed', [same.messageId]: 'not-started' });
-    expect(failedIds(response).sort()).toEqual([a.messageId, same.messageId].sort());
-    expect(seen).toEqual([true]);
-  });
-});
+    it('standard queue: a failed first copy sends its later copy back too, unrun', async () => {
+      const h = await harness();
+      const a = order('fail-k', { v: 1 });
+      const same = order('fail-k', { v: 1 });
+      const { response, seen } = await run(h, [a, same]);
+      expect(outcomes(h)).toEqual({ [a.messageId]: 'failed', [same.messageId]: 'not-started' });
+      expect(failedIds(response).sort()).toEqual([a.messageId, same.messageId].sort());
+      expect(seen).toEqual([true]);
+    });
+  },
+);

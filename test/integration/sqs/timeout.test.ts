@@ -24,12 +24,23 @@ describe('sqsIdempotency with Middy early timeout', () => {
     const slow = order('to-slow');
     const next = order('to-next');
     const handler = middy<SQSEvent, SQSBatchResponse>({ timeoutEarlyInMillis: 100 })
-      .use(sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: (l) => h.lines.push(l), safetyMarginMs: 0 }))
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: (l) => h.lines.push(l),
+          safetyMarginMs: 0,
+        }),
+      )
       .handler(
-        eachRecord(async (_r, { key }) => {
-          started.push(key);
-          await gate;
-        }, { concurrency: 1 }),
+        eachRecord(
+          async (_r, { key }) => {
+            started.push(key);
+            await gate;
+          },
+          { concurrency: 1 },
+        ),
       );
     const context = lambdaContext({ functionName: 'fn', timeoutMs: 250 }); // real time: timeout fires at ~150 ms
     const response = await handler(sqsEvent([slow, next]), context);
@@ -38,7 +49,9 @@ describe('sqsIdempotency with Middy early timeout', () => {
     expect(await h.store.get(h.store.recordId('test', 'to-next'))).toBeUndefined();
     openGate(); // the abandoned handler finishes in the background
     // It still owns its claim, so its fenced completion lands; a redelivery is then a duplicate.
-    await vi.waitFor(async () => expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('COMPLETED'), { timeout: 5_000 });
+    await vi.waitFor(async () => expect((await h.store.get(h.store.recordId('test', 'to-slow')))?.status).toBe('COMPLETED'), {
+      timeout: 5_000,
+    });
     expect(started).toEqual(['to-slow']);
   });
 });

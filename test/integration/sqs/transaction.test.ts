@@ -55,9 +55,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
   it('two concurrent deliveries of one key: one effect', async () => {
     const { h, award, balance } = await setup();
     const handler = h.handler(award, { strategy: 'transaction' });
-    const responses = await Promise.all(
-      Array.from({ length: 5 }, () => handler(sqsEvent([order('t-race')]), h.context())),
-    );
+    const responses = await Promise.all(Array.from({ length: 5 }, () => handler(sqsEvent([order('t-race')]), h.context())));
     expect(await balance()).toBe(10);
     // Losers are duplicates (acknowledged) or transaction conflicts (retried); never a second effect.
     const outcomes = h.lines.flatMap((l) => l.records.map((r) => r.outcome));
@@ -68,10 +66,13 @@ describe('sqsIdempotency (transaction strategy)', () => {
 
   it('a crash between the handler and the commit leaves no effect and no record', async () => {
     const { h, award, balance, ledger } = await setup();
-    void h.handler(async (r, ctx) => {
-      await award(r, ctx);
-      await abandon('killed before commit');
-    }, { strategy: 'transaction' })(sqsEvent([order('t-crash')]), h.context());
+    void h.handler(
+      async (r, ctx) => {
+        await award(r, ctx);
+        await abandon('killed before commit');
+      },
+      { strategy: 'transaction' },
+    )(sqsEvent([order('t-crash')]), h.context());
     await new Promise((r) => setTimeout(r, 200));
     expect(await balance()).toBeUndefined();
     expect(await ledger('t-crash')).toBeUndefined();
@@ -97,9 +98,12 @@ describe('sqsIdempotency (transaction strategy)', () => {
   it('a handler that adds no writes still records the idempotency item', async () => {
     const { h } = await setup();
     let sent = 0;
-    const notify = h.handler(() => {
-      sent += 1;
-    }, { strategy: 'transaction' });
+    const notify = h.handler(
+      () => {
+        sent += 1;
+      },
+      { strategy: 'transaction' },
+    );
     await notify(sqsEvent([order('t-notify')]), h.context());
     await notify(sqsEvent([order('t-notify')]), h.context());
     expect((await h.store.get(h.store.recordId('test', 't-notify')))?.status).toBe('COMPLETED');

@@ -14,7 +14,16 @@ function usageError(argv: string[]): BenchUsageError {
 describe('parseBenchArgs', () => {
   it('defaults to the issue workload and writes the docs report', () => {
     const args = parseBenchArgs([]);
-    expect(args).toMatchObject({ events: 5000, duplicateRate: 0.25, batch: 10, latencyMs: 0, seed: 1, only: [], units: false, json: false });
+    expect(args).toMatchObject({
+      events: 5000,
+      duplicateRate: 0.25,
+      batch: 10,
+      latencyMs: 0,
+      seed: 1,
+      only: [],
+      units: false,
+      json: false,
+    });
     expect(args.docs).toBe(benchDefaults.docs);
     expect(args.coldStart).toBe(true);
     expect(args.correctness).toBe(true);
@@ -22,12 +31,43 @@ describe('parseBenchArgs', () => {
 
   it('reads every option', () => {
     const args = parseBenchArgs([
-      '--events', '500', '--dup-rate', '0.5', '--seed', '9', '--batch', '5', '--latency', '2.5', '--warmup', '0',
-      '--import-samples', '3', '--only', 'ours-claim, ours-state', '--units', '--no-cold-start', '--no-correctness', '--docs', 'out.md', '--json',
+      '--events',
+      '500',
+      '--dup-rate',
+      '0.5',
+      '--seed',
+      '9',
+      '--batch',
+      '5',
+      '--latency',
+      '2.5',
+      '--warmup',
+      '0',
+      '--import-samples',
+      '3',
+      '--only',
+      'ours-claim, ours-state',
+      '--units',
+      '--no-cold-start',
+      '--no-correctness',
+      '--docs',
+      'out.md',
+      '--json',
     ]);
     expect(args).toMatchObject({
-      events: 500, duplicateRate: 0.5, seed: 9, batch: 5, latencyMs: 2.5, warmup: 0, importSamples: 3,
-      only: ['ours-claim', 'ours-state'], units: true, coldStart: false, correctness: false, docs: 'out.md', json: true,
+      events: 500,
+      duplicateRate: 0.5,
+      seed: 9,
+      batch: 5,
+      latencyMs: 2.5,
+      warmup: 0,
+      importSamples: 3,
+      only: ['ours-claim', 'ours-state'],
+      units: true,
+      coldStart: false,
+      correctness: false,
+      docs: 'out.md',
+      json: true,
     });
     expect(parseBenchArgs(['--no-docs']).docs).toBeUndefined();
   });

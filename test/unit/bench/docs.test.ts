@@ -40,8 +40,28 @@ function report(latencyMs: number, variants: VariantResult[]): BenchReport {
     durationS: 100,
     command: latencyMs === 0 ? 'npm run bench' : `npm run bench -- --latency ${latencyMs}`,
     machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 4, os: 'linux', loadBefore: 1, loadAfter: 2 },
-    versions: { node: 'v22', ours: '0.1.0', powertoolsIdempotency: '2.35.0', powertoolsBatch: '2.35.0', awsSdk: 'sdk', middy: '7', dynamodbLocal: 'jar' },
-    workload: { events: 80, duplicates: 20, deliveries: 100, batches: 10, batchSize: 10, seed: 1, duplicateRate: 0.25, warmupBatches: 2, slices: 5, latencyMs, unitsCounted: false },
+    versions: {
+      node: 'v22',
+      ours: '0.1.0',
+      powertoolsIdempotency: '2.35.0',
+      powertoolsBatch: '2.35.0',
+      awsSdk: 'sdk',
+      middy: '7',
+      dynamodbLocal: 'jar',
+    },
+    workload: {
+      events: 80,
+      duplicates: 20,
+      deliveries: 100,
+      batches: 10,
+      batchSize: 10,
+      seed: 1,
+      duplicateRate: 0.25,
+      warmupBatches: 2,
+      slices: 5,
+      latencyMs,
+      unitsCounted: false,
+    },
     variants,
     targets: checkTargets(variants, undefined),
     coldStart: undefined,
@@ -52,7 +72,11 @@ function report(latencyMs: number, variants: VariantResult[]): BenchReport {
 describe('renderSection', () => {
   it('carries the command, a row per variant, and flags an idempotent variant whose effects are off', () => {
     const text = renderSection(
-      report(0, [variant('powertools'), variant('baseline', { effects: { applied: 100, unique: 80, points: 12, expectedPoints: 10 } }), variant('ours-claim', { effects: { applied: 79, unique: 80, points: 9, expectedPoints: 10 } })]),
+      report(0, [
+        variant('powertools'),
+        variant('baseline', { effects: { applied: 100, unique: 80, points: 12, expectedPoints: 10 } }),
+        variant('ours-claim', { effects: { applied: 79, unique: 80, points: 9, expectedPoints: 10 } }),
+      ]),
     );
     expect(text).toContain('`npm run bench`');
     expect(text).toContain('| baseline | 300 | 0.90x |');
@@ -82,7 +106,10 @@ describe('mergeSection', () => {
 
 describe('checkTargets', () => {
   it('says by how much a target is missed, and marks what was not measured', () => {
-    const targets = checkTargets([variant('powertools'), variant('ours-transaction', { ratio: 1.5 }, 1, 1), variant('ours-claim', { ratio: 1.1 })], undefined);
+    const targets = checkTargets(
+      [variant('powertools'), variant('ours-transaction', { ratio: 1.5 }, 1, 1), variant('ours-claim', { ratio: 1.1 })],
+      undefined,
+    );
     const byName = (prefix: string) => targets.find((t) => t.target.startsWith(prefix));
     expect(byName('transaction: ≤ 1.00')?.met).toBe(true);
     expect(byName('transaction: ≥ 2.00x')).toMatchObject({ met: false, measured: '1.50x', shortfall: '0.50x short (25% below 2.00x)' });

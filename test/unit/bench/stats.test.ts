@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { laneFigures, median, percentile, sliceRatio, sliceRates, splitPerDelivery, type SampleLike } from '../../../bench/stats.js';
 
 function sample(fresh: number, duplicates: number, requests: Record<string, number>, ms = 10, slice = 0): SampleLike {
-  return { ms, cpuMs: 1, serverCpuMs: 2, tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0) }, records: fresh + duplicates, fresh, duplicates, failures: 0, firstEffectMs: fresh > 0 ? 4 : Number.NaN, slice };
+  return {
+    ms,
+    cpuMs: 1,
+    serverCpuMs: 2,
+    tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0) },
+    records: fresh + duplicates,
+    fresh,
+    duplicates,
+    failures: 0,
+    firstEffectMs: fresh > 0 ? 4 : Number.NaN,
+    slice,
+  };
 }
 
 describe('percentile and median', () => {
@@ -41,10 +52,7 @@ describe('slices', () => {
 
 describe('laneFigures', () => {
   it('counts requests per delivery by command and per kind of delivery', () => {
-    const samples = [
-      sample(10, 0, { UpdateItemCommand: 30 }, 30, 0),
-      sample(8, 2, { UpdateItemCommand: 26 }, 30, 1),
-    ];
+    const samples = [sample(10, 0, { UpdateItemCommand: 30 }, 30, 0), sample(8, 2, { UpdateItemCommand: 26 }, 30, 1)];
     const f = laneFigures(samples, false);
     expect(f.records).toBe(20);
     expect(f.requestsPerDelivery).toBe(2.8);

@@ -78,7 +78,9 @@ describe('generateWorkload', () => {
   it('adds the prefix to keys and message ids, and sums the expected points over unique events', () => {
     const w = generateWorkload({ ...options, prefix: 'w' });
     const all = w.batches.flat();
-    expect(all.every((d) => d.event.orderNo.startsWith('wo-') && d.event.customerId.startsWith('wc-') && d.messageId.startsWith('wm-'))).toBe(true);
+    expect(
+      all.every((d) => d.event.orderNo.startsWith('wo-') && d.event.customerId.startsWith('wc-') && d.messageId.startsWith('wm-')),
+    ).toBe(true);
     expect(w.expectedPoints).toBe(w.events.reduce((sum, e) => sum + Math.floor(e.amount / 10), 0));
     expect(pointsFor({ orderNo: 'o', customerId: 'c', amount: 129 })).toBe(12);
   });

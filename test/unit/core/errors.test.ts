@@ -24,7 +24,11 @@ describe('errors', () => {
   it('invalid-record errors share a parent so one record fails alone', () => {
     expect(new MissingKeyError('x')).toBeInstanceOf(InvalidRecordError);
     const tooLong = new KeyTooLongError('long', { key: 'k' });
-    expect([tooLong instanceof MissingKeyError, tooLong instanceof InvalidRecordError, tooLong.name]).toEqual([true, true, 'KeyTooLongError']);
+    expect([tooLong instanceof MissingKeyError, tooLong instanceof InvalidRecordError, tooLong.name]).toEqual([
+      true,
+      true,
+      'KeyTooLongError',
+    ]);
     expect(new MissingKeyError('x').name).toBe('MissingKeyError');
     const tooLarge = new ItemTooLargeError('big', 500_000, 409_600);
     expect(tooLarge).toBeInstanceOf(InvalidRecordError);

@@ -31,8 +31,24 @@ describe('canonicalEncoding', () => {
 
   it('no plain map can spell a number, a binary or a string: each kind has its own tag', () => {
     const values: unknown[] = [
-      5, '5', 5n, NumberValue.from('5'), { value: '5' }, { $n: '5' }, ['n', '5'], { n: '5' },
-      Buffer.from('5'), { $b: Buffer.from('5').toString('base64') }, 'NTU=', [5], new Set([5]), null, undefined, 'null', true, 'true',
+      5,
+      '5',
+      5n,
+      NumberValue.from('5'),
+      { value: '5' },
+      { $n: '5' },
+      ['n', '5'],
+      { n: '5' },
+      Buffer.from('5'),
+      { $b: Buffer.from('5').toString('base64') },
+      'NTU=',
+      [5],
+      new Set([5]),
+      null,
+      undefined,
+      'null',
+      true,
+      'true',
     ];
     const encodings = values.map((v) => canonicalEncoding(v));
     // 5, 5n and NumberValue('5') are one number (DynamoDB has one number type); everything else differs.

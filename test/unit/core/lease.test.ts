@@ -32,7 +32,7 @@ describe('leaseExpired', () => {
     expect(leaseExpired(1_000, 1_001)).toBe(true);
   });
 
-  it('never expires a missing lease: DynamoDB\'s `leaseUntil <= :now` is false for a missing attribute', () => {
+  it("never expires a missing lease: DynamoDB's `leaseUntil <= :now` is false for a missing attribute", () => {
     expect(leaseExpired(undefined, 0)).toBe(false);
     expect(leaseExpired(undefined, Number.MAX_SAFE_INTEGER)).toBe(false);
   });

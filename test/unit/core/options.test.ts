@@ -8,14 +8,18 @@ describe('checkOptions', () => {
     expect(() => checkOptions('x', { store: { claim: () => 1 }, name: undefined }, rules)).not.toThrow();
   });
   it('names an unknown option and lists the known ones', () => {
-    expect(() => checkOptions('x', { store: { claim: () => 1 }, nmae: 'a' }, rules)).toThrow(/x: unknown option "nmae" \(known options: store, name, mode\)/);
+    expect(() => checkOptions('x', { store: { claim: () => 1 }, nmae: 'a' }, rules)).toThrow(
+      /x: unknown option "nmae" \(known options: store, name, mode\)/,
+    );
   });
   it('names a missing required option', () => {
     expect(() => checkOptions('x', {}, rules)).toThrow(/option "store" is required/);
   });
   it('names a wrongly typed option with what was expected and what was given', () => {
     expect(() => checkOptions('x', { store: {}, mode: 'c' }, rules)).toThrow(TypeError);
-    expect(() => checkOptions('x', { store: { claim: () => 1 }, mode: 'c' }, rules)).toThrow(/option "mode" must be one of "a", "b", got "c"/);
+    expect(() => checkOptions('x', { store: { claim: () => 1 }, mode: 'c' }, rules)).toThrow(
+      /option "mode" must be one of "a", "b", got "c"/,
+    );
   });
   it('rejects non-object options', () => {
     expect(() => checkOptions('x', null, rules)).toThrow(/options must be an object/);
@@ -41,9 +45,17 @@ const optsDefaults = { mode: 'a' as 'a' | 'b', bounds: { min: 1, max: 9 }, clock
 
 describe('resolveOptions', () => {
   it('checks, then merges the defaults once: undefined keeps a default, nested objects merge key by key', () => {
-    const resolved = resolveOptions<Opts, typeof optsDefaults>('x', { name: 'n', mode: undefined, bounds: { max: 5 } } as unknown as Opts, optsRules, optsDefaults);
+    const resolved = resolveOptions<Opts, typeof optsDefaults>(
+      'x',
+      { name: 'n', mode: undefined, bounds: { max: 5 } } as unknown as Opts,
+      optsRules,
+      optsDefaults,
+    );
     expect(resolved).toEqual({ name: 'n', mode: 'a', bounds: { min: 1, max: 5 }, clock: optsDefaults.clock });
-    expect(resolveOptions<Opts, typeof optsDefaults>('x', { name: 'n', bounds: { min: undefined } } as unknown as Opts, optsRules, optsDefaults).bounds).toEqual({ min: 1, max: 9 });
+    expect(
+      resolveOptions<Opts, typeof optsDefaults>('x', { name: 'n', bounds: { min: undefined } } as unknown as Opts, optsRules, optsDefaults)
+        .bounds,
+    ).toEqual({ min: 1, max: 9 });
     expect(optsDefaults.bounds).toEqual({ min: 1, max: 9 }); // the defaults object is never written to
     // An object option not marked partial (a clock, a store) replaces its default whole, prototype and all.
     class Clock {

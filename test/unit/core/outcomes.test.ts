@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BusinessConflictError,
-  DeadlineError,
-  InvalidRecordError,
-  LeaseLostError,
-} from '../../../src/core/errors.js';
+import { BusinessConflictError, DeadlineError, InvalidRecordError, LeaseLostError } from '../../../src/core/errors.js';
 import { acknowledged, summarize, type RecordOutcome } from '../../../src/core/outcomes.js';
 import type { IdempotencyRecord } from '../../../src/core/record.js';
 

@@ -14,18 +14,21 @@ describe('runLanes', () => {
   it('never runs more lanes at once than the limit', async () => {
     let running = 0;
     let peak = 0;
-    await runLanes(Array.from({ length: 12 }, (_, i) => i), {
-      concurrency: 3,
-      laneOf: () => undefined,
-      run: async () => {
-        running += 1;
-        peak = Math.max(peak, running);
-        await tick();
-        running -= 1;
-        return true;
+    await runLanes(
+      Array.from({ length: 12 }, (_, i) => i),
+      {
+        concurrency: 3,
+        laneOf: () => undefined,
+        run: async () => {
+          running += 1;
+          peak = Math.max(peak, running);
+          await tick();
+          running -= 1;
+          return true;
+        },
+        skip: () => undefined,
       },
-      skip: () => undefined,
-    });
+    );
     expect(peak).toBe(3);
   });
 

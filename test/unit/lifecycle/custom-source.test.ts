@@ -90,7 +90,9 @@ const item = (seq: string, data: string, shard = 's1'): Item => ({ seq, shard, d
 describe('a new source is one BatchSource object', () => {
   it('runs, deduplicates, keeps shard order, answers in its own shape, and settles each record once', async () => {
     const { store, lines, ran, handler } = rig();
-    const batch = { items: [item('1', 'a'), item('2', 'boom'), item('3', 'b'), item('4', 'c', 's2'), item('5', '', 's3'), item('6', 'c', 's2')] };
+    const batch = {
+      items: [item('1', 'a'), item('2', 'boom'), item('3', 'b'), item('4', 'c', 's2'), item('5', '', 's3'), item('6', 'c', 's2')],
+    };
     const response = await handler(batch, lambdaContext());
     // '2' failed, so '3' behind it in shard s1 was not started; '5' is unreadable; '6' is a copy of '4'.
     expect(response).toEqual({ retry: ['2', '3', '5'] });
@@ -107,6 +109,8 @@ describe('a new source is one BatchSource object', () => {
 
   it('refuses an event that is not the source’s, naming the middleware', async () => {
     const { handler } = rig();
-    await expect(handler({} as ItemEvent, lambdaContext())).rejects.toThrow(/^itemIdempotency: the event is not an item event: it has no items\.$/);
+    await expect(handler({} as ItemEvent, lambdaContext())).rejects.toThrow(
+      /^itemIdempotency: the event is not an item event: it has no items\.$/,
+    );
   });
 });

@@ -23,7 +23,14 @@ interface EndState {
 }
 
 function poison(queue: 'payments' | 'notifications', n: number): DlqEntry[] {
-  return Array.from({ length: n }, (_, i) => ({ messageId: `p${i}`, body: 'x', key: undefined, defect: 'bad', reason: 'invalid', receiveCount: 5 }));
+  return Array.from({ length: n }, (_, i) => ({
+    messageId: `p${i}`,
+    body: 'x',
+    key: undefined,
+    defect: 'bad',
+    reason: 'invalid',
+    receiveCount: 5,
+  }));
 }
 
 function valid(key: string, reason: string): DlqEntry {
@@ -36,7 +43,14 @@ function report(state: EndState = {}): LocalRunReport {
   const payments = { ...newSourceStats(), handlerErrors: state.threw ?? 0 };
   return {
     effects: {
-      orders: { expected: ORDERS.length, paid: ORDERS.length - neverPaid.length, transitionsApplied: 3, paidMoreThanOnce: [], neverPaid, wronglyPaid: [] },
+      orders: {
+        expected: ORDERS.length,
+        paid: ORDERS.length - neverPaid.length,
+        transitionsApplied: 3,
+        paidMoreThanOnce: [],
+        neverPaid,
+        wronglyPaid: [],
+      },
       points: {
         expected: 3,
         ledgerItems: 3,
@@ -59,7 +73,10 @@ function report(state: EndState = {}): LocalRunReport {
   } as unknown as LocalRunReport;
 }
 
-function observations(traces = new Traces(), acked: Partial<Record<'payments' | 'notifications' | 'points', string[]>> = {}): ChaosObservations {
+function observations(
+  traces = new Traces(),
+  acked: Partial<Record<'payments' | 'notifications' | 'points', string[]>> = {},
+): ChaosObservations {
   const zero = { throttle: 0, 'transaction-conflict': 0, 'network-before': 0, 'network-after': 0, latency: 0 };
   const none = { 'after-claim': 0, 'before-complete': 0, 'after-complete': 0 };
   return {
@@ -94,7 +111,10 @@ describe('strategyRows', () => {
     const lost = rowOf(strategyRows(report({ neverSent: ['n-o-2'] }), observations()), 'claim');
     expect(lost.lost).toBe(1);
     expect(invariant(lost, 'no loss')?.ok).toBe(false);
-    const parked = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: [valid('n-o-2', 'failed 5 times')] } }), observations()), 'claim');
+    const parked = rowOf(
+      strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: [valid('n-o-2', 'failed 5 times')] } }), observations()),
+      'claim',
+    );
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
@@ -109,7 +129,10 @@ describe('strategyRows', () => {
 
   it('a doubled balance breaks the transaction strategy; acknowledging a missing effect breaks any', () => {
     expect(rowOf(strategyRows(report({ balanceMismatches: ['c-1'] }), observations()), 'transaction').ok).toBe(false);
-    const acked = rowOf(strategyRows(report({ neverPaid: ['o-1'], dlq: { payments: [valid('o-1', 'x')] } }), observations(undefined, { payments: ['o-1'] })), 'state machine');
+    const acked = rowOf(
+      strategyRows(report({ neverPaid: ['o-1'], dlq: { payments: [valid('o-1', 'x')] } }), observations(undefined, { payments: ['o-1'] })),
+      'state machine',
+    );
     expect(invariant(acked, 'no ack')?.ok).toBe(false);
   });
 

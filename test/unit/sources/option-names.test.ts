@@ -6,10 +6,18 @@ import { eachRecord, sqsIdempotency, type IdempotencyStore } from '../../../src/
 
 const store = {
   recordId: () => 'x',
-  claim: async () => { throw new Error('unused'); },
-  complete: async () => { throw new Error('unused'); },
-  release: async () => { throw new Error('unused'); },
-  commit: async () => { throw new Error('unused'); },
+  claim: async () => {
+    throw new Error('unused');
+  },
+  complete: async () => {
+    throw new Error('unused');
+  },
+  release: async () => {
+    throw new Error('unused');
+  },
+  commit: async () => {
+    throw new Error('unused');
+  },
   get: async () => undefined,
   staleClaims: async () => [],
 } as unknown as IdempotencyStore;

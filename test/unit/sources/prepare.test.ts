@@ -5,7 +5,10 @@ import { payloadHash, sha256 } from '../../../src/core/hashing.js';
 import { payloadMismatch, prepare } from '../../../src/lifecycle/prepare.js';
 import { sqsRecord } from '../../../src/testing/index.js';
 
-const byOrderNo = { key: (r: SQSRecord) => jsonBody<{ orderNo?: unknown }>(r).orderNo as string | undefined, payload: (r: SQSRecord) => r.body };
+const byOrderNo = {
+  key: (r: SQSRecord) => jsonBody<{ orderNo?: unknown }>(r).orderNo as string | undefined,
+  payload: (r: SQSRecord) => r.body,
+};
 
 describe('prepare', () => {
   it('extracts the key and a payload hash that ignores key order', () => {
@@ -26,7 +29,12 @@ describe('prepare', () => {
     expect(prepare(sqsRecord({ body: '{"orderNo":42}' }), { key: () => 42, payload: false })).toEqual({ key: '42' });
   });
   it('wraps an error thrown by the key function', () => {
-    const result = prepare(sqsRecord({ body: '{}' }), { key: () => { throw new Error('boom'); }, payload: false });
+    const result = prepare(sqsRecord({ body: '{}' }), {
+      key: () => {
+        throw new Error('boom');
+      },
+      payload: false,
+    });
     expect(result).toBeInstanceOf(BodyParseError);
     expect((result as Error).message).toMatch(/boom/);
   });

@@ -24,7 +24,13 @@ describe('followerOutcome: the carried result', () => {
   });
 
   it('a duplicate first copy: followers do not share the record the leader found', () => {
-    const existing: IdempotencyRecord = { id: 'c#k', status: 'COMPLETED', expiresAt: 4_000_000_000, attempts: 1, result: { lines: ['original'] } };
+    const existing: IdempotencyRecord = {
+      id: 'c#k',
+      status: 'COMPLETED',
+      expiresAt: 4_000_000_000,
+      attempts: 1,
+      result: { lines: ['original'] },
+    };
     const leader: RecordOutcome = { kind: 'duplicate', messageId: 'm1', key: 'k', existing, fromCache: true };
     const a = resultOf(followerOutcome(copy('m2'), leader, undefined)) as { lines: string[] };
     a.lines.push('mutated');

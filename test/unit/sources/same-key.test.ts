@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BusinessConflictError, PayloadMismatchError, acknowledged, type IdempotencyRecord, type RecordOutcome } from '../../../src/index.js';
+import {
+  BusinessConflictError,
+  PayloadMismatchError,
+  acknowledged,
+  type IdempotencyRecord,
+  type RecordOutcome,
+} from '../../../src/index.js';
 import { followerOutcome } from '../../../src/lifecycle/same-key.js';
 
 const follower = { messageId: 'm2', key: 'k', id: 'c#k', payloadHash: 'h1' };
@@ -30,18 +36,37 @@ describe('followerOutcome', () => {
   describe('judged against the record the first copy found (issue 10, item 2)', () => {
     const stored: IdempotencyRecord = { id: 'c#k', status: 'COMPLETED', expiresAt: 2e9, attempts: 1, payloadHash: 'h1', result: 'r' };
     it('is a duplicate of that record when the first copy was flagged but this copy matches it', () => {
-      const leader: RecordOutcome = { kind: 'invalid', messageId: 'm1', key: 'k', error: new PayloadMismatchError('differs', { key: 'k', existing: stored }) };
+      const leader: RecordOutcome = {
+        kind: 'invalid',
+        messageId: 'm1',
+        key: 'k',
+        error: new PayloadMismatchError('differs', { key: 'k', existing: stored }),
+      };
       const outcome = followerOutcome(follower, leader, 'h2');
       expect(outcome).toMatchObject({ kind: 'duplicate', messageId: 'm2', existing: stored });
       expect(acknowledged(outcome)).toBe(true);
     });
     it('is flagged when it differs from a found record, even though it matches the first copy', () => {
-      const leader: RecordOutcome = { kind: 'duplicate', messageId: 'm1', key: 'k', existing: { ...stored, payloadHash: 'h2' }, fromCache: false };
-      expect(followerOutcome(follower, leader, 'h1')).toMatchObject({ kind: 'invalid', error: { name: 'PayloadMismatchError', existing: { payloadHash: 'h2' } } });
+      const leader: RecordOutcome = {
+        kind: 'duplicate',
+        messageId: 'm1',
+        key: 'k',
+        existing: { ...stored, payloadHash: 'h2' },
+        fromCache: false,
+      };
+      expect(followerOutcome(follower, leader, 'h1')).toMatchObject({
+        kind: 'invalid',
+        error: { name: 'PayloadMismatchError', existing: { payloadHash: 'h2' } },
+      });
     });
     it('comes back in progress behind a live claim with its payload', () => {
       const claim: IdempotencyRecord = { ...stored, status: 'IN_PROGRESS', leaseUntil: 2e12 };
-      const leader: RecordOutcome = { kind: 'invalid', messageId: 'm1', key: 'k', error: new PayloadMismatchError('differs', { key: 'k', existing: claim }) };
+      const leader: RecordOutcome = {
+        kind: 'invalid',
+        messageId: 'm1',
+        key: 'k',
+        error: new PayloadMismatchError('differs', { key: 'k', existing: claim }),
+      };
       expect(followerOutcome(follower, leader, 'h2')).toMatchObject({ kind: 'in-progress', existing: claim });
     });
     it('comes back not started when the first copy failed, whatever its payload (nothing was recorded to judge it by)', () => {

@@ -22,7 +22,9 @@ describe('the store option', () => {
   it('refuses a store without commit for strategy "transaction", naming "store"', () => {
     expect(() => sqsIdempotency({ store: claimOnly, key, strategy: 'transaction' })).toThrow(TypeError);
     expect(() => sqsIdempotency({ store: claimOnly, key, strategy: 'transaction' })).toThrow(/sqsIdempotency: option "store".*commit/);
-    expect(() => eventBridgeIdempotency({ store: claimOnly, key, strategy: 'transaction' })).toThrow(/eventBridgeIdempotency: option "store".*commit/);
+    expect(() => eventBridgeIdempotency({ store: claimOnly, key, strategy: 'transaction' })).toThrow(
+      /eventBridgeIdempotency: option "store".*commit/,
+    );
   });
 
   it('accepts a store with commit for strategy "transaction"', () => {
@@ -33,6 +35,8 @@ describe('the store option', () => {
 
   it('refuses a store missing a claim-strategy method (get), naming "store"', () => {
     const { get: _get, ...noGet } = claimOnly;
-    expect(() => sqsIdempotency({ store: noGet as unknown as IdempotencyStore, key })).toThrow(/option "store" must be an IdempotencyStore/);
+    expect(() => sqsIdempotency({ store: noGet as unknown as IdempotencyStore, key })).toThrow(
+      /option "store" must be an IdempotencyStore/,
+    );
   });
 });

@@ -16,7 +16,11 @@ function contendedStore(conflicts: number) {
     async commit(input: CommitInput): Promise<CommitResult> {
       commits.push(input);
       if (commits.length <= conflicts) throw new TransactionRetryableError('cancelled: TransactionConflict', { key: input.key });
-      return { kind: 'committed', id: `c#${input.key}`, record: { id: `c#${input.key}`, status: 'COMPLETED', expiresAt: 4_000_000_000, attempts: 1 } };
+      return {
+        kind: 'committed',
+        id: `c#${input.key}`,
+        record: { id: `c#${input.key}`, status: 'COMPLETED', expiresAt: 4_000_000_000, attempts: 1 },
+      };
     },
   } as unknown as TransactionalIdempotencyStore;
   return { store, commits };

@@ -2,7 +2,15 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { EffectivelyOnceError } from '../../../src/core/errors.js';
 import { MAX_ITEM_BYTES } from '../../../src/core/size.js';
-import { completedSizeEstimate, encodeResult, errorText, isLive, MAX_LAST_ERROR_BYTES, recordFromWire, toRecord } from '../../../src/store/records.js';
+import {
+  completedSizeEstimate,
+  encodeResult,
+  errorText,
+  isLive,
+  MAX_LAST_ERROR_BYTES,
+  recordFromWire,
+  toRecord,
+} from '../../../src/store/records.js';
 
 describe('toRecord', () => {
   it('keeps record attributes and drops internal ones', () => {

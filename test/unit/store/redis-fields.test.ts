@@ -44,8 +44,24 @@ describe('Redis store hashes', () => {
 
   it('an empty hash is no record; one without a known status or a numeric expiresAt is an error, not a guess', () => {
     expect(recordFromFields('c#k', new Map())).toBeUndefined();
-    expect(() => recordFromFields('c#k', new Map([['status', 'DONE'], ['expiresAt', '1']]))).toThrow(EffectivelyOnceError);
-    expect(() => recordFromFields('c#k', new Map([['status', 'COMPLETED'], ['expiresAt', 'soon']]))).toThrow(EffectivelyOnceError);
+    expect(() =>
+      recordFromFields(
+        'c#k',
+        new Map([
+          ['status', 'DONE'],
+          ['expiresAt', '1'],
+        ]),
+      ),
+    ).toThrow(EffectivelyOnceError);
+    expect(() =>
+      recordFromFields(
+        'c#k',
+        new Map([
+          ['status', 'COMPLETED'],
+          ['expiresAt', 'soon'],
+        ]),
+      ),
+    ).toThrow(EffectivelyOnceError);
     expect(() => recordFromFields('c#k', new Map([['status', 'COMPLETED']]))).toThrow(EffectivelyOnceError);
   });
 });
@@ -70,7 +86,10 @@ describe('replies', () => {
   it('take strings or Buffers, and flat field lists', () => {
     expect(replyText(Buffer.from('é'))).toBe('é');
     expect(replyText(null)).toBeUndefined();
-    expect([...replyFields(['a', '1', Buffer.from('b'), Buffer.from('2')])]).toEqual([['a', '1'], ['b', '2']]);
+    expect([...replyFields(['a', '1', Buffer.from('b'), Buffer.from('2')])]).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
     expect(replyFields(null).size).toBe(0);
   });
 });

@@ -11,11 +11,21 @@ const update = (key: Record<string, unknown>): TransactItem => ({
 
 describe('checkTransactionLimits', () => {
   it('accepts 99 handler actions (100 with the idempotency record)', () => {
-    expect(() => checkTransactionLimits(own, Array.from({ length: 99 }, (_, i) => put(`p${i}`)))).not.toThrow();
+    expect(() =>
+      checkTransactionLimits(
+        own,
+        Array.from({ length: 99 }, (_, i) => put(`p${i}`)),
+      ),
+    ).not.toThrow();
   });
 
   it('rejects 100 handler actions', () => {
-    expect(() => checkTransactionLimits(own, Array.from({ length: 100 }, (_, i) => put(`p${i}`)))).toThrow(TransactionLimitError);
+    expect(() =>
+      checkTransactionLimits(
+        own,
+        Array.from({ length: 100 }, (_, i) => put(`p${i}`)),
+      ),
+    ).toThrow(TransactionLimitError);
   });
 
   it('compares keys canonically (attribute order does not matter)', () => {
@@ -48,8 +58,18 @@ describe('checkTransactionLimits', () => {
 
   it('rejects an aggregate size over 4 MB and accepts one under it', () => {
     const blob = 'z'.repeat(390 * 1024);
-    expect(() => checkTransactionLimits(own, Array.from({ length: 10 }, (_, i) => put(`b${i}`, { blob })))).not.toThrow();
-    expect(() => checkTransactionLimits(own, Array.from({ length: 11 }, (_, i) => put(`b${i}`, { blob })))).toThrow(/4194304/);
+    expect(() =>
+      checkTransactionLimits(
+        own,
+        Array.from({ length: 10 }, (_, i) => put(`b${i}`, { blob })),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      checkTransactionLimits(
+        own,
+        Array.from({ length: 11 }, (_, i) => put(`b${i}`, { blob })),
+      ),
+    ).toThrow(/4194304/);
   });
 
   it('counts update values towards the size', () => {
@@ -57,7 +77,12 @@ describe('checkTransactionLimits', () => {
     const big = (pk: string): TransactItem => ({
       Update: { TableName: 'orders', Key: { pk }, UpdateExpression: 'SET b = :b', ExpressionAttributeValues: { ':b': blob } },
     });
-    expect(() => checkTransactionLimits(own, Array.from({ length: 11 }, (_, i) => big(`u${i}`)))).toThrow(TransactionLimitError);
+    expect(() =>
+      checkTransactionLimits(
+        own,
+        Array.from({ length: 11 }, (_, i) => big(`u${i}`)),
+      ),
+    ).toThrow(TransactionLimitError);
   });
 
   it('carries the business key on the error', () => {

@@ -50,7 +50,11 @@ describe('AsyncInvoker (the one async-invocation simulator)', () => {
     expect(failures).toEqual([report.record]);
     expect(failures[0]).toMatchObject({
       requestPayload: 'o-1',
-      requestContext: { functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:points:$LATEST', condition: 'RetriesExhausted', approximateInvokeCount: 2 },
+      requestContext: {
+        functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:points:$LATEST',
+        condition: 'RetriesExhausted',
+        approximateInvokeCount: 2,
+      },
       responsePayload: { errorType: 'RangeError', errorMessage: 'no points' },
     });
   });

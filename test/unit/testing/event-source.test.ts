@@ -22,9 +22,11 @@ function setup(): { clock: ManualClock; queue: SqsQueueSimulator; dlq: SqsQueueS
   return { clock, queue, dlq };
 }
 
-const failBodies = (bad: string) => async (event: SQSEvent): Promise<SQSBatchResponse> => ({
-  batchItemFailures: event.Records.filter((r) => r.body.startsWith(bad)).map((r) => ({ itemIdentifier: r.messageId })),
-});
+const failBodies =
+  (bad: string) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => ({
+    batchItemFailures: event.Records.filter((r) => r.body.startsWith(bad)).map((r) => ({ itemIdentifier: r.messageId })),
+  });
 
 describe('runEventSourceMapping', () => {
   it('invokes with a real SQSEvent and Context and deletes only the records not reported as failed', async () => {
@@ -51,7 +53,13 @@ describe('runEventSourceMapping', () => {
     const { clock, queue } = setup();
     queue.send('a');
     queue.send('b');
-    const report = await runEventSourceMapping({ queue, clock, handler: async () => { throw new Error('boom'); } });
+    const report = await runEventSourceMapping({
+      queue,
+      clock,
+      handler: async () => {
+        throw new Error('boom');
+      },
+    });
     expect(report.outcome).toBe('threw');
     expect(report.deleted).toEqual([]);
     expect(report.retained).toHaveLength(2);
@@ -109,9 +117,15 @@ describe('runEventSourceMapping', () => {
     const phases: string[] = [];
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use({
-        before: async () => { phases.push('before'); },
-        after: async () => { phases.push('after'); },
-        onError: async () => { phases.push('onError'); },
+        before: async () => {
+          phases.push('before');
+        },
+        after: async () => {
+          phases.push('after');
+        },
+        onError: async () => {
+          phases.push('onError');
+        },
       })
       .handler(async () => {
         phases.push('handler');
@@ -131,7 +145,9 @@ describe('runEventSourceMapping', () => {
   it('treats a run longer than the function timeout (by the injected clock) as timed out', async () => {
     const { clock, queue } = setup();
     queue.send('slow');
-    const handler: SqsLambdaHandler = async () => { await delay(6_000, clock); };
+    const handler: SqsLambdaHandler = async () => {
+      await delay(6_000, clock);
+    };
     const report = await runEventSourceMapping({ queue, clock, handler, timeoutMs: 5_000 });
     expect(report.outcome).toBe('timed-out');
     expect(report.outcome === 'timed-out' && report.error).toBeInstanceOf(InvocationTimeoutError);
@@ -141,7 +157,13 @@ describe('runEventSourceMapping', () => {
   it('reports an empty poll without invoking the handler', async () => {
     const { clock, queue } = setup();
     let calls = 0;
-    const report = await runEventSourceMapping({ queue, clock, handler: async () => { calls += 1; } });
+    const report = await runEventSourceMapping({
+      queue,
+      clock,
+      handler: async () => {
+        calls += 1;
+      },
+    });
     expect(report.outcome).toBe('empty');
     expect(calls).toBe(0);
   });
@@ -215,7 +237,14 @@ describe('drain', () => {
     const clock = new ManualClock();
     const queue = new SqsQueueSimulator({ clock });
     queue.send('never');
-    const report = await drain({ queue, clock, maxPolls: 5, handler: async () => { throw new Error('down'); } });
+    const report = await drain({
+      queue,
+      clock,
+      maxPolls: 5,
+      handler: async () => {
+        throw new Error('down');
+      },
+    });
     expect(report.drained).toBe(false);
     expect(report.polls).toBe(5);
     expect(queue.size()).toBe(1);

@@ -24,7 +24,9 @@ describe('invokeAsync', () => {
         requestIds.push(context.awsRequestId);
         throw new TypeError('points table unavailable');
       },
-      onFailure: (record) => { failures.push(record); },
+      onFailure: (record) => {
+        failures.push(record);
+      },
     });
     expect(report.outcome).toBe('failed');
     expect(report.attempts).toEqual(['threw', 'threw', 'threw']);
@@ -50,9 +52,16 @@ describe('invokeAsync', () => {
     const failures: unknown[] = [];
     const report = await invokeAsync({
       event,
-      handler: async (e: PaidEvent) => { transient.hit(e.detail.orderNo); return { awarded: 10 }; },
-      onSuccess: (record) => { successes.push(record.requestContext.approximateInvokeCount); },
-      onFailure: (record) => { failures.push(record); },
+      handler: async (e: PaidEvent) => {
+        transient.hit(e.detail.orderNo);
+        return { awarded: 10 };
+      },
+      onSuccess: (record) => {
+        successes.push(record.requestContext.approximateInvokeCount);
+      },
+      onFailure: (record) => {
+        failures.push(record);
+      },
     });
     expect(report.outcome).toBe('succeeded');
     expect(report.outcome === 'succeeded' && report.result).toEqual({ awarded: 10 });
@@ -66,7 +75,10 @@ describe('invokeAsync', () => {
     const report = await invokeAsync({
       event,
       maxRetries: 0,
-      handler: async () => { calls += 1; await abandon(); },
+      handler: async () => {
+        calls += 1;
+        await abandon();
+      },
     });
     expect(calls).toBe(1);
     expect(report.attempts).toEqual(['crashed']);
@@ -81,18 +93,34 @@ describe('invokeAsync', () => {
       clock,
       maxEventAgeMs: 90_000,
       retryDelayMs: (retry) => lambdaAsyncRetryDelaysMs[retry - 1] ?? 0,
-      handler: async () => { times.push(clock.now()); throw new Error('down'); },
+      handler: async () => {
+        times.push(clock.now());
+        throw new Error('down');
+      },
     });
     // 1st attempt at 0, retry after 60 s, then the 2-minute wait passes the 90 s maximum age.
     expect(times).toEqual([0, 60_000]);
-    expect(report.outcome === 'failed' && report.record.requestContext).toMatchObject({ condition: 'EventAgeExceeded', approximateInvokeCount: 2 });
+    expect(report.outcome === 'failed' && report.record.requestContext).toMatchObject({
+      condition: 'EventAgeExceeded',
+      approximateInvokeCount: 2,
+    });
   });
 
   it('delivers the failure record as JSON to a standard queue, and refuses a FIFO destination', async () => {
     const dlq = new SqsQueueSimulator({ name: 'points-failures', clock: new ManualClock() });
-    await invokeAsync({ event, maxRetries: 1, handler: async () => { throw new Error('x'); }, onFailure: dlq });
+    await invokeAsync({
+      event,
+      maxRetries: 1,
+      handler: async () => {
+        throw new Error('x');
+      },
+      onFailure: dlq,
+    });
     const [message] = dlq.receive();
-    expect(JSON.parse(message?.body ?? '{}')).toMatchObject({ requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 2 }, requestPayload: event });
+    expect(JSON.parse(message?.body ?? '{}')).toMatchObject({
+      requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 2 },
+      requestPayload: event,
+    });
     const fifo = new SqsQueueSimulator({ name: 'f.fifo' });
     await expect(invokeAsync({ event, handler: async () => 1, onFailure: fifo })).rejects.toThrow(/"onFailure"/);
     await expect(invokeAsync({ event, handler: async () => 1, maxRetries: 3 })).rejects.toThrow(/"maxRetries"/);

@@ -64,7 +64,12 @@ describe('sqsRecord', () => {
 
 describe('eventBridgeEvent', () => {
   it('has the envelope EventBridge sends, time with second precision', () => {
-    const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop.payments', detail: { orderNo: 'o-1' }, time: Date.UTC(2025, 0, 2, 3, 4, 5, 678) });
+    const event = eventBridgeEvent({
+      detailType: 'OrderPaid',
+      source: 'shop.payments',
+      detail: { orderNo: 'o-1' },
+      time: Date.UTC(2025, 0, 2, 3, 4, 5, 678),
+    });
     expect(event).toEqual({
       version: '0',
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -21,7 +21,10 @@ describe('crashAfter', () => {
 
   it('crashes `times` invocations in a row', async () => {
     const crash = crashAfter(0, { times: 2 });
-    const handler = async (): Promise<string> => { await crash.hit(); return 'done'; };
+    const handler = async (): Promise<string> => {
+      await crash.hit();
+      return 'done';
+    };
     const outcomes = [];
     for (let i = 0; i < 3; i += 1) outcomes.push((await invoke(handler, {})).outcome);
     expect(outcomes).toEqual(['crashed', 'crashed', 'returned']);
@@ -30,7 +33,9 @@ describe('crashAfter', () => {
   it('ends the invocation at once even while other work of it is still pending', async () => {
     const crash = crashAfter(0);
     const never = new Deferred<void>();
-    const handler = async (): Promise<void> => { await Promise.all([never.promise, crash.hit()]); };
+    const handler = async (): Promise<void> => {
+      await Promise.all([never.promise, crash.hit()]);
+    };
     const result = await invoke(handler, {});
     expect(result.outcome).toBe('crashed');
   });
@@ -61,7 +66,10 @@ describe('flaky', () => {
 
   it('wraps a function, keyed by its arguments', async () => {
     const transient = flaky({ failTimes: 1 });
-    const charge = transient.wrap(async (orderNo: string, cents: number) => `${orderNo}:${cents}`, (orderNo) => orderNo);
+    const charge = transient.wrap(
+      async (orderNo: string, cents: number) => `${orderNo}:${cents}`,
+      (orderNo) => orderNo,
+    );
     await expect(charge('o-1', 100)).rejects.toBeInstanceOf(SimulatedFailure);
     await expect(charge('o-1', 100)).resolves.toBe('o-1:100');
     await expect(charge('o-2', 5)).rejects.toBeInstanceOf(SimulatedFailure);

@@ -12,7 +12,8 @@ import { eventBridgeEvent, lambdaContext, ManualClock, MemoryIdempotencyStore, s
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; amount: number }>;
 
 const order = (orderNo: string) => sqsRecord({ body: { orderNo } });
-const paid = (orderNo: string, amount = 10): OrderPaid => eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo, amount } });
+const paid = (orderNo: string, amount = 10): OrderPaid =>
+  eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo, amount } });
 
 describe('a claim-only store behind the middlewares', () => {
   it('sqsIdempotency + eachRecord: effects once per business key; only the failed record is retried', async () => {
@@ -33,7 +34,7 @@ describe('a claim-only store behind the middlewares', () => {
     const first = [order('o-1'), order('o-2')];
     const response = await handler(sqsEvent(first), context());
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: first[1]?.messageId }]);
-    expect((await store.get(store.recordId('payments', 'o-2')))).toBeUndefined(); // released for the retry
+    expect(await store.get(store.recordId('payments', 'o-2'))).toBeUndefined(); // released for the retry
 
     failO2 = false;
     // o-1 re-sent by its producer (new message id) and o-2 redelivered.
@@ -47,7 +48,15 @@ describe('a claim-only store behind the middlewares', () => {
     let runs = 0;
     let fail = true;
     const handler = middy<OrderPaid, { awarded: number }>()
-      .use(eventBridgeIdempotency<OrderPaid, { awarded: number }>({ store, consumer: 'points', key: (e) => e.detail.orderNo, storeResult: true, logger: false }))
+      .use(
+        eventBridgeIdempotency<OrderPaid, { awarded: number }>({
+          store,
+          consumer: 'points',
+          key: (e) => e.detail.orderNo,
+          storeResult: true,
+          logger: false,
+        }),
+      )
       .handler(async (event) => {
         runs += 1;
         if (fail) throw new Error('first attempt fails');

@@ -56,7 +56,11 @@ describe('the one SQS event source mapping simulator, over any transport', () =>
 
     const invalid = listTransport(['ok']);
     const answer = async () => ({ batchItemFailures: [{ itemIdentifier: 'not-in-batch' }] });
-    const bad = await runBatch(invalid.transport, await receiveBatch(invalid.transport, 10), Date.now(), { handler: answer, functionName: 'f', timeoutMs: () => 1000 });
+    const bad = await runBatch(invalid.transport, await receiveBatch(invalid.transport, 10), Date.now(), {
+      handler: answer,
+      functionName: 'f',
+      timeoutMs: () => 1000,
+    });
     expect(bad.outcome).toBe('invalid-response');
     expect(invalid.deleted).toEqual([]);
   });

@@ -49,16 +49,21 @@ async function expectBroken(cases: readonly StoreContractCase[], ...prefixes: st
   for (const prefix of prefixes) await expect(caseNamed(cases, prefix).run(), prefix).rejects.toBeInstanceOf(AssertionError);
 }
 
-const ownerOf = async (inner: MemoryIdempotencyStore, id: string, fallback: string): Promise<string> => (await inner.get(id))?.owner ?? fallback;
+const ownerOf = async (inner: MemoryIdempotencyStore, id: string, fallback: string): Promise<string> =>
+  (await inner.get(id))?.owner ?? fallback;
 
 describe('storeContract catches a store that breaks a rule', () => {
   it('complete that ignores the owner token: the fencing cases fail', async () => {
-    const cases = storeContract(broken((inner) => ({ complete: async (i) => inner.complete({ ...i, token: await ownerOf(inner, i.id, i.token) }) })));
+    const cases = storeContract(
+      broken((inner) => ({ complete: async (i) => inner.complete({ ...i, token: await ownerOf(inner, i.id, i.token) }) })),
+    );
     await expectBroken(cases, 'fencing: complete and release with a token', 'fencing: after a takeover');
   });
 
   it('release that ignores the owner token: the fencing cases fail', async () => {
-    const cases = storeContract(broken((inner) => ({ release: async (i) => inner.release({ ...i, token: await ownerOf(inner, i.id, i.token) }) })));
+    const cases = storeContract(
+      broken((inner) => ({ release: async (i) => inner.release({ ...i, token: await ownerOf(inner, i.id, i.token) }) })),
+    );
     await expectBroken(cases, 'fencing: complete and release with a token', 'fencing: after a takeover');
   });
 
@@ -97,7 +102,10 @@ describe('storeContract catches a store that breaks a rule', () => {
   });
 
   it('complete that drops the result, and claim that drops the payload hash: their cases fail', async () => {
-    await expectBroken(storeContract(broken((inner) => ({ complete: (i) => inner.complete({ ...i, storeResult: false }) }))), 'results: a stored result');
+    await expectBroken(
+      storeContract(broken((inner) => ({ complete: (i) => inner.complete({ ...i, storeResult: false }) }))),
+      'results: a stored result',
+    );
     const noHash = broken((inner) => ({ claim: ({ payloadHash: _hash, ...i }) => inner.claim(i) }));
     await expectBroken(storeContract(noHash), 'payload hash:', 'conditional claim: a free key');
   });
@@ -108,19 +116,26 @@ describe('storeContract catches a store that breaks a rule', () => {
         const lost = inner.lostResponses;
         const result = await inner.claim(i);
         // What a store without own-write recognition answers when its retry meets its own claim.
-        return result.kind === 'claimed' && inner.lostResponses > lost ? { kind: 'in-progress', id: result.id, existing: result.record } : result;
+        return result.kind === 'claimed' && inner.lostResponses > lost
+          ? { kind: 'in-progress', id: result.id, existing: result.record }
+          : result;
       },
       complete: async (i) => {
         const lost = inner.lostResponses;
         const result = await inner.complete(i);
-        return result.kind === 'ok' && inner.lostResponses > lost ? { kind: 'lease-lost', ...(result.record ? { current: result.record } : {}) } : result;
+        return result.kind === 'ok' && inner.lostResponses > lost
+          ? { kind: 'lease-lost', ...(result.record ? { current: result.record } : {}) }
+          : result;
       },
     }));
     await expectBroken(storeContract(forgetful), 'own write: a claim', 'own write: a completion');
   });
 
   it('mark-failed claimed but not kept (the store deletes instead): the FAILED-record case fails', async () => {
-    const deleting = broken(() => ({}), ({ clock, retentionMs }) => new MemoryIdempotencyStore({ clock, retentionMs, release: 'delete' }));
+    const deleting = broken(
+      () => ({}),
+      ({ clock, retentionMs }) => new MemoryIdempotencyStore({ clock, retentionMs, release: 'delete' }),
+    );
     await expectBroken(storeContract(deleting, { releaseModes: ['mark-failed'] }), 'release (mark-failed)');
   });
 });
@@ -144,7 +159,10 @@ describe('storeContract options', () => {
   it('runs the FAILED-record case only for a store that supports mark-failed, and disposes every subject', async () => {
     expect(storeContract(honest).some((c) => c.name.startsWith('release (mark-failed)'))).toBe(false);
     let disposed = 0;
-    const cases = storeContract((setup) => ({ ...honest(setup), dispose: () => void (disposed += 1) }), { releaseModes: ['mark-failed'], ownWrite: false });
+    const cases = storeContract((setup) => ({ ...honest(setup), dispose: () => void (disposed += 1) }), {
+      releaseModes: ['mark-failed'],
+      ownWrite: false,
+    });
     for (const c of cases) await c.run();
     expect(disposed).toBe(cases.length);
   });
