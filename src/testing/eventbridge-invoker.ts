@@ -8,7 +8,7 @@
 import type { Clock } from '../core/clock.js';
 import { checkOptions, is } from '../core/options.js';
 import type { OptionRules } from '../core/options.js';
-import { AsyncInvoker, destinationRule } from './async-invoker.js';
+import { AsyncInvoker, destinationRule, type AsyncInvokerOptions } from './async-invoker.js';
 import type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord } from './async-records.js';
 import type { LambdaHandler } from './invocation.js';
 import { anyValue, clockRule, intIn, required } from './rules.js';
@@ -22,22 +22,13 @@ export type {
   LambdaErrorPayload,
 } from './async-records.js';
 
-/** Options of {@link invokeAsync}. */
-export interface InvokeAsyncOptions<TEvent, TResult> {
-  readonly handler: LambdaHandler<TEvent, TResult>;
+/**
+ * Options of {@link invokeAsync}: the event, and the simulator's options for
+ * one event (one at a time, in the default function's context).
+ */
+export type InvokeAsyncOptions<TEvent, TResult> = Omit<AsyncInvokerOptions<TEvent, TResult>, 'concurrency' | 'context'> & {
   readonly event: TEvent;
-  /** Retries after the first attempt, 0..2 (default 2). */
-  readonly maxRetries?: number;
-  /** Maximum event age in ms, 60 000..21 600 000 (default 6 h). */
-  readonly maxEventAgeMs?: number;
-  /** Wait before retry `n` (1-based), in ms; default none. Moves an advanceable clock instead of sleeping. */
-  readonly retryDelayMs?: (retry: number) => number;
-  readonly onFailure?: AsyncDestination<AsyncFailureRecord<TEvent>>;
-  readonly onSuccess?: AsyncDestination<AsyncSuccessRecord<TEvent, TResult>>;
-  readonly functionName?: string;
-  readonly timeoutMs?: number;
-  readonly clock?: Clock;
-}
+};
 
 const invokeAsyncRules: OptionRules = {
   handler: required(is.fn),
