@@ -2,12 +2,16 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects. `unit` needs no Java: pure logic, simulators, docs, types, and
- * the property tests on pure functions (`npm run test:unit`). `integration`
- * gets DynamoDB Local from the global setup. `npm test` runs both.
+ * Three projects. `unit` needs no Java and no Redis: pure logic, simulators,
+ * types, and the property tests on pure functions (`npm run test:unit`, in
+ * seconds). `checks` compiles every documented example and the API report
+ * (no servers either, but a whole TypeScript program each: tens of seconds).
+ * `integration` gets DynamoDB Local and redis-server from the global setup.
+ * `npm test` runs all three.
  * test/unit/test-projects.test.ts checks that every test file is in one.
  */
 export const unitDirs = ['test/unit', 'test/types', 'test/property'] as const;
+export const checkDirs = ['test/checks'] as const;
 export const integrationDirs = ['test/integration', 'test/chaos'] as const;
 /** Property tests that drive the real store: integration, though they live with the other property tests. */
 export const propertyTestsOnDynamoDB = [
@@ -34,7 +38,9 @@ export default defineConfig({
     // DynamoDB Local is one JVM on a 2-core machine: keep worker count modest.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: tests(unitDirs), exclude: [...propertyTestsOnDynamoDB] } },
+      // Unit files share one module graph (isolate: false): importing the SDK and src once is what makes this project take seconds.
+      { extends: true, test: { name: 'unit', include: tests(unitDirs), exclude: [...propertyTestsOnDynamoDB], isolate: false } },
+      { extends: true, test: { name: 'checks', include: tests(checkDirs) } },
       {
         extends: true,
         test: {

@@ -3,7 +3,7 @@
  * exported name with its kind and its type as the compiler prints it, written
  * to api/*.api.md. The files are checked in, so a change to the public surface
  * (a name added, removed, or a signature changed) shows in review; the test
- * test/unit/api-report.test.ts fails with a diff when they are out of date.
+ * test/checks/api-report.test.ts fails with a diff when they are out of date.
  *
  *   npm run api:update     regenerate api/*.api.md after a deliberate change
  *

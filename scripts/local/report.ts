@@ -61,7 +61,7 @@ function effectInvariants({ effects: e }: Parts): Invariant[] {
     inv(
       'every order paid exactly once',
       o.paid === o.expected && o.paidMoreThanOnce.length === 0 && o.transitionsApplied === o.expected,
-      `${o.paid}/${o.expected} PAID, ${o.transitionsApplied} transitions applied` + first([...o.neverPaid, ...o.paidMoreThanOnce]),
+      `${o.paid}/${o.expected} PAID, ${o.transitionsApplied} transitions applied${first([...o.neverPaid, ...o.paidMoreThanOnce])}`,
     ),
     inv('poison orders left unpaid', o.wronglyPaid.length === 0, `${o.wronglyPaid.length} wrongly paid${first(o.wronglyPaid)}`),
     inv(
@@ -78,7 +78,7 @@ function effectInvariants({ effects: e }: Parts): Invariant[] {
     inv(
       'every notification sent exactly once',
       n.neverSent.length === 0 && n.sentMoreThanOnce.length === 0,
-      `${n.sent} sends for ${n.expected} notifications` + first([...n.neverSent, ...n.sentMoreThanOnce]),
+      `${n.sent} sends for ${n.expected} notifications${first([...n.neverSent, ...n.sentMoreThanOnce])}`,
     ),
   ];
 }

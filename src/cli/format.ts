@@ -45,7 +45,7 @@ export function recordText(record: IdempotencyRecord, form: KeyForm): string {
   const rows = displayFields(record);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
-  return [`${record.id}  (matched ${FORM_TEXT[form]})`, ...lines].join('\n') + '\n';
+  return `${[`${record.id}  (matched ${FORM_TEXT[form]})`, ...lines].join('\n')}\n`;
 }
 
 /**
@@ -109,7 +109,7 @@ export function staleText(claims: readonly StaleClaim[], now: number, limit: num
       .join('  ')
       .trimEnd();
   const more = claims.length >= limit ? `(limit ${limit} reached: there may be more; raise --limit)\n` : '';
-  return [line(header), ...rows.map(line)].join('\n') + '\n' + more;
+  return `${[line(header), ...rows.map(line)].join('\n')}\n${more}`;
 }
 
 /**

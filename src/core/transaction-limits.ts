@@ -94,7 +94,7 @@ export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reser
   }
   if (seen.has(identity)) {
     throw new TransactionLimitError(
-      `Two actions in one transaction target the same item (${describeRef(ref)}); DynamoDB refuses that. ` + 'Merge them into one action.',
+      `Two actions in one transaction target the same item (${describeRef(ref)}); DynamoDB refuses that. Merge them into one action.`,
       context,
     );
   }

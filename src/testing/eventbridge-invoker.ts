@@ -1,16 +1,7 @@
-/**
- * Lambda's asynchronous invocation of one event (how EventBridge calls a
- * target), on the one simulator in ./async-invoker.ts: up to
- * `1 + maxRetries` attempts with the same request id and event, then the
- * on-failure destination gets an invocation record shaped like Lambda's.
- * Retry waits are injectable and default to none.
- */
-import type { Clock } from '../core/clock.js';
 import { checkOptions, is } from '../core/options.js';
 import type { OptionRules } from '../core/options.js';
 import { AsyncInvoker, destinationRule, type AsyncInvokerOptions } from './async-invoker.js';
-import type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord } from './async-records.js';
-import type { LambdaHandler } from './invocation.js';
+import type { AsyncInvocationReport } from './async-records.js';
 import { anyValue, clockRule, intIn, required } from './rules.js';
 
 export { lambdaErrorPayload } from './async-records.js';

@@ -1,5 +1,5 @@
 /**
- * Helpers for test/unit/docs-examples.test.ts: find the TypeScript examples
+ * Helpers for test/checks/docs-examples.test.ts: find the TypeScript examples
  * users read (```ts blocks in README.md and docs/, ```ts fences in TSDoc
  * comments under src/) and type-check them all in one compiler program, the
  * way a user's strict project would see them.
@@ -51,7 +51,7 @@ export function fencedBlocks(lines: readonly string[], firstLine: number): { lin
       const check = TS_LANGS.has(lang) && !(m[4] ?? '').includes(NO_CHECK);
       open = { indent: m[1] ?? '', fence: m[2] ?? '```', check, start: i + 1, body: [] };
     } else if (isClosingFence(text, open.fence)) {
-      if (open.check) blocks.push({ line: firstLine + open.start, code: open.body.join('\n') + '\n' });
+      if (open.check) blocks.push({ line: firstLine + open.start, code: `${open.body.join('\n')}\n` });
       open = undefined;
     } else {
       open.body.push(text.startsWith(open.indent) ? text.slice(open.indent.length) : text.trimStart());

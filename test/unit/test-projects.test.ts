@@ -1,11 +1,11 @@
 /**
- * `npm run test:unit` runs the unit project only, `npm test` both: a test file
+ * `npm run test:unit` runs the unit project only, `npm test` all of them: a test file
  * in neither would silently never run, one in both would run twice.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { integrationDirs, propertyTestsOnDynamoDB, unitDirs } from '../../vitest.config.js';
+import { checkDirs, integrationDirs, propertyTestsOnDynamoDB, unitDirs } from '../../vitest.config.js';
 import { walk } from '../support/doc-examples.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -13,7 +13,11 @@ const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 function projectsOf(file: string): string[] {
   const under = (dirs: readonly string[]): boolean => dirs.some((d) => file.startsWith(`${d}/`));
   const onDynamoDB = (propertyTestsOnDynamoDB as readonly string[]).includes(file);
-  return [...(under(unitDirs) && !onDynamoDB ? ['unit'] : []), ...(under(integrationDirs) || onDynamoDB ? ['integration'] : [])];
+  return [
+    ...(under(unitDirs) && !onDynamoDB ? ['unit'] : []),
+    ...(under(checkDirs) ? ['checks'] : []),
+    ...(under(integrationDirs) || onDynamoDB ? ['integration'] : []),
+  ];
 }
 
 describe('vitest projects', () => {

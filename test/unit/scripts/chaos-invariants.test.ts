@@ -22,7 +22,7 @@ interface EndState {
   threw?: number;
 }
 
-function poison(queue: 'payments' | 'notifications', n: number): DlqEntry[] {
+function poison(_queue: 'payments' | 'notifications', n: number): DlqEntry[] {
   return Array.from({ length: n }, (_, i) => ({
     messageId: `p${i}`,
     body: 'x',
