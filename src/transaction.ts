@@ -67,6 +67,8 @@ interface PendingPut {
  * limits as they are added: at most `100 - reservedActions` actions, no two
  * on the same item, not the reserved item, an estimated 4 MB in all, and no
  * `Put` item over 400 KB. A method that throws leaves the builder unchanged.
+ * The middleware's `tx` is closed once the handler settled: adding to it then
+ * throws a `TypeError` (a write the handler did not await would be lost).
  *
  * @example
  * ```ts
@@ -97,6 +99,7 @@ export class TransactionBuilder {
 
   /** Adds a `Put`. @throws TransactionLimitError, ItemTooLargeError, or TypeError for a malformed input. */
   put(input: TransactPutInput): this {
+    requireOpen(this, 'put');
     requireTable('put', input.TableName);
     const item = input.Item;
     if (typeof item !== 'object' || item === null) throw new TypeError('tx.put(): Item must be an object.');
@@ -114,6 +117,7 @@ export class TransactionBuilder {
 
   /** Adds an `Update`. @throws TransactionLimitError, or TypeError for a malformed input. */
   update(input: TransactUpdateInput): this {
+    requireOpen(this, 'update');
     requireTable('update', input.TableName);
     if (typeof input.UpdateExpression !== 'string') throw new TypeError('tx.update(): UpdateExpression is required.');
     return this.#add({ Update: this.#withReturnValues(input) }, input, { table: input.TableName, key: requireKey('update', input.Key) });
@@ -121,12 +125,14 @@ export class TransactionBuilder {
 
   /** Adds a `Delete`. @throws TransactionLimitError, or TypeError for a malformed input. */
   delete(input: TransactDeleteInput): this {
+    requireOpen(this, 'delete');
     requireTable('delete', input.TableName);
     return this.#add({ Delete: this.#withReturnValues(input) }, input, { table: input.TableName, key: requireKey('delete', input.Key) });
   }
 
   /** Adds a `ConditionCheck` (a condition on an item this transaction does not write). @throws TransactionLimitError, TypeError. */
   conditionCheck(input: TransactConditionCheckInput): this {
+    requireOpen(this, 'conditionCheck');
     requireTable('conditionCheck', input.TableName);
     if (typeof input.ConditionExpression !== 'string') throw new TypeError('tx.conditionCheck(): ConditionExpression is required.');
     const key = requireKey('conditionCheck', input.Key);
@@ -135,12 +141,14 @@ export class TransactionBuilder {
 
   /** Adds a state transition (see `transition()`); decode a refusal with `transitionFailure()`. @throws TransactionLimitError, TypeError. */
   transition(input: TransitionInput): this {
+    requireOpen(this, 'transition');
     const action = transitionAction(input);
     return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
   }
 
   /** Adds an optimistic-lock update (see `versionedUpdate()`); decode a refusal with `versionedUpdateFailure()`. @throws TransactionLimitError, TypeError. */
   versionedUpdate(input: VersionedUpdateInput): this {
+    requireOpen(this, 'versionedUpdate');
     const action = versionedUpdateAction(input);
     return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
   }
@@ -215,6 +223,35 @@ export class TransactionBuilder {
   #context(): ErrorContext {
     return this.#options.businessKey === undefined ? {} : { key: this.#options.businessKey };
   }
+}
+
+/** Builders whose transaction was already committed (or abandoned): adding to them is a lost write. */
+const closedBuilders = new WeakSet<TransactionBuilder>();
+
+function requireOpen(tx: TransactionBuilder, method: string): void {
+  if (closedBuilders.has(tx)) {
+    throw new TypeError(
+      `tx.${method}(): the handler already returned, so this write would never be committed (a promise the handler did not await?).`,
+    );
+  }
+}
+
+/**
+ * Internal (not exported from the package): refuses every later addition to
+ * `tx`. The lifecycle calls it once the handler settled, before committing, so
+ * a write from a promise the handler did not await throws instead of being
+ * dropped silently while the idempotency record commits without it.
+ *
+ * @example
+ * ```ts
+ * import { closeTransactionBuilder, createTransactionBuilder } from './transaction.js';
+ * const tx = createTransactionBuilder();
+ * closeTransactionBuilder(tx);
+ * // tx.put(...) now throws a TypeError
+ * ```
+ */
+export function closeTransactionBuilder(tx: TransactionBuilder): void {
+  closedBuilders.add(tx);
 }
 
 /** What an action touches: a key, or for a `Put` the whole item. */

@@ -18,7 +18,7 @@ import { consumerName, type Strategy } from './options.js';
 import type { Extractors } from './prepare.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import { settleClaim, type Execution } from './settle.js';
-import { idOf, type BatchSource } from './source.js';
+import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { remainingTime } from './time.js';
 import type { ConflictPolicy } from './transaction-commit.js';
 
@@ -93,7 +93,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const consumer = consumerName(owner, config.consumer, request.context?.functionName);
     const remaining = remainingTime(request.context);
     const margin = safetyMargin(remaining, config.safetyMarginMs, config.autoSafetyMargin);
-    const original = source.records(request.event);
+    // A repeated record id is one delivery: run once, named once in the response and the log.
+    const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
     const admissions = await admitBatch(original, { ...config, source, consumer, claim: !transactional, leaseMs });
     const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin });

@@ -50,6 +50,22 @@ export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, re
 }
 
 /**
+ * The records with each id once, first copy kept, in delivery order. The same
+ * record delivered twice in one event (SQS standard queues may do so) is one
+ * delivery to decide: the response can name an id only once, and two copies
+ * under one id would be taken for two deliveries of one key.
+ */
+export function distinctRecords<TRecord>(source: BatchSource<unknown, TRecord, unknown>, records: readonly TRecord[]): readonly TRecord[] {
+  const seen = new Set<string>();
+  return records.filter((record) => {
+    const id = idOf(source, record);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/**
  * A source whose invocation carries one event (EventBridge): the event is the
  * record, a failure is thrown (the async retry takes over) and a duplicate
  * answers with the stored result.

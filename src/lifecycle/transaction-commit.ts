@@ -8,7 +8,7 @@ import type { RecordOutcome } from '../core/outcomes.js';
 import { commitRetryDelay } from '../core/retry.js';
 import { isTransactionalStore, type CommitResult, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
 import { payloadMismatch } from './prepare.js';
-import { createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
+import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
 
 /** What a transactional run needs to know about the delivery. */
 export interface TransactionalDelivery {
@@ -107,6 +107,9 @@ export async function runTransactional(
     result = await handler(tx);
   } catch (error) {
     return { kind: 'failed', messageId, key, error };
+  } finally {
+    // Whatever the handler adds from now on would not be in the commit: refuse it loudly.
+    closeTransactionBuilder(tx);
   }
   try {
     return toOutcome(delivery, await commit(store, delivery, tx, result, options), result, options);

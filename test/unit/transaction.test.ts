@@ -9,7 +9,7 @@ import {
   itemIdentity,
   projectKey,
 } from '../../src/core/transaction-limits.js';
-import { TransactionBuilder, createTransactionBuilder } from '../../src/transaction.js';
+import { TransactionBuilder, closeTransactionBuilder, createTransactionBuilder } from '../../src/transaction.js';
 
 const put = (pk: string, extra: Record<string, unknown> = {}) => ({ TableName: 'orders', Item: { pk, ...extra } });
 const update = (key: Record<string, unknown>, table = 'orders') => ({
@@ -160,6 +160,28 @@ describe('TransactionBuilder: actions and options', () => {
     expect(() => createTransactionBuilder({ reservedAction: 1 } as never)).toThrow(/reservedAction/);
     expect(() => createTransactionBuilder({ reservedActions: 100 })).toThrow(/reservedActions/);
     expect(tx.size).toBe(0);
+  });
+});
+
+describe('TransactionBuilder: closed once the handler settled', () => {
+  it('refuses every method after close, naming it, and keeps the actions added before', () => {
+    const tx = createTransactionBuilder();
+    tx.put({ TableName: 't', Item: { pk: 'a' } });
+    closeTransactionBuilder(tx);
+    const key = { pk: 'b' };
+    const calls: [string, () => unknown][] = [
+      ['put', () => tx.put({ TableName: 't', Item: key })],
+      ['update', () => tx.update({ TableName: 't', Key: key, UpdateExpression: 'SET x = :x', ExpressionAttributeValues: { ':x': 1 } })],
+      ['delete', () => tx.delete({ TableName: 't', Key: key })],
+      ['conditionCheck', () => tx.conditionCheck({ TableName: 't', Key: key, ConditionExpression: 'attribute_exists(pk)' })],
+      ['transition', () => tx.transition({ table: 't', key, from: 'A', to: 'B' })],
+      ['versionedUpdate', () => tx.versionedUpdate({ table: 't', key, expectVersion: 1, set: { x: 1 } })],
+    ];
+    for (const [method, call] of calls) {
+      expect(call).toThrow(TypeError);
+      expect(call).toThrow(`tx.${method}(): the handler already returned`);
+    }
+    expect(tx.size).toBe(1);
   });
 });
 
