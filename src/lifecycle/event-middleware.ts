@@ -13,7 +13,7 @@ import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
-import { batchLine, type BatchLogger } from './log.js';
+import { batchLine, safeLog, type BatchLogger } from './log.js';
 import { consumerName, type Strategy } from './options.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
@@ -50,7 +50,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
     if (logger === false) return;
     const line = batchLine(source.name, run.consumer, config.strategy, [outcome], () => run.owned.id, Date.now() - run.startedAt);
-    logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+    safeLog(logger, replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
   }
 
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
