@@ -57,6 +57,29 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+/** The longest delay `setTimeout` keeps (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The longest record retention: 100 years. Far past any real use, and it
+ * keeps `now + retentionMs` a date a record's TTL (epoch seconds) can carry;
+ * 1e300 would fail every record when written.
+ */
+export const MAX_RETENTION_MS = 100 * 365.25 * 86_400_000;
+
+/**
+ * Whether `v` is a finite number of ms, above 0 (`positive`) or at least 0, and at most `max`.
+ *
+ * @example
+ * ```ts
+ * import { isMsIn, MAX_TIMER_MS } from './options.js';
+ * console.log(isMsIn(100, true, MAX_TIMER_MS), isMsIn(2 ** 31, true, MAX_TIMER_MS)); // true false
+ * ```
+ */
+export function isMsIn(v: unknown, positive: boolean, max: number): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && (positive ? v > 0 : v >= 0) && v <= max;
+}
+
 /** Common rules. */
 export const is = {
   fn: { expected: 'a function', check: (v: unknown) => typeof v === 'function' },
@@ -69,6 +92,15 @@ export const is = {
   nonNegativeMs: {
     expected: 'a non-negative number of milliseconds',
     check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
+  },
+  /** A margin or delay that feeds a timer. */
+  timerMs: {
+    expected: `a non-negative number of milliseconds, at most ${MAX_TIMER_MS} (the longest a timer can wait)`,
+    check: (v: unknown) => isMsIn(v, false, MAX_TIMER_MS),
+  },
+  retentionMs: {
+    expected: `a positive number of ms, at most ${MAX_RETENTION_MS} (100 years)`,
+    check: (v: unknown) => isMsIn(v, true, MAX_RETENTION_MS),
   },
   oneOf: (...values: readonly string[]): OptionRule => ({
     expected: `one of ${values.map((v) => `"${v}"`).join(', ')}`,

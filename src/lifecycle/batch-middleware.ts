@@ -13,7 +13,7 @@ import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { admitBatch, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
-import { batchLine, type BatchLogger } from './log.js';
+import { batchLine, safeLog, type BatchLogger } from './log.js';
 import { consumerName, type Strategy } from './options.js';
 import type { Extractors } from './prepare.js';
 import { attachRunner, detachRunner } from './runner-link.js';
@@ -149,7 +149,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     });
     if (logger !== false) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
-      logger(batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt));
+      safeLog(logger, batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt));
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
   }

@@ -13,7 +13,7 @@ import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
-import { batchLine, type BatchLogger } from './log.js';
+import { batchLine, safeLog, type BatchLogger } from './log.js';
 import { consumerName, type Strategy } from './options.js';
 import { payloadMismatch, prepare, type Extractors } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
@@ -47,10 +47,20 @@ export function eventIdempotency<TEvent extends object, TResult>(
   const runs = new WeakMap<object, EventRun>();
   const { owner } = source;
 
-  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
+  function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false): void {
     if (logger === false) return;
-    const line = batchLine(source.name, run.consumer, config.strategy, [outcome], () => run.owned.id, Date.now() - run.startedAt);
-    logger(replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+    const line = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
+    safeLog(logger, replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+  }
+
+  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
+    emit(run.consumer, run.startedAt, run.owned.id, outcome, replay);
+  }
+
+  /** Logs an event refused before the handler (the README promises a line per event) and returns its error to throw. */
+  function refused<E extends Error>(run: EventRun, error: E, outcome: RecordOutcome): E {
+    log(run, outcome);
+    return error;
   }
 
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
@@ -70,7 +80,8 @@ export function eventIdempotency<TEvent extends object, TResult>(
         key: run.owned.key,
         existing: claim.existing,
       });
-      if (mismatch !== undefined) throw mismatch;
+      const { messageId, key } = run.owned;
+      if (mismatch !== undefined) throw refused(run, mismatch, { kind: 'invalid', messageId, key, error: mismatch });
       if (claim.kind === 'completed') {
         log(
           run,
@@ -83,10 +94,11 @@ export function eventIdempotency<TEvent extends object, TResult>(
         key: run.owned.key,
         existing: claim.existing,
       });
+      const busy: RecordOutcome = { kind: 'in-progress', messageId, key, existing: claim.existing };
       const budget = waitUntil - Date.now();
-      if (config.inProgress === 'throw' || budget <= 0) throw inProgress;
+      if (config.inProgress === 'throw' || budget <= 0) throw refused(run, inProgress, busy);
       const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
-      if (waited.kind === 'timed-out') throw inProgress;
+      if (waited.kind === 'timed-out') throw refused(run, inProgress, busy);
       if (waited.kind === 'completed') {
         log(
           run,
@@ -101,11 +113,16 @@ export function eventIdempotency<TEvent extends object, TResult>(
   async function before(request: Request<TEvent, TResult>): Promise<void> {
     const reason = source.invalidEvent(request.event);
     if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind} (${reason}).`);
+    const startedAt = Date.now();
     const consumer = consumerName(owner, config.consumer, request.context?.functionName);
+    const messageId = source.itemId(request.event);
     const prepared = prepare(request.event, { key: config.key, payload });
-    if (prepared instanceof Error) throw prepared;
+    if (prepared instanceof Error) {
+      emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, error: prepared });
+      throw prepared;
+    }
     const owned: OwnedRecord = {
-      messageId: source.itemId(request.event),
+      messageId,
       key: prepared.key,
       id: store.recordId(consumer, prepared.key),
       ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
@@ -114,7 +131,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     const run: EventRun = {
       consumer,
       owned,
-      startedAt: Date.now(),
+      startedAt,
       transactional: config.strategy === 'transaction',
       committed: undefined,
       storeResult: config.storeResult,

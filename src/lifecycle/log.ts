@@ -94,3 +94,29 @@ export function batchLine(
     records: outcomes.map((o) => logEntry(o, idOf(o))),
   };
 }
+
+/**
+ * Hands `line` to `logger`, never throwing: the line is an observation of
+ * outcomes already settled, so a failing log sink must not turn them into a
+ * failed batch or event. A throw (or a rejected promise from an async logger,
+ * which would otherwise be an unhandled rejection) becomes one plain
+ * `console.error` line.
+ */
+export function safeLog(logger: BatchLogger | false, line: BatchLogLine): void {
+  if (logger === false) return;
+  try {
+    const returned: unknown = logger(line);
+    if (returned instanceof Promise) returned.catch(reportLoggerError);
+  } catch (err) {
+    reportLoggerError(err);
+  }
+}
+
+function reportLoggerError(err: unknown): void {
+  const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
+  try {
+    console.error(`effectively-once: the logger threw (${name}: ${message}); the log line was dropped.`);
+  } catch {
+    // Nothing is left to report to.
+  }
+}

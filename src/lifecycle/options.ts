@@ -3,7 +3,17 @@
  * object) and their rules.
  */
 import type { LeasePolicy } from '../core/lease.js';
-import { hasMethods, is, isPlainObject, resolveOptions, type OptionRule, type Resolved, type RulesOf } from '../core/options.js';
+import {
+  hasMethods,
+  is,
+  isMsIn,
+  isPlainObject,
+  MAX_TIMER_MS,
+  resolveOptions,
+  type OptionRule,
+  type Resolved,
+  type RulesOf,
+} from '../core/options.js';
 import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 
@@ -35,14 +45,13 @@ export const commonDefaults = {
 
 const leaseRule = {
   partial: true,
-  expected: 'an object with marginMs, floorMs and capMs (non-negative numbers, floor <= cap)',
+  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap)`,
   check: (v: unknown) => {
     if (!isPlainObject(v)) return false;
     const entries = Object.entries(v).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
-    if (!entries.every(([k, n]) => known.includes(k) && typeof n === 'number' && Number.isFinite(n) && n >= 0)) {
-      return false;
-    }
+    // Bounded like a timer delay: a lease is at most what one invocation (15 min) needs, and the wait polls within it.
+    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
     const merged = { ...commonDefaults.lease, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
     return merged.floorMs <= merged.capMs && merged.capMs > 0;
   },

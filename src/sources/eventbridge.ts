@@ -8,7 +8,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { BusinessKey } from '../core/keys.js';
 import type { AutoMargin } from '../core/lease.js';
-import { is, isPlainObject, type OptionRule, type RulesOf } from '../core/options.js';
+import { is, isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule, type RulesOf } from '../core/options.js';
 import { eventIdempotency } from '../lifecycle/event-middleware.js';
 import type { WaitPolicy } from '../lifecycle/in-progress-wait.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
@@ -56,14 +56,18 @@ export const eventBridgeDefaults = {
 
 const NAME = 'eventBridgeIdempotency';
 
+// Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
 const waitRule: OptionRule = {
   partial: true,
-  expected: 'an object with maxMs, initialDelayMs, maxDelayMs (positive numbers)',
-  check: (v: unknown) =>
-    isPlainObject(v) &&
-    Object.entries(v).every(
-      ([k, n]) => ['maxMs', 'initialDelayMs', 'maxDelayMs'].includes(k) && (n === undefined || (typeof n === 'number' && n > 0)),
-    ),
+  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs, defaults included)`,
+  check: (v: unknown) => {
+    if (!isPlainObject(v)) return false;
+    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
+    const known = ['maxMs', 'initialDelayMs', 'maxDelayMs'];
+    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, true, MAX_TIMER_MS))) return false;
+    const merged = { ...eventBridgeDefaults.wait, ...(Object.fromEntries(entries) as Partial<WaitPolicy>) };
+    return merged.initialDelayMs <= merged.maxDelayMs;
+  },
 };
 
 const eventBridgeRules = {
@@ -72,7 +76,7 @@ const eventBridgeRules = {
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
   onConflict: is.oneOf('fail', 'acknowledge'),
-  safetyMarginMs: is.nonNegativeMs,
+  safetyMarginMs: is.timerMs,
 } satisfies RulesOf<EventBridgeIdempotencyOptions>;
 
 /** EventBridge as a single-event source: everything the lifecycle needs to know about its events. */

@@ -57,7 +57,7 @@ const sqsRules = {
   ...commonRules,
   ...recordRules,
   onConflict: is.oneOf('fail', 'acknowledge'),
-  safetyMarginMs: is.nonNegativeMs,
+  safetyMarginMs: is.timerMs,
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**

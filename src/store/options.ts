@@ -107,10 +107,7 @@ function isCacheOption(v: unknown): boolean {
 const rules = {
   client: { ...hasMethods('a DynamoDBDocumentClient', 'send'), required: true },
   tableName: { ...is.nonEmptyString, required: true },
-  retentionMs: {
-    expected: 'a positive number of ms',
-    check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
-  },
+  retentionMs: is.retentionMs,
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
   errorMessages: is.oneOf('hash', 'keep'),

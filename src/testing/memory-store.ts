@@ -30,7 +30,7 @@ export interface MemoryIdempotencyStoreOptions {
 
 const rules: OptionRules = {
   clock: hasMethods('an object with a now() method', 'now'),
-  retentionMs: { expected: 'a positive number of ms', check: (v) => typeof v === 'number' && Number.isFinite(v) && v > 0 },
+  retentionMs: is.retentionMs,
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
 };

@@ -4,7 +4,7 @@
  * is a `TypeError` naming the option at cold start.
  */
 import { systemClock, type Clock } from '../../core/clock.js';
-import { checkOptions, definedOnly, hasMethods, is, type OptionRules } from '../../core/options.js';
+import { checkOptions, definedOnly, hasMethods, is, MAX_TIMER_MS, type OptionRules } from '../../core/options.js';
 import type { ReleaseMode } from '../options.js';
 import type { RedisConnection } from './connection.js';
 
@@ -48,8 +48,7 @@ const positiveMs = {
   expected: 'a positive number of ms',
   check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
 };
-/** The longest delay `setTimeout` keeps: a longer one fires after 1 ms, which would time every Redis call out. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+// A timeout past MAX_TIMER_MS would fire after 1 ms and time every Redis call out.
 const timerMs = {
   expected: `a positive number of ms, at most ${MAX_TIMER_MS} (the longest a timer can wait)`,
   check: (v: unknown) => positiveMs.check(v) && (v as number) <= MAX_TIMER_MS,
@@ -61,7 +60,7 @@ const clockRule = hasMethods('an object with a now() method', 'now');
 const storeRules: OptionRules = {
   redis: redisRule,
   keyPrefix: keyPrefixRule,
-  retentionMs: positiveMs,
+  retentionMs: is.retentionMs,
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
   clock: clockRule,

@@ -7,9 +7,8 @@
  * line, so the `invalid` and `in-progress` outcomes never reach the logger
  * (the SQS middleware logs them).
  *
- * Fix (src/sources/eventbridge.ts, claimOrReplay/before): log the `invalid` /
- * `in-progress` outcome before throwing. `it.fails` until the lifecycle
- * restructuring lands.
+ * Fixed in src/lifecycle/event-middleware.ts (claimOrReplay/before): the
+ * `invalid` / `in-progress` outcome is logged before the error is thrown.
  */
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +17,7 @@ import { Deferred, eventBridgeEvent, lambdaContext } from '../../../src/testing/
 import { harness } from '../sqs/harness.js';
 
 describe('acceptance: an EventBridge event refused before the handler is logged', () => {
-  it.fails('missing key, in progress elsewhere and payload mismatch each get a line', async () => {
+  it('missing key, in progress elsewhere and payload mismatch each get a line', async () => {
     const { store } = await harness();
     const lines: BatchLogLine[] = [];
     const started = new Deferred();

@@ -8,12 +8,12 @@
  * today every delivery throws, the replays too, so an event whose effect was
  * applied ends in the async on-failure destination.
  *
- * The fix is in src/sources (the two `logger(...)` call sites in sqs.ts and
- * eventbridge.ts): `it.fails` until the lifecycle restructuring lands.
+ * Fixed: both lifecycles hand the line to `safeLog` (src/lifecycle/log.ts),
+ * which reports a throwing logger on console.error and goes on.
  */
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { eachRecord, eventBridgeIdempotency, sqsIdempotency } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { harness } from '../sqs/harness.js';
@@ -23,7 +23,40 @@ const brokenLogger = () => {
 };
 
 describe('acceptance: a logger that throws', () => {
-  it.fails('SQS: the batch response stands', async () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('SQS: one console.error line names the logger error', async () => {
+    const h = await harness();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store: h.store, consumer: 'c', key: (r) => r.body, logger: brokenLogger }))
+      .handler(eachRecord(() => undefined));
+    await handler(sqsEvent([sqsRecord({ body: 'k-1', messageId: 'm-1' })]), h.context());
+    expect(errors).toHaveBeenCalledTimes(1);
+    expect(String(errors.mock.calls[0]?.[0])).toContain('Error: log sink down');
+  });
+
+  it('an async logger that rejects is reported, not left unhandled', async () => {
+    const h = await harness();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const handler = middy()
+      .use(
+        eventBridgeIdempotency({
+          store: h.store,
+          consumer: 'c',
+          key: () => 'k-async',
+          logger: async () => Promise.reject(new RangeError('sink full')),
+        }),
+      )
+      .handler(async () => 'done');
+    expect(await handler(eventBridgeEvent({ detailType: 'T', source: 's', detail: {} }), lambdaContext())).toBe('done');
+    await vi.waitFor(() => expect(errors).toHaveBeenCalledTimes(1));
+    expect(String(errors.mock.calls[0]?.[0])).toContain('RangeError: sink full');
+  });
+
+  it('SQS: the batch response stands', async () => {
     const h = await harness();
     let effects = 0;
     const handler = middy<SQSEvent, SQSBatchResponse>()
@@ -34,7 +67,7 @@ describe('acceptance: a logger that throws', () => {
     expect(effects).toBe(1);
   });
 
-  it.fails('EventBridge: the result is returned, first delivery and replay', async () => {
+  it('EventBridge: the result is returned, first delivery and replay', async () => {
     const h = await harness();
     const handler = middy()
       .use(eventBridgeIdempotency({ store: h.store, consumer: 'c', key: () => 'k-1', logger: brokenLogger }))
