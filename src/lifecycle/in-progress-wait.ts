@@ -35,7 +35,7 @@ export async function waitForOwner(
   clock: Clock,
 ): Promise<WaitResult> {
   const deadline = clock.now() + Math.min(budgetMs, policy.maxMs);
-  let delay = policy.initialDelayMs;
+  let delay = Math.min(policy.initialDelayMs, policy.maxDelayMs);
   let current = last;
   while (clock.now() + delay < deadline) {
     await sleep(delay);

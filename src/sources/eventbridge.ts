@@ -59,14 +59,15 @@ const NAME = 'eventBridgeIdempotency';
 // Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
 const waitRule: OptionRule = {
   partial: true,
-  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs, defaults included)`,
+  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs when both are given)`,
   check: (v: unknown) => {
     if (!isPlainObject(v)) return false;
     const entries = Object.entries(v).filter(([, n]) => n !== undefined);
     const known = ['maxMs', 'initialDelayMs', 'maxDelayMs'];
     if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, true, MAX_TIMER_MS))) return false;
-    const merged = { ...eventBridgeDefaults.wait, ...(Object.fromEntries(entries) as Partial<WaitPolicy>) };
-    return merged.initialDelayMs <= merged.maxDelayMs;
+    // Only a pair the user wrote can contradict itself; a lone maxDelayMs below the default first delay caps it (see the wait).
+    const given = Object.fromEntries(entries) as Partial<WaitPolicy>;
+    return given.initialDelayMs === undefined || given.maxDelayMs === undefined || given.initialDelayMs <= given.maxDelayMs;
   },
 };
 

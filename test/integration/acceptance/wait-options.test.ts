@@ -30,5 +30,7 @@ describe('acceptance: eventBridgeIdempotency wait bounds', () => {
   });
   it('accepts sensible bounds', () => {
     expect(build({ maxMs: 10_000, initialDelayMs: 50, maxDelayMs: 500 })).not.toThrow();
+    // A lone maxDelayMs below the default first delay (100 ms) caps it rather than contradicting a value the user never wrote.
+    expect(build({ maxDelayMs: 50 })).not.toThrow();
   });
 });
