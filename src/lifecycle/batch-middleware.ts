@@ -8,33 +8,19 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
-import { leaseDuration, safetyMargin, type AutoMargin, type LeasePolicy } from '../core/lease.js';
+import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyStore } from '../store/types.js';
 import { admitBatch, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
-import { batchLine, safeLog, type BatchLogger } from './log.js';
-import { consumerName, type Strategy } from './options.js';
-import type { Extractors } from './prepare.js';
+import { batchLine, safeLog } from './log.js';
+import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import { settleClaim, type Execution } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { remainingTime } from './time.js';
-import type { ConflictPolicy } from './transaction-commit.js';
 
 /** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`). */
-export interface BatchConfig<TRecord> extends Extractors<TRecord> {
-  readonly store: IdempotencyStore;
-  readonly consumer?: string;
-  readonly strategy: Strategy;
-  readonly storeResult: boolean;
-  readonly lease: LeasePolicy;
-  readonly logger: BatchLogger | false;
-  readonly onConflict: ConflictPolicy;
-  /** Absent: `autoSafetyMargin` of the time left. */
-  readonly safetyMarginMs?: number;
-  readonly autoSafetyMargin: AutoMargin;
-}
+export type BatchConfig<TRecord> = LifecycleConfig<TRecord>;
 
 /** Per-invocation state between before and after. */
 interface BatchState<TRecord> {

@@ -99,6 +99,9 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     const id = idOf(this.source, record);
     const owned = this.#owned.get(id);
     if (owned === undefined || this.#closed) return false;
+    // Run at most once per invocation (a handler may call eachRecord twice): the first execution stands.
+    const earlier = this.executions.get(id);
+    if (earlier !== undefined || this.#running.has(id)) return earlier?.kind === 'settled' && acknowledged(earlier.outcome);
     const leader = this.#leaders.get(id);
     if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(id);

@@ -8,31 +8,19 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { systemClock } from '../core/clock.js';
 import { IdempotencyInProgressError } from '../core/errors.js';
-import { leaseDuration, safetyMargin, type AutoMargin, type LeasePolicy } from '../core/lease.js';
+import { leaseDuration, safetyMargin } from '../core/lease.js';
 import type { RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyStore } from '../store/types.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
-import { batchLine, safeLog, type BatchLogger } from './log.js';
-import { consumerName, type Strategy } from './options.js';
-import { payloadMismatch, prepare, type Extractors } from './prepare.js';
+import { batchLine, safeLog } from './log.js';
+import { consumerName, type LifecycleConfig } from './options.js';
+import { payloadMismatch, prepare } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
 import type { EventSource } from './source.js';
 import { remainingTime } from './time.js';
-import type { ConflictPolicy } from './transaction-commit.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
-export interface EventConfig<TEvent> extends Extractors<TEvent> {
-  readonly store: IdempotencyStore;
-  readonly consumer?: string;
-  readonly strategy: Strategy;
-  readonly storeResult: boolean;
-  readonly lease: LeasePolicy;
-  readonly logger: BatchLogger | false;
-  readonly onConflict: ConflictPolicy;
-  /** Absent: `autoSafetyMargin` of the time left. */
-  readonly safetyMarginMs?: number;
-  readonly autoSafetyMargin: AutoMargin;
+export interface EventConfig<TEvent> extends LifecycleConfig<TEvent> {
   readonly inProgress: 'throw' | 'wait';
   readonly wait: WaitPolicy;
 }

@@ -2,7 +2,7 @@
  * Options shared by the SQS and EventBridge middlewares, their defaults (one
  * object) and their rules.
  */
-import type { LeasePolicy } from '../core/lease.js';
+import type { AutoMargin, LeasePolicy } from '../core/lease.js';
 import {
   hasMethods,
   is,
@@ -16,6 +16,8 @@ import {
 } from '../core/options.js';
 import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
+import type { Extractors } from './prepare.js';
+import type { ConflictPolicy } from './transaction-commit.js';
 
 /** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
 export type Strategy = 'claim' | 'transaction';
@@ -105,4 +107,18 @@ export function consumerName(owner: string, option: string | undefined, function
   }
   // Function names cannot hold "#"; the option is checked at build time. Keep ids unambiguous anyway.
   return name.replaceAll('#', '_');
+}
+
+/** The resolved options every lifecycle (batch or single event) runs with (see `resolveMiddlewareOptions`). */
+export interface LifecycleConfig<TInput> extends Extractors<TInput> {
+  readonly store: IdempotencyStore;
+  readonly consumer?: string;
+  readonly strategy: Strategy;
+  readonly storeResult: boolean;
+  readonly lease: LeasePolicy;
+  readonly logger: BatchLogger | false;
+  readonly onConflict: ConflictPolicy;
+  /** Absent: `autoSafetyMargin` of the time left. */
+  readonly safetyMarginMs?: number;
+  readonly autoSafetyMargin: AutoMargin;
 }

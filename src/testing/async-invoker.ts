@@ -70,7 +70,8 @@ export const destinationRule: OptionRule = {
 /** Lambda's default and largest maximum event age: 6 hours. */
 const MAX_EVENT_AGE_MS = 21_600_000;
 
-const invokerRules: OptionRules = {
+/** Rules of {@link AsyncInvokerOptions} (`invokeAsync` takes them for one event). */
+export const invokerRules: OptionRules = {
   handler: required(is.fn),
   maxRetries: intIn(0, 2),
   maxEventAgeMs: intIn(60_000, 21_600_000),

@@ -1,8 +1,8 @@
-import { checkOptions, is } from '../core/options.js';
+import { checkOptions } from '../core/options.js';
 import type { OptionRules } from '../core/options.js';
-import { AsyncInvoker, destinationRule, type AsyncInvokerOptions } from './async-invoker.js';
+import { AsyncInvoker, invokerRules, type AsyncInvokerOptions } from './async-invoker.js';
 import type { AsyncInvocationReport } from './async-records.js';
-import { anyValue, clockRule, intIn, required } from './rules.js';
+import { anyValue } from './rules.js';
 
 export { lambdaErrorPayload } from './async-records.js';
 export type {
@@ -17,22 +17,13 @@ export type {
  * Options of {@link invokeAsync}: the event, and the simulator's options for
  * one event (one at a time, in the default function's context).
  */
-export type InvokeAsyncOptions<TEvent, TResult> = Omit<AsyncInvokerOptions<TEvent, TResult>, 'concurrency' | 'context'> & {
+export type InvokeAsyncOptions<TEvent, TResult> = Omit<AsyncInvokerOptions<TEvent, TResult>, 'concurrency' | 'context' | 'observer'> & {
   readonly event: TEvent;
 };
 
-const invokeAsyncRules: OptionRules = {
-  handler: required(is.fn),
-  event: anyValue,
-  maxRetries: intIn(0, 2),
-  maxEventAgeMs: intIn(60_000, 21_600_000),
-  retryDelayMs: is.fn,
-  onFailure: destinationRule,
-  onSuccess: destinationRule,
-  functionName: is.nonEmptyString,
-  timeoutMs: intIn(1, 900_000),
-  clock: clockRule,
-};
+// The simulator's rules, without the options that make no sense for one event.
+const { concurrency: _concurrency, context: _context, observer: _observer, ...oneEventRules } = invokerRules;
+const invokeAsyncRules: OptionRules = { ...oneEventRules, event: anyValue };
 
 /**
  * Invokes `handler` the way Lambda runs an asynchronous (EventBridge)

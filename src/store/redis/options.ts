@@ -12,7 +12,7 @@ import type { RedisConnection } from './connection.js';
 export interface RedisIdempotencyStoreOptions {
   /** Where to send commands (see {@link RedisConnection} for the one-line client adapters). */
   readonly redis: RedisConnection;
-  /** Prepended to every record id to make the Redis key. Default `'eo:'`. */
+  /** Prepended to every record id to make the Redis key. Default `'eo:r:'` (the filter's markers use `'eo:m:'`, so the two never share a key). */
   readonly keyPrefix?: string;
   /** How long a COMPLETED record keeps deduplicating, ms (its key's PX). Default 24 h. */
   readonly retentionMs?: number;
@@ -33,11 +33,11 @@ export type ResolvedRedisStoreOptions = Required<RedisIdempotencyStoreOptions>;
  * @example
  * ```ts
  * import { redisStoreDefaults } from './options.js';
- * const prefix = redisStoreDefaults.keyPrefix; // 'eo:'
+ * const prefix = redisStoreDefaults.keyPrefix; // 'eo:r:'
  * ```
  */
 export const redisStoreDefaults = Object.freeze({
-  keyPrefix: 'eo:',
+  keyPrefix: 'eo:r:',
   retentionMs: 24 * 60 * 60 * 1000,
   hashKeys: false,
   release: 'delete' as ReleaseMode,
@@ -76,7 +76,7 @@ export function resolveRedisStoreOptions(options: unknown): ResolvedRedisStoreOp
 export interface RedisFilterOptions {
   /** Where to send commands (see {@link RedisConnection}). */
   readonly redis: RedisConnection;
-  /** Prepended to every record id to make the marker's key. Default `'eo:marker:'`. */
+  /** Prepended to every record id to make the marker's key. Default `'eo:m:'`. */
   readonly keyPrefix?: string;
   /**
    * Longest wait for any one Redis command, ms; past it the call counts as a
@@ -111,7 +111,7 @@ export interface ResolvedRedisFilterOptions {
  * ```
  */
 export const redisFilterDefaults = Object.freeze({
-  keyPrefix: 'eo:marker:',
+  keyPrefix: 'eo:m:',
   timeoutMs: 100,
   maxMarkerBytes: 64 * 1024,
   clock: systemClock as Clock,
