@@ -16,7 +16,16 @@ export type { EventBridgeIdempotencyOptions, AnyEventBridgeEvent } from './sourc
 export { handleEvent } from './lifecycle/event-run.js';
 export type { EventContext } from './lifecycle/event-run.js';
 export type { WaitPolicy } from './lifecycle/in-progress-wait.js';
-export { jsonBody } from './sources/json.js';
+export { jsonBody, jsonBodyAsync } from './sources/json.js';
+export type { JsonRecord } from './sources/json.js';
+export type {
+  StandardSchemaV1,
+  StandardSchemaProps,
+  StandardSchemaResult,
+  StandardSchemaIssue,
+  StandardSchemaPathSegment,
+  StandardSchemaOutput,
+} from './core/standard-schema.js';
 export type { Strategy, CommonIdempotencyOptions } from './lifecycle/options.js';
 export type { ConflictPolicy } from './lifecycle/transaction-commit.js';
 export { jsonLineLogger } from './lifecycle/log.js';
@@ -94,6 +103,7 @@ export {
   MissingKeyError,
   KeyTooLongError,
   BodyParseError,
+  SchemaValidationError,
   PayloadMismatchError,
   ItemTooLargeError,
   UnstorableResultError,

@@ -4,6 +4,7 @@
  * where there is one, so a log line says what happened to which event.
  */
 import type { IdempotencyRecord } from './record.js';
+import type { StandardSchemaIssue } from './standard-schema.js';
 
 /** Context every error may carry. */
 export interface ErrorContext {
@@ -121,6 +122,32 @@ export class KeyTooLongError extends MissingKeyError {
  */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
+}
+
+/**
+ * The record's body does not match its schema (see `jsonBody(record, schema)`).
+ * A body never heals: the record is invalid, never retried as a failure.
+ *
+ * @example
+ * ```ts
+ * import { SchemaValidationError } from 'effectively-once';
+ * const err = new SchemaValidationError('Message m-1: orderNo: expected a string', [{ message: 'expected a string', path: ['orderNo'] }]);
+ * console.log(err.name, err.issues.length); // SchemaValidationError 1
+ * ```
+ */
+export class SchemaValidationError extends InvalidRecordError {
+  override readonly name = 'SchemaValidationError';
+  /** The schema's issues, as it reported them. */
+  readonly issues: ReadonlyArray<StandardSchemaIssue>;
+
+  constructor(message: string, issues: ReadonlyArray<StandardSchemaIssue>, context: ErrorContext = {}) {
+    super(message, context);
+    this.issues = issues;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), issues: this.issues };
+  }
 }
 
 /**

@@ -39,7 +39,7 @@ export interface FailedOutcome extends Base {
   readonly key: string;
   readonly error: unknown;
 }
-/** The record cannot be processed as it is (no key, bad body, payload mismatch, too large). Not acknowledged. */
+/** The record cannot be processed as it is (no key, bad body, a body failing its schema, payload mismatch, too large), found before the handler or thrown by it as an `InvalidRecordError`. Not acknowledged. */
 export interface InvalidOutcome extends Base {
   readonly kind: 'invalid';
   readonly error: InvalidRecordError;

@@ -82,6 +82,8 @@ export async function settleClaim(
       return completeClaim(store, owned, execution.result, storeResult);
     case 'threw':
       await releaseClaim(store, owned, execution.error);
+      // A record the handler found invalid (a body failing its schema) never heals: invalid, not failed.
+      if (execution.error instanceof InvalidRecordError) return { ...base, kind: 'invalid', error: execution.error };
       return { ...base, kind: 'failed', error: execution.error };
     case 'interrupted':
       // Releasing would let a redelivery run the effect while this handler may still finish it.

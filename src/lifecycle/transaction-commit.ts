@@ -106,6 +106,8 @@ export async function runTransactional(
   try {
     result = await handler(tx);
   } catch (error) {
+    // As under the claim strategy: an invalid record thrown by the handler never heals.
+    if (error instanceof InvalidRecordError) return { kind: 'invalid', messageId, key, error };
     return { kind: 'failed', messageId, key, error };
   } finally {
     // Whatever the handler adds from now on would not be in the commit: refuse it loudly.
