@@ -7,7 +7,7 @@
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import { systemClock } from '../core/clock.js';
-import { IdempotencyInProgressError } from '../core/errors.js';
+import { IdempotencyInProgressError, InvalidRecordError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { attachEventRun, type EventRun } from './event-run.js';
@@ -20,20 +20,25 @@ import type { EventSource } from './source.js';
 import { remainingTime } from './time.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
-export interface EventConfig<TEvent> extends LifecycleConfig<TEvent> {
+export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
   readonly inProgress: 'throw' | 'wait';
   readonly wait: WaitPolicy;
+  /** Turns a stored result into the response a duplicate gets. */
+  readonly onReplay?: ((result: TResult, event: TEvent) => TResult | Promise<TResult>) | undefined;
 }
 
 /** Builds the middleware for one single-event source. */
 export function eventIdempotency<TEvent extends object, TResult>(
   source: EventSource<TEvent>,
-  config: EventConfig<TEvent>,
+  config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const { store, logger } = config;
+  const { store, logger, onReplay } = config;
   const { payload } = config;
   const runs = new WeakMap<object, EventRun>();
   const { owner } = source;
+  // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
+  const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
+    onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
   function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false): void {
     if (logger === false) return;
@@ -126,11 +131,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
       onConflict: config.onConflict,
       store,
       safetyMarginMs,
+      replayed,
     };
     if (!run.transactional) {
       const replay = await claimOrReplay(request, run);
       if (replay !== undefined) {
-        request.earlyResponse = replay.replay as TResult;
+        request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
         return;
       }
     }
@@ -162,7 +168,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // claim to its lease rather than let a retry run the effect alongside it.
     const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
     if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
-    log(run, run.committed ?? { kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error: request.error });
+    const { messageId, key } = run.owned;
+    const error = request.error;
+    // As for a batch: an invalid record thrown by the handler (a body failing its schema) is logged invalid, not failed.
+    const thrown: RecordOutcome =
+      error instanceof InvalidRecordError ? { kind: 'invalid', messageId, key, error } : { kind: 'failed', messageId, key, error };
+    log(run, run.committed ?? thrown);
     // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
   }
 

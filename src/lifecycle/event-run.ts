@@ -25,6 +25,8 @@ export interface EventRun {
   readonly store: IdempotencyStore;
   /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
   readonly safetyMarginMs: number;
+  /** What a duplicate answered from the stored result returns (the `onReplay` option, or the result itself). */
+  readonly replayed: (result: unknown, event: unknown) => Promise<unknown>;
 }
 
 /** What an event handler receives besides the event. */
@@ -52,7 +54,7 @@ const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: "transa
  * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With
  * the transaction strategy, the writes added to `tx` commit in one
  * `TransactWriteItems` with the idempotency record when the handler returns;
- * a duplicate returns the first delivery's stored result.
+ * a duplicate returns the first delivery's stored result (through `onReplay` when set).
  *
  * @example
  * ```ts
@@ -97,7 +99,7 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
       case 'completed':
         return outcome.result as TResult;
       case 'duplicate':
-        return outcome.existing.result as TResult;
+        return (await run.replayed(outcome.existing.result, event)) as TResult;
       case 'conflict':
         if (outcome.final) return undefined as TResult;
         throw outcome.error;

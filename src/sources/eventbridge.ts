@@ -19,7 +19,8 @@ import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
 
 /** Options of {@link eventBridgeIdempotency}. */
-export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent> extends CommonIdempotencyOptions {
+export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>
+  extends CommonIdempotencyOptions {
   /** Business key, usually from `detail`. Use `event.id` only on purpose: a re-published event gets a new id. */
   readonly key: (event: TEvent) => BusinessKey | undefined | null;
   /** What must not change under the same key. Default: `detail`. `false`: no check. */
@@ -32,6 +33,13 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly onConflict?: ConflictPolicy;
   /** Time kept free when waiting or retrying a cancelled commit (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
+  /**
+   * Called when a duplicate is answered from the stored result (a replay,
+   * after a wait, or `handleEvent`'s transaction-strategy duplicate), with
+   * that result (`undefined` with `storeResult: false`) and the duplicate
+   * event; its return value is what the caller gets. Not called for a first run.
+   */
+  readonly onReplay?: (result: TResult, event: TEvent) => TResult | Promise<TResult>;
 }
 
 /**
@@ -78,6 +86,7 @@ const eventBridgeRules = {
   wait: waitRule,
   onConflict: is.oneOf('fail', 'acknowledge'),
   safetyMarginMs: is.timerMs,
+  onReplay: is.fn,
 } satisfies RulesOf<EventBridgeIdempotencyOptions>;
 
 /** EventBridge as a single-event source: everything the lifecycle needs to know about its events. */
@@ -123,9 +132,9 @@ const eventBridgeSource: EventSource<AnyEventBridgeEvent> = {
  * ```
  */
 export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>(
-  options: EventBridgeIdempotencyOptions<TEvent>,
+  options: EventBridgeIdempotencyOptions<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const config = resolveMiddlewareOptions<EventBridgeIdempotencyOptions<TEvent>, typeof eventBridgeDefaults>(
+  const config = resolveMiddlewareOptions<EventBridgeIdempotencyOptions<TEvent, TResult>, typeof eventBridgeDefaults>(
     NAME,
     options,
     eventBridgeRules,

@@ -27,7 +27,10 @@ async function setup() {
   const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
   const lines: BatchLogLine[] = [];
   let runs = 0;
-  function build<TResult>(fn: (event: OrderPaid) => Promise<TResult>, options: Partial<EventBridgeIdempotencyOptions<OrderPaid>> = {}) {
+  function build<TResult>(
+    fn: (event: OrderPaid) => Promise<TResult>,
+    options: Partial<EventBridgeIdempotencyOptions<OrderPaid, TResult>> = {},
+  ) {
     return middy<OrderPaid, TResult>()
       .use(
         eventBridgeIdempotency<OrderPaid, TResult>({

@@ -220,7 +220,7 @@ describe('options explicitly set to undefined', () => {
       logger: false,
       inProgress: undefined,
       wait: { maxMs: 1_500, initialDelayMs: 100, maxDelayMs: 200 },
-    } as unknown as EventBridgeIdempotencyOptions<OrderPaid>;
+    } as unknown as EventBridgeIdempotencyOptions<OrderPaid, string>;
     const handler = middy<OrderPaid, string>()
       .use(eventBridgeIdempotency<OrderPaid, string>(options))
       .handler(async () => 'x');
