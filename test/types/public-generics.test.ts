@@ -9,7 +9,7 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { describe, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   eachRecord,
   eventBridgeIdempotency,
@@ -25,6 +25,7 @@ import {
   type RecordHandler,
   type RecordOutcome,
   type SqsIdempotencyOptions,
+  type StandardSchemaV1,
   type StateOutcome,
   type TransactionBuilder,
 } from '../../src/index.js';
@@ -224,5 +225,42 @@ describe('jsonBody<T>', () => {
     expectTypeOf(jsonBody(record)).toBeUnknown();
     // @ts-expect-error: a record needs a message id, to name it in the error when the body does not parse
     jsonBody({ body: '{}' });
+  });
+});
+
+describe('onReplay and schema-typed bodies', () => {
+  type Paid = EventBridgeEvent<'Paid', { orderNo: string }>;
+  interface Receipt {
+    receiptId: string;
+    replay?: boolean;
+  }
+
+  it('onReplay is typed from the middleware generics: result and event in, the response type out', () => {
+    eventBridgeIdempotency<Paid, Receipt>({
+      store,
+      key: (e) => e.detail.orderNo,
+      onReplay: (result, event) => {
+        expectTypeOf(result).toEqualTypeOf<Receipt>();
+        expectTypeOf(event).toEqualTypeOf<Paid>();
+        return { ...result, replay: true };
+      },
+    });
+    eventBridgeIdempotency<Paid, Receipt>({
+      store,
+      key: (e) => e.detail.orderNo,
+      // @ts-expect-error: a replay must answer with the handler's response type
+      onReplay: () => 'replayed',
+    });
+  });
+
+  it('jsonBody(record, schema) returns the schema output type', () => {
+    const schema: StandardSchemaV1<unknown, Order> = {
+      '~standard': { version: 1, vendor: 't', validate: (v) => ({ value: v as Order }) },
+    };
+    const fn = (record: SQSRecord) => jsonBody(record, schema);
+    expectTypeOf(fn).returns.toEqualTypeOf<Order>();
+    // Refused by the compiler and, for untyped callers, at run time.
+    // @ts-expect-error: a schema is a Standard Schema v1 object, not any object
+    expect(() => jsonBody({ messageId: 'm', body: '{}' }, { parse: () => 1 })).toThrow(TypeError);
   });
 });
