@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteInput, TransactionalIdempotencyStore } from '../../src/index.js';
-import type { PipelineCrashPoint } from '../../src/testing/index.js';
+import { invocationKilled, type PipelineCrashPoint } from '../../src/testing/index.js';
 import { storeWith } from '../local/faults.js';
 
 export type Consumer = 'payments' | 'notifications' | 'points';
@@ -29,7 +29,11 @@ export const documentedWindow: ReadonlySet<UnconfirmedCause> = new Set([
 
 /** One invocation, as observed. */
 export class InvocationTrace {
-  /** The handler's promise settled (returned or threw); false when crashed or killed. */
+  /**
+   * The handler's promise settled (returned or threw) while its invocation was
+   * alive; false when crashed or killed, even if the handler settles later
+   * (e.g. Middy's early-timeout response after the function timeout struck).
+   */
   settled = false;
   crashPoint: PipelineCrashPoint | undefined;
   /** Record ids whose side effect happened here, in order. */
@@ -64,7 +68,9 @@ export class Traces {
       try {
         return await invocation();
       } finally {
-        trace.settled = true;
+        // Under load the function timeout can strike while a completion is in
+        // flight (it then never returns) and the handler still settle after.
+        trace.settled = !invocationKilled();
       }
     });
   }
