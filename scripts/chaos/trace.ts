@@ -41,6 +41,12 @@ export class InvocationTrace {
   readonly completed = new Set<string>();
   readonly refused = new Set<string>();
   readonly failed = new Set<string>();
+  /**
+   * Whether its invocation has been killed (crashed or timed out), asked at
+   * verdict time: `invoke` may kill a handler that answered past its timeout
+   * after it settled, with a record's completion still in flight.
+   */
+  killed: () => boolean = () => false;
 
   constructor(readonly consumer: Consumer) {}
 
@@ -50,7 +56,7 @@ export class InvocationTrace {
     if (this.refused.has(id)) return 'completion refused (lease lost)';
     if (this.failed.has(id)) return 'completion failed';
     if (this.crashPoint !== undefined) return 'crash after the effect';
-    if (!this.settled) return 'killed by its timeout';
+    if (!this.settled || this.killed()) return 'killed by its timeout';
     return 'unexplained';
   }
 }
@@ -65,6 +71,9 @@ export class Traces {
     const trace = new InvocationTrace(consumer);
     this.all.push(trace);
     return this.#current.run(trace, async () => {
+      // Runs later checks inside this invocation's async context.
+      const inInvocation = AsyncLocalStorage.snapshot();
+      trace.killed = () => inInvocation(invocationKilled);
       try {
         return await invocation();
       } finally {

@@ -9,7 +9,7 @@ import { Traces } from '../../../scripts/chaos/trace.js';
 import type { DlqEntry } from '../../../scripts/local/dlq.js';
 import type { LocalRunReport } from '../../../scripts/local/report.js';
 import { newSourceStats } from '../../../scripts/local/stats.js';
-import { invoke } from '../../../src/testing/index.js';
+import { invoke, ManualClock } from '../../../src/testing/index.js';
 
 const ORDERS = ['o-1', 'o-2', 'o-3'];
 const NOTES = ORDERS.map((o) => `n-${o}`);
@@ -190,6 +190,27 @@ describe('strategyRows', () => {
     expect(result.outcome).toBe('timed-out');
     open();
     await handlerDone;
+    await traces.run('notifications', async () => {
+      traces.current()?.effects.push('notifications#n-o-1');
+      traces.current()?.completed.add('notifications#n-o-1');
+    });
+    expect(traces.unconfirmed('notifications').get('notifications#n-o-1')).toEqual(['killed by its timeout']);
+    const row = rowOf(strategyRows(report(), observations(traces)), 'claim');
+    expect([row.doubleEffects, row.doublesInWindow, row.ok]).toEqual([1, 1, true]);
+  });
+
+  it('claim: a handler that answers past its timeout is killed after it settled: its unconfirmed effect is in the window', async () => {
+    // The handler answers (a record's completion still in flight), but past the
+    // function timeout by the clock: invoke kills the invocation after it settled.
+    const traces = new Traces();
+    const clock = new ManualClock();
+    const handler = () =>
+      traces.run('notifications', async () => {
+        traces.current()?.effects.push('notifications#n-o-1');
+        clock.advance(101);
+      });
+    const result = await invoke(handler, {}, { timeoutMs: 100, clock });
+    expect(result.outcome).toBe('timed-out');
     await traces.run('notifications', async () => {
       traces.current()?.effects.push('notifications#n-o-1');
       traces.current()?.completed.add('notifications#n-o-1');
