@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteInput, TransactionalIdempotencyStore } from '../../src/index.js';
-import type { PipelineCrashPoint } from '../../src/testing/index.js';
+import { invocationKilled, type PipelineCrashPoint } from '../../src/testing/index.js';
 import { storeWith } from '../local/faults.js';
 
 export type Consumer = 'payments' | 'notifications' | 'points';
@@ -29,7 +29,11 @@ export const documentedWindow: ReadonlySet<UnconfirmedCause> = new Set([
 
 /** One invocation, as observed. */
 export class InvocationTrace {
-  /** The handler's promise settled (returned or threw); false when crashed or killed. */
+  /**
+   * The handler's promise settled (returned or threw) while its invocation was
+   * alive; false when crashed or killed, even if the handler settles later
+   * (e.g. Middy's early-timeout response after the function timeout struck).
+   */
   settled = false;
   crashPoint: PipelineCrashPoint | undefined;
   /** Record ids whose side effect happened here, in order. */
@@ -37,6 +41,12 @@ export class InvocationTrace {
   readonly completed = new Set<string>();
   readonly refused = new Set<string>();
   readonly failed = new Set<string>();
+  /**
+   * Whether its invocation has been killed (crashed or timed out), asked at
+   * verdict time: `invoke` may kill a handler that answered past its timeout
+   * after it settled, with a record's completion still in flight.
+   */
+  killed: () => boolean = () => false;
 
   constructor(readonly consumer: Consumer) {}
 
@@ -46,7 +56,7 @@ export class InvocationTrace {
     if (this.refused.has(id)) return 'completion refused (lease lost)';
     if (this.failed.has(id)) return 'completion failed';
     if (this.crashPoint !== undefined) return 'crash after the effect';
-    if (!this.settled) return 'killed by its timeout';
+    if (!this.settled || this.killed()) return 'killed by its timeout';
     return 'unexplained';
   }
 }
@@ -61,10 +71,15 @@ export class Traces {
     const trace = new InvocationTrace(consumer);
     this.all.push(trace);
     return this.#current.run(trace, async () => {
+      // Runs later checks inside this invocation's async context.
+      const inInvocation = AsyncLocalStorage.snapshot();
+      trace.killed = () => inInvocation(invocationKilled);
       try {
         return await invocation();
       } finally {
-        trace.settled = true;
+        // Under load the function timeout can strike while a completion is in
+        // flight (it then never returns) and the handler still settle after.
+        trace.settled = !invocationKilled();
       }
     });
   }

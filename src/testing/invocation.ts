@@ -109,17 +109,16 @@ async function race<TEvent, TResult>(
   event: TEvent,
   context: Context,
   timeoutMs: number,
+  control: InvocationControl,
 ): Promise<Ending<TResult>> {
-  let onCrash: (error: SimulatedCrash) => void = () => undefined;
   const crashed = new Promise<Ending<TResult>>((resolve) => {
-    onCrash = (error) => resolve({ kind: 'crashed', error });
+    control.crash = (error) => resolve({ kind: 'crashed', error });
   });
   let timer: NodeJS.Timeout | undefined;
   // A real-time limit too: a handler stuck on real I/O must not hang the test run.
   const timedOut = new Promise<Ending<TResult>>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'real-timeout' }), timeoutMs);
   });
-  const control: InvocationControl = { crash: (error) => onCrash(error), dead: false };
   const ran = currentInvocation
     .run(control, async () => handler(event, context))
     .then(
@@ -159,9 +158,13 @@ export async function invoke<TEvent, TResult>(
   const context =
     options.context ?? lambdaContext({ functionName: options.functionName ?? testingDefaults.functionName, timeoutMs, clock });
   const startedAt = clock.now();
-  const ending = await race(handler, event, context, timeoutMs);
+  const control: InvocationControl = { crash: () => undefined, dead: false };
+  const ending = await race(handler, event, context, timeoutMs, control);
   const durationMs = clock.now() - startedAt;
   if (ending.kind === 'real-timeout' || (ending.kind !== 'crashed' && durationMs > timeoutMs)) {
+    // Lambda killed it, even when the handler answered just past the limit:
+    // what it left running (records still in flight) stops at its next checkpoint.
+    control.dead = true;
     return { outcome: 'timed-out', error: new InvocationTimeoutError(timeoutMs), context, durationMs };
   }
   if (ending.kind === 'returned') return { outcome: 'returned', value: ending.value, context, durationMs };

@@ -9,6 +9,7 @@ import { Traces } from '../../../scripts/chaos/trace.js';
 import type { DlqEntry } from '../../../scripts/local/dlq.js';
 import type { LocalRunReport } from '../../../scripts/local/report.js';
 import { newSourceStats } from '../../../scripts/local/stats.js';
+import { invoke, ManualClock } from '../../../src/testing/index.js';
 
 const ORDERS = ['o-1', 'o-2', 'o-3'];
 const NOTES = ORDERS.map((o) => `n-${o}`);
@@ -166,5 +167,56 @@ describe('strategyRows', () => {
     });
     const outside = rowOf(strategyRows(report(), observations(fenced)), 'claim');
     expect([outside.doubleEffects, outside.doublesInWindow, outside.ok]).toEqual([1, 0, false]);
+  });
+
+  it('claim: a handler that settles after its invocation was killed by its timeout is in the window, not unexplained', async () => {
+    // Under load the function timeout can kill the invocation while a record's
+    // completion is in flight (it then never returns), and Middy's early-timeout
+    // response settles the handler afterwards: the trace must still say "killed".
+    const traces = new Traces();
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let handlerDone: Promise<void> = Promise.resolve();
+    const handler = () => {
+      handlerDone = traces.run('notifications', async () => {
+        traces.current()?.effects.push('notifications#n-o-1');
+        await gate;
+      });
+      return handlerDone;
+    };
+    const result = await invoke(handler, {}, { timeoutMs: 20 });
+    expect(result.outcome).toBe('timed-out');
+    open();
+    await handlerDone;
+    await traces.run('notifications', async () => {
+      traces.current()?.effects.push('notifications#n-o-1');
+      traces.current()?.completed.add('notifications#n-o-1');
+    });
+    expect(traces.unconfirmed('notifications').get('notifications#n-o-1')).toEqual(['killed by its timeout']);
+    const row = rowOf(strategyRows(report(), observations(traces)), 'claim');
+    expect([row.doubleEffects, row.doublesInWindow, row.ok]).toEqual([1, 1, true]);
+  });
+
+  it('claim: a handler that answers past its timeout is killed after it settled: its unconfirmed effect is in the window', async () => {
+    // The handler answers (a record's completion still in flight), but past the
+    // function timeout by the clock: invoke kills the invocation after it settled.
+    const traces = new Traces();
+    const clock = new ManualClock();
+    const handler = () =>
+      traces.run('notifications', async () => {
+        traces.current()?.effects.push('notifications#n-o-1');
+        clock.advance(101);
+      });
+    const result = await invoke(handler, {}, { timeoutMs: 100, clock });
+    expect(result.outcome).toBe('timed-out');
+    await traces.run('notifications', async () => {
+      traces.current()?.effects.push('notifications#n-o-1');
+      traces.current()?.completed.add('notifications#n-o-1');
+    });
+    expect(traces.unconfirmed('notifications').get('notifications#n-o-1')).toEqual(['killed by its timeout']);
+    const row = rowOf(strategyRows(report(), observations(traces)), 'claim');
+    expect([row.doubleEffects, row.doublesInWindow, row.ok]).toEqual([1, 1, true]);
   });
 });
