@@ -23,15 +23,6 @@ import { clockRule, intIn, required } from './rules.js';
 import { lambdaErrorPayload } from './async-records.js';
 import type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord } from './async-records.js';
 
-export { lambdaErrorPayload } from './async-records.js';
-export type {
-  AsyncDestination,
-  AsyncFailureRecord,
-  AsyncInvocationReport,
-  AsyncSuccessRecord,
-  LambdaErrorPayload,
-} from './async-records.js';
-
 /** Told of each attempt, e.g. to keep counters or log why an attempt failed. */
 export interface AsyncInvokerObserver<TEvent, TResult> {
   readonly attemptStarted?: (event: TEvent) => void;
