@@ -120,3 +120,8 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+// Metrics: one CloudWatch EMF document per batch/event (docs/metrics.md)
+export { emfStdoutWriter } from './lifecycle/metrics.js';
+export type { MetricsOption, MetricsOptions, PowertoolsMetricsLike } from './lifecycle/metrics.js';
+export { outcomeMetricNames } from './core/metrics.js';
+export type { EmfDocument, EmfMetadata, MetricUnit } from './core/metrics.js';

@@ -13,6 +13,7 @@ import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { admitBatch, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
 import { batchLine, safeLog } from './log.js';
+import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import { settleClaim, type Execution } from './settle.js';
@@ -69,6 +70,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
 ): MiddlewareObj<TEvent, TResponse> {
   const { store, logger, owner } = { ...config, owner: source.owner };
   const transactional = config.strategy === 'transaction';
+  const metrics = metricsSink(config.metrics);
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
   const states = new WeakMap<object, BatchState<TRecord>>();
 
@@ -84,7 +86,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const leaseMs = leaseDuration(remaining, config.lease);
     const admissions = await admitBatch(original, { ...config, source, consumer, claim: !transactional, leaseMs });
     const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin });
-    if (state.run.ownedRecords.length === 0) return respond(state, new Map());
+    if (state.run.ownedRecords.length === 0) return respond(state, new Map(), true);
     const event = source.withRecords(request.event, state.run.ownedRecords);
     attachRunner(event, request.context, state.run);
     request.event = event;
@@ -117,8 +119,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     return executions;
   }
 
-  /** Settles each owned record not yet final (once), decides the later copies, logs, and builds the response. */
-  async function respond(state: BatchState<TRecord>, executions: ReadonlyMap<string, Execution>): Promise<TResponse> {
+  /**
+   * Settles each owned record not yet final (once), decides the later copies,
+   * logs, counts, and builds the response. `early`: answered before the handler.
+   */
+  async function respond(state: BatchState<TRecord>, executions: ReadonlyMap<string, Execution>, early = false): Promise<TResponse> {
     const owned = state.run.ownedRecords.map((record) => state.run.ownedRecord(idOf(source, record)));
     const final = await Promise.all(
       owned.map((o) => {
@@ -133,9 +138,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       const id = idOf(source, r);
       return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
     });
-    if (logger !== false) {
+    if (logger !== false || metrics !== false) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
-      safeLog(logger, batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt));
+      const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
+      safeLog(logger, line);
+      safeMetrics(metrics, line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
   }

@@ -13,6 +13,7 @@ import type { RecordOutcome } from '../core/outcomes.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
 import { batchLine, safeLog } from './log.js';
+import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { payloadMismatch, prepare } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
@@ -36,14 +37,18 @@ export function eventIdempotency<TEvent extends object, TResult>(
   const { payload } = config;
   const runs = new WeakMap<object, EventRun>();
   const { owner } = source;
+  const metrics = metricsSink(config.metrics);
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
   function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false): void {
-    if (logger === false) return;
-    const line = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
-    safeLog(logger, replay ? { ...line, records: line.records.map((r) => ({ ...r, replay: true })) } : line);
+    if (logger === false && metrics === false) return;
+    const built = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
+    const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
+    safeLog(logger, line);
+    // A replay answers early (Middy skips the `after` steps): the only path here that does not end in after or onError.
+    safeMetrics(metrics, line, replay);
   }
 
   function log(run: EventRun, outcome: RecordOutcome, replay = false): void {

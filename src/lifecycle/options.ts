@@ -16,6 +16,7 @@ import {
 } from '../core/options.js';
 import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
+import { metricsRule, type MetricsOption } from './metrics.js';
 import type { Extractors } from './prepare.js';
 import type { ConflictPolicy } from './transaction-commit.js';
 
@@ -36,6 +37,12 @@ export interface CommonIdempotencyOptions {
   readonly lease?: Partial<LeasePolicy>;
   /** Receives the structured line per batch/event; `false` for none. Default: JSON on stdout. */
   readonly logger?: BatchLogger | false;
+  /**
+   * One CloudWatch EMF document per batch/event (`{ namespace, dimensions, emit }`),
+   * or a Powertools `Metrics` instance to add the counts to; `false` for none.
+   * Default: EMF on stdout, namespace `EffectivelyOnce`. See docs/metrics.md.
+   */
+  readonly metrics?: MetricsOption;
 }
 
 /** Defaults shared by both middlewares. */
@@ -43,6 +50,7 @@ export const commonDefaults = {
   strategy: 'claim' as Strategy,
   lease: { marginMs: 5_000, floorMs: 10_000, capMs: 15 * 60_000 } satisfies LeasePolicy,
   logger: jsonLineLogger as BatchLogger | false,
+  metrics: {} as MetricsOption,
 };
 
 const leaseRule = {
@@ -70,6 +78,7 @@ export const commonRules = {
   storeResult: is.boolean,
   lease: leaseRule,
   logger: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
+  metrics: metricsRule,
 } satisfies RulesOf<CommonIdempotencyOptions>;
 
 /** Rules for what every source's options say about a record: its key and its payload. */
@@ -117,6 +126,7 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly storeResult: boolean;
   readonly lease: LeasePolicy;
   readonly logger: BatchLogger | false;
+  readonly metrics: MetricsOption;
   readonly onConflict: ConflictPolicy;
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
