@@ -42,17 +42,17 @@ export function eventIdempotency<TEvent extends object, TResult>(
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
-  function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false): void {
+  /** `replay`: a duplicate answered with the stored result; `early`: answered before the handler (Middy skips every `after`). */
+  function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false, early = replay): void {
     if (logger === false && metrics === false) return;
     const built = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
     safeLog(logger, line);
-    // A replay answers early (Middy skips the `after` steps): the only path here that does not end in after or onError.
-    safeMetrics(metrics, line, replay);
+    safeMetrics(metrics, line, early);
   }
 
-  function log(run: EventRun, outcome: RecordOutcome, replay = false): void {
-    emit(run.consumer, run.startedAt, run.owned.id, outcome, replay);
+  function log(run: EventRun, outcome: RecordOutcome, replay = false, early = replay): void {
+    emit(run.consumer, run.startedAt, run.owned.id, outcome, replay, early);
   }
 
   /** Logs an event refused before the handler (the README promises a line per event) and returns its error to throw. */
@@ -157,7 +157,8 @@ export function eventIdempotency<TEvent extends object, TResult>(
       if (run.committed === undefined) {
         throw new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in handleEvent().`);
       }
-      log(run, run.committed);
+      // handleEvent answered a duplicate with the stored result: a replay too, though not an early one.
+      log(run, run.committed, run.committed.kind === 'duplicate', false);
       return;
     }
     const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);

@@ -13,6 +13,7 @@ import {
   DynamoDBIdempotencyStore,
   eachRecord,
   eventBridgeIdempotency,
+  handleEvent,
   jsonBody,
   sqsIdempotency,
   type EmfDocument,
@@ -206,6 +207,35 @@ describe('metrics: EventBridge', () => {
       [0, 0, 0, 0, 1],
     ]);
     expect(docs.every((d) => d.Source === 'eventbridge' && d.Consumer === 'points' && d.Records === 1)).toBe(true);
+  });
+});
+
+describe('metrics: EventBridge, transaction strategy', () => {
+  it('a duplicate answered with the stored result by handleEvent counts as a replay', async () => {
+    const { client, doc } = testDynamo();
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+    const docs: EmfDocument[] = [];
+    const handler = middy<OrderPaid, unknown>()
+      .use(
+        eventBridgeIdempotency<OrderPaid, unknown>({
+          store,
+          consumer: 'points',
+          strategy: 'transaction',
+          storeResult: true,
+          key: (e) => e.detail.orderNo,
+          logger: false,
+          metrics: { emit: (d) => docs.push(d) },
+        }),
+      )
+      .handler(handleEvent(async (e: OrderPaid) => ({ ok: e.detail.orderNo })));
+    const paid = (): OrderPaid => eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'tx-1' } });
+    const context = lambdaContext({ functionName: 'points-fn', timeoutMs: 30_000 });
+    expect(await handler(paid(), context)).toEqual({ ok: 'tx-1' });
+    expect(await handler(paid(), context)).toEqual({ ok: 'tx-1' });
+    expect(docs.map((d) => [d.RecordsCompleted, d.RecordsDuplicate, d.Replays])).toEqual([
+      [1, 0, 0],
+      [0, 1, 1],
+    ]);
   });
 });
 
