@@ -13,7 +13,7 @@
  */
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger } from 'effectively-once';
+import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type MetricsOption } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -30,6 +30,8 @@ export interface NotificationsDeps extends StoreDeps {
   readonly concurrency?: number;
   /** The middleware's per-batch log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
+  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
+  readonly metrics?: MetricsOption;
 }
 
 /** Consumer name in idempotency record ids. */
@@ -70,6 +72,7 @@ export function createNotificationsHandler(deps: NotificationsDeps) {
         key: (record) => keyField(jsonBody(record), 'notificationId'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       }),
     )
     .handler(

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, transition, type BatchLogger } from 'effectively-once';
+import { eachRecord, jsonBody, sqsIdempotency, transition, type BatchLogger, type MetricsOption } from 'effectively-once';
 import { sharedDocumentClient, sharedEventBridgeClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -27,6 +27,8 @@ export interface PaymentsDeps extends StoreDeps {
   readonly publish: PublishOrderPaid;
   /** The middleware's per-batch log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
+  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
+  readonly metrics?: MetricsOption;
 }
 
 /** Consumer name in idempotency record ids: stable across stages and the local run. */
@@ -75,6 +77,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
         key: (record) => keyField(jsonBody(record), 'orderNo'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       }),
     )
     .handler(

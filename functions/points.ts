@@ -12,7 +12,7 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBridgeIdempotency, handleEvent, type BatchLogger } from 'effectively-once';
+import { eventBridgeIdempotency, handleEvent, type BatchLogger, type MetricsOption } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -26,6 +26,8 @@ export interface PointsDeps extends StoreDeps {
   readonly tables: { readonly idempotency: string; readonly points: string };
   /** The middleware's per-event log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
+  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
+  readonly metrics?: MetricsOption;
 }
 
 /** What the handler returns for an event it applied. */
@@ -77,6 +79,7 @@ export function createPointsHandler(deps: PointsDeps) {
         key: (event) => keyField(event.detail, 'orderNo'),
         onConflict: 'acknowledge',
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       }),
     )
     .handler(

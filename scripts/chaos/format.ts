@@ -2,7 +2,8 @@
  * The chaos report as text: the invariant table per strategy (all seeds
  * together), the faults that were injected, and one line per seed.
  */
-import { table, type Cell } from '../local/format.js';
+import { metricsTable, table, type Cell } from '../local/format.js';
+import type { MetricTotals } from '../local/metrics-collector.js';
 import type { StrategyRow } from './invariants.js';
 import type { ChaosReport, SeedResult } from './run.js';
 
@@ -109,6 +110,20 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
   return table(['Faults (all seeds)', 'count'], rows);
 }
 
+/** The seeds' EMF metrics summed per consumer (the slowest batch stays a maximum). */
+function metricTotals(seeds: readonly SeedResult[]): MetricTotals {
+  const all: MetricTotals = {};
+  for (const seed of seeds) {
+    for (const [consumer, sums] of Object.entries(seed.metrics)) {
+      const into = (all[consumer] ??= {});
+      for (const [name, value] of Object.entries(sums)) {
+        into[name] = name === 'DurationMax' ? Math.max(into[name] ?? 0, value) : (into[name] ?? 0) + value;
+      }
+    }
+  }
+  return all;
+}
+
 /** The human-readable chaos report. */
 export function formatChaosReport(report: ChaosReport): string {
   const o = report.options;
@@ -123,6 +138,8 @@ export function formatChaosReport(report: ChaosReport): string {
     ...invariantLines(rows),
     '',
     ...faultTable(report.seeds),
+    '',
+    ...metricsTable(metricTotals(report.seeds), 'EMF metrics (all seeds)'),
     '',
     ...table(
       ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)'],

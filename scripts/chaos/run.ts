@@ -7,6 +7,7 @@
  */
 import { startDynamoDBLocal } from '../../infra/dynamodb-local.js';
 import { defaults as localDefaults } from '../local/options.js';
+import type { MetricTotals } from '../local/metrics-collector.js';
 import { runLocal, type Progress } from '../local/run.js';
 import { createChaos, type ChaosObservations } from './harness.js';
 import { strategyRows, type StrategyRow } from './invariants.js';
@@ -58,6 +59,8 @@ export interface SeedResult {
   readonly ok: boolean;
   readonly rows: readonly StrategyRow[];
   readonly faults: FaultSummary;
+  /** The EMF metrics the handlers emitted under this seed, summed per consumer. */
+  readonly metrics: MetricTotals;
   readonly deliveries: number;
   readonly runMs: number;
 }
@@ -108,6 +111,7 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
       timedOutInvocations: { payments: s.payments.timeouts, notifications: s.notifications.timeouts, points: s.points.timeouts },
       transientFailures: report.faultsInjected.publish + report.faultsInjected.send + report.faultsInjected.points,
     },
+    metrics: report.metrics,
     deliveries: report.throughput.deliveries,
     runMs: report.timing.runMs,
   };

@@ -3,6 +3,7 @@
  */
 import type { RecordOutcomeKind } from '../../src/index.js';
 import type { DlqEntry } from './dlq.js';
+import type { MetricTotals } from './metrics-collector.js';
 import type { LocalRunReport } from './report.js';
 
 export type Cell = string | number;
@@ -68,6 +69,33 @@ function outcomes(r: LocalRunReport): string[] {
   return table(['Middleware outcomes', ...KINDS], rows);
 }
 
+/** Metric columns of the EMF table: the metric, and its short header. */
+const METRIC_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['Records', 'records'],
+  ['RecordsCompleted', 'completed'],
+  ['RecordsDuplicate', 'duplicate'],
+  ['RecordsInProgress', 'in-progress'],
+  ['RecordsFailed', 'failed'],
+  ['RecordsInvalid', 'invalid'],
+  ['RecordsLeaseLost', 'lease-lost'],
+  ['RecordsNotStarted', 'not-started'],
+  ['RecordsConflict', 'conflict'],
+  ['RecordsRetried', 'retried'],
+  ['Replays', 'replays'],
+];
+
+/** The EMF metrics per consumer (namespace EffectivelyOnce), with the duplicate rate the docs' alarm computes. */
+export function metricsTable(totals: MetricTotals, title = 'EMF metrics (sums)'): string[] {
+  const rows = Object.keys(totals)
+    .sort()
+    .map((consumer) => {
+      const m = totals[consumer] ?? {};
+      const rate = (m.Records ?? 0) === 0 ? '-' : `${((100 * (m.RecordsDuplicate ?? 0)) / (m.Records ?? 1)).toFixed(1)}%`;
+      return [consumer, m.Documents ?? 0, ...METRIC_COLUMNS.map(([name]) => m[name] ?? 0), rate, Math.round(m.DurationMax ?? 0)];
+    });
+  return table([title, 'docs', ...METRIC_COLUMNS.map(([, h]) => h), 'dup rate', 'max ms'], rows);
+}
+
 function effects(r: LocalRunReport): string[] {
   const { orders: o, points: p, notifications: n } = r.effects;
   return table(
@@ -125,6 +153,8 @@ export function formatReport(r: LocalRunReport): string {
     ...traffic(r),
     '',
     ...outcomes(r),
+    '',
+    ...metricsTable(r.metrics),
     '',
     ...effects(r),
     '',

@@ -4,9 +4,11 @@
  * hold. `ok` is false when any invariant is broken; `npm start` then exits
  * non-zero.
  */
+import { outcomeMetricNames, type RecordOutcomeKind } from '../../src/index.js';
 import type { RequestCounts } from './ddb-metrics.js';
 import type { DlqEntry } from './dlq.js';
 import type { OutcomeTotals } from './log-collector.js';
+import type { MetricTotals } from './metrics-collector.js';
 import type { WorkloadOptions } from './options.js';
 import type { SendStats } from './producer.js';
 import type { SourceStats } from './stats.js';
@@ -28,6 +30,8 @@ export interface LocalRunReport {
   readonly sources: Readonly<Record<'payments' | 'notifications' | 'points', SourceStats>>;
   /** Middleware outcomes per consumer, summed from its log lines. */
   readonly outcomes: OutcomeTotals;
+  /** The EMF metrics the handlers emitted (what CloudWatch would chart), summed per consumer. */
+  readonly metrics: MetricTotals;
   readonly duplicatesAcknowledged: number;
   readonly faultsInjected: Readonly<Record<'publish' | 'send' | 'points', number>>;
   readonly dlq: Readonly<Record<'payments' | 'notifications' | 'points', readonly DlqEntry[]>>;
@@ -125,8 +129,25 @@ function duplicatesInvariant(parts: Parts): Invariant {
   );
 }
 
+/**
+ * The EMF metrics (what CloudWatch charts and alarms on) must count what the
+ * log lines say, per consumer and outcome: a consumer missing from the
+ * metrics, or a count that differs, means a dashboard would mislead.
+ */
+function metricsInvariant(parts: Parts): Invariant {
+  const wrong = Object.entries(parts.outcomes).flatMap(([consumer, counts]) =>
+    (Object.keys(outcomeMetricNames) as RecordOutcomeKind[]).flatMap((kind) => {
+      const logged = counts[kind] ?? 0;
+      const counted = parts.metrics[consumer]?.[outcomeMetricNames[kind]] ?? 0;
+      return logged === counted ? [] : [`${consumer} ${kind}: ${counted} in metrics, ${logged} logged`];
+    }),
+  );
+  const docs = Object.values(parts.metrics).reduce((n, m) => n + (m.Documents ?? 0), 0);
+  return inv('EMF metrics match the logged outcomes', wrong.length === 0, `${docs} EMF documents${first(wrong)}`);
+}
+
 /** Adds the invariants and the verdict. */
 export function finishReport(parts: Parts): LocalRunReport {
-  const invariants = [...effectInvariants(parts), ...queueInvariants(parts)];
+  const invariants = [...effectInvariants(parts), ...queueInvariants(parts), metricsInvariant(parts)];
   return { ok: invariants.every((i) => i.ok), ...parts, invariants };
 }

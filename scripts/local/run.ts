@@ -17,6 +17,7 @@ import { drain, RunAbortedError, type Progress } from './drain.js';
 import { startSqsMapping, type SqsHandler, type SqsMapping } from './event-source.js';
 import { Resources, startEnvironment, type LocalEnvironment } from './environment.js';
 import { createLogCollector, type LogCollector } from './log-collector.js';
+import { createMetricsCollector, type MetricsCollector } from './metrics-collector.js';
 import { defaults, type WorkloadOptions } from './options.js';
 import { chanceOf } from './prng.js';
 import { newSendStats, sendAll, type SendStats } from './producer.js';
@@ -57,6 +58,7 @@ interface Run {
   readonly options: WorkloadOptions;
   readonly workload: Workload;
   readonly log: LogCollector;
+  readonly emf: MetricsCollector;
   readonly stats: Stats;
   readonly service: LocalService;
   readonly invoker: AsyncInvoker<OrderPaidEvent>;
@@ -104,6 +106,8 @@ async function prepare(
   await seedOrders(env.adminDoc, env.tables.orders, [...workload.orders, ...workload.otherOrders]);
   const log = createLogCollector(join(logDir, 'middleware.jsonl'));
   resources.add('middleware log file', () => log.close());
+  const emf = createMetricsCollector(join(logDir, 'metrics.emf.jsonl'));
+  resources.add('EMF metrics file', () => emf.close());
   const stats: Stats = { payments: newSourceStats(), notifications: newSourceStats(), points: newSourceStats() };
   let service: LocalService | undefined;
   const invoker = pointsInvoker(env, options, stats.points, () => service as LocalService, hooks);
@@ -114,10 +118,11 @@ async function prepare(
     tables: env.tables,
     workload,
     logger: log.logger,
+    metrics: emf.metrics,
     deliver: (event) => invoker.invoke(event),
     ...(hooks === undefined ? {} : { hooks: hooks.service }),
   });
-  return { env, options, workload, log, stats, service, invoker, sendStats: newSendStats(), sentById: new Map(), hooks };
+  return { env, options, workload, log, emf, stats, service, invoker, sendStats: newSendStats(), sentById: new Map(), hooks };
 }
 
 function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notifications', handler: SqsHandler): SqsMapping {
@@ -218,6 +223,7 @@ async function report(run: Run, timing: LocalRunReport['timing'], asyncPending: 
     },
     sources: stats,
     outcomes: log.totals,
+    metrics: run.emf.totals,
     duplicatesAcknowledged: Object.values(log.totals).reduce((sum, t) => sum + (t.duplicate ?? 0), 0),
     faultsInjected: {
       publish: service.faults.publish.injected,

@@ -13,7 +13,7 @@ import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
-import type { BatchLogger, LeasePolicy, TransactionalIdempotencyStore } from '../../src/index.js';
+import type { BatchLogger, LeasePolicy, MetricsOption, TransactionalIdempotencyStore } from '../../src/index.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
@@ -71,6 +71,8 @@ export interface ServiceDeps {
   readonly tables: LocalTables;
   readonly workload: Workload;
   readonly logger: BatchLogger;
+  /** The EMF metrics sink of every handler (the local run's collector); default EMF on stdout. */
+  readonly metrics?: MetricsOption;
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
   readonly hooks?: ServiceHooks;
@@ -112,6 +114,7 @@ function sender(effects: ExternalEffects, fault: FirstAttemptFault, hooks: Servi
 /** Builds the three consumers exactly as `functions/` defines them, with local edges. */
 export function buildService(deps: ServiceDeps): LocalService {
   const { doc, tables, workload, logger, hooks } = deps;
+  const metrics = deps.metrics === undefined ? {} : { metrics: deps.metrics };
   const faults = {
     publish: new FirstAttemptFault('OrderPaid publish', workload.failOnce.publish),
     send: new FirstAttemptFault('notification send', workload.failOnce.send),
@@ -129,6 +132,7 @@ export function buildService(deps: ServiceDeps): LocalService {
     ...lease,
     publish: publisher(deps, effects, faults.publish),
     logger,
+    ...metrics,
   });
   const notifications = createNotificationsHandler({
     client: doc,
@@ -137,12 +141,14 @@ export function buildService(deps: ServiceDeps): LocalService {
     ...lease,
     send: sender(effects, faults.send, hooks),
     logger,
+    ...metrics,
   });
   const points = createPointsHandler({
     client: doc,
     tables: { idempotency: tables.idempotency, points: tables.points },
     store: storeOf('points', storeWithCommitFault(store, faults.points)),
     logger,
+    ...metrics,
   });
   return {
     payments: traced(hooks, 'payments', payments),

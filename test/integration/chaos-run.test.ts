@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
+import { formatChaosReport } from '../../scripts/chaos/format.js';
 import { createChaos } from '../../scripts/chaos/harness.js';
 import { strategyRows } from '../../scripts/chaos/invariants.js';
 import { defaultRates, defaultTiming, noFaults } from '../../scripts/chaos/plan.js';
@@ -37,6 +38,12 @@ describe('chaos run', () => {
     expect(crashes).toBeGreaterThan(0);
     expect(sum((f) => f.deliveredTwice.payments + f.deliveredTwice.notifications)).toBeGreaterThan(0);
     expect(sum((f) => f.transientFailures)).toBeGreaterThan(0);
+
+    // The EMF metrics the functions emitted under chaos, per consumer, in the printed report.
+    for (const s of report.seeds) expect(Object.keys(s.metrics).sort()).toEqual(['notifications', 'payments', 'points']);
+    const text = formatChaosReport(report);
+    expect(text).toMatch(/EMF metrics \(all seeds\)\s+docs\s+records/);
+    expect(text).toMatch(/\n\s*payments\s+\d+\s+\d+/);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { formatReport } from '../../scripts/local/format.js';
 import { runLocal, type LocalRunReport } from '../../scripts/local/run.js';
 
 const ORDERS = 60;
@@ -59,6 +60,17 @@ describe('local run', () => {
     }
     expect(report.dlq.points).toEqual([]);
     expect(Object.values(report.leftInQueues)).toEqual([0, 0, 0]);
+  });
+
+  it('shows the EMF metrics the handlers emitted, per consumer, matching the logged outcomes', () => {
+    const { payments, points } = report.metrics;
+    expect(payments?.Documents).toBeGreaterThan(0);
+    expect(payments?.RecordsDuplicate).toBe(report.outcomes.payments?.duplicate);
+    expect(payments?.RecordsInvalid).toBeGreaterThan(0); // the poison messages without an orderNo
+    expect(points?.RecordsDuplicate).toBeGreaterThan(0);
+    expect(points?.Replays).toBe(points?.RecordsDuplicate);
+    expect(report.invariants.find((i) => i.name === 'EMF metrics match the logged outcomes')?.ok).toBe(true);
+    expect(formatReport(report)).toMatch(/EMF metrics \(sums\)\s+docs\s+records\s+completed\s+duplicate/);
   });
 
   it('counts DynamoDB requests per delivery', () => {

@@ -1,0 +1,54 @@
+/**
+ * Collects the EMF documents the functions emit (one per batch or event, as
+ * CloudWatch would receive them from Lambda): written to a JSON-lines file,
+ * and summed per consumer for the report's metrics table.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { outcomeMetricNames, type EmfDocument, type MetricsOptions } from '../../src/index.js';
+
+/** The counted metrics, summed per consumer; `Documents` counts EMF documents, `DurationMax` is the slowest batch (ms). */
+export type MetricTotals = Record<string, Record<string, number>>;
+
+/** The metric names summed from each document (every outcome count, then the totals). */
+export const SUMMED_METRICS: readonly string[] = [...Object.values(outcomeMetricNames), 'Records', 'RecordsRetried', 'Replays'];
+
+export interface MetricsCollector {
+  /** The `metrics` option to inject into the handlers. */
+  readonly metrics: MetricsOptions;
+  readonly path: string;
+  readonly totals: MetricTotals;
+  close(): Promise<void>;
+}
+
+/** Adds one document to `totals` (exported for the chaos run, which sums seeds). */
+export function addDocument(totals: MetricTotals, doc: EmfDocument): void {
+  const consumer = String(doc.Consumer);
+  const sums = (totals[consumer] ??= {});
+  sums.Documents = (sums.Documents ?? 0) + 1;
+  for (const name of SUMMED_METRICS) {
+    const value = doc[name];
+    if (typeof value === 'number') sums[name] = (sums[name] ?? 0) + value;
+  }
+  if (typeof doc.Duration === 'number') sums.DurationMax = Math.max(sums.DurationMax ?? 0, doc.Duration);
+}
+
+/** Opens `path` for appending and returns a collector writing to it. */
+export function createMetricsCollector(path: string): MetricsCollector {
+  const stream: WriteStream = createWriteStream(path, { flags: 'a' });
+  const totals: MetricTotals = {};
+  let closed = false;
+  const emit = (doc: EmfDocument): void => {
+    // Handlers still running at shutdown may emit after close: keep the sums, drop the write.
+    if (!closed) stream.write(`${JSON.stringify(doc)}\n`);
+    addDocument(totals, doc);
+  };
+  return {
+    metrics: { emit },
+    path,
+    totals,
+    close: () => {
+      closed = true;
+      return new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    },
+  };
+}
