@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';
+import { PAYMENTS_CONSUMER } from '../../functions/payments.js';
+import { POINTS_CONSUMER } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID } from '../../functions/shared/messages.js';
+import { outcomeMetricNames } from '../../src/core/metrics.js';
+import { metricsDefaults } from '../../src/lifecycle/metrics.js';
 import { tableDefinitions } from '../../infra/tables.js';
 import {
   idsOfType,
@@ -112,6 +117,51 @@ describe('serverless package: event sources and queues', () => {
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
     });
+  });
+});
+
+describe('serverless package: alarms on the middleware metrics', () => {
+  // Consumer and source of each function, as its middleware writes them in the EMF dimensions.
+  const consumers = [
+    { Consumer: PAYMENTS_CONSUMER, Source: 'sqs' },
+    { Consumer: NOTIFICATIONS_CONSUMER, Source: 'sqs' },
+    { Consumer: POINTS_CONSUMER, Source: 'eventbridge' },
+  ];
+  const dimensionsOf = (c: (typeof consumers)[number]) => [
+    { Name: 'Consumer', Value: c.Consumer },
+    { Name: 'Source', Value: c.Source },
+  ];
+  const alarms = () => idsOfType(template, 'AWS::CloudWatch::Alarm').map(props);
+
+  it.each([outcomeMetricNames['lease-lost'], outcomeMetricNames.invalid])('alarms on %s > 0 for every consumer', (metric) => {
+    for (const c of consumers) {
+      const alarm = alarms().find((a) => a['MetricName'] === metric && JSON.stringify(a['Dimensions']) === JSON.stringify(dimensionsOf(c)));
+      expect(alarm, `${metric} alarm for ${c.Consumer}`).toMatchObject({
+        Namespace: metricsDefaults.namespace,
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm?.['AlarmActions']).toEqual([{ Ref: 'AlarmTopic' }]);
+    }
+  });
+
+  it('alarms on the payments duplicate rate by metric math over RecordsDuplicate and Records', () => {
+    type Query = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: Record<string, unknown>; Stat: string } };
+    const alarm = alarms().find((a) => JSON.stringify(a['Metrics'] ?? []).includes('RecordsDuplicate'));
+    const queries = (alarm?.['Metrics'] ?? []) as Query[];
+    const stat = (name: string) => queries.find((q) => q.MetricStat?.Metric['MetricName'] === name);
+    for (const name of [outcomeMetricNames.duplicate, 'Records']) {
+      expect(stat(name)?.MetricStat).toMatchObject({
+        Metric: { Namespace: metricsDefaults.namespace, Dimensions: dimensionsOf(consumers[0] as (typeof consumers)[number]) },
+        Stat: 'Sum',
+      });
+    }
+    const returned = queries.filter((q) => q.ReturnData !== false);
+    expect(returned).toHaveLength(1);
+    expect(returned[0]?.Expression).toContain(`${stat(outcomeMetricNames.duplicate)?.Id} / ${stat('Records')?.Id}`);
+    expect(alarm).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', AlarmActions: [{ Ref: 'AlarmTopic' }] });
   });
 });
 
