@@ -8,8 +8,8 @@ import { sha256 } from '../core/hashing.js';
 
 /** SQS takes at most 10 message attributes per message. */
 const MAX_ATTRIBUTES = 10;
-/** Ours: reason, error name, consumer, key hash. The originals get the rest. */
-const OUR_ATTRIBUTES = 4;
+/** Ours: reason, error name, consumer, key hash, message id. The originals get the rest. */
+const OUR_ATTRIBUTES = 5;
 /** SQS's reserved-for-us prefix: an original attribute with it is one of ours from an earlier dead-lettering. */
 const PREFIX = 'eo-';
 /** A reason longer than this is cut: attributes count against the 256 KiB message size. */
@@ -53,7 +53,7 @@ function originalAttributes(attributes: SQSMessageAttributes | undefined): Recor
 
 /**
  * The original attributes, copied one for one when they fit beside ours (at
- * most 6); otherwise all of them as one JSON attribute, `eo-original-attributes`,
+ * most 5); otherwise all of them as one JSON attribute, `eo-original-attributes`,
  * so none is dropped silently.
  */
 function keptAttributes(record: SQSRecord): Record<string, DlqAttribute> {
@@ -70,7 +70,8 @@ function describeError(error: unknown): { name: string; message: string } {
 /**
  * The DLQ entry for one record: the original body, the original attributes
  * and ours (`eo-reason`, `eo-error-name`, `eo-consumer`, `eo-key-hash`: the
- * SHA-256 of the key, never the key). A FIFO DLQ gets the record's message
+ * SHA-256 of the key, never the key; `eo-message-id`: the source message's
+ * id, which tells copies of one delivery apart from distinct messages). A FIFO DLQ gets the record's message
  * group and its message id as the deduplication id, so a retried send is
  * not stored twice.
  *
@@ -88,6 +89,7 @@ export function dlqEntry(id: string, record: SQSRecord, reason: DlqReason, fifo:
     [`${PREFIX}reason`]: text(message.length === 0 ? name : message.slice(0, MAX_REASON)),
     [`${PREFIX}error-name`]: text(name),
     [`${PREFIX}consumer`]: text(reason.consumer),
+    [`${PREFIX}message-id`]: text(record.messageId),
     ...(reason.key === undefined ? {} : { [`${PREFIX}key-hash`]: text(sha256(reason.key)) }),
   };
   return {

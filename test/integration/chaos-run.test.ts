@@ -37,6 +37,10 @@ describe('chaos run', () => {
     expect(crashes).toBeGreaterThan(0);
     expect(sum((f) => f.deliveredTwice.payments + f.deliveredTwice.notifications)).toBeGreaterThan(0);
     expect(sum((f) => f.transientFailures)).toBeGreaterThan(0);
+    // The SQS-only paths ran under the chaos too: notifications' poison went to its DLQ as permanent
+    // (the invariants above say it is there, not lost), and records that came back asked for a backoff.
+    expect(report.seeds.reduce((n, s) => n + s.sqsPaths.deadLettered, 0)).toBeGreaterThan(0);
+    for (const s of report.seeds) expect(s.sqsPaths.backedOff).toBeGreaterThanOrEqual(0);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {

@@ -55,6 +55,7 @@ describe('permanentFailures on a standard queue', () => {
     expect(attr('eo-error-name')).toBe('PermanentError');
     expect(attr('eo-consumer')).toBe('test');
     expect(attr('eo-key-hash')).toBe(sha('perm-1'));
+    expect(attr('eo-message-id')).toBe(permId);
     expect(attr('tenant')).toBe('acme');
     const line = h.lines.slice(lines).at(-1);
     expect(line?.counts['dead-lettered']).toBe(1);

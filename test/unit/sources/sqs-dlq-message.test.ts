@@ -21,13 +21,16 @@ describe('dlqEntry', () => {
     expect(attrs['eo-error-name']?.StringValue).toBe('TypeError');
     expect(attrs['eo-consumer']?.StringValue).toBe('notifications');
     expect(attrs['eo-key-hash']?.StringValue).toBe(sha256('n-1'));
+    expect(attrs['eo-message-id']?.StringValue).toBe(record.messageId);
     expect(JSON.stringify(entry)).not.toContain('"n-1"');
   });
 
   it('packs the originals into one JSON attribute when they do not fit beside ours (SQS takes 10)', () => {
-    const many: SQSMessageAttributes = Object.fromEntries([...Array(7).keys()].map((i) => [`a${i}`, attribute(String(i))]));
+    const five: SQSMessageAttributes = Object.fromEntries([...Array(5).keys()].map((i) => [`a${i}`, attribute(String(i))]));
+    expect(Object.keys(dlqEntry('0', sqsRecord({ body: 'x', messageAttributes: five }), reason, false).MessageAttributes)).toHaveLength(10);
+    const many: SQSMessageAttributes = { ...five, a5: attribute('5') };
     const attrs = dlqEntry('0', sqsRecord({ body: 'x', messageAttributes: many }), reason, false).MessageAttributes;
-    expect(Object.keys(attrs)).toHaveLength(5);
+    expect(Object.keys(attrs)).toHaveLength(6);
     expect(JSON.parse(attrs['eo-original-attributes']?.StringValue ?? '{}')).toEqual(many);
   });
 
