@@ -6,15 +6,28 @@
  * acknowledged without calling again; a failed call releases the claim and
  * fails the record, so only that record is retried.
  *
+ * A message that is not a notification (a field missing) never heals: with
+ * an SQS client it goes straight to the DLQ as a `PermanentError`, instead of
+ * burning every receive; a failed send backs off exponentially per message.
+ *
  * The claim cannot make a side effect outside DynamoDB atomic: if the
  * function crashes after the call but before completing the claim, the retry
  * (once the lease has passed) calls again. Pass the notification id to the
  * provider as its idempotency key where it accepts one.
  */
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type MetricsOption } from 'effectively-once';
-import { sharedDocumentClient } from './shared/aws.js';
+import {
+  eachRecord,
+  jsonBody,
+  PermanentError,
+  sqsIdempotency,
+  type BackoffOptions,
+  type BatchLogger,
+  type MetricsOption,
+} from 'effectively-once';
+import { sharedDocumentClient, sharedSqsClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { keyField, parseNotification, type NotificationMessage } from './shared/messages.js';
@@ -32,6 +45,31 @@ export interface NotificationsDeps extends StoreDeps {
   readonly logger?: BatchLogger | false;
   /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
   readonly metrics?: MetricsOption;
+  /** Permanent failures to the queue's DLQ and per-message backoff go through it. Absent: neither (the queue's redrive only). */
+  readonly sqs?: SQSClient;
+  /** Overrides {@link NOTIFICATIONS_BACKOFF} (the local run shortens it as it shortens visibility timeouts). */
+  readonly backoff?: Pick<BackoffOptions, 'baseSeconds' | 'maxSeconds' | 'random'>;
+}
+
+/** Backoff of a failed send: up to 2 s after the first receive, doubling, at most 5 min. */
+export const NOTIFICATIONS_BACKOFF = { baseSeconds: 2, maxSeconds: 300 } as const;
+
+/** The SQS options when the deps have a client: the DLQ comes from the queue's redrive policy. */
+function sqsOptions(deps: NotificationsDeps) {
+  if (deps.sqs === undefined) return {};
+  return {
+    permanentFailures: { sqs: deps.sqs },
+    backoff: { sqs: deps.sqs, ...NOTIFICATIONS_BACKOFF, ...deps.backoff },
+  };
+}
+
+/** The notification in a record; a body that is not one is a permanent failure (retrying cannot fix it). */
+function notificationOf(body: unknown): NotificationMessage {
+  try {
+    return parseNotification(body);
+  } catch (err) {
+    throw new PermanentError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
 }
 
 /** Consumer name in idempotency record ids. */
@@ -73,12 +111,13 @@ export function createNotificationsHandler(deps: NotificationsDeps) {
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...sqsOptions(deps),
       }),
     )
     .handler(
       eachRecord(
         async (record) => {
-          await deps.send(parseNotification(jsonBody(record)));
+          await deps.send(notificationOf(jsonBody(record)));
         },
         { concurrency: deps.concurrency ?? 4 },
       ),
@@ -91,6 +130,7 @@ export function notificationsDepsFromEnv(env: Env = process.env): NotificationsD
     client: sharedDocumentClient(env),
     tables: { idempotency: requireEnv('IDEMPOTENCY_TABLE', env) },
     send: outboxSender(),
+    sqs: sharedSqsClient(),
   };
 }
 

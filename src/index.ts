@@ -8,6 +8,8 @@
 // Middlewares and runners
 export { sqsIdempotency } from './sources/sqs.js';
 export type { SqsIdempotencyOptions } from './sources/sqs.js';
+export type { PermanentFailureOptions, BackoffOptions } from './sources/sqs-after-settle.js';
+export type { IsPermanent } from './core/permanent.js';
 export { eachRecord } from './lifecycle/each-record.js';
 export type { EachRecordOptions } from './lifecycle/each-record.js';
 export type { RecordContext, RecordHandler, NotStartedReason } from './lifecycle/runner-link.js';
@@ -95,6 +97,7 @@ export type {
   LeaseLostOutcome,
   NotStartedOutcome,
   ConflictOutcome,
+  DeadLetteredOutcome,
 } from './core/outcomes.js';
 export type { IdempotencyRecord, IdempotencyStatus } from './core/record.js';
 export {
@@ -113,6 +116,7 @@ export {
   TransactionLimitError,
   BusinessConflictError,
   TransactionRetryableError,
+  PermanentError,
 } from './core/errors.js';
 export type { ErrorContext, CancellationReasonInfo } from './core/errors.js';
 export { systemClock } from './core/clock.js';

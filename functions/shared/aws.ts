@@ -7,11 +7,13 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Env } from './env.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 let eventBridgeClient: EventBridgeClient | undefined;
+let sqsClient: SQSClient | undefined;
 
 /** Local endpoints accept any credentials, but the SDK insists on having some. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -43,4 +45,10 @@ export function sharedDocumentClient(env: Env = process.env): DynamoDBDocumentCl
 export function sharedEventBridgeClient(): EventBridgeClient {
   eventBridgeClient ??= new EventBridgeClient({});
   return eventBridgeClient;
+}
+
+/** The container's SQS client (notifications: permanent failures to the DLQ, backoff). */
+export function sharedSqsClient(): SQSClient {
+  sqsClient ??= new SQSClient({});
+  return sqsClient;
 }

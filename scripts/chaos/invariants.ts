@@ -9,7 +9,7 @@
  * - no batch failed as a whole because of one record (SQS consumers).
  */
 import type { DlqEntry } from '../local/dlq.js';
-import type { LocalRunReport } from '../local/report.js';
+import { distinctPoison, type LocalRunReport } from '../local/report.js';
 import type { ChaosObservations } from './harness.js';
 import { documentedWindow, type UnconfirmedCause } from './trace.js';
 
@@ -128,7 +128,7 @@ function row(input: RowInput): StrategyRow {
 }
 
 function poisonCount(entries: readonly DlqEntry[]): number {
-  return entries.filter((d) => d.defect !== undefined).length;
+  return distinctPoison(entries);
 }
 
 /** Claim strategy: each send beyond the first must follow an effect whose completion is missing for a documented reason. */

@@ -63,6 +63,8 @@ export interface SeedResult {
   readonly metrics: MetricTotals;
   readonly deliveries: number;
   readonly runMs: number;
+  /** The SQS-only paths, summed over consumers: permanent failures sent to a DLQ (acknowledged), and records backed off. */
+  readonly sqsPaths: { readonly deadLettered: number; readonly backedOff: number };
 }
 
 /** The whole chaos run. */
@@ -114,6 +116,10 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
     metrics: report.metrics,
     deliveries: report.throughput.deliveries,
     runMs: report.timing.runMs,
+    sqsPaths: {
+      deadLettered: Object.values(report.outcomes).reduce((n, t) => n + (t['dead-lettered'] ?? 0), 0),
+      backedOff: Object.values(report.backedOff).reduce((n, b) => n + b, 0),
+    },
   };
 }
 

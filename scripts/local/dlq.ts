@@ -19,6 +19,10 @@ export interface DlqEntry {
   /** The last error logged for this message id, or the failure record's error. */
   readonly reason: string;
   readonly receiveCount: number;
+  /** Sent by the middleware as a permanent failure (`permanentFailures`), not redriven after maxReceiveCount. */
+  readonly permanent?: boolean;
+  /** For a permanent failure: the id of the source message it copies (`eo-message-id`). */
+  readonly sourceMessageId?: string;
   /**
    * For a valid message only: whether its business effect was applied anyway
    * (then this copy is a duplicate that ran out of receives, noise for an
@@ -32,6 +36,7 @@ export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly approximateReceiveCount: number;
+  readonly messageAttributes?: Readonly<Record<string, { readonly StringValue?: string }>>;
 }
 
 /** Every message in a queue: ready, delayed, and received-but-not-deleted. */
@@ -62,13 +67,18 @@ export function readSqsDlq(
 ): DlqEntry[] {
   return queueMessages(server, dlq).map((m) => {
     const defect = poison.find((p) => p.body === m.body)?.defect;
+    // A copy the middleware sent is a new message: its reason travels in its attributes, not under its id.
+    const name = m.messageAttributes?.['eo-error-name']?.StringValue;
+    const permanent =
+      name === undefined ? undefined : `sent as permanent: ${name}: ${m.messageAttributes?.['eo-reason']?.StringValue ?? ''}`;
     return {
       messageId: m.messageId,
       body: cut(m.body),
       key: businessKey(m.body),
       defect,
-      reason: lastLogged(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
+      reason: permanent ?? lastLogged(m.messageId) ?? 'no log line (the handler threw before the middleware logged)',
       receiveCount: m.approximateReceiveCount,
+      ...(permanent === undefined ? {} : { permanent: true, sourceMessageId: m.messageAttributes?.['eo-message-id']?.StringValue ?? '' }),
       ...(defect === undefined ? { effectApplied: applied(m.body) } : {}),
     };
   });

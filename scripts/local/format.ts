@@ -39,7 +39,9 @@ function traffic(r: LocalRunReport): string[] {
       ['acknowledged (deleted / succeeded)', s.payments.acknowledged, s.notifications.acknowledged, s.points.acknowledged],
       ['  processed: handler ran, effect applied', ...perConsumer('completed')],
       ['  duplicates: acknowledged, handler skipped', ...perConsumer('duplicate')],
+      ['  sent to the DLQ as permanent, acknowledged', ...perConsumer('dead-lettered')],
       ['retried (left for redelivery)', s.payments.retried, s.notifications.retried, s.points.retried],
+      ['  backed off (visibility from receive count)', ...['payments', 'notifications', 'points'].map((c) => r.backedOff[c] ?? 0)],
       ['invocations', s.payments.invocations, s.notifications.invocations, s.points.invocations],
       [
         '  of which threw / timed out',
@@ -62,6 +64,7 @@ const KINDS: readonly RecordOutcomeKind[] = [
   'not-started',
   'conflict',
   'lease-lost',
+  'dead-lettered',
 ];
 
 function outcomes(r: LocalRunReport): string[] {
@@ -80,6 +83,7 @@ const METRIC_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['RecordsLeaseLost', 'lease-lost'],
   ['RecordsNotStarted', 'not-started'],
   ['RecordsConflict', 'conflict'],
+  ['RecordsDeadLettered', 'dead-lettered'],
   ['RecordsRetried', 'retried'],
   ['Replays', 'replays'],
 ];

@@ -17,6 +17,8 @@ export interface LogCollector {
   /** Where the lines are written, one JSON object per line. */
   readonly path: string;
   readonly totals: OutcomeTotals;
+  /** Records given a backoff (SQS `backoff`), per consumer. */
+  readonly backedOff: Record<string, number>;
   /** What was last logged for a message id: its error (`Name: message`) or its outcome. */
   lastLogged(messageId: string): string | undefined;
   /** Records what happened to a message outside the middleware (the whole invocation threw or timed out). */
@@ -37,6 +39,7 @@ function describe(entry: BatchLogLine['records'][number]): string {
 export function createLogCollector(path: string): LogCollector {
   const stream: WriteStream = createWriteStream(path, { flags: 'a' });
   const totals: OutcomeTotals = {};
+  const backedOff: Record<string, number> = {};
   const last = new Map<string, string>();
   let count = 0;
   let closed = false;
@@ -48,12 +51,14 @@ export function createLogCollector(path: string): LogCollector {
     for (const [kind, n] of Object.entries(line.counts) as Array<[RecordOutcomeKind, number]>) {
       if (n > 0) perConsumer[kind] = (perConsumer[kind] ?? 0) + n;
     }
+    if (line.backedOff !== undefined) backedOff[line.consumer] = (backedOff[line.consumer] ?? 0) + line.backedOff;
     for (const entry of line.records) last.set(entry.messageId, describe(entry));
   };
   return {
     logger,
     path,
     totals,
+    backedOff,
     lastLogged: (messageId) => last.get(messageId),
     note: (messageId, text) => void last.set(messageId, text),
     lines: () => count,

@@ -33,6 +33,8 @@ export interface LocalRunReport {
   /** The EMF metrics the handlers emitted (what CloudWatch would chart), summed per consumer. */
   readonly metrics: MetricTotals;
   readonly duplicatesAcknowledged: number;
+  /** Records given a backoff (visibility from their receive count), per consumer, summed from its log lines. */
+  readonly backedOff: Readonly<Record<string, number>>;
   readonly faultsInjected: Readonly<Record<'publish' | 'send' | 'points', number>>;
   readonly dlq: Readonly<Record<'payments' | 'notifications' | 'points', readonly DlqEntry[]>>;
   readonly effects: {
@@ -87,9 +89,19 @@ function effectInvariants({ effects: e }: Parts): Invariant[] {
   ];
 }
 
+/**
+ * Poison messages found in DLQs, each counted once: a message delivered
+ * twice (a redelivery while the first batch still ran, a lost
+ * acknowledgement) is sent to the DLQ as permanent once per delivery. The
+ * copies name the same source message (`eo-message-id`): noise, not a loss.
+ */
+export function distinctPoison(entries: readonly DlqEntry[]): number {
+  return new Set(entries.filter((d) => d.defect !== undefined).map((d) => d.sourceMessageId ?? d.messageId)).size;
+}
+
 function queueInvariants(parts: Parts): Invariant[] {
   const valid = [...parts.dlq.payments, ...parts.dlq.notifications].filter((d) => d.defect === undefined);
-  const poisonFound = [...parts.dlq.payments, ...parts.dlq.notifications].filter((d) => d.defect !== undefined).length;
+  const poisonFound = distinctPoison([...parts.dlq.payments, ...parts.dlq.notifications]);
   const planned = parts.poisonPlanned.payments + parts.poisonPlanned.notifications;
   const left = Object.entries(parts.leftInQueues).filter(([, n]) => n > 0);
   return [

@@ -120,6 +120,9 @@ async function prepare(
     logger: log.logger,
     metrics: emf.metrics,
     deliver: (event) => invoker.invoke(event),
+    // Permanent failures to the DLQ and backoff, through the local SQS; backoff capped at the shortened visibility timeout.
+    sqs: env.sqs.client,
+    backoff: { baseSeconds: 1, maxSeconds: Math.max(1, options.visibilityTimeoutSeconds) },
     ...(hooks === undefined ? {} : { hooks: hooks.service }),
   });
   return { env, options, workload, log, emf, stats, service, invoker, sendStats: newSendStats(), sentById: new Map(), hooks };
@@ -225,6 +228,7 @@ async function report(run: Run, timing: LocalRunReport['timing'], asyncPending: 
     outcomes: log.totals,
     metrics: run.emf.totals,
     duplicatesAcknowledged: Object.values(log.totals).reduce((sum, t) => sum + (t.duplicate ?? 0), 0),
+    backedOff: log.backedOff,
     faultsInjected: {
       publish: service.faults.publish.injected,
       send: service.faults.send.injected,

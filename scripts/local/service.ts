@@ -5,10 +5,11 @@
  * instead of EventBridge, notifications are "sent" into a counter, injected
  * faults sit in front of the side effects, and log lines go to a collector.
  */
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
-import { createNotificationsHandler } from '../../functions/notifications.js';
+import { createNotificationsHandler, type NotificationsDeps } from '../../functions/notifications.js';
 import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
@@ -76,6 +77,9 @@ export interface ServiceDeps {
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
   readonly hooks?: ServiceHooks;
+  /** The local SQS client: notifications sends permanent failures to its DLQ and backs off through it. */
+  readonly sqs?: SQSClient;
+  readonly backoff?: NotificationsDeps['backoff'];
 }
 
 /** An OrderPaid event as EventBridge hands it to a target: a fresh id per publish. */
@@ -142,6 +146,8 @@ export function buildService(deps: ServiceDeps): LocalService {
     send: sender(effects, faults.send, hooks),
     logger,
     ...metrics,
+    ...(deps.sqs === undefined ? {} : { sqs: deps.sqs }),
+    ...(deps.backoff === undefined ? {} : { backoff: deps.backoff }),
   });
   const points = createPointsHandler({
     client: doc,

@@ -335,3 +335,25 @@ export interface CancellationReasonInfo {
   /** The item as it was, when `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` was set on that action. */
   readonly item?: Record<string, unknown>;
 }
+
+/**
+ * Thrown by a handler for a record that will never succeed however often it
+ * is retried (an unknown template, a closed account). With the SQS option
+ * `permanentFailures`, the record is sent straight to the queue's
+ * dead-letter queue and acknowledged instead of burning every receive; without
+ * it, it is a failed record like any other.
+ *
+ * @example
+ * ```ts
+ * import { PermanentError } from 'effectively-once';
+ *
+ * function templateOf(name: string): string {
+ *   if (name !== 'welcome') throw new PermanentError(`Unknown template ${name}.`, { key: name });
+ *   return 'Hello!';
+ * }
+ * console.log(templateOf('welcome')); // 'Hello!'
+ * ```
+ */
+export class PermanentError extends EffectivelyOnceError {
+  override readonly name: string = 'PermanentError';
+}

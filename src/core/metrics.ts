@@ -39,6 +39,7 @@ export const outcomeMetricNames: { readonly [K in RecordOutcomeKind]: string } =
   'lease-lost': 'RecordsLeaseLost',
   'not-started': 'RecordsNotStarted',
   conflict: 'RecordsConflict',
+  'dead-lettered': 'RecordsDeadLettered',
 };
 
 /** What one batch or event observed, for {@link metricData}. */

@@ -69,6 +69,20 @@ export interface ConflictOutcome extends Base {
   readonly error: BusinessConflictError;
 }
 
+/**
+ * SQS with `permanentFailures`: the record failed permanently (a
+ * `PermanentError`, an error `isPermanent` named, or an invalid record) and
+ * the dead-letter queue took a copy. Acknowledged: the DLQ holds it.
+ */
+export interface DeadLetteredOutcome extends Base {
+  readonly kind: 'dead-lettered';
+  /** The outcome it would have been without a DLQ. */
+  readonly was: 'failed' | 'invalid';
+  readonly error: unknown;
+  /** The message id the DLQ gave the copy. */
+  readonly dlqMessageId: string;
+}
+
 /** How one record ended. */
 export type RecordOutcome =
   | CompletedOutcome
@@ -78,7 +92,8 @@ export type RecordOutcome =
   | InvalidOutcome
   | LeaseLostOutcome
   | NotStartedOutcome
-  | ConflictOutcome;
+  | ConflictOutcome
+  | DeadLetteredOutcome;
 
 /** Every `kind` of {@link RecordOutcome}. */
 export type RecordOutcomeKind = RecordOutcome['kind'];
@@ -98,6 +113,7 @@ export function acknowledged(outcome: RecordOutcome): boolean {
   switch (outcome.kind) {
     case 'completed':
     case 'duplicate':
+    case 'dead-lettered':
       return true;
     case 'conflict':
       return outcome.final;
@@ -129,6 +145,7 @@ export function summarize(outcomes: readonly RecordOutcome[]): Record<RecordOutc
     'lease-lost': 0,
     'not-started': 0,
     conflict: 0,
+    'dead-lettered': 0,
   };
   for (const o of outcomes) counts[o.kind] += 1;
   return counts;

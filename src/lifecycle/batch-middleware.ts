@@ -20,8 +20,26 @@ import { settleClaim, type Execution } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { remainingTime } from './time.js';
 
+/** What an {@link AfterSettle} step returns: the outcomes the response is built from, and notes for the log line. */
+export interface AfterSettleResult {
+  readonly outcomes: readonly RecordOutcome[];
+  readonly backedOff?: number;
+  readonly sqsErrors?: readonly string[];
+}
+
+/**
+ * A source's own step after every outcome is final and before the response
+ * (SQS: permanent failures to the DLQ, backoff). It may only turn a retried
+ * outcome into an acknowledged one once its effect is safe elsewhere, and
+ * must not throw.
+ */
+export type AfterSettle<TRecord> = (
+  outcomes: readonly RecordOutcome[],
+  context: { readonly records: ReadonlyMap<string, TRecord>; readonly consumer: string },
+) => Promise<AfterSettleResult>;
+
 /** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`). */
-export type BatchConfig<TRecord> = LifecycleConfig<TRecord>;
+export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & { readonly afterSettle?: AfterSettle<TRecord> | undefined };
 
 /** Per-invocation state between before and after. */
 interface BatchState<TRecord> {
@@ -134,17 +152,29 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     for (const outcome of final) state.settled.set(outcome.messageId, outcome);
     for (const outcome of state.run.followerOutcomes(state.settled)) state.settled.set(outcome.messageId, outcome);
     // A record with no outcome is retried: a gap here must never turn into a silent acknowledgement.
-    const outcomes = state.original.map((r): RecordOutcome => {
+    const settled = state.original.map((r): RecordOutcome => {
       const id = idOf(source, r);
       return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
     });
+    const { outcomes, ...notes } = await afterSettle(state, settled);
     if (logger !== false || metrics !== false) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
       const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
-      safeLog(logger, line);
+      safeLog(logger, notes.sqsErrors === undefined ? { ...line, ...notes } : { ...line, ...notes, level: 'WARN' });
       safeMetrics(metrics, line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
+  }
+
+  /** The source's after-settle step, if it has one; a step that throws changes nothing. */
+  async function afterSettle(state: BatchState<TRecord>, outcomes: readonly RecordOutcome[]): Promise<AfterSettleResult> {
+    if (config.afterSettle === undefined) return { outcomes };
+    const records = new Map(state.original.map((r) => [idOf(source, r), r] as const));
+    try {
+      return await config.afterSettle(outcomes, { records, consumer: state.consumer });
+    } catch (err) {
+      return { outcomes, sqsErrors: [err instanceof Error ? err.message : String(err)] };
+    }
   }
 
   function take(request: Request<TEvent, TResponse>): BatchState<TRecord> | undefined {

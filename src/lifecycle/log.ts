@@ -30,6 +30,10 @@ export interface BatchLogLine {
   readonly retried: number;
   readonly durationMs: number;
   readonly records: readonly RecordLogEntry[];
+  /** SQS `backoff`: records whose visibility timeout was set from their backoff. */
+  readonly backedOff?: number;
+  /** SQS `permanentFailures` / `backoff`: requests to SQS that failed (the records concerned came back). */
+  readonly sqsErrors?: readonly string[];
 }
 
 /** Receives each {@link BatchLogLine}. */

@@ -79,7 +79,17 @@ function validDimensions(v: unknown): boolean {
 }
 
 const zeroInput = {
-  counts: { completed: 0, duplicate: 0, 'in-progress': 0, failed: 0, invalid: 0, 'lease-lost': 0, 'not-started': 0, conflict: 0 },
+  counts: {
+    completed: 0,
+    duplicate: 0,
+    'in-progress': 0,
+    failed: 0,
+    invalid: 0,
+    'lease-lost': 0,
+    'not-started': 0,
+    conflict: 0,
+    'dead-lettered': 0,
+  },
   retried: 0,
   replays: 0,
   durationMs: 0,

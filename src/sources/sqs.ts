@@ -12,6 +12,13 @@ import { is, type RulesOf } from '../core/options.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
+import {
+  backoffRule,
+  permanentFailuresRule,
+  sqsAfterSettle,
+  type BackoffOptions,
+  type PermanentFailureOptions,
+} from './sqs-after-settle.js';
 import { sqsSource } from './sqs-source.js';
 
 /** Options of {@link sqsIdempotency}. */
@@ -33,6 +40,18 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * keeps 600 ms).
    */
   readonly safetyMarginMs?: number;
+  /**
+   * Send permanent failures (a `PermanentError`, an error `isPermanent`
+   * names, an invalid record) straight to the DLQ and acknowledge them once
+   * SQS took the copy. Needs `@aws-sdk/client-sqs`. Default: off.
+   */
+  readonly permanentFailures?: PermanentFailureOptions;
+  /**
+   * Give each record that comes back a visibility timeout from an
+   * exponential backoff on its receive count, with full jitter. Needs
+   * `@aws-sdk/client-sqs`. Default: off (the queue's visibility timeout).
+   */
+  readonly backoff?: BackoffOptions;
 }
 
 /**
@@ -58,6 +77,8 @@ const sqsRules = {
   ...recordRules,
   onConflict: is.oneOf('fail', 'acknowledge'),
   safetyMarginMs: is.timerMs,
+  permanentFailures: permanentFailuresRule,
+  backoff: backoffRule,
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**
@@ -85,5 +106,6 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  return batchIdempotency(sqsSource, resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults));
+  const config = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults);
+  return batchIdempotency(sqsSource, { ...config, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) });
 }

@@ -44,6 +44,10 @@ describe('chaos run', () => {
     const text = formatChaosReport(report);
     expect(text).toMatch(/EMF metrics \(all seeds\)\s+docs\s+records/);
     expect(text).toMatch(/\n\s*payments\s+\d+\s+\d+/);
+    // The SQS-only paths ran under the chaos too: notifications' poison went to its DLQ as permanent
+    // (the invariants above say it is there, not lost), and records that came back asked for a backoff.
+    expect(report.seeds.reduce((n, s) => n + s.sqsPaths.deadLettered, 0)).toBeGreaterThan(0);
+    for (const s of report.seeds) expect(s.sqsPaths.backedOff).toBeGreaterThanOrEqual(0);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {

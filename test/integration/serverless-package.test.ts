@@ -271,6 +271,21 @@ describe('serverless package: IAM', () => {
   });
 });
 
+describe('serverless package: SQS permanent failures and backoff', () => {
+  it('lets notifications send only to its own DLQ, and change visibility only on its own queue (permanentFailures, backoff)', () => {
+    const grants = (action: string) =>
+      roleStatements(template)
+        .filter((s) => s.actions.includes(action))
+        .map((s) => [s.role, referencedIds(s.resources)]);
+    expect(grants('sqs:SendMessage').filter(([role]) => role === 'NotificationsRole')).toEqual([
+      ['NotificationsRole', ['NotificationsDlq']],
+    ]);
+    expect(grants('sqs:ChangeMessageVisibility')).toEqual([['NotificationsRole', ['NotificationsQueue']]]);
+    // The DLQ is found through the queue's redrive policy.
+    expect(grants('sqs:GetQueueAttributes')).toEqual(expect.arrayContaining([['NotificationsRole', ['NotificationsQueue']]]));
+  });
+});
+
 describe('serverless package: bundles', () => {
   it('bundles each handler as CommonJS (.cjs) on nodejs22.x, leaving the runtime SDK out', async () => {
     for (const name of FUNCTIONS) {

@@ -210,6 +210,10 @@ describe('RecordOutcome', () => {
         case 'conflict':
           expectTypeOf(o.final).toBeBoolean();
           break;
+        case 'dead-lettered':
+          expectTypeOf(o.was).toEqualTypeOf<'failed' | 'invalid'>();
+          expectTypeOf(o.dlqMessageId).toBeString();
+          break;
         default:
           expectTypeOf(o).toBeNever();
       }

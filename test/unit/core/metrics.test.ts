@@ -15,6 +15,7 @@ const counts: Record<RecordOutcomeKind, number> = {
   'lease-lost': 6,
   'not-started': 7,
   conflict: 8,
+  'dead-lettered': 9,
 };
 
 describe('metricData', () => {
@@ -24,7 +25,7 @@ describe('metricData', () => {
     for (const [kind, name] of Object.entries(outcomeMetricNames)) {
       expect(byName[name]).toEqual({ name, unit: 'Count', value: counts[kind as RecordOutcomeKind] });
     }
-    expect(byName.Records?.value).toBe(36);
+    expect(byName.Records?.value).toBe(45);
     expect(byName.RecordsRetried?.value).toBe(9);
     expect(byName.Replays?.value).toBe(10);
     expect(byName.Duration).toEqual({ name: 'Duration', unit: 'Milliseconds', value: 11.5 });
@@ -43,6 +44,7 @@ describe('metricData', () => {
       'lease-lost': 0,
       'not-started': 0,
       conflict: 0,
+      'dead-lettered': 0,
     };
     const data = metricData({ counts: zero, retried: 0, replays: 0, durationMs: 0 });
     expect(data.map((d) => d.value).every((v) => v === 0)).toBe(true);

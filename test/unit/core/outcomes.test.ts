@@ -17,6 +17,7 @@ const cases: ReadonlyArray<[RecordOutcome, boolean]> = [
   [{ messageId: 'm', kind: 'not-started', reason: 'deadline', error: new DeadlineError('late') }, false],
   [{ ...base, kind: 'conflict', final: true, error: conflict }, true],
   [{ ...base, kind: 'conflict', final: false, error: conflict }, false],
+  [{ ...base, kind: 'dead-lettered', was: 'failed', error: new Error('x'), dlqMessageId: 'd-1' }, true],
 ];
 
 describe('acknowledged', () => {
@@ -24,16 +25,16 @@ describe('acknowledged', () => {
     expect(acknowledged(outcome)).toBe(expected);
   });
 
-  it('acknowledges only completed, duplicate and final conflicts', () => {
+  it('acknowledges only completed, duplicate, final conflicts and dead-lettered records (the DLQ holds those)', () => {
     const acked = cases.filter(([o]) => acknowledged(o)).map(([o]) => o.kind);
-    expect(acked).toEqual(['completed', 'duplicate', 'conflict']);
+    expect(acked).toEqual(['completed', 'duplicate', 'conflict', 'dead-lettered']);
   });
 });
 
 describe('summarize', () => {
   it('counts outcomes by kind, including zero counts', () => {
     const counts = summarize(cases.map(([o]) => o));
-    expect(counts).toMatchObject({ completed: 1, duplicate: 1, conflict: 2, invalid: 1, 'not-started': 1 });
+    expect(counts).toMatchObject({ completed: 1, duplicate: 1, conflict: 2, invalid: 1, 'not-started': 1, 'dead-lettered': 1 });
     expect(summarize([])['lease-lost']).toBe(0);
   });
 });

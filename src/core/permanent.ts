@@ -1,0 +1,40 @@
+/**
+ * Which failed records are permanent failures, for the SQS dead-letter path.
+ * Pure: the send lives in src/sources/sqs-dlq.ts.
+ */
+import { EffectivelyOnceError, PermanentError } from './errors.js';
+import type { FailedOutcome, InvalidOutcome, RecordOutcome } from './outcomes.js';
+
+/** A user's rule: whether an error the handler threw will never go away. */
+export type IsPermanent = (error: unknown) => boolean;
+
+/**
+ * Whether a record's outcome is a permanent failure: an invalid record (it
+ * never heals), a `PermanentError`, or an error the user's predicate names.
+ * The library's own errors (a deadline, a lost lease, a conflict) are about
+ * this delivery, not the message, so the predicate is never asked about
+ * them; a predicate that throws counts as "no" (the record comes back).
+ *
+ * @example
+ * ```ts
+ * import { PermanentError } from './errors.js';
+ * import { isPermanentFailure } from './permanent.js';
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new PermanentError('gone') } as const;
+ * console.log(isPermanentFailure(failed, undefined)); // true
+ * ```
+ */
+export function isPermanentFailure(
+  outcome: RecordOutcome,
+  isPermanent: IsPermanent | undefined,
+): outcome is FailedOutcome | InvalidOutcome {
+  if (outcome.kind === 'invalid') return true;
+  if (outcome.kind !== 'failed') return false;
+  const { error } = outcome;
+  if (error instanceof PermanentError) return true;
+  if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
+  try {
+    return isPermanent(error) === true;
+  } catch {
+    return false;
+  }
+}
