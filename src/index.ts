@@ -120,3 +120,6 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+
+// Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
+export type { RenewInput, RenewableIdempotencyStore } from './store/types.js';
