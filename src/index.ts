@@ -123,3 +123,4 @@ export { payloadHash } from './core/hashing.js';
 
 // Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
 export type { RenewInput, RenewableIdempotencyStore } from './store/types.js';
+export type { LeaseOptions, HeartbeatSetting } from './core/lease.js';
