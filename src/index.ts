@@ -124,3 +124,7 @@ export { payloadHash } from './core/hashing.js';
 // Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
 export type { RenewInput, RenewableIdempotencyStore } from './store/types.js';
 export type { LeaseOptions, HeartbeatSetting } from './core/lease.js';
+
+// Plain functions outside Middy
+export { idempotent } from './function.js';
+export type { IdempotentOptions } from './function.js';
