@@ -148,6 +148,49 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
     expect({ status: record?.status, owner: record?.owner }).toEqual({ status: 'IN_PROGRESS', owner: 'thief' });
   }, 15_000);
 
+  it('a record waiting in its lane behind a long one keeps its claim too (concurrency 1)', async () => {
+    const lines: BatchLogLine[] = [];
+    const effects: string[] = [];
+    const started = gate();
+    const finish = gate();
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName });
+    const middleware = sqsIdempotency({
+      store,
+      consumer: 'lease',
+      key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+      lease: { ...LEASE, heartbeat: { everyMs: 250 } },
+      logger: (l) => lines.push(l),
+    });
+    const fn: RecordHandler = async (record, { signal }) => {
+      if (record.messageId === 'long') {
+        started.open();
+        await finish.opened;
+      }
+      signal.throwIfAborted();
+      effects.push(record.messageId);
+    };
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(middleware)
+      .handler(eachRecord(fn, { concurrency: 1 }));
+    const batch = handler(
+      sqsEvent([
+        { ...order('lane-long'), messageId: 'long' },
+        { ...order('lane-waiting'), messageId: 'waiting' },
+      ]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    await started.opened;
+    await sleep(LEASE.capMs + 1_000);
+    const retry = await handler(
+      sqsEvent([{ ...order('lane-waiting'), messageId: 'retry' }]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    finish.open();
+    expect(failed(retry), 'the waiting record’s key is still claimed').toEqual(['retry']);
+    expect(failed(await batch)).toEqual([]);
+    expect(effects).toEqual(['long', 'waiting']);
+  }, 15_000);
+
   it('without heartbeat the signal is there and never aborts', async () => {
     const lines: BatchLogLine[] = [];
     const seen: boolean[] = [];
