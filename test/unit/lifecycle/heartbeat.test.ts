@@ -90,7 +90,7 @@ describe('lease heartbeat', () => {
     await aborted(keeper.signal);
     expect(keeper.lost).toBeInstanceOf(LeaseLostError);
     expect(keeper.lost?.message).toMatch(/can no longer be proven/);
-    expect((keeper.lost?.cause as Error).name).toBe('ThrottlingException');
+    expect((keeper.lost?.cause as Error | undefined)?.name).toBe('ThrottlingException');
     expect(calls()).toBeGreaterThan(1);
   });
 });
