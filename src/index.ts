@@ -129,3 +129,11 @@ export { emfStdoutWriter } from './lifecycle/metrics.js';
 export type { MetricsOption, MetricsOptions, PowertoolsMetricsLike } from './lifecycle/metrics.js';
 export { outcomeMetricNames } from './core/metrics.js';
 export type { EmfDocument, EmfMetadata, MetricUnit } from './core/metrics.js';
+
+// Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
+export type { RenewInput, RenewableIdempotencyStore } from './store/types.js';
+export type { LeaseOptions, HeartbeatSetting } from './core/lease.js';
+
+// Plain functions outside Middy
+export { idempotent } from './function.js';
+export type { IdempotentOptions } from './function.js';

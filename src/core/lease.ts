@@ -60,3 +60,32 @@ export function safetyMargin(remainingAtStartMs: number, explicitMs: number | un
   if (!Number.isFinite(remainingAtStartMs)) return auto.maxMs;
   return Math.min(auto.maxMs, Math.max(0, remainingAtStartMs) * auto.fraction);
 }
+
+/**
+ * `lease.heartbeat`: renew the claim while the handler runs. `true` renews
+ * every third of the lease; `{ everyMs }` sets the period (never more than a
+ * third of the lease, so two renewals can fail before the lease is at risk).
+ */
+export type HeartbeatSetting = boolean | { readonly everyMs: number };
+
+/** The lease option: its bounds, and whether a heartbeat renews it. */
+export interface LeaseOptions extends Partial<LeasePolicy> {
+  /** Renew the claim while the handler runs (claim strategy; the store needs `renew`). Default false. */
+  readonly heartbeat?: HeartbeatSetting;
+}
+
+/** Period of the heartbeat for a lease of `leaseMs`: `everyMs` when given, at most a third of the lease (at least 1 ms). */
+export function heartbeatPeriod(leaseMs: number, everyMs: number | undefined): number {
+  const third = Math.max(1, Math.floor(leaseMs / 3));
+  return everyMs === undefined ? third : Math.max(1, Math.min(everyMs, third));
+}
+
+/**
+ * Whether a holder can no longer prove it still owns its claim: a whole lease
+ * has passed since the last write that set its lease (the claim or a
+ * renewal) was sent. Renewal errors (throttling) are not a loss by
+ * themselves; this is the point where they become one.
+ */
+export function leaseUnproven(provenAt: number, leaseMs: number, now: number): boolean {
+  return now - provenAt >= leaseMs;
+}

@@ -12,10 +12,12 @@ import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { admitBatch, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
+import { heartbeatEvery, heartbeatOn, type HeartbeatPlan } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
 import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
+import type { RenewableIdempotencyStore } from '../store/types.js';
 import { settleClaim, type Execution } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { remainingTime } from './time.js';
@@ -58,7 +60,12 @@ function stateFrom<TRecord>(
   source: BatchSource<unknown, TRecord, unknown>,
   admissions: readonly Admission<TRecord>[],
   original: readonly TRecord[],
-  config: BatchConfig<TRecord> & { readonly consumer: string; readonly startedAt: number; readonly margin: number },
+  config: BatchConfig<TRecord> & {
+    readonly consumer: string;
+    readonly startedAt: number;
+    readonly margin: number;
+    readonly heartbeat: HeartbeatPlan | undefined;
+  },
 ): BatchState<TRecord> {
   const settled = new Map<string, RecordOutcome>();
   const ids = new Map<string, string>();
@@ -102,14 +109,22 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
+    const heartbeat = heartbeatPlan(leaseMs, Date.now());
     const admissions = await admitBatch(original, { ...config, source, consumer, claim: !transactional, leaseMs });
-    const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin });
+    const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin, heartbeat });
     if (state.run.ownedRecords.length === 0) return respond(state, new Map(), true);
     const event = source.withRecords(request.event, state.run.ownedRecords);
     attachRunner(event, request.context, state.run);
     request.event = event;
     states.set(request, state);
     return undefined;
+  }
+
+  /** `lease: { heartbeat }`: the renewals of claims sent at `since` (the option check made sure the store can renew). */
+  function heartbeatPlan(leaseMs: number, since: number): HeartbeatPlan | undefined {
+    const setting = config.lease.heartbeat;
+    if (transactional || !heartbeatOn(setting)) return undefined;
+    return { store: store as RenewableIdempotencyStore, leaseMs, everyMs: heartbeatEvery(setting), since };
   }
 
   /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */

@@ -11,8 +11,9 @@ import type { IdempotencyStore } from '../store/types.js';
 import { remainingTime } from './time.js';
 import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
+import { keepLease, withSignal, type HeartbeatPlan, type LeaseKeeper } from './heartbeat.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
+import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { idOf, type BatchSource } from './source.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 
@@ -24,6 +25,8 @@ export interface BatchRunConfig {
   readonly storeResult: boolean;
   readonly onConflict: ConflictPolicy;
   readonly safetyMarginMs: number;
+  /** `lease: { heartbeat }` (claim strategy): renew each owned claim until its record settles or the run closes. */
+  readonly heartbeat?: HeartbeatPlan | undefined;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -54,6 +57,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: BatchRunConfig;
   readonly #running = new Set<string>();
+  /** Heartbeats by message id, started with the run: a record waiting in its lane must keep its claim too. */
+  readonly #keepers = new Map<string, LeaseKeeper>();
   #closed = false;
   #begun = false;
 
@@ -65,6 +70,12 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
     this.safetyMarginMs = config.safetyMarginMs;
+    const plan = config.heartbeat;
+    if (plan === undefined) return;
+    for (const { owned, leader } of given) {
+      if (leader !== undefined || owned.token === undefined) continue;
+      this.#keepers.set(owned.messageId, keepLease(plan, { id: owned.id, token: owned.token, key: owned.key }));
+    }
   }
 
   begin(): void {
@@ -83,6 +94,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
    */
   close(): ReadonlySet<string> {
     this.#closed = true;
+    // The invocation ends: a record still running keeps its claim only until its lease passes.
+    for (const keeper of this.#keepers.values()) void keeper.stop();
     return new Set(this.#running);
   }
 
@@ -113,31 +126,63 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   }
 
   async #execute(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
-    const ctx = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.attempt(record) };
+    const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.attempt(record) };
     if (this.#config.transactional) {
       const { store, consumer, storeResult, onConflict } = this.#config;
       const delivery = { ...owned, consumer };
       // A commit cancelled by contention is tried again, but never into the safety margin.
       const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
       const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry }, async (tx) =>
-        fn(record, { ...ctx, tx }),
+        fn(record, withSignal({ ...base, tx })),
       );
       this.executions.set(owned.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);
     }
+    const keeper = this.#keepers.get(owned.messageId);
+    const outcome = await this.#runClaimed(
+      record,
+      owned,
+      fn,
+      withSignal({ ...base, tx: claimTx(this.source.owner) }, keeper?.signal),
+      keeper,
+    );
+    this.executions.set(owned.messageId, { kind: 'settled', outcome });
+    return acknowledged(outcome);
+  }
+
+  /**
+   * Runs a claimed record and settles it at once rather than after the whole
+   * batch: a crash later in the batch then cannot make this record's effect
+   * run again, and the next record of a FIFO group starts only once this one
+   * is recorded. The heartbeat stops before the claim is completed or released.
+   */
+  async #runClaimed(
+    record: TRecord,
+    owned: OwnedRecord,
+    fn: RecordHandler<unknown, TRecord>,
+    ctx: Parameters<RecordHandler<unknown, TRecord>>[1],
+    keeper: LeaseKeeper | undefined,
+  ): Promise<RecordOutcome> {
+    const { store, storeResult } = this.#config;
+    const base = { messageId: owned.messageId, key: owned.key };
+    // Lost while it waited in its lane: never start it.
+    if (keeper?.lost !== undefined) {
+      await releaseClaim(store, owned);
+      return { ...base, kind: 'lease-lost', error: keeper.lost };
+    }
     let execution: Execution;
     try {
-      execution = { kind: 'succeeded', result: await fn(record, { ...ctx, tx: claimTx(this.source.owner) }) };
+      execution = { kind: 'succeeded', result: await fn(record, ctx) };
     } catch (error) {
       execution = { kind: 'threw', error };
     }
-    // Settle at once rather than after the whole batch: a crash later in the
-    // batch then cannot make this record's effect run again, and the next
-    // record of a FIFO group starts only once this one is recorded.
-    const { store, storeResult } = this.#config;
-    const outcome = await settleClaim(store, owned, execution, storeResult);
-    this.executions.set(owned.messageId, { kind: 'settled', outcome });
-    return acknowledged(outcome);
+    await keeper?.stop();
+    // The handler gave up on the abort: the claim is (most likely) someone else's; the fenced release can change nothing of theirs.
+    if (execution.kind === 'threw' && keeper?.lost !== undefined) {
+      await releaseClaim(store, owned, execution.error);
+      return { ...base, kind: 'lease-lost', error: keeper.lost };
+    }
+    return settleClaim(store, owned, execution, storeResult);
   }
 
   /** A later copy, reached in its lane: decided from its first copy's outcome, which is final by then. */

@@ -10,6 +10,7 @@ import { sqsSource } from '../sources/sqs-source.js';
 import { remainingTime } from './time.js';
 import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
+import { withSignal } from './heartbeat.js';
 
 /** Options of {@link eachRecord}. */
 export interface EachRecordOptions {
@@ -91,8 +92,8 @@ function plainRunner(event: SQSEvent): BatchRunner<SQSRecord> {
     safetyMarginMs: 0,
     async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
       try {
-        const ctx = { key: record.messageId, messageId: record.messageId, tx, context, attempt: sqsSource.attempt(record) };
-        await fn(record, ctx);
+        const base = { key: record.messageId, messageId: record.messageId, tx, context, attempt: sqsSource.attempt(record) };
+        await fn(record, withSignal(base));
         return true;
       } catch (error) {
         failed.add(record.messageId);

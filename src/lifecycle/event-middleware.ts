@@ -12,6 +12,7 @@ import { leaseDuration, safetyMargin } from '../core/lease.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
+import { heartbeatEvery, heartbeatOn, keepLease } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
 import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
@@ -19,6 +20,7 @@ import { payloadMismatch, prepare } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
 import type { EventSource } from './source.js';
 import { remainingTime } from './time.js';
+import type { RenewableIdempotencyStore } from '../store/types.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
@@ -68,9 +70,15 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
     for (;;) {
+      const sentAt = Date.now();
       const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
       if (claim.kind === 'claimed') {
         run.owned = { ...run.owned, token: claim.token };
+        const setting = config.lease.heartbeat;
+        if (heartbeatOn(setting)) {
+          const plan = { store: store as RenewableIdempotencyStore, leaseMs, everyMs: heartbeatEvery(setting), since: sentAt };
+          run.keeper = keepLease(plan, { id: claim.id, token: claim.token, key: run.owned.key });
+        }
         return undefined;
       }
       const message = `Key already recorded under ${run.owned.id} with a different payload.`;
@@ -161,6 +169,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       log(run, run.committed, run.committed.kind === 'duplicate', false);
       return;
     }
+    await run.keeper?.stop();
     const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);
     log(run, outcome);
     if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
@@ -173,12 +182,18 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // After Middy's early timeout the handler may still be running: leave the
     // claim to its lease rather than let a retry run the effect alongside it.
     const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
+    await run.keeper?.stop();
     if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
     const { messageId, key } = run.owned;
     const error = request.error;
+    const lost = run.keeper?.lost;
     // As for a batch: an invalid record thrown by the handler (a body failing its schema) is logged invalid, not failed.
     const thrown: RecordOutcome =
-      error instanceof InvalidRecordError ? { kind: 'invalid', messageId, key, error } : { kind: 'failed', messageId, key, error };
+      lost !== undefined
+        ? { kind: 'lease-lost', messageId, key, error: lost }
+        : error instanceof InvalidRecordError
+          ? { kind: 'invalid', messageId, key, error }
+          : { kind: 'failed', messageId, key, error };
     log(run, run.committed ?? thrown);
     // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
   }

@@ -9,6 +9,7 @@ import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
 import { disabledTransaction } from './disabled-tx.js';
+import { withSignal, type LeaseKeeper } from './heartbeat.js';
 import type { OwnedRecord } from './settle.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 
@@ -25,6 +26,8 @@ export interface EventRun {
   readonly store: IdempotencyStore;
   /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
   readonly safetyMarginMs: number;
+  /** `lease: { heartbeat }`: renews the claim while the handler runs. */
+  keeper?: LeaseKeeper;
   /** What a duplicate answered from the stored result returns (the `onReplay` option, or the result itself). */
   readonly replayed: (result: unknown, event: unknown) => Promise<unknown>;
 }
@@ -36,6 +39,12 @@ export interface EventContext {
   /** Transaction builder (strategy 'transaction' only; otherwise using it throws). */
   readonly tx: TransactionBuilder;
   readonly context: Context;
+  /**
+   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * (`lease: { heartbeat }`) finds the claim lost, or cannot renew it for a
+   * whole lease: stop before applying the effect. Never aborts without a heartbeat.
+   */
+  readonly signal: AbortSignal;
 }
 
 // Looked up by event first; by context when another middleware replaced the event object.
@@ -87,12 +96,12 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
   return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
     const run = byEvent.get(event) ?? (context === undefined ? undefined : byContext.get(context));
     if (run === undefined || !run.transactional) {
-      return fn(event, { key: run?.owned.key ?? event.id ?? '', tx: noTx, context });
+      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
     }
     const { store, storeResult, onConflict, consumer, owned } = run;
     const retry = { timeLeftMs: () => remainingTime(context) - run.safetyMarginMs };
     const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict, retry }, async (tx) =>
-      fn(event, { key: owned.key, tx, context }),
+      fn(event, withSignal({ key: owned.key, tx, context })),
     );
     run.committed = outcome;
     switch (outcome.kind) {

@@ -2,7 +2,7 @@
  * Options shared by the SQS and EventBridge middlewares, their defaults (one
  * object) and their rules.
  */
-import type { AutoMargin, LeasePolicy } from '../core/lease.js';
+import type { AutoMargin, LeaseOptions, LeasePolicy } from '../core/lease.js';
 import {
   hasMethods,
   is,
@@ -14,7 +14,8 @@ import {
   type Resolved,
   type RulesOf,
 } from '../core/options.js';
-import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
+import { isRenewableStore, isTransactionalStore, type IdempotencyStore } from '../store/types.js';
+import { heartbeatOn } from './heartbeat.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 import { metricsRule, type MetricsOption } from './metrics.js';
 import type { Extractors } from './prepare.js';
@@ -33,8 +34,13 @@ export interface CommonIdempotencyOptions {
   readonly strategy?: Strategy;
   /** Keep the handler's result on the record (replayed to duplicates). */
   readonly storeResult?: boolean;
-  /** Lease bounds (ms). Default: margin 5 s, floor 10 s, cap 15 min. */
-  readonly lease?: Partial<LeasePolicy>;
+  /**
+   * Lease bounds (ms). Default: margin 5 s, floor 10 s, cap 15 min.
+   * `heartbeat: true | { everyMs }` renews the claim while the handler runs
+   * (claim strategy, a store with `renew`); the handler's `signal` aborts
+   * when a renewal finds the claim lost.
+   */
+  readonly lease?: LeaseOptions;
   /** Receives the structured line per batch/event; `false` for none. Default: JSON on stdout. */
   readonly logger?: BatchLogger | false;
   /**
@@ -55,10 +61,12 @@ export const commonDefaults = {
 
 const leaseRule = {
   partial: true,
-  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap)`,
+  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap) and heartbeat (a boolean or { everyMs: a positive number of ms })`,
   check: (v: unknown) => {
     if (!isPlainObject(v)) return false;
-    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
+    const { heartbeat, ...bounds } = v;
+    if (heartbeat !== undefined && !isHeartbeat(heartbeat)) return false;
+    const entries = Object.entries(bounds).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
     // Bounded like a timer delay: a lease is at most what one invocation (15 min) needs, and the wait polls within it.
     if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
@@ -66,6 +74,12 @@ const leaseRule = {
     return merged.floorMs <= merged.capMs && merged.capMs > 0;
   },
 } satisfies OptionRule;
+
+function isHeartbeat(v: unknown): boolean {
+  if (typeof v === 'boolean') return true;
+  if (!isPlainObject(v)) return false;
+  return Object.keys(v).every((k) => k === 'everyMs') && isMsIn(v['everyMs'], true, MAX_TIMER_MS);
+}
 
 /** Rules for the common options. */
 export const commonRules = {
@@ -100,6 +114,12 @@ export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions, D e
 ): Resolved<T, D> {
   const resolved = resolveOptions(owner, options, rules, defaults);
   const { store, strategy } = options;
+  if (heartbeatOn(options.lease?.heartbeat)) {
+    // A transaction has no claim to renew: its commit is conditional on the key being free when it lands.
+    if (strategy === 'transaction')
+      throw new TypeError(`${owner}: option "lease" has heartbeat, which needs strategy "claim" (a transaction holds no claim to renew).`);
+    if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "lease" has heartbeat, but the store has no renew method.`);
+  }
   if (strategy === 'transaction' && !isTransactionalStore(store)) {
     throw new TypeError(
       `${owner}: option "store" must be a TransactionalIdempotencyStore (with commit) for strategy "transaction"; this store supports only strategy "claim".`,
@@ -124,7 +144,7 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly consumer?: string;
   readonly strategy: Strategy;
   readonly storeResult: boolean;
-  readonly lease: LeasePolicy;
+  readonly lease: LeasePolicy & Pick<LeaseOptions, 'heartbeat'>;
   readonly logger: BatchLogger | false;
   readonly metrics: MetricsOption;
   readonly onConflict: ConflictPolicy;

@@ -24,6 +24,13 @@ export interface RecordContext {
   readonly context: Context;
   /** Delivery attempt of this message (SQS `ApproximateReceiveCount`), 1 on first delivery. */
   readonly attempt: number;
+  /**
+   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * (`lease: { heartbeat }`) finds this record's claim lost, or cannot renew
+   * it for a whole lease: stop before applying the effect. Never aborts
+   * without a heartbeat, nor at the invocation's deadline.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */

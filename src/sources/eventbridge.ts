@@ -64,8 +64,9 @@ export const eventBridgeDefaults = {
 
 const NAME = 'eventBridgeIdempotency';
 
+/** The `wait` option's rule (also `idempotent`'s). */
 // Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
-const waitRule: OptionRule = {
+export const waitRule: OptionRule = {
   partial: true,
   expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs when both are given)`,
   check: (v: unknown) => {

@@ -21,7 +21,7 @@ import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
 import { CompletedCache } from './cache.js';
 import { cancellationReasons, classifyCancellation, isAwsError } from './cancellation.js';
-import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from './expressions.js';
+import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest, renewRequest } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { queryStaleClaims } from './stale.js';
@@ -34,6 +34,7 @@ import type {
   CompleteInput,
   FencedWriteResult,
   ReleaseInput,
+  RenewInput,
   StaleClaim,
   TransactionalIdempotencyStore,
 } from './types.js';
@@ -79,9 +80,7 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
    * A cached COMPLETED record answers without any request.
    */
   async claim(input: ClaimInput): Promise<ClaimResult> {
-    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
-      throw new TypeError(`claim: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
-    }
+    checkLease('claim', input.leaseMs);
     const id = this.recordId(input.consumer, input.key);
     const cached = this.#cache?.lookup(id);
     if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
@@ -163,6 +162,18 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
       const lastError = input.error === undefined ? 'released without an error' : errorText(input.error, errorMessages);
       const out = await client.send(new UpdateCommand(markFailedRequest(params, lastError)));
       return { kind: 'ok', record: toRecord(out.Attributes ?? {}) };
+    } catch (err) {
+      return leaseLost(err);
+    }
+  }
+
+  /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token. */
+  async renew(input: RenewInput): Promise<FencedWriteResult> {
+    checkLease('renew', input.leaseMs);
+    const { client, tableName, retentionMs, clock } = this.#options;
+    const request = renewRequest({ tableName, id: input.id, token: input.token, now: clock.now(), leaseMs: input.leaseMs, retentionMs });
+    try {
+      return { kind: 'ok', record: toRecord((await client.send(new UpdateCommand(request))).Attributes ?? {}) };
     } catch (err) {
       return leaseLost(err);
     }
@@ -290,6 +301,11 @@ function tooLarge(id: string, size: number, cause?: unknown, key?: string): Item
     MAX_ITEM_BYTES,
     { ...(cause === undefined ? {} : { cause }), ...(key === undefined ? {} : { key }) },
   );
+}
+
+function checkLease(method: string, leaseMs: number): void {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0)
+    throw new TypeError(`${method}: "leaseMs" must be a positive number of ms, got ${leaseMs}.`);
 }
 
 // A fenced write's condition failed: someone else owns the key now, or the record is gone.

@@ -144,6 +144,37 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
   return updateRequest(p, e, condition, Expression.update(set, [e.name(ATTR.inflight), e.name(ATTR.leaseUntil)]));
 }
 
+/** Input of {@link renewRequest}. */
+export interface RenewParams {
+  readonly tableName: string;
+  readonly id: string;
+  readonly token: string;
+  readonly now: number;
+  readonly leaseMs: number;
+  readonly retentionMs: number;
+}
+
+/**
+ * The heartbeat: extends the lease, fenced on the owner token and on
+ * IN_PROGRESS (a renewal can never revive a completed or released claim, nor
+ * touch another owner's). The TTL moves with it, as in the claim, so TTL can
+ * never delete a live claim.
+ *
+ * @example
+ * ```ts
+ * import { renewRequest } from './expressions.js';
+ * const input = renewRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
+ * ```
+ */
+export function renewRequest(p: RenewParams): UpdateCommandInput {
+  const e = new Expression();
+  const set = [
+    `${e.name(ATTR.leaseUntil)} = ${e.value('leaseUntil', p.now + p.leaseMs)}`,
+    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
+  ];
+  return updateRequest(p, e, owned(e, p.token), Expression.update(set, []));
+}
+
 /** Input of the release requests. */
 export interface ReleaseParams {
   readonly tableName: string;

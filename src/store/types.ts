@@ -45,6 +45,15 @@ export interface ReleaseInput {
   readonly error?: unknown;
 }
 
+/** Input of {@link IdempotencyStore.renew}: extend a claim's lease (the heartbeat). */
+export interface RenewInput {
+  readonly id: string;
+  /** Owner token from the claim: the write is fenced on it. */
+  readonly token: string;
+  /** The new lease, ms from now (the record's `leaseUntil` becomes now + leaseMs). */
+  readonly leaseMs: number;
+}
+
 /** Result of a fenced write after the claim. */
 export type FencedWriteResult =
   | { readonly kind: 'ok'; readonly record?: IdempotencyRecord }
@@ -114,6 +123,13 @@ export interface IdempotencyStore {
   complete(input: CompleteInput): Promise<FencedWriteResult>;
   /** Gives a claim up so the retry can take it, fenced on the owner token. */
   release(input: ReleaseInput): Promise<FencedWriteResult>;
+  /**
+   * Extends a live claim's lease to now + `leaseMs`, fenced on the owner token
+   * and IN_PROGRESS (`lease-lost` with the current record otherwise). Optional:
+   * `lease: { heartbeat }` needs it, and is a `TypeError` at build time on a
+   * store without it.
+   */
+  renew?(input: RenewInput): Promise<FencedWriteResult>;
   /** Reads a record (strongly consistent): to wait for an in-progress duplicate, and when a refused write did not return the record. */
   get(id: string): Promise<IdempotencyRecord | undefined>;
 }
@@ -135,6 +151,23 @@ export interface IdempotencyStore {
 export interface TransactionalIdempotencyStore extends IdempotencyStore {
   /** Transaction strategy: idempotency record + business writes in one `TransactWriteItems`. */
   commit(input: CommitInput): Promise<CommitResult>;
+}
+
+/** A store whose claims can be renewed (it has `renew`): what `lease: { heartbeat }` needs. */
+export type RenewableIdempotencyStore = IdempotencyStore & Required<Pick<IdempotencyStore, 'renew'>>;
+
+/**
+ * Whether `store` can renew a claim's lease (it has `renew`).
+ *
+ * @example
+ * ```ts
+ * import { isRenewableStore } from './types.js';
+ * declare const store: import('./types.js').IdempotencyStore;
+ * if (isRenewableStore(store)) console.log(typeof store.renew); // 'function'
+ * ```
+ */
+export function isRenewableStore(store: IdempotencyStore): store is RenewableIdempotencyStore {
+  return typeof store.renew === 'function';
 }
 
 /**

@@ -14,7 +14,15 @@ import { retentionExpired } from '../core/lease.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import type { ReleaseMode } from '../store/options.js';
-import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput } from '../store/types.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FencedWriteResult,
+  IdempotencyStore,
+  ReleaseInput,
+  RenewInput,
+} from '../store/types.js';
 
 /** Options of {@link MemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
@@ -158,6 +166,21 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     });
     if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
     return leaseLost(attempt.current);
+  }
+
+  /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token. */
+  async renew(input: RenewInput): Promise<FencedWriteResult> {
+    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
+      throw new TypeError(`renew: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
+    }
+    const now = this.#clock.now();
+    // An IN_PROGRESS record holds no result; the TTL moves with the lease, as in the claim.
+    const attempt = this.#fenced(input.id, input.token, ({ result: _none, ...record }) => ({
+      record: { ...record, leaseUntil: now + input.leaseMs, expiresAt: toEpochSeconds(now + Math.max(this.#retentionMs, input.leaseMs)) },
+    }));
+    return attempt.applied
+      ? { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) }
+      : leaseLost(attempt.current);
   }
 
   /** The record, or undefined when there is none or its retention has passed. */

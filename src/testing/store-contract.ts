@@ -10,6 +10,7 @@ import type { IdempotencyStore } from '../store/types.js';
 import { ManualClock } from './clock.js';
 import { claimCases, fencingCases } from './store-contract-claims.js';
 import { lostResponseCases, releaseCases, resultCases, retentionCases } from './store-contract-records.js';
+import { renewCases } from './store-contract-renew.js';
 
 /** What the factory must build the store with, for one case. */
 export interface StoreContractSetup {
@@ -55,6 +56,12 @@ export interface StoreContractOptions {
    * whose writes are never retried after they may have landed.
    */
   readonly ownWrite?: boolean;
+  /**
+   * Run the `renew` cases (default true): the lease heartbeat
+   * (`lease: { heartbeat }`) needs the store's optional `renew`. Leave them
+   * out only for a store without `renew`.
+   */
+  readonly renew?: boolean;
   /** Time the clock starts at, epoch ms (default: now, so a real table sees current records). */
   readonly startAt?: number;
 }
@@ -73,7 +80,7 @@ const RETENTION_MS = 60 * 60_000;
  * The contract's cases for the store `factory` builds: conditional claim,
  * lease expiry, fencing of complete and release, own-write recognition after
  * a retried write (with the subject's `loseFirstResponse` hook), retention,
- * stored results, FAILED records (with `releaseModes` including
+ * lease renewal (`renew`, unless `renew: false`), stored results, FAILED records (with `releaseModes` including
  * `'mark-failed'`), and the payload hash kept and returned. Each case builds
  * its own store with a fresh `ManualClock` and its own consumer name, so
  * cases may share one table.
@@ -115,6 +122,7 @@ export function storeContract(factory: StoreContractFactory, options: StoreContr
   const startAt = options.startAt ?? Date.now();
   const named = [
     ...[...claimCases, ...fencingCases, ...resultCases, ...retentionCases].map((c) => ({ ...c, release: modes[0] as ReleaseMode })),
+    ...(options.renew === false ? [] : renewCases.map((c) => ({ ...c, release: modes[0] as ReleaseMode }))),
     ...(options.ownWrite === false ? [] : lostResponseCases().map((c) => ({ ...c, release: modes[0] as ReleaseMode }))),
     ...modes.flatMap((release) => releaseCases(release).map((c) => ({ ...c, release }))),
   ];

@@ -16,6 +16,7 @@ import type {
   FencedWriteResult,
   IdempotencyStore,
   ReleaseInput,
+  RenewInput,
   TransactionalIdempotencyStore,
 } from '../types.js';
 import { isTransactionalStore } from '../types.js';
@@ -56,6 +57,12 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
   /** The store that decides: every write goes to it, every miss is read from it. */
   readonly inner: S;
   protected readonly options: ResolvedRedisFilterOptions;
+  /**
+   * The inner store's `renew`, present when it has one (the heartbeat). The
+   * in-progress marker keeps its first lease: past it the filter only misses
+   * and asks the inner store, which still says in progress.
+   */
+  readonly renew?: (input: RenewInput) => Promise<FencedWriteResult>;
   readonly #counts: Counter = {
     completedHits: 0,
     inProgressHits: 0,
@@ -73,6 +80,8 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
     }
     this.options = resolveRedisFilterOptions(options);
     this.inner = inner;
+    const renew = inner.renew;
+    if (typeof renew === 'function') this.renew = (input) => renew.call(inner, input);
   }
 
   /** A snapshot of what the filter did so far. */

@@ -79,6 +79,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {1, redis.call('HGETALL', KEYS[1])}
 `);
 
+/** ARGV: token, leaseUntil, expiresAt (s), ttl (ms). The heartbeat: extends the lease, fenced on the owner token. */
+export const renewScript = new LuaScript(`${LOAD_AND_VERDICT}
+local flat, rec = load(KEYS[1])
+if not owned(rec, ARGV[1]) then return {0, flat} end
+redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[2], 'expiresAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {1, redis.call('HGETALL', KEYS[1])}
+`);
+
 /** ARGV: token. `release: 'delete'`, fenced on the owner token (never deletes a COMPLETED record). */
 export const releaseScript = new LuaScript(`${LOAD_AND_VERDICT}
 local flat, rec = load(KEYS[1])

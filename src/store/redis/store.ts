@@ -10,11 +10,11 @@ import { EffectivelyOnceError, ItemTooLargeError } from '../../core/errors.js';
 import { recordId } from '../../core/keys.js';
 import { isOwnWrite, type IdempotencyRecord } from '../../core/record.js';
 import { encodeResult, errorText, isLive } from '../records.js';
-import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput } from '../types.js';
+import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput, RenewInput } from '../types.js';
 import { replyFields, type LuaScript } from './connection.js';
 import { recordFromFields } from './fields.js';
 import { resolveRedisStoreOptions, type RedisIdempotencyStoreOptions, type ResolvedRedisStoreOptions } from './options.js';
-import { claimScript, completeScript, markFailedScript, readScript, releaseScript } from './scripts.js';
+import { claimScript, completeScript, markFailedScript, readScript, releaseScript, renewScript } from './scripts.js';
 
 /**
  * Largest stored result, in bytes of its JSON text: DynamoDB's item limit, so
@@ -139,6 +139,20 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const lastError = errorText(input.error ?? 'released without an error');
     const args = [input.token, lastError, String(toEpochSeconds(now + retentionMs)), String(Math.ceil(retentionMs))];
     const { wrote, record } = await this.#run(markFailedScript, input.id, args);
+    if (!wrote) return leaseLost(record);
+    return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
+  }
+
+  /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token; the key lives for the new lease. */
+  async renew(input: RenewInput): Promise<FencedWriteResult> {
+    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
+      throw new TypeError(`renew: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
+    }
+    const { clock, retentionMs } = this.#options;
+    const now = clock.now();
+    const leaseMs = Math.ceil(input.leaseMs);
+    const args = [input.token, String(now + leaseMs), String(toEpochSeconds(now + Math.max(retentionMs, leaseMs))), String(leaseMs)];
+    const { wrote, record } = await this.#run(renewScript, input.id, args);
     if (!wrote) return leaseLost(record);
     return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
   }

@@ -26,6 +26,7 @@ function broken(overrides: Overrides, build: (setup: StoreContractSetup) => Memo
       claim: (input) => inner.claim(input),
       complete: (input) => inner.complete(input),
       release: (input) => inner.release(input),
+      renew: (input) => inner.renew(input),
       get: (id) => inner.get(id),
       ...overrides(inner),
     };
@@ -65,6 +66,25 @@ describe('storeContract catches a store that breaks a rule', () => {
       broken((inner) => ({ release: async (i) => inner.release({ ...i, token: await ownerOf(inner, i.id, i.token) }) })),
     );
     await expectBroken(cases, 'fencing: complete and release with a token', 'fencing: after a takeover');
+  });
+
+  it('renew that ignores the owner token: the renew fencing case fails', async () => {
+    const cases = storeContract(
+      broken((inner) => ({ renew: async (i) => inner.renew({ ...i, token: await ownerOf(inner, i.id, i.token) }) })),
+    );
+    await expectBroken(cases, 'renew: fenced');
+  });
+
+  it('renew that does not move the lease: the renew cases fail; a store without renew fails them unless renew: false', async () => {
+    await expectBroken(
+      storeContract(broken(() => ({ renew: async () => ({ kind: 'ok' }) }))),
+      'renew: the owner extends',
+      'renew: a lease that passed',
+    );
+    await expectBroken(storeContract(broken(() => ({ renew: undefined as never }))), 'renew: the owner extends');
+    const honest = (setup: StoreContractSetup): StoreContractSubject => ({ store: new MemoryIdempotencyStore(setup) });
+    expect(storeContract(honest, { renew: false }).some((c) => c.name.startsWith('renew'))).toBe(false);
+    expect(storeContract(honest).filter((c) => c.name.startsWith('renew')).length).toBe(4);
   });
 
   it('claim that never takes over an IN_PROGRESS record: the lease-expiry case fails', async () => {

@@ -1,0 +1,236 @@
+/**
+ * Issue 14, item 4: `lease: { heartbeat }` through `sqsIdempotency` +
+ * `eachRecord` on DynamoDB Local, with real takeover attempts during a long
+ * effect. Real time with small numbers: a 1.5 s lease, renewed every 250 ms,
+ * and a second invocation that tries the same key once the first lease has
+ * long passed. The control without heartbeat shows the attempt is real: there
+ * it takes the key over and the effect runs twice.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  DynamoDBIdempotencyStore,
+  eachRecord,
+  jsonBody,
+  LeaseLostError,
+  sqsIdempotency,
+  type BatchLogLine,
+  type LeaseOptions,
+  type RecordHandler,
+} from '../../../src/index.js';
+import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import { freshTable, testDynamo } from '../../support/dynamodb.js';
+
+const LEASE = { marginMs: 0, floorMs: 0, capMs: 1_500 } as const;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A promise the test opens by hand. */
+function gate(): { readonly opened: Promise<void>; open(): void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+const order = (orderNo: string): SQSRecord => sqsRecord({ body: JSON.stringify({ orderNo }) });
+const failed = (r: SQSBatchResponse) => r.batchItemFailures.map((f) => f.itemIdentifier);
+const kinds = (lines: BatchLogLine[]) => lines.flatMap((l) => l.records.map((r) => r.outcome));
+
+describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)', () => {
+  const { client, doc } = testDynamo();
+  let tableName = '';
+  beforeAll(async () => {
+    tableName = await freshTable(client);
+  });
+
+  function build(lease: LeaseOptions, fn: RecordHandler, lines: BatchLogLine[]) {
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName });
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({
+          store,
+          consumer: 'lease',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          lease,
+          logger: (l) => lines.push(l),
+        }),
+      )
+      .handler(eachRecord(fn));
+    return { store, handler };
+  }
+
+  /** A first delivery that runs until the test opens its gate, and a second delivery of the same key tried after the first lease. */
+  async function race(lease: LeaseOptions, key: string) {
+    const effects: string[] = [];
+    const lines: BatchLogLine[] = [];
+    const started = gate();
+    const finish = gate();
+    const { handler } = build(
+      lease,
+      async (record, { signal }) => {
+        if (record.messageId === 'first') {
+          started.open();
+          await finish.opened;
+        }
+        signal.throwIfAborted();
+        effects.push(record.messageId);
+      },
+      lines,
+    );
+    const first = handler(sqsEvent([{ ...order(key), messageId: 'first' }]), lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }));
+    await started.opened;
+    await sleep(LEASE.capMs + 1_000); // the first lease has passed by now
+    const second = await handler(
+      sqsEvent([{ ...order(key), messageId: 'second' }]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    finish.open();
+    return { first: await first, second, effects, lines };
+  }
+
+  it('with heartbeat, a second delivery during a long effect finds the key in progress, and the effect runs once', async () => {
+    const { first, second, effects, lines } = await race({ ...LEASE, heartbeat: { everyMs: 250 } }, 'hb-held');
+    expect(failed(second), 'the second delivery comes back (in progress)').toEqual(['second']);
+    expect(failed(first), `the long effect completes: ${JSON.stringify(lines)}`).toEqual([]);
+    expect(effects).toEqual(['first']);
+    expect(kinds(lines).sort()).toEqual(['completed', 'in-progress']);
+  }, 15_000);
+
+  it('control: without heartbeat the same attempt takes the key over; the effect runs twice and the first ends lease-lost', async () => {
+    const { first, second, effects, lines } = await race(LEASE, 'hb-control');
+    expect(failed(second)).toEqual([]);
+    expect(failed(first)).toEqual(['first']);
+    expect(effects.sort()).toEqual(['first', 'second']);
+    expect(kinds(lines).sort()).toEqual(['completed', 'lease-lost']);
+  }, 15_000);
+
+  it('a stolen claim aborts the handler’s signal with a LeaseLostError; the record ends lease-lost and the thief’s record stands', async () => {
+    const lines: BatchLogLine[] = [];
+    const effects: string[] = [];
+    const started = gate();
+    let reason: unknown;
+    const { store, handler } = build(
+      { ...LEASE, heartbeat: { everyMs: 100 } },
+      async (record, { signal }) => {
+        started.open();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        reason = signal.reason;
+        signal.throwIfAborted(); // a handler that honours the signal applies nothing
+        effects.push(record.messageId);
+      },
+      lines,
+    );
+    const running = handler(
+      sqsEvent([{ ...order('hb-stolen'), messageId: 'm-1' }]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    await started.opened;
+    const id = store.recordId('lease', 'hb-stolen');
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { id },
+        UpdateExpression: 'SET #o = :t',
+        ExpressionAttributeNames: { '#o': 'owner' },
+        ExpressionAttributeValues: { ':t': 'thief' },
+      }),
+    );
+    const response = await running;
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect((reason as LeaseLostError).existing?.owner).toBe('thief');
+    expect(failed(response)).toEqual(['m-1']);
+    expect(effects).toEqual([]);
+    expect(kinds(lines)).toEqual(['lease-lost']);
+    const record = await store.get(id);
+    expect({ status: record?.status, owner: record?.owner }).toEqual({ status: 'IN_PROGRESS', owner: 'thief' });
+  }, 15_000);
+
+  it('a record waiting in its lane behind a long one keeps its claim too (concurrency 1)', async () => {
+    const lines: BatchLogLine[] = [];
+    const effects: string[] = [];
+    const started = gate();
+    const finish = gate();
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName });
+    const middleware = sqsIdempotency({
+      store,
+      consumer: 'lease',
+      key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+      lease: { ...LEASE, heartbeat: { everyMs: 250 } },
+      logger: (l) => lines.push(l),
+    });
+    const fn: RecordHandler = async (record, { signal }) => {
+      if (record.messageId === 'long') {
+        started.open();
+        await finish.opened;
+      }
+      signal.throwIfAborted();
+      effects.push(record.messageId);
+    };
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(middleware)
+      .handler(eachRecord(fn, { concurrency: 1 }));
+    const batch = handler(
+      sqsEvent([
+        { ...order('lane-long'), messageId: 'long' },
+        { ...order('lane-waiting'), messageId: 'waiting' },
+      ]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    await started.opened;
+    await sleep(LEASE.capMs + 1_000);
+    const retry = await handler(
+      sqsEvent([{ ...order('lane-waiting'), messageId: 'retry' }]),
+      lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }),
+    );
+    finish.open();
+    expect(failed(retry), 'the waiting record’s key is still claimed').toEqual(['retry']);
+    expect(failed(await batch)).toEqual([]);
+    expect(effects).toEqual(['long', 'waiting']);
+  }, 15_000);
+
+  it('without heartbeat the signal is there and never aborts', async () => {
+    const lines: BatchLogLine[] = [];
+    const seen: boolean[] = [];
+    const { handler } = build(LEASE, (_r, { signal }) => void seen.push(signal instanceof AbortSignal && !signal.aborted), lines);
+    const response = await handler(sqsEvent([order('hb-plain')]), lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }));
+    expect(failed(response)).toEqual([]);
+    expect(seen).toEqual([true]);
+  });
+});
+
+describe('lease heartbeat options are checked when the middleware is built', () => {
+  const key = (r: SQSRecord) => r.messageId;
+  const store = new MemoryIdempotencyStore();
+  it.each([
+    ['a heartbeat that is not a boolean or { everyMs }', { lease: { heartbeat: 'yes' as never } }, /option "lease"/],
+    ['everyMs 0', { lease: { heartbeat: { everyMs: 0 } } }, /option "lease"/],
+    ['an unknown heartbeat setting', { lease: { heartbeat: { everyMs: 100, jitter: 1 } as never } }, /option "lease"/],
+    [
+      'heartbeat with the transaction strategy',
+      { lease: { heartbeat: true }, strategy: 'transaction' as const },
+      /heartbeat.*strategy "claim"/,
+    ],
+  ])('%s is a TypeError naming lease', (_name, options, message) => {
+    expect(() => sqsIdempotency({ store, key, ...options })).toThrow(message);
+    expect(() => sqsIdempotency({ store, key, ...options })).toThrow(TypeError);
+  });
+
+  it('heartbeat on a store without renew is a TypeError naming lease', () => {
+    const { renew: _renew, ...rest } = {
+      ...store,
+      recordId: store.recordId.bind(store),
+      claim: store.claim.bind(store),
+      complete: store.complete.bind(store),
+      release: store.release.bind(store),
+      get: store.get.bind(store),
+      renew: undefined,
+    };
+    expect(() => sqsIdempotency({ store: rest, key, lease: { heartbeat: true } })).toThrow(
+      /"lease" has heartbeat, but the store has no renew/,
+    );
+    expect(() => sqsIdempotency({ store: rest, key, lease: { heartbeat: false } })).not.toThrow();
+  });
+});
