@@ -89,7 +89,7 @@ function row(input: RowInput): StrategyRow {
       name: 'no loss',
       ok: lost.length === 0 && unreasoned.length === 0 && poisonOk && input.leftOver === 0,
       detail:
-        `${input.events - input.missing.length}/${input.events} applied, ${deadLettered.length} dead-lettered with a reason, ${lost.length} lost${first(lost)}` +
+        `${input.events - input.missing.length}/${input.events} applied, ${new Set(deadLettered.map((d) => d.key)).size} dead-lettered with a reason, ${lost.length} lost${first(lost)}` +
         (input.poison === undefined ? '' : `; poison in DLQ ${input.poison.found}/${input.poison.planned}`) +
         (input.leftOver === 0 ? '' : `; ${input.leftOver} still queued`),
     },
@@ -114,7 +114,8 @@ function row(input: RowInput): StrategyRow {
     consumer: input.consumer,
     events: input.events,
     applied: input.events - input.missing.length,
-    deadLettered: deadLettered.length,
+    // Events, not DLQ messages: two copies of one event may both end in a DLQ.
+    deadLettered: new Set(deadLettered.map((d) => d.key)).size,
     lost: lost.length,
     deadLetters: deadLettered.map((d) => ({ key: d.key as string, reason: d.reason, receiveCount: d.receiveCount })),
     doubleEffects: input.doubles,

@@ -119,6 +119,12 @@ describe('strategyRows', () => {
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
+  it('an event whose two copies both ended in the DLQ is one dead-lettered event, not two', () => {
+    const twice = [valid('n-o-2', 'failed 5 times'), valid('n-o-2', 'failed 5 times')];
+    const row = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: twice } }), observations()), 'claim');
+    expect([row.lost, row.deadLettered, row.applied + row.deadLettered]).toEqual([0, 1, row.events]);
+  });
+
   it('a points event is parked upstream when its payment sits in the payments DLQ', () => {
     const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations());
     const points = rowOf(rows, 'transaction');
