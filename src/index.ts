@@ -120,3 +120,11 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+
+// Stream sources (Kinesis, DynamoDB Streams)
+export { kinesisIdempotency } from './sources/kinesis.js';
+export type { KinesisIdempotencyOptions } from './sources/kinesis.js';
+export { dynamoDBStreamsIdempotency } from './sources/dynamodb-streams.js';
+export type { DynamoDBStreamsIdempotencyOptions } from './sources/dynamodb-streams.js';
+export { kinesisData, dynamoDBImages } from './sources/stream-data.js';
+export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/stream-data.js';
