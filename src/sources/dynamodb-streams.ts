@@ -85,9 +85,11 @@ const dynamoDBStreamsRules = {
  *   .use(dynamoDBStreamsIdempotency({
  *     store,
  *     consumer: 'order-mailer',
+ *     // One effect per version; a REMOVE has only an OldImage.
  *     key: (r) => {
- *       const order = dynamoDBImages<Order>(r).newImage;
- *       return order === undefined ? undefined : `${order.orderNo}#${order.version}`;
+ *       const { newImage, oldImage } = dynamoDBImages<Order>(r);
+ *       const order = newImage ?? oldImage;
+ *       return order === undefined ? undefined : `${order.orderNo}#${order.version}#${r.eventName}`;
  *     },
  *   }))
  *   .handler(eachRecord(async (record: DynamoDBStreamEvent['Records'][number]) => {
