@@ -127,6 +127,29 @@ describe('streamPoller on DynamoDB Local streams', () => {
     expect(failures[0]?.records.map(pkOf)).toEqual(['a', 'b']);
   });
 
+  it('hands records older than maxRecordAgeMs to onFailure without invoking the handler', async () => {
+    const { tableName, streamArn } = await streamTable(client);
+    await put(tableName, 'old', 1);
+    const failures: StreamFailure<DynamoDBRecord>[] = [];
+    let invoked = 0;
+    const poller = streamPoller({
+      source: { kind: 'dynamodb-streams', client: streams, streamArn },
+      handler: () => {
+        invoked += 1;
+      },
+      maxRecordAgeMs: 60_000,
+      // Two minutes later than the change: the record is past its age.
+      clock: { now: () => Date.now() + 120_000 },
+      onFailure: (f) => {
+        failures.push(f);
+      },
+    });
+    const stats = await poller.drain();
+    expect(invoked).toBe(0);
+    expect(failures.map((f) => [f.reason, f.records.map(pkOf)])).toEqual([['record-age', ['old']]]);
+    expect(stats).toMatchObject({ invocations: 0, toDestination: 1 });
+  });
+
   it('runs in the background until stopped', async () => {
     const { tableName, streamArn } = await streamTable(client);
     const seen: string[] = [];
