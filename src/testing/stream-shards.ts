@@ -52,10 +52,12 @@ function iteratorType(p: ShardPosition): Position {
 
 /** A Kinesis stream, by name, through the caller's client. */
 export function kinesisShardReader(client: KinesisClient, streamName: string): ShardReader<KinesisStreamRecord> {
-  const sdk = import('@aws-sdk/client-kinesis');
+  // Imported on first use, not when the reader is built: a missing client then fails the poll that needs it.
+  let loaded: Promise<typeof import('@aws-sdk/client-kinesis')> | undefined;
+  const sdk = () => (loaded ??= import('@aws-sdk/client-kinesis'));
   let arn: Promise<string> | undefined;
   const streamArn = (): Promise<string> => {
-    arn ??= sdk.then(async ({ DescribeStreamSummaryCommand }) => {
+    arn ??= sdk().then(async ({ DescribeStreamSummaryCommand }) => {
       const out = await client.send(new DescribeStreamSummaryCommand({ StreamName: streamName }));
       return out.StreamDescriptionSummary?.StreamARN ?? streamName;
     });
@@ -64,12 +66,12 @@ export function kinesisShardReader(client: KinesisClient, streamName: string): S
   return {
     arn: streamArn,
     async shards() {
-      const { ListShardsCommand } = await sdk;
+      const { ListShardsCommand } = await sdk();
       const out = await client.send(new ListShardsCommand({ StreamName: streamName }));
       return (out.Shards ?? []).map((s) => ({ shardId: s.ShardId ?? '', parentShardId: s.ParentShardId }));
     },
     async iterator(shardId, at) {
-      const { GetShardIteratorCommand } = await sdk;
+      const { GetShardIteratorCommand } = await sdk();
       const { StartingSequenceNumber, ShardIteratorType } = { StartingSequenceNumber: undefined, ...iteratorType(at) };
       const it = await client.send(
         new GetShardIteratorCommand({ StreamName: streamName, ShardId: shardId, ShardIteratorType, StartingSequenceNumber }),
@@ -77,7 +79,7 @@ export function kinesisShardReader(client: KinesisClient, streamName: string): S
       return it.ShardIterator;
     },
     async read(shardId, iterator, limit) {
-      const { GetRecordsCommand } = await sdk;
+      const { GetRecordsCommand } = await sdk();
       const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }));
       const source = await streamArn();
       return { records: (out.Records ?? []).map((r) => fromKinesisRecord(r, shardId, source)), next: out.NextShardIterator };
@@ -89,11 +91,12 @@ export function kinesisShardReader(client: KinesisClient, streamName: string): S
 
 /** A DynamoDB stream, by ARN (`LatestStreamArn` of the table), through the caller's client. */
 export function dynamoDBStreamsShardReader(client: DynamoDBStreamsClient, streamArn: string): ShardReader<DynamoDBRecord> {
-  const sdk = import('@aws-sdk/client-dynamodb-streams');
+  let loaded: Promise<typeof import('@aws-sdk/client-dynamodb-streams')> | undefined;
+  const sdk = () => (loaded ??= import('@aws-sdk/client-dynamodb-streams'));
   return {
     arn: () => Promise.resolve(streamArn),
     async shards() {
-      const { DescribeStreamCommand } = await sdk;
+      const { DescribeStreamCommand } = await sdk();
       const shards: ShardInfo[] = [];
       let start: string | undefined;
       do {
@@ -104,7 +107,7 @@ export function dynamoDBStreamsShardReader(client: DynamoDBStreamsClient, stream
       return shards;
     },
     async iterator(shardId, at) {
-      const { GetShardIteratorCommand } = await sdk;
+      const { GetShardIteratorCommand } = await sdk();
       const { SequenceNumber, ShardIteratorType } = { SequenceNumber: undefined, ...rename(iteratorType(at)) };
       const it = await client.send(
         new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType, SequenceNumber }),
@@ -112,7 +115,7 @@ export function dynamoDBStreamsShardReader(client: DynamoDBStreamsClient, stream
       return it.ShardIterator;
     },
     async read(_shardId, iterator, limit) {
-      const { GetRecordsCommand } = await sdk;
+      const { GetRecordsCommand } = await sdk();
       const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }));
       return { records: (out.Records ?? []).map((r) => fromDynamoDBStreamsRecord(r, streamArn)), next: out.NextShardIterator };
     },
