@@ -137,3 +137,11 @@ export type { LeaseOptions, HeartbeatSetting } from './core/lease.js';
 // Plain functions outside Middy
 export { idempotent } from './function.js';
 export type { IdempotentOptions } from './function.js';
+
+// Stream sources (Kinesis, DynamoDB Streams)
+export { kinesisIdempotency } from './sources/kinesis.js';
+export type { KinesisIdempotencyOptions } from './sources/kinesis.js';
+export { dynamoDBStreamsIdempotency } from './sources/dynamodb-streams.js';
+export type { DynamoDBStreamsIdempotencyOptions } from './sources/dynamodb-streams.js';
+export { kinesisData, dynamoDBImages } from './sources/stream-data.js';
+export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/stream-data.js';

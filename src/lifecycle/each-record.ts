@@ -3,10 +3,10 @@
  * message groups run in order and stop at the first failure; records not
  * yet started when the deadline nears are left for the retry.
  */
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { is, resolveOptions, type RulesOf } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
-import { sqsSource } from '../sources/sqs-source.js';
+import { sourceOfEvent } from '../sources/event-sources.js';
 import { remainingTime } from './time.js';
 import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
@@ -50,16 +50,16 @@ const eachRecordRules = { concurrency: is.positiveInt } satisfies RulesOf<EachRe
  * );
  * ```
  */
-export function eachRecord<TResult>(
-  fn: RecordHandler<TResult>,
+export function eachRecord<TResult, TRecord = SQSRecord>(
+  fn: RecordHandler<TResult, TRecord>,
   options: EachRecordOptions = {},
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+): (event: { Records: TRecord[] }, context: Context) => Promise<SQSBatchResponse> {
   if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
   const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
 
-  return async function eachRecordHandler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-    // A middleware's runner reads records through its own source; without one, the event is SQS's.
-    const runner = (runnerFor(event, context) as BatchRunner<SQSRecord> | undefined) ?? plainRunner(event);
+  return async function eachRecordHandler(event: { Records: TRecord[] }, context: Context): Promise<SQSBatchResponse> {
+    // A middleware's runner reads records through its own source; without one, the event's records say which source.
+    const runner = (runnerFor(event, context) as BatchRunner<TRecord> | undefined) ?? plainRunner<TRecord>(event);
     runner.begin?.();
     const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
@@ -70,44 +70,47 @@ export function eachRecord<TResult>(
           runner.skip(record, 'deadline');
           return false;
         }
-        return runner.execute(record, fn as RecordHandler<unknown, SQSRecord>, context);
+        return runner.execute(record, fn as RecordHandler<unknown, TRecord>, context);
       },
       skip: (record) => runner.skip(record, pastDeadline() ? 'deadline' : 'group-failed'),
     });
     // SQS's response shape, also Kinesis' and DynamoDB Streams' (`batchItemFailures` of `itemIdentifier`s).
-    return sqsSource.respond(runner.failures());
+    return runner.source.respond(runner.failures()) as SQSBatchResponse;
   };
 }
 
 /** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
-function plainRunner(event: SQSEvent): BatchRunner<SQSRecord> {
+function plainRunner<TRecord>(event: { Records: TRecord[] }): BatchRunner<TRecord> {
   if (event === null || typeof event !== 'object' || !Array.isArray(event.Records)) {
-    throw new TypeError('eachRecord: the event is not an SQS event (it has no Records array).');
+    throw new TypeError('eachRecord: the event is not an SQS event, nor a Kinesis or DynamoDB Streams one (it has no Records array).');
   }
+  const source = sourceOfEvent(event);
+  const idOf = (record: TRecord): string => source.itemId(record) ?? '';
   const failed = new Set<string>();
-  const tx = disabledTransaction('use sqsIdempotency({ strategy: "transaction" }) in front of eachRecord.');
+  const tx = disabledTransaction(`use ${source.owner}({ strategy: "transaction" }) in front of eachRecord.`);
   return {
-    source: sqsSource,
+    source: source as BatchRunner<TRecord>['source'],
     records: event.Records,
     safetyMarginMs: 0,
-    async execute(record: SQSRecord, fn: RecordHandler, context: Context): Promise<boolean> {
+    async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+      const messageId = idOf(record);
       try {
-        const base = { key: record.messageId, messageId: record.messageId, tx, context, attempt: sqsSource.attempt(record) };
+        const base = { key: messageId, messageId, tx, context, attempt: source.attempt(record) };
         await fn(record, withSignal(base));
         return true;
       } catch (error) {
-        failed.add(record.messageId);
+        failed.add(messageId);
         // Without the middleware there is no batch log line: say why this record comes back.
         const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-        console.error(JSON.stringify({ level: 'ERROR', message: 'record failed', messageId: record.messageId, error: { name, message } }));
+        console.error(JSON.stringify({ level: 'ERROR', message: 'record failed', messageId, error: { name, message } }));
         return false;
       }
     },
-    skip(record: SQSRecord, _reason: NotStartedReason): void {
-      failed.add(record.messageId);
+    skip(record: TRecord, _reason: NotStartedReason): void {
+      failed.add(idOf(record));
     },
     failures(): string[] {
-      return event.Records.filter((r) => failed.has(r.messageId)).map((r) => r.messageId);
+      return event.Records.map(idOf).filter((id) => failed.has(id));
     },
   };
 }

@@ -11,8 +11,10 @@ import { describe, expect, it } from 'vitest';
 import {
   DynamoDBIdempotencyStore,
   createTransactionBuilder,
+  dynamoDBStreamsIdempotency,
   eachRecord,
   eventBridgeIdempotency,
+  kinesisIdempotency,
   sqsIdempotency,
   type IdempotencyStore,
 } from '../../src/index.js';
@@ -55,6 +57,12 @@ const cases: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
   ['sqsIdempotency options', () => sqsIdempotency([] as never), OPTIONS_OBJECT],
   ['sqsIdempotency lease', () => sqsIdempotency({ store, key, lease: [] as never }), named('lease')],
   ['sqsIdempotency store', () => sqsIdempotency({ store: [] as never, key }), named('store')],
+  ['kinesisIdempotency options', () => kinesisIdempotency([] as never), OPTIONS_OBJECT],
+  ['kinesisIdempotency lease', () => kinesisIdempotency({ store, lease: [] as never }), named('lease')],
+  ['kinesisIdempotency store', () => kinesisIdempotency({ store: [] as never }), named('store')],
+  ['dynamoDBStreamsIdempotency options', () => dynamoDBStreamsIdempotency([] as never), OPTIONS_OBJECT],
+  ['dynamoDBStreamsIdempotency lease', () => dynamoDBStreamsIdempotency({ store, lease: [] as never }), named('lease')],
+  ['dynamoDBStreamsIdempotency store', () => dynamoDBStreamsIdempotency({ store: [] as never }), named('store')],
   ['eventBridgeIdempotency options', () => eventBridgeIdempotency([] as never), OPTIONS_OBJECT],
   ['eventBridgeIdempotency lease', () => eventBridgeIdempotency({ store, key, lease: [] as never }), named('lease')],
   ['eventBridgeIdempotency wait', () => eventBridgeIdempotency({ store, key, wait: [] as never }), named('wait')],
