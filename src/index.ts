@@ -120,3 +120,6 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+export { outboxRelay } from './outbox/relay.js';
+export type { OutboxRelayOptions, OutboxRelayHandler, EventBridgePutEvents } from './outbox/relay.js';
+export type { OutboxEvent, OutboxOptions, OutboxStatus } from './core/outbox.js';
