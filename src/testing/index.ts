@@ -3,7 +3,8 @@
  * idempotent consumer (SQS queue, event source mapping, async invocation),
  * builders of realistic Lambda inputs, fault injection for chaos tests, an
  * in-memory store and the contract every store proves itself with.
- * Pure TypeScript; needs no AWS SDK and no AWS account.
+ * Pure TypeScript; needs no AWS account. The stream poller loads the Kinesis or
+ * DynamoDB Streams client only when it polls that kind of stream.
  */
 export { ManualClock, isAdvanceableClock } from './clock.js';
 export type { AdvanceableClock } from './clock.js';
@@ -53,3 +54,23 @@ export type {
   StoreContractOptions,
   StoreContractCase,
 } from './store-contract.js';
+export { streamPoller } from './stream-poller.js';
+export type {
+  StreamPoller,
+  StreamPollerOptions,
+  StreamPollerSource,
+  StreamPollerStats,
+  StreamRecordOf,
+  KinesisPollerSource,
+  DynamoDBStreamsPollerSource,
+} from './stream-poller.js';
+export type { StreamFailure, StreamFailureReason, StreamInvocationReport } from './stream-batch.js';
+export {
+  kinesisStreamRecord,
+  kinesisStreamEvent,
+  dynamoDBStreamRecord,
+  dynamoDBStreamEvent,
+  fromKinesisRecord,
+  fromDynamoDBStreamsRecord,
+} from './stream-records.js';
+export type { KinesisStreamRecordOptions, DynamoDBStreamRecordOptions } from './stream-records.js';
