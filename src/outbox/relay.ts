@@ -55,6 +55,7 @@ const RULES = {
 } satisfies RulesOf<OutboxRelayOptions>;
 
 const DAY_MS = 86_400_000;
+const MARK_CONCURRENCY = 10;
 
 /** A stream record that holds a new outbox item, with where it lives. */
 interface Candidate {
@@ -193,14 +194,17 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       send,
       candidates.map((c) => putEntry(c.entry, options.eventBusName)),
     );
-    await Promise.all(
-      candidates.map(async (candidate, i) => {
-        if (outcomes[i]?.published !== true) return failed.add(candidate.index);
-        // Not marked: the record is retried and the item published again (same outboxId).
-        await settleItem(options, candidate).catch(() => failed.add(candidate.index));
-        return undefined;
-      }),
-    );
+    // A few marks at a time: a batch of 100 items must not open 100 connections at once.
+    for (let start = 0; start < candidates.length; start += MARK_CONCURRENCY) {
+      await Promise.all(
+        candidates.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
+          if (outcomes[start + j]?.published !== true) return failed.add(candidate.index);
+          // Not marked: the record is retried and the item published again (same outboxId).
+          await settleItem(options, candidate).catch(() => failed.add(candidate.index));
+          return undefined;
+        }),
+      );
+    }
     return failuresFrom(event.Records, failed);
   };
 }
