@@ -135,6 +135,12 @@ describe('strategyRows', () => {
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
+  it('two DLQ copies of one missing event (the original and a re-sent copy) count it once as dead-lettered', () => {
+    const dlq = { notifications: [valid('n-o-2', 'timed out'), valid('n-o-2', 'timed out')] };
+    const row = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq }), observations()), 'claim');
+    expect([row.applied + row.deadLettered, row.lost, row.ok]).toEqual([row.events, 0, true]);
+  });
+
   it('a points event is never parked upstream: with the outbox, a PAID order has its event whatever its payment became', () => {
     // Before the outbox, a payment dead-lettered after its transition "parked" the event in the payments DLQ.
     const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations());
