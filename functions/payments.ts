@@ -1,30 +1,31 @@
 /**
- * payments (SQS FIFO, one message group per order, claim strategy).
+ * payments (SQS FIFO, one message group per order, transaction strategy).
  *
- * Marks the order PAID with one conditional update (PENDING -> PAID) and
- * publishes `OrderPaid`. A duplicate delivery finds the claim COMPLETED and
- * is acknowledged without running. If a crash came between the update and
- * the publish, the retry finds the order `already` PAID and publishes again:
- * the event is not lost, and the `points` consumer is idempotent.
+ * Marks the order PAID (PENDING -> PAID) and writes `OrderPaid` to the
+ * outbox in ONE `TransactWriteItems`, with the idempotency record. The
+ * outbox-relay function publishes the event from the orders table's stream.
+ * So there is no moment where the order is PAID and its event does not
+ * exist: a crash, a timeout or a dead-lettered payment leaves either both
+ * or neither. A duplicate delivery fails the idempotency condition and is
+ * acknowledged; an order missing or in another state is a conflict that
+ * fails the record (retried, then the DLQ) with nothing written.
  */
 import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, transition, type BatchLogger, type MetricsOption } from 'effectively-once';
-import { sharedDocumentClient, sharedEventBridgeClient } from './shared/aws.js';
+import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type MetricsOption } from 'effectively-once';
+import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
-import { keyField, parsePayment, type PaymentMessage } from './shared/messages.js';
-import { eventBridgePublisher, stdoutPublisher, type PublishOrderPaid } from './shared/publish.js';
+import { keyField, ORDER_EVENTS_SOURCE, ORDER_PAID, parsePayment, type OrderPaid, type PaymentMessage } from './shared/messages.js';
 import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
 /** Dependencies of {@link createPaymentsHandler}. */
 export interface PaymentsDeps extends StoreDeps {
   readonly client: DynamoDBDocumentClient;
+  /** `orders` holds the orders and, keyed by outbox id, the outbox items the relay publishes. */
   readonly tables: { readonly idempotency: string; readonly orders: string };
-  /** Publishes `OrderPaid`; must reject when the event was not accepted. */
-  readonly publish: PublishOrderPaid;
   /** The middleware's per-batch log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
   /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
@@ -33,21 +34,6 @@ export interface PaymentsDeps extends StoreDeps {
 
 /** Consumer name in idempotency record ids: stable across stages and the local run. */
 export const PAYMENTS_CONSUMER = 'payments';
-
-/** Thrown when an order cannot be paid: it does not exist, or it is in a state other than PENDING/PAID. */
-export class OrderNotPayableError extends Error {
-  override readonly name = 'OrderNotPayableError';
-  constructor(
-    readonly orderNo: string,
-    readonly status: string | undefined,
-  ) {
-    super(
-      status === undefined
-        ? `Order ${orderNo} does not exist; the payment cannot be applied.`
-        : `Order ${orderNo} is ${status}, not PENDING; the payment cannot be applied.`,
-    );
-  }
-}
 
 /**
  * Builds the payments handler (a middy handler for SQS FIFO batches).
@@ -60,20 +46,19 @@ export class OrderNotPayableError extends Error {
  * import { createPaymentsHandler } from './payments.js';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const publish = async (): Promise<void> => undefined;
- * const handler = createPaymentsHandler({ client, tables: { idempotency: 'idem', orders: 'orders' }, publish });
+ * const handler = createPaymentsHandler({ client, tables: { idempotency: 'idem', orders: 'orders' } });
  * const event = sqsEvent([sqsRecord({ body: JSON.stringify({ orderNo: 'o-1', amount: 120, customerId: 'c-1', paidAt: 0 }) })]);
  * const { batchItemFailures } = await handler(event, lambdaContext());
  * ```
  */
 export function createPaymentsHandler(deps: PaymentsDeps) {
-  const { client, tables, publish } = deps;
+  const { tables } = deps;
   return middy<SQSEvent, SQSBatchResponse>()
     .use(
       sqsIdempotency({
         store: storeFrom(deps),
         consumer: PAYMENTS_CONSUMER,
-        strategy: 'claim',
+        strategy: 'transaction',
         key: (record) => keyField(jsonBody(record), 'orderNo'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
@@ -81,20 +66,22 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
       }),
     )
     .handler(
-      eachRecord(async (record) => {
+      eachRecord((record, { tx }) => {
         const payment = parsePayment(jsonBody(record));
-        const result = await transition(client, {
+        tx.transition({
           table: tables.orders,
           key: { orderNo: payment.orderNo },
           from: 'PENDING',
           to: 'PAID',
           set: { paidAt: payment.paidAt, amount: payment.amount },
         });
-        if (result.outcome === 'missing') throw new OrderNotPayableError(payment.orderNo, undefined);
-        if (result.outcome === 'conflict') throw new OrderNotPayableError(payment.orderNo, String(result.item['status']));
-        // 'applied' or 'already': publish in both cases (see the module comment).
-        await publish({ orderNo: payment.orderNo, customerId: payment.customerId, amount: payment.amount });
-        return result.outcome;
+        const detail: OrderPaid = { orderNo: payment.orderNo, customerId: payment.customerId, amount: payment.amount };
+        // The outbox item lives in the orders table (its stream feeds the relay), keyed by its outbox id.
+        tx.outbox(
+          { source: ORDER_EVENTS_SOURCE, detailType: ORDER_PAID, detail: { ...detail } },
+          { table: tables.orders, keyAttribute: 'orderNo' },
+        );
+        return 'applied';
       }),
     );
 }
@@ -135,20 +122,11 @@ export function paymentMessage(payment: PaymentMessage): PaymentSendInput {
   };
 }
 
-/**
- * Dependencies from the Lambda environment: `IDEMPOTENCY_TABLE`,
- * `ORDERS_TABLE`, `EVENT_BUS_NAME`; `PUBLISH_TARGET=stdout` logs events
- * instead of publishing (for `invoke local`).
- */
+/** Dependencies from the Lambda environment: `IDEMPOTENCY_TABLE`, `ORDERS_TABLE`. */
 export function paymentsDepsFromEnv(env: Env = process.env): PaymentsDeps {
-  const publish =
-    env['PUBLISH_TARGET'] === 'stdout'
-      ? stdoutPublisher()
-      : eventBridgePublisher(sharedEventBridgeClient(), requireEnv('EVENT_BUS_NAME', env));
   return {
     client: sharedDocumentClient(env),
     tables: { idempotency: requireEnv('IDEMPOTENCY_TABLE', env), orders: requireEnv('ORDERS_TABLE', env) },
-    publish,
   };
 }
 

@@ -39,3 +39,22 @@ export const queueDefinitions: Readonly<{
 export const asyncInvokeDefinitions: Readonly<{ points: AsyncInvokeDefinition }> = {
   points: definitions.pointsAsync,
 };
+
+/** The outbox relay's DynamoDB Streams event-source mapping, and its on-failure queue. */
+export interface StreamMappingDefinition {
+  readonly functionTimeoutSeconds: number;
+  /** Records per invocation (at most 10,000 for DynamoDB Streams). */
+  readonly batchSize: number;
+  readonly maximumBatchingWindowSeconds: number;
+  /** Split a failing batch in two, so one bad record is isolated instead of blocking its neighbours. */
+  readonly bisectBatchOnFunctionError: boolean;
+  /** Retries of a failing batch before its records go to the on-failure destination. */
+  readonly maximumRetryAttempts: number;
+  /** Records older than this go to the on-failure destination unprocessed (the stream keeps 24 h). */
+  readonly maximumRecordAgeSeconds: number;
+  readonly dlqMessageRetentionSeconds: number;
+}
+
+export const streamMappingDefinitions: Readonly<{ outboxRelay: StreamMappingDefinition }> = {
+  outboxRelay: definitions.outboxRelay,
+};

@@ -26,6 +26,8 @@ export interface TableDefinition {
   readonly TimeToLiveSpecification?: { AttributeName: string; Enabled: boolean };
   readonly PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled: boolean };
   readonly SSESpecification?: { SSEEnabled: boolean };
+  /** CloudFormation's shape: a view type means the stream is on. */
+  readonly StreamSpecification?: { StreamViewType: string };
 }
 
 /** Every table the project defines, by logical name. */
@@ -41,6 +43,14 @@ export function toCreateTableInput(tableName: string, def: TableDefinition): Cre
     })),
     KeySchema: def.KeySchema.map((k) => ({ AttributeName: k.AttributeName, KeyType: k.KeyType as 'HASH' | 'RANGE' })),
     BillingMode: def.BillingMode as 'PAY_PER_REQUEST' | 'PROVISIONED',
+    ...(def.StreamSpecification === undefined
+      ? {}
+      : {
+          StreamSpecification: {
+            StreamEnabled: true,
+            StreamViewType: def.StreamSpecification.StreamViewType as 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'KEYS_ONLY',
+          },
+        }),
     ...(def.GlobalSecondaryIndexes === undefined
       ? {}
       : {

@@ -145,3 +145,6 @@ export { dynamoDBStreamsIdempotency } from './sources/dynamodb-streams.js';
 export type { DynamoDBStreamsIdempotencyOptions } from './sources/dynamodb-streams.js';
 export { kinesisData, dynamoDBImages } from './sources/stream-data.js';
 export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/stream-data.js';
+export { outboxRelay } from './outbox/relay.js';
+export type { OutboxRelayOptions, OutboxRelayHandler, EventBridgePutEvents } from './outbox/relay.js';
+export type { OutboxEvent, OutboxOptions, OutboxStatus } from './core/outbox.js';

@@ -20,6 +20,8 @@ import {
   type ItemRef,
 } from './core/transaction-limits.js';
 import type { TransitionInput, VersionedUpdateInput } from './core/transition.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { outboxItem, type OutboxEvent, type OutboxOptions } from './core/outbox.js';
 import type { TransactItem } from './store/types.js';
 
 /** Input of `tx.put()`: the `Put` member of a DocumentClient `TransactWriteItems` action. */
@@ -52,8 +54,12 @@ export interface TransactionBuilderOptions {
    * the item as it was.
    */
   readonly returnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE';
-  /** The record's business key, carried by the errors this builder throws. */
+  /** The record's business key, carried by the errors this builder throws; with `consumer`, it derives `tx.outbox()` ids. */
   readonly businessKey?: string;
+  /** The consumer name, which `tx.outbox()` derives ids from (the middleware sets it). */
+  readonly consumer?: string;
+  /** Clock for `tx.outbox()`'s `createdAt`. Default the system clock. */
+  readonly clock?: Clock;
 }
 
 /** A `Put` whose table's key names are not known yet, so its identity waits. */
@@ -151,6 +157,32 @@ export class TransactionBuilder {
     requireOpen(this, 'versionedUpdate');
     const action = versionedUpdateAction(input);
     return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
+  }
+
+  /**
+   * Adds an outbox item: a conditional `Put` (`attribute_not_exists`) of the
+   * event into `options.table`, committed with the business writes and the
+   * idempotency record, for `outboxRelay()` to publish from the table's
+   * stream. Its id comes from the consumer, the business key and the event's
+   * name, so a re-run cannot add a second item.
+   * @throws TypeError for a bad event/option or a builder without consumer and business key; ItemTooLargeError, TransactionLimitError.
+   */
+  outbox(event: OutboxEvent, options: OutboxOptions): this {
+    requireOpen(this, 'outbox');
+    const { consumer, businessKey, clock = systemClock } = this.#options;
+    if (consumer === undefined || businessKey === undefined) {
+      throw new TypeError(
+        'tx.outbox(): this builder has no consumer and business key to derive the outbox id from (pass both to createTransactionBuilder).',
+      );
+    }
+    const item = outboxItem(event, options, { consumer, businessKey, now: clock.now() });
+    const keyAttribute = options.keyAttribute ?? 'pk';
+    return this.put({
+      TableName: options.table,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(#k)',
+      ExpressionAttributeNames: { '#k': keyAttribute },
+    });
   }
 
   /** The actions so far, in the order added (a cancellation reason's index is a position here). */
@@ -292,6 +324,8 @@ const OPTION_RULES: OptionRules = {
   },
   returnValuesOnConditionCheckFailure: is.oneOf('ALL_OLD', 'NONE'),
   businessKey: is.nonEmptyString,
+  consumer: is.nonEmptyString,
+  clock: { expected: 'an object with now()', check: (v) => isRecord(v) && typeof v['now'] === 'function' },
 };
 
 function validateOptions(options: TransactionBuilderOptions): void {

@@ -93,6 +93,10 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ],
     ['crash after the response, before the delete (lost ACK)', sum((s) => s.faults.lostAcks)],
     [
+      'outbox relay crash (after PutEvents / before the mark)',
+      `${sum((s) => s.faults.relayCrashes['after-put-events'])} / ${sum((s) => s.faults.relayCrashes['before-mark'])}`,
+    ],
+    [
       'batch delivered to two pollers at once (payments / notifications)',
       `${sum((s) => s.faults.deliveredTwice.payments)} / ${sum((s) => s.faults.deliveredTwice.notifications)}`,
     ],
@@ -144,7 +148,7 @@ export function formatChaosReport(report: ChaosReport): string {
     ...metricsTable(metricTotals(report.seeds), 'EMF metrics (all seeds)'),
     '',
     ...table(
-      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)'],
+      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)', 'outbox'],
       report.seeds.map((s) => [
         s.seed,
         s.deliveries,

@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
 import {
+  abandon,
   chanceOf,
   checkpoint,
   crashingStore,
@@ -19,7 +20,7 @@ import {
 } from '../../src/testing/index.js';
 import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';
 import type { RunHooks, SqsConsumer } from '../local/run-hooks.js';
-import type { OrderPaidEvent } from '../local/service.js';
+import type { OrderPaidEvent, RelayCrashPoint } from '../local/service.js';
 import type { ChaosRates, ChaosTiming } from './plan.js';
 import { tracingStore, Traces, type Consumer } from './trace.js';
 
@@ -29,6 +30,8 @@ const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems'];
 export interface ChaosObservations {
   readonly dynamodb: { readonly injected: FaultCounts; readonly surfaced: FaultCounts };
   readonly crashes: Record<Consumer, Record<PipelineCrashPoint, number>>;
+  /** Outbox relay invocations killed at each of its crash points. */
+  readonly relayCrashes: Record<RelayCrashPoint, number>;
   /** Batches handed to two invocations at once. */
   readonly deliveredTwice: Record<SqsConsumer, number>;
   /** Batches given a function timeout of a few dozen ms. */
@@ -90,6 +93,18 @@ export function createChaos(seed: number, rates: ChaosRates, timing: ChaosTiming
   const shortTimeouts = { payments: 0, notifications: 0 };
   const acknowledged: ChaosObservations['acknowledged'] = { payments: new Set(), notifications: new Set(), points: new Set() };
   const slowSeen = new Set<string>();
+  const relayCrashes: Record<RelayCrashPoint, number> = { 'after-put-events': 0, 'before-mark': 0 };
+  const relayCrashed = new Set<string>();
+
+  /** Kills the relay's invocation at `point` for a chosen outbox item, once per item and point. */
+  async function relayPoint(point: RelayCrashPoint, outboxId: string): Promise<void> {
+    const label = `relay|${point}|${outboxId}`;
+    const rate = point === 'after-put-events' ? rates.crashRelayAfterPutEvents : rates.crashRelayBeforeMark;
+    if (relayCrashed.has(label) || chanceOf(seed, label) >= rate) return;
+    relayCrashed.add(label);
+    relayCrashes[point] += 1;
+    await abandon(`outbox relay killed (${point})`);
+  }
   let slowEffects = 0;
   let recordIdOf: (key: string) => string = (key) => `${NOTIFICATIONS_CONSUMER}#${key}`;
 
@@ -159,6 +174,7 @@ export function createChaos(seed: number, rates: ChaosRates, timing: ChaosTiming
       },
       invocation: (consumer, run) => traces.run(consumer, run),
       lease: timing.lease,
+      relayPoint,
     },
     mapping,
     onPointsSucceeded(event: OrderPaidEvent) {
@@ -171,6 +187,7 @@ export function createChaos(seed: number, rates: ChaosRates, timing: ChaosTiming
     observations: () => ({
       dynamodb: { injected: injector?.injected() ?? zero, surfaced: injector?.surfaced() ?? zero },
       crashes,
+      relayCrashes,
       deliveredTwice,
       shortTimeouts,
       slowEffects,

@@ -22,7 +22,7 @@ export interface ChaosInvariant {
 
 /** Figures and verdicts for one strategy (one consumer of the reference service). */
 export interface StrategyRow {
-  readonly strategy: 'state machine' | 'transaction' | 'claim';
+  readonly strategy: 'state machine' | 'transaction' | 'claim' | 'outbox';
   readonly consumer: string;
   /** Unique valid business events this consumer had to apply. */
   readonly events: number;
@@ -53,7 +53,12 @@ const first = (keys: Iterable<string>): string => {
 
 function split(missing: readonly string[], dlq: readonly DlqEntry[]) {
   const parked = new Set(dlq.filter((d) => d.defect === undefined && d.key !== undefined).map((d) => d.key as string));
-  const deadLettered = dlq.filter((d) => d.defect === undefined && d.key !== undefined && missing.includes(d.key));
+  // One entry per key: the original and a re-sent copy can both run out of receives.
+  const deadLettered = [
+    ...new Map(
+      dlq.filter((d) => d.defect === undefined && d.key !== undefined && missing.includes(d.key)).map((d) => [d.key, d] as const),
+    ).values(),
+  ];
   const lost = missing.filter((k) => !parked.has(k));
   const unreasoned = dlq.filter((d) => d.defect === undefined && d.reason.trim() === '');
   return { deadLettered, lost, unreasoned };
@@ -89,7 +94,7 @@ function row(input: RowInput): StrategyRow {
       name: 'no loss',
       ok: lost.length === 0 && unreasoned.length === 0 && poisonOk && input.leftOver === 0,
       detail:
-        `${input.events - input.missing.length}/${input.events} applied, ${new Set(deadLettered.map((d) => d.key)).size} dead-lettered with a reason, ${lost.length} lost${first(lost)}` +
+        `${input.events - input.missing.length}/${input.events} applied, ${deadLettered.length} dead-lettered with a reason, ${lost.length} lost${first(lost)}` +
         (input.poison === undefined ? '' : `; poison in DLQ ${input.poison.found}/${input.poison.planned}`) +
         (input.leftOver === 0 ? '' : `; ${input.leftOver} still queued`),
     },
@@ -155,20 +160,55 @@ function claimDoubles(observations: ChaosObservations) {
 }
 
 /**
- * Where a points event can be parked: its own on-failure destination, or
- * upstream. An order whose payment message was dead-lettered after the
- * PENDING->PAID transition but before `OrderPaid` was published is PAID with
- * no event for points yet; the payment in the payments DLQ carries the event
- * (redriving it publishes again: the transition answers `already`).
+ * The outbox row: every PAID order has exactly one OrderPaid effect in
+ * points. Its events are the PAID orders; one is dead-lettered when the
+ * relay's mapping gave up on its stream record. "Dead-lettered after its
+ * transition, with no event" is counted on its own: the outbox makes it
+ * impossible (PAID and the event commit together), and this shows it.
  */
-function pointsParking(dlq: LocalRunReport['dlq']): DlqEntry[] {
-  const upstream = dlq.payments
-    .filter((d) => d.defect === undefined)
-    .map((d) => ({ ...d, reason: `OrderPaid not published yet: its payment is in the payments DLQ (${d.reason})` }));
-  return [...dlq.points, ...upstream];
+function outboxRow(report: LocalRunReport): StrategyRow {
+  const x = report.effects.outbox;
+  const noEvent = new Set(x.paidWithoutOneEvent);
+  const parkedPayments = report.dlq.payments.filter((d) => d.defect === undefined && d.key !== undefined);
+  const afterTransitionNoEvent = parkedPayments.filter((d) => noEvent.has(d.key as string)).map((d) => d.key as string);
+  const missing = [...new Set([...x.paidWithoutOneEffect, ...x.paidWithoutOneEvent])];
+  const invariants: ChaosInvariant[] = [
+    {
+      name: 'every PAID order has exactly one OrderPaid effect in points',
+      ok: missing.length === 0,
+      detail: `${x.paid - missing.length}/${x.paid} PAID orders, ${x.paidWithoutOneEvent.length} without exactly one event${first(missing)}`,
+    },
+    {
+      name: 'no payment dead-lettered after its transition without its event',
+      ok: afterTransitionNoEvent.length === 0,
+      detail: `${afterTransitionNoEvent.length} of ${parkedPayments.length} valid payments in the DLQ${first(afterTransitionNoEvent)}`,
+    },
+    {
+      name: 'every outbox event published',
+      ok: x.unpublished.length === 0 && x.givenUp === 0,
+      detail: `${x.outboxItems - x.unpublished.length}/${x.outboxItems} in ${x.relayInvocations} relay invocations, ${x.givenUp} stream records given up`,
+    },
+  ];
+  return {
+    strategy: 'outbox',
+    consumer: 'outbox-relay (orders stream -> PutEvents, at least once; points dedups)',
+    events: x.paid,
+    applied: x.paid - missing.length,
+    deadLettered: x.givenUp,
+    // Those the relay gave up on are parked (on-failure queue), with the mapping's reason.
+    lost: Math.max(0, missing.length - x.givenUp),
+    deadLetters: [],
+    doubleEffects: 0,
+    doublesInWindow: 0,
+    ackedWithoutEffect: 0,
+    wholeBatchFailures: undefined,
+    leftOver: x.unpublished.length,
+    invariants,
+    ok: invariants.every((i) => i.ok),
+  };
 }
 
-/** The three strategy rows of one run. */
+/** The strategy rows of one run, and the outbox's. */
 export function strategyRows(report: LocalRunReport, observations: ChaosObservations): StrategyRow[] {
   const { orders: o, points: p, notifications: n } = report.effects;
   const { sources, dlq, poisonPlanned } = report;
@@ -178,7 +218,7 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
   return [
     row({
       strategy: 'state machine',
-      consumer: 'payments (SQS FIFO, claim + PENDING->PAID transition)',
+      consumer: 'payments (SQS FIFO, PENDING->PAID transition + outbox item in one transaction)',
       events: o.expected,
       missing: o.neverPaid,
       dlq: dlq.payments,
@@ -195,7 +235,8 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
       consumer: 'points (EventBridge async, ledger + balance in one transaction)',
       events: o.paid,
       missing: pointsMissing,
-      dlq: pointsParking(dlq),
+      // Not parked upstream: a PAID order's event is in the outbox, whatever became of its payment.
+      dlq: dlq.points,
       doubles: p.balanceMismatches.length + p.unexpectedLedger.length + p.wrongPoints.length,
       doublesInWindow: 0,
       doubleDetail: first([...p.balanceMismatches, ...p.unexpectedLedger, ...p.wrongPoints]),
@@ -217,5 +258,6 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
       leftOver: leftOver(report, 'notification'),
       poison: { found: poisonCount(dlq.notifications), planned: poisonPlanned.notifications },
     }),
+    outboxRow(report),
   ];
 }

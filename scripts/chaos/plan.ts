@@ -31,6 +31,10 @@ export interface ChaosRates {
   readonly timeoutBatch: number;
   /** A business key whose first side effect outlasts the visibility timeout (in flight twice), per key. */
   readonly slowEffect: number;
+  /** The outbox relay dies after `PutEvents` returned, before marking, per outbox item (first time only). */
+  readonly crashRelayAfterPutEvents: number;
+  /** The outbox relay dies just before marking an item published, per outbox item (first time only). */
+  readonly crashRelayBeforeMark: number;
 }
 
 /** The default mix: every fault shows up a few times in a run of a few hundred messages. */
@@ -46,6 +50,8 @@ export const defaultRates: ChaosRates = Object.freeze({
   deliverTwice: 0.05,
   timeoutBatch: 0.03,
   slowEffect: 0.01,
+  crashRelayAfterPutEvents: 0.02,
+  crashRelayBeforeMark: 0.02,
 });
 
 /** Timings of a chaos run, scaled down from the deployed ones. */

@@ -40,6 +40,7 @@ export interface ChaosOptions {
 export interface FaultSummary {
   readonly dynamodb: ChaosObservations['dynamodb'];
   readonly crashes: ChaosObservations['crashes'];
+  readonly relayCrashes: ChaosObservations['relayCrashes'];
   readonly deliveredTwice: ChaosObservations['deliveredTwice'];
   readonly shortTimeouts: ChaosObservations['shortTimeouts'];
   readonly slowEffects: number;
@@ -105,6 +106,7 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
     faults: {
       dynamodb: observations.dynamodb,
       crashes: observations.crashes,
+      relayCrashes: observations.relayCrashes,
       deliveredTwice: observations.deliveredTwice,
       shortTimeouts: observations.shortTimeouts,
       slowEffects: observations.slowEffects,

@@ -12,7 +12,7 @@ import type { MetricTotals } from './metrics-collector.js';
 import type { WorkloadOptions } from './options.js';
 import type { SendStats } from './producer.js';
 import type { SourceStats } from './stats.js';
-import type { NotificationEffects, OrderEffects, PointsEffects } from './verify.js';
+import type { NotificationEffects, OrderEffects, OutboxEffects, PointsEffects } from './verify.js';
 
 /** One invariant and whether it held. */
 export interface Invariant {
@@ -41,6 +41,7 @@ export interface LocalRunReport {
     readonly orders: OrderEffects;
     readonly points: PointsEffects;
     readonly notifications: NotificationEffects;
+    readonly outbox: OutboxEffects;
   };
   readonly dynamodb: RequestCounts & { readonly perDelivery: number };
   readonly throughput: { readonly deliveries: number; readonly deliveriesPerSecond: number };
@@ -97,6 +98,24 @@ function effectInvariants({ effects: e }: Parts): Invariant[] {
  */
 export function distinctPoison(entries: readonly DlqEntry[]): number {
   return new Set(entries.filter((d) => d.defect !== undefined).map((d) => d.sourceMessageId ?? d.messageId)).size;
+}
+
+/** The outbox: no PAID order without its event, none without its one effect in points. */
+function outboxInvariants({ effects: { outbox: x } }: Parts): Invariant[] {
+  return [
+    inv(
+      'every PAID order has exactly one OrderPaid effect in points',
+      x.paidWithoutOneEffect.length === 0 && x.paidWithoutOneEvent.length === 0,
+      `${x.paid} PAID, ${x.outboxItems} outbox events, ${x.paidWithoutOneEvent.length} without exactly one event, ` +
+        `${x.paidWithoutOneEffect.length} without exactly one effect${first([...x.paidWithoutOneEvent, ...x.paidWithoutOneEffect])}`,
+    ),
+    inv(
+      'every outbox event published',
+      x.unpublished.length === 0 && x.givenUp === 0,
+      `${x.outboxItems - x.unpublished.length}/${x.outboxItems} published in ${x.relayInvocations} relay invocations, ` +
+        `${x.givenUp} stream records given up${first(x.unpublished)}`,
+    ),
+  ];
 }
 
 function queueInvariants(parts: Parts): Invariant[] {
@@ -160,6 +179,6 @@ function metricsInvariant(parts: Parts): Invariant {
 
 /** Adds the invariants and the verdict. */
 export function finishReport(parts: Parts): LocalRunReport {
-  const invariants = [...effectInvariants(parts), ...queueInvariants(parts), metricsInvariant(parts)];
+  const invariants = [...effectInvariants(parts), ...outboxInvariants(parts), ...queueInvariants(parts), metricsInvariant(parts)];
   return { ok: invariants.every((i) => i.ok), ...parts, invariants };
 }

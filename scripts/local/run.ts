@@ -20,6 +20,7 @@ import { createLogCollector, type LogCollector } from './log-collector.js';
 import { createMetricsCollector, type MetricsCollector } from './metrics-collector.js';
 import { defaults, type WorkloadOptions } from './options.js';
 import { chanceOf } from './prng.js';
+import { relayMapping, type LocalRelayMapping } from './outbox-relay.js';
 import { newSendStats, sendAll, type SendStats } from './producer.js';
 import type { ConsumedQueue } from './queues.js';
 import { finishReport, type LocalRunReport } from './report.js';
@@ -27,7 +28,7 @@ import { buildService, type LocalService, type OrderPaidEvent } from './service.
 import type { RunHooks } from './run-hooks.js';
 import { newSourceStats, type SourceStats } from './stats.js';
 import { seedOrders } from './tables.js';
-import { verifyNotifications, verifyOrders, verifyPoints } from './verify.js';
+import { verifyNotifications, verifyOrders, verifyOutbox, verifyPoints } from './verify.js';
 import { planWorkload, type PlannedSend, type Workload } from './workload.js';
 
 export type { Progress } from './drain.js';
@@ -62,6 +63,8 @@ interface Run {
   readonly stats: Stats;
   readonly service: LocalService;
   readonly invoker: AsyncInvoker<OrderPaidEvent>;
+  /** The outbox relay on the orders table's stream. */
+  readonly relay: LocalRelayMapping;
   readonly sendStats: SendStats;
   readonly sentById: Map<string, PlannedSend>;
   readonly hooks: RunHooks | undefined;
@@ -123,9 +126,11 @@ async function prepare(
     // Permanent failures to the DLQ and backoff, through the local SQS; backoff capped at the shortened visibility timeout.
     sqs: env.sqs.client,
     backoff: { baseSeconds: 1, maxSeconds: Math.max(1, options.visibilityTimeoutSeconds) },
+    relayDoc: env.adminDoc,
     ...(hooks === undefined ? {} : { hooks: hooks.service }),
   });
-  return { env, options, workload, log, emf, stats, service, invoker, sendStats: newSendStats(), sentById: new Map(), hooks };
+  const relay = await relayMapping(env.dynamodbEndpoint, env.tables.orders, service.relay, resources, hooks?.functionTimeoutMs);
+  return { env, options, workload, log, emf, stats, service, invoker, relay, sendStats: newSendStats(), sentById: new Map(), hooks };
 }
 
 function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notifications', handler: SqsHandler): SqsMapping {
@@ -161,6 +166,7 @@ async function execute(run: Run, input: RunLocalOptions, resources: Resources, s
     mapping(run, env.queues.notifications, 'notifications', service.notifications),
   ];
   for (const m of mappings) resources.add('event-source mapping', () => m.stop());
+  run.relay.start();
   const sending = { done: false, error: undefined as unknown, sent: () => run.sentById.size + run.sendStats.fifoDropped };
   sendAll(env.sqs.client, env.queues, run.workload.sends, run.sendStats, run.sentById).then(
     () => void (sending.done = true),
@@ -181,9 +187,21 @@ async function execute(run: Run, input: RunLocalOptions, resources: Resources, s
   });
   // Stop consuming before reading the end state, so it cannot move under the verification.
   await Promise.all(mappings.map((m) => m.stop()));
+  // The relay last: what is left in the stream is published, and points runs it.
+  await run.relay.settle(() => invokerIdle(run));
   const asyncPending = run.invoker.pending();
   run.invoker.stop();
   return asyncPending;
+}
+
+/** Resolves once no async points event is pending (seen twice, 100 ms apart). */
+async function invokerIdle(run: Run): Promise<void> {
+  for (let idle = 0; idle < 2; ) {
+    const error = run.invoker.error();
+    if (error !== undefined) throw error;
+    idle = run.invoker.pending() === 0 ? idle + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function readEffects(run: Run) {
@@ -193,6 +211,7 @@ async function readEffects(run: Run) {
     orders: await verifyOrders(env.adminDoc, env.tables.orders, workload, transitions),
     points: await verifyPoints(env.adminDoc, env.tables.points, workload),
     notifications: verifyNotifications(workload, service.effects),
+    outbox: await verifyOutbox(env.adminDoc, env.tables, run.relay),
   };
 }
 

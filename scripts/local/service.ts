@@ -1,20 +1,31 @@
 /**
  * The reference service wired for the local run: the real handler factories
  * from `functions/`, with local dependencies. The only differences from the
- * deployed wiring are the edges: OrderPaid goes to the local async invoker
- * instead of EventBridge, notifications are "sent" into a counter, injected
- * faults sit in front of the side effects, and log lines go to a collector.
+ * deployed wiring are the edges: the outbox relay's `PutEvents` go to the
+ * local async invoker (as the bus rule would) instead of EventBridge,
+ * notifications are "sent" into a counter, injected faults sit in front of
+ * the side effects, and log lines go to a collector.
  */
+import { randomUUID } from 'node:crypto';
+import type { PutEventsCommand, PutEventsCommandOutput, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { createNotificationsHandler, type NotificationsDeps } from '../../functions/notifications.js';
+import { createOutboxRelayHandler } from '../../functions/outbox-relay.js';
 import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
-import type { BatchLogger, LeasePolicy, MetricsOption, TransactionalIdempotencyStore } from '../../src/index.js';
+import type {
+  BatchLogger,
+  EventBridgePutEvents,
+  LeasePolicy,
+  MetricsOption,
+  OutboxRelayHandler,
+  TransactionalIdempotencyStore,
+} from '../../src/index.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
@@ -38,6 +49,8 @@ export interface LocalService {
   readonly payments: SqsHandler;
   readonly notifications: SqsHandler;
   readonly points: EventHandler;
+  /** The outbox relay, for the orders table's stream. */
+  readonly relay: OutboxRelayHandler;
   readonly effects: ExternalEffects;
   readonly faults: { readonly publish: FirstAttemptFault; readonly send: FirstAttemptFault; readonly points: FirstAttemptFault };
 }
@@ -58,7 +71,12 @@ export interface ServiceHooks {
   invocation<T>(consumer: 'payments' | 'notifications' | 'points', run: () => Promise<T>): Promise<T>;
   /** Claim lease bounds for the SQS consumers. */
   readonly lease?: Partial<LeasePolicy>;
+  /** Runs at a relay crash point, per outbox id: after `PutEvents` returned, before the mark (e.g. kill the invocation). */
+  relayPoint?(point: RelayCrashPoint, outboxId: string): Promise<void>;
 }
+
+/** Where the chaos run may kill the outbox relay. */
+export type RelayCrashPoint = 'after-put-events' | 'before-mark';
 
 type Consumer = 'payments' | 'notifications' | 'points';
 
@@ -76,6 +94,8 @@ export interface ServiceDeps {
   readonly metrics?: MetricsOption;
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
+  /** The relay's client for marking items (uncounted: the run counts the handlers' writes to orders as transitions). */
+  readonly relayDoc: DynamoDBDocumentClient;
   readonly hooks?: ServiceHooks;
   /** The local SQS client: notifications sends permanent failures to its DLQ and backs off through it. */
   readonly sqs?: SQSClient;
@@ -87,22 +107,53 @@ function orderPaidEvent(detail: OrderPaid): OrderPaidEvent {
   return eventBridgeEvent({ detailType: ORDER_PAID, source: ORDER_EVENTS_SOURCE, detail, account: LOCAL_ACCOUNT, region: LOCAL_REGION });
 }
 
-function publisher(deps: ServiceDeps, effects: ExternalEffects, fault: FirstAttemptFault) {
+/**
+ * The local bus: `PutEvents` as the relay sends it, each accepted entry
+ * handed to points as the rule would. An injected fault refuses an entry
+ * (the relay retries it alone); a workload "republish" delivers a second
+ * copy of an event, as a publish retried after a lost answer would.
+ */
+function localEventBridge(deps: ServiceDeps, effects: ExternalEffects, fault: FirstAttemptFault): EventBridgePutEvents {
   const republished = new Set<string>();
-  return async (detail: OrderPaid): Promise<void> => {
+  const accept = async (detail: OrderPaid): Promise<PutEventsResultEntry> => {
     await deps.hooks?.beforeEffect('publish', detail.orderNo);
-    fault.hit(detail.orderNo);
+    try {
+      fault.hit(detail.orderNo);
+    } catch (error) {
+      return { ErrorCode: 'InternalFailure', ErrorMessage: String(error) };
+    }
     effects.orderPaidPublished += 1;
     deps.deliver(orderPaidEvent(detail));
     deps.hooks?.afterEffect('publish', detail.orderNo);
-    // A producer that retries a publish it thinks failed: same business event, new event id.
     if (deps.workload.republish.has(detail.orderNo) && !republished.has(detail.orderNo)) {
       republished.add(detail.orderNo);
       effects.orderPaidPublished += 1;
       effects.orderPaidRepublished += 1;
       deps.deliver(orderPaidEvent(detail));
     }
+    return { EventId: randomUUID() };
   };
+  return {
+    async send(command: PutEventsCommand): Promise<PutEventsCommandOutput> {
+      const answers: PutEventsResultEntry[] = [];
+      for (const entry of command.input.Entries ?? []) answers.push(await accept(JSON.parse(entry.Detail ?? '{}') as OrderPaid));
+      const outboxIds = (command.input.Entries ?? []).map((e) => String((JSON.parse(e.Detail ?? '{}') as { outboxId?: string }).outboxId));
+      for (const id of outboxIds) await deps.hooks?.relayPoint?.('after-put-events', id);
+      return { $metadata: {}, FailedEntryCount: answers.filter((a) => a.ErrorCode !== undefined).length, Entries: answers };
+    },
+  };
+}
+
+/** The relay's DocumentClient with the `before-mark` crash point in front of each mark. */
+function relayClient(deps: ServiceDeps): DynamoDBDocumentClient {
+  const { relayDoc, hooks } = deps;
+  if (hooks?.relayPoint === undefined) return relayDoc;
+  const point = hooks.relayPoint.bind(hooks);
+  const send = async (command: { input: { Key?: Record<string, unknown> } }, ...rest: unknown[]) => {
+    await point('before-mark', String(Object.values(command.input.Key ?? {})[0]));
+    return (relayDoc.send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+  };
+  return new Proxy(relayDoc, { get: (target, p) => (p === 'send' ? send : Reflect.get(target, p, target)) });
 }
 
 function sender(effects: ExternalEffects, fault: FirstAttemptFault, hooks: ServiceHooks | undefined) {
@@ -134,9 +185,13 @@ export function buildService(deps: ServiceDeps): LocalService {
     tables: { idempotency: tables.idempotency, orders: tables.orders },
     store: storeOf('payments', store),
     ...lease,
-    publish: publisher(deps, effects, faults.publish),
     logger,
     ...metrics,
+  });
+  const relay = createOutboxRelayHandler({
+    client: relayClient(deps),
+    eventBridge: localEventBridge(deps, effects, faults.publish),
+    busName: 'local-orders',
   });
   const notifications = createNotificationsHandler({
     client: doc,
@@ -160,6 +215,7 @@ export function buildService(deps: ServiceDeps): LocalService {
     payments: traced(hooks, 'payments', payments),
     notifications: traced(hooks, 'notifications', notifications),
     points: traced(hooks, 'points', points),
+    relay,
     effects,
     faults,
   };

@@ -134,3 +134,51 @@ export function verifyNotifications(workload: Workload, effects: ExternalEffects
   for (const count of effects.notificationsSent.values()) sent += count;
   return { expected: workload.notifications.length, sent, sentMoreThanOnce, neverSent };
 }
+
+export interface OutboxEffects {
+  /** PAID orders in the orders table. */
+  readonly paid: number;
+  /** Outbox items (OrderPaid events written with a PENDING -> PAID transition). */
+  readonly outboxItems: number;
+  /** Outbox items still PENDING at the end (never published). */
+  readonly unpublished: readonly string[];
+  /** PAID orders without exactly one OrderPaid outbox item. */
+  readonly paidWithoutOneEvent: readonly string[];
+  /** PAID orders without exactly one OrderPaid effect in points (one ledger item). */
+  readonly paidWithoutOneEffect: readonly string[];
+  /** Relay invocations, and stream records the relay's mapping gave up on. */
+  readonly relayInvocations: number;
+  readonly givenUp: number;
+}
+
+/**
+ * The outbox, read back: every PAID order has exactly one OrderPaid event in
+ * the outbox, published, and exactly one OrderPaid effect in points.
+ */
+export async function verifyOutbox(
+  doc: DynamoDBDocumentClient,
+  tables: { readonly orders: string; readonly points: string },
+  relay: { stats(): { invocations: number }; readonly failures: ReadonlyArray<{ records: readonly unknown[] }> },
+): Promise<OutboxEffects> {
+  const items = await scanAll(doc, tables.orders);
+  const outbox = items.filter((i) => i['outboxId'] !== undefined);
+  const events = new Map<string, number>();
+  for (const item of outbox) {
+    const orderNo = String((JSON.parse(String(item['detail'])) as { orderNo?: unknown }).orderNo);
+    events.set(orderNo, (events.get(orderNo) ?? 0) + 1);
+  }
+  const ledger = new Map<string, number>();
+  for (const item of await scanAll(doc, tables.points)) {
+    if (String(item['pk']).startsWith('order#')) ledger.set(String(item['orderNo']), (ledger.get(String(item['orderNo'])) ?? 0) + 1);
+  }
+  const paid = items.filter((i) => i['outboxId'] === undefined && i['status'] === 'PAID').map((i) => String(i['orderNo']));
+  return {
+    paid: paid.length,
+    outboxItems: outbox.length,
+    unpublished: outbox.filter((i) => i['outboxStatus'] !== 'PUBLISHED').map((i) => String(i['outboxId'])),
+    paidWithoutOneEvent: paid.filter((o) => events.get(o) !== 1),
+    paidWithoutOneEffect: paid.filter((o) => ledger.get(o) !== 1),
+    relayInvocations: relay.stats().invocations,
+    givenUp: relay.failures.reduce((sum, f) => sum + f.records.length, 0),
+  };
+}

@@ -101,7 +101,7 @@ export async function runTransactional(
   handler: (tx: TransactionBuilder) => Promise<unknown>,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
-  const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key });
+  const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key, consumer: delivery.consumer });
   let result: unknown;
   try {
     result = await handler(tx);

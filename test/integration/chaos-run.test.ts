@@ -18,7 +18,13 @@ import { runLocal } from '../../scripts/local/run.js';
 describe('chaos run', () => {
   it('fast seeds: every invariant holds under the fault mix, and the faults really happened', async () => {
     // The default mix, with the rarer per-batch faults made likely enough to show up in a run this small.
-    const rates = { ...defaultRates, deliverTwice: 0.15, transactionConflict: 0.08 };
+    const rates = {
+      ...defaultRates,
+      deliverTwice: 0.15,
+      transactionConflict: 0.08,
+      crashRelayAfterPutEvents: 0.1,
+      crashRelayBeforeMark: 0.1,
+    };
     const report = await runChaos({ seed: 21, seeds: 2, messages: 120, rates, dynamodbEndpoint: inject('dynamodbEndpoint') });
     const broken = report.seeds.flatMap((s) =>
       s.rows.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `seed ${s.seed} ${r.strategy}: ${i.name}: ${i.detail}`)),
@@ -48,6 +54,10 @@ describe('chaos run', () => {
     // (the invariants above say it is there, not lost), and records that came back asked for a backoff.
     expect(report.seeds.reduce((n, s) => n + s.sqsPaths.deadLettered, 0)).toBeGreaterThan(0);
     for (const s of report.seeds) expect(s.sqsPaths.backedOff).toBeGreaterThanOrEqual(0);
+    // The relay was killed at both of its crash points, and the outbox row still holds.
+    expect(sum((f) => f.relayCrashes['after-put-events'])).toBeGreaterThan(0);
+    expect(sum((f) => f.relayCrashes['before-mark'])).toBeGreaterThan(0);
+    expect(report.seeds.every((s) => s.rows.find((r) => r.strategy === 'outbox')?.ok === true)).toBe(true);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {

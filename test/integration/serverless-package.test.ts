@@ -28,7 +28,9 @@ import {
 import { zipEntries } from '../support/zip.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const FUNCTIONS = ['payments', 'points', 'notifications', 'sweeper'] as const;
+const FUNCTIONS = ['payments', 'points', 'notifications', 'sweeper', 'outboxRelay'] as const;
+/** The handler file of a function (its key in serverless.yml is camelCase). */
+const fileOf = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 let outDir: string;
 let template: CfnTemplate;
@@ -45,11 +47,14 @@ afterAll(async () => {
 const props = (id: string) => resource(template, id).Properties;
 const fnId = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}LambdaFunction`;
 const tableIds = () => new Set(idsOfType(template, 'AWS::DynamoDB::Table'));
+/** Event source mappings on an SQS queue (the other one reads the orders table's stream). */
+const sqsMappings = () =>
+  idsOfType(template, 'AWS::Lambda::EventSourceMapping').filter((id) => queueIds().has(targetId(props(id)['EventSourceArn']) ?? ''));
 const queueIds = () => new Set(idsOfType(template, 'AWS::SQS::Queue'));
 
 describe('serverless package: event sources and queues', () => {
   it('maps exactly the two queues, each reporting batch item failures', () => {
-    const mappings = idsOfType(template, 'AWS::Lambda::EventSourceMapping');
+    const mappings = sqsMappings();
     expect(mappings).toHaveLength(2);
     for (const id of mappings) {
       const mapping = props(id);
@@ -66,7 +71,7 @@ describe('serverless package: event sources and queues', () => {
   });
 
   it('gives every consumed queue a DLQ and a visibility timeout of at least 6x its function timeout', () => {
-    for (const id of idsOfType(template, 'AWS::Lambda::EventSourceMapping')) {
+    for (const id of sqsMappings()) {
       const mapping = props(id);
       const queue = props(targetId(mapping['EventSourceArn']) ?? '');
       const fn = props(targetId(mapping['FunctionName']) ?? '');
@@ -92,8 +97,8 @@ describe('serverless package: event sources and queues', () => {
       .map((id) => (props(id)['RedrivePolicy'] as { deadLetterTargetArn?: unknown } | undefined)?.deadLetterTargetArn)
       .filter((arn) => arn !== undefined)
       .map((arn) => targetId(arn));
-    const dlqs = new Set([...redriveTargets, 'PointsDlq']);
-    expect(dlqs.size).toBe(3);
+    const dlqs = new Set([...redriveTargets, 'PointsDlq', 'OutboxRelayDlq']);
+    expect(dlqs.size).toBe(4);
     const alarms = idsOfType(template, 'AWS::CloudWatch::Alarm').map(props);
     for (const dlq of dlqs) {
       const alarm = alarms.find((a) => (a['Dimensions'] as Array<{ Value: unknown }> | undefined)?.some((d) => targetId(d.Value) === dlq));
@@ -162,6 +167,56 @@ describe('serverless package: alarms on the middleware metrics', () => {
     expect(returned).toHaveLength(1);
     expect(returned[0]?.Expression).toContain(`${stat(outcomeMetricNames.duplicate)?.Id} / ${stat('Records')?.Id}`);
     expect(alarm).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', AlarmActions: [{ Ref: 'AlarmTopic' }] });
+  });
+});
+
+describe('serverless package: the outbox relay', () => {
+  const streamMapping = () => {
+    const ids = idsOfType(template, 'AWS::Lambda::EventSourceMapping').filter((id) => !sqsMappings().includes(id));
+    expect(ids).toHaveLength(1);
+    return props(ids[0] ?? '');
+  };
+
+  it('turns on the orders table stream (new images) and TTL on expiresAt for published outbox items', () => {
+    expect(props('OrdersTable')['StreamSpecification']).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(props('OrdersTable')['TimeToLiveSpecification']).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  });
+
+  it('maps the orders stream to the relay with partial failures, bisection, bounded retries and age, and an SQS on-failure destination', () => {
+    const mapping = streamMapping();
+    expect(mapping['EventSourceArn']).toEqual({ 'Fn::GetAtt': ['OrdersTable', 'StreamArn'] });
+    expect(targetId(mapping['FunctionName'])).toBe('OutboxRelayLambdaFunction');
+    expect(mapping).toMatchObject({
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 43200,
+      StartingPosition: 'TRIM_HORIZON',
+    });
+    const destination = (mapping['DestinationConfig'] as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
+    expect(targetId(destination)).toBe('OutboxRelayDlq');
+    expect(queueIds().has('OutboxRelayDlq')).toBe(true);
+    // Only new outbox items invoke it.
+    const filters = (mapping['FilterCriteria'] as { Filters: Array<{ Pattern: string }> }).Filters.map((f) => JSON.parse(f.Pattern));
+    expect(filters).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { outboxId: { S: [{ exists: true }] } } } }]);
+  });
+
+  it('gives the relay the stream actions on the stream ARN only, the mark on the table, PutEvents on the bus, SendMessage on its DLQ', () => {
+    const statements = roleStatements(template).filter((s) => s.role === 'OutboxRelayRole');
+    const byAction = (prefix: string) => statements.filter((s) => s.actions.some((a) => a.startsWith(prefix)));
+    const stream = byAction('dynamodb:').find((s) => s.actions.includes('dynamodb:GetRecords'));
+    expect([...(stream?.actions ?? [])].sort()).toEqual([
+      'dynamodb:DescribeStream',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:ListStreams',
+    ]);
+    expect(stream?.resources).toEqual([{ 'Fn::GetAtt': ['OrdersTable', 'StreamArn'] }]);
+    const table = byAction('dynamodb:').filter((s) => s !== stream);
+    expect(table.map((s) => [s.actions, s.resources])).toEqual([[['dynamodb:UpdateItem'], [{ 'Fn::GetAtt': ['OrdersTable', 'Arn'] }]]]);
+    expect(byAction('sqs:').map((s) => [s.actions, referencedIds(s.resources)])).toEqual([[['sqs:SendMessage'], ['OutboxRelayDlq']]]);
+    const env = (props('OutboxRelayLambdaFunction')['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    expect(env['EVENT_BUS_NAME']).toEqual(expect.stringContaining('orders'));
   });
 });
 
@@ -249,9 +304,10 @@ describe('serverless package: IAM', () => {
           .filter((s) => s.role === role && s.actions.some((a) => a.startsWith('dynamodb:')))
           .map((s) => [referencedIds(s.resources).join(','), [...s.actions].sort()]),
       );
+    // Transaction strategy: the idempotency record's Put; the transition's Update and the outbox item's Put.
     expect(grants('PaymentsRole')).toEqual({
-      IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
-      OrdersTable: ['dynamodb:UpdateItem'],
+      IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      OrdersTable: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     });
     expect(grants('PointsRole')).toEqual({
       IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
@@ -263,10 +319,10 @@ describe('serverless package: IAM', () => {
     expect(JSON.stringify(index?.resources)).toContain('/index/inflight-by-lease');
   });
 
-  it('lets only payments publish, and only to the service bus', () => {
+  it('lets only the outbox relay publish, and only to the service bus', () => {
     const publishers = roleStatements(template).filter((s) => s.actions.some((a) => a.startsWith('events:')));
     expect(publishers.map((s) => [s.role, s.actions, referencedIds(s.resources)])).toEqual([
-      ['PaymentsRole', ['events:PutEvents'], ['OrdersBus']],
+      ['OutboxRelayRole', ['events:PutEvents'], ['OrdersBus']],
     ]);
   });
 });
@@ -291,10 +347,10 @@ describe('serverless package: bundles', () => {
     for (const name of FUNCTIONS) {
       const fn = props(fnId(name));
       expect(fn['Runtime']).toBe('nodejs22.x');
-      expect(fn['Handler']).toBe(`functions/${name}.handler`);
+      expect(fn['Handler']).toBe(`functions/${fileOf(name)}.handler`);
       const entries = zipEntries(await readFile(join(outDir, `${name}.zip`)));
-      const code = entries.get(`functions/${name}.cjs`)?.toString('utf8');
-      expect(code, `${name}.zip holds functions/${name}.cjs`).toBeDefined();
+      const code = entries.get(`functions/${fileOf(name)}.cjs`)?.toString('utf8');
+      expect(code, `${name}.zip holds functions/${fileOf(name)}.cjs`).toBeDefined();
       expect([...entries.keys()].filter((path) => path.startsWith('node_modules/'))).toEqual([]);
       expect(code).toMatch(/require\("@aws-sdk\/lib-dynamodb"\)/);
     }
@@ -305,7 +361,7 @@ describe('serverless package: bundles', () => {
     try {
       const files: string[] = [];
       for (const name of FUNCTIONS) {
-        const code = zipEntries(await readFile(join(outDir, `${name}.zip`))).get(`functions/${name}.cjs`);
+        const code = zipEntries(await readFile(join(outDir, `${name}.zip`))).get(`functions/${fileOf(name)}.cjs`);
         const file = join(dir, `${name}.cjs`);
         await writeFile(file, code ?? '');
         files.push(file);

@@ -1,8 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentsHandler, paymentMessage, type PaymentsDeps } from '../../../functions/payments.js';
-import type { OrderPaid, PaymentMessage } from '../../../functions/shared/messages.js';
+import { createPaymentsHandler, PAYMENTS_CONSUMER, paymentMessage, type PaymentsDeps } from '../../../functions/payments.js';
+import { ORDER_EVENTS_SOURCE, ORDER_PAID, type PaymentMessage } from '../../../functions/shared/messages.js';
+import { storeFrom } from '../../../functions/shared/store.js';
+import { outboxId } from '../../../src/core/outbox.js';
+import type { TransactionalIdempotencyStore } from '../../../src/index.js';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -19,18 +22,9 @@ beforeAll(async () => {
   };
 });
 
-/** A handler whose publish calls are recorded; `failPublishes` makes the first n reject. */
-function setup(failPublishes = 0) {
-  const published: OrderPaid[] = [];
-  let failures = failPublishes;
-  const publish = async (detail: OrderPaid): Promise<void> => {
-    if (failures > 0) {
-      failures -= 1;
-      throw new Error('EventBridge unavailable');
-    }
-    published.push(detail);
-  };
-  const handler = createPaymentsHandler({ client: doc, tables, publish, logger: false });
+/** The payments handler on the test tables. */
+function setup() {
+  const handler = createPaymentsHandler({ client: doc, tables, logger: false });
   const deliver = (...payments: Array<PaymentMessage | string>) =>
     handler(
       sqsEvent(
@@ -42,7 +36,13 @@ function setup(failPublishes = 0) {
       ),
       lambdaContext({ functionName: 'payments', timeoutMs: 30_000 }),
     );
-  return { published, deliver };
+  return { deliver };
+}
+
+/** The OrderPaid events in the outbox (the orders table), by order number. */
+async function outboxEvents(orderNo: string): Promise<Array<Record<string, unknown>>> {
+  const items = (await doc.send(new ScanCommand({ TableName: tables.orders }))).Items ?? [];
+  return items.filter((i) => i['outboxId'] !== undefined && JSON.parse(String(i['detail'])).orderNo === orderNo);
 }
 
 async function pendingOrder(status = 'PENDING'): Promise<PaymentMessage> {
@@ -53,39 +53,63 @@ async function pendingOrder(status = 'PENDING'): Promise<PaymentMessage> {
 
 const order = (orderNo: string) => rawItem(doc, tables.orders, { orderNo });
 
+/** The service's store, whose commit dies before it is sent (the process was killed). */
+function crashBeforeCommit(): TransactionalIdempotencyStore {
+  const store = storeFrom({ client: doc, tables });
+  const crash = async (): Promise<never> => {
+    throw new Error('killed before the commit');
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'commit') return crash;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 describe('payments', () => {
-  it('marks the order PAID and publishes OrderPaid once', async () => {
-    const { published, deliver } = setup();
+  it('marks the order PAID and writes OrderPaid to the outbox in the same transaction', async () => {
+    const { deliver } = setup();
     const payment = await pendingOrder();
     expect(await deliver(payment)).toEqual({ batchItemFailures: [] });
     expect(await order(payment.orderNo)).toMatchObject({ status: 'PAID', paidAt: payment.paidAt, amount: 125, version: 1 });
-    expect(published).toEqual([{ orderNo: payment.orderNo, customerId: 'c-1', amount: 125 }]);
+    const id = outboxId(PAYMENTS_CONSUMER, payment.orderNo, ORDER_PAID);
+    const [event, ...more] = await outboxEvents(payment.orderNo);
+    expect(more).toEqual([]);
+    expect(event).toMatchObject({
+      orderNo: id,
+      outboxId: id,
+      outboxStatus: 'PENDING',
+      source: ORDER_EVENTS_SOURCE,
+      detailType: ORDER_PAID,
+    });
+    expect(JSON.parse(String(event?.['detail']))).toEqual({ orderNo: payment.orderNo, customerId: 'c-1', amount: 125, outboxId: id });
   });
 
-  it('acknowledges a duplicate (re-sent under a new message id) without a second transition or publish', async () => {
-    const { published, deliver } = setup();
+  it('acknowledges a duplicate (re-sent under a new message id) without a second transition or outbox item', async () => {
+    const { deliver } = setup();
     const payment = await pendingOrder();
     await deliver(payment);
     expect(await deliver(payment)).toEqual({ batchItemFailures: [] });
     expect(await order(payment.orderNo)).toMatchObject({ status: 'PAID', version: 1 });
-    expect(published).toHaveLength(1);
+    expect(await outboxEvents(payment.orderNo)).toHaveLength(1);
   });
 
-  it('publishes again when the order is already PAID but the event was never sent (crash before publish)', async () => {
-    const { published, deliver } = setup(1);
+  it('a crash before the commit leaves neither PAID nor an event; the retry writes both, once', async () => {
     const payment = await pendingOrder();
-    const first = await deliver(payment);
-    expect(first.batchItemFailures).toHaveLength(1);
+    const crashing = createPaymentsHandler({ client: doc, tables, logger: false, store: crashBeforeCommit() });
+    const event = sqsEvent([sqsRecord({ body: payment, queueArn: QUEUE, groupId: payment.orderNo })]);
+    expect((await crashing(event, lambdaContext({ timeoutMs: 30_000 }))).batchItemFailures).toHaveLength(1);
+    expect(await order(payment.orderNo)).toMatchObject({ status: 'PENDING' });
+    expect(await outboxEvents(payment.orderNo)).toEqual([]);
+    expect(await setup().deliver(payment)).toEqual({ batchItemFailures: [] });
     expect(await order(payment.orderNo)).toMatchObject({ status: 'PAID', version: 1 });
-    expect(published).toEqual([]);
-    // The retry finds the order `already` PAID: no second transition, but the event goes out.
-    expect(await deliver(payment)).toEqual({ batchItemFailures: [] });
-    expect(await order(payment.orderNo)).toMatchObject({ status: 'PAID', version: 1 });
-    expect(published).toHaveLength(1);
+    expect(await outboxEvents(payment.orderNo)).toHaveLength(1);
   });
 
-  it('fails only the record of an order that is missing, in another state, or unreadable', async () => {
-    const { published, deliver } = setup();
+  it('fails only the record of an order that is missing, in another state, or unreadable, writing no event for it', async () => {
+    const { deliver } = setup();
     const good = await pendingOrder();
     const cancelled = await pendingOrder('CANCELLED');
     const missing: PaymentMessage = { ...good, orderNo: `o-${randomUUID()}` };
@@ -93,7 +117,9 @@ describe('payments', () => {
     expect(result.batchItemFailures).toHaveLength(3);
     expect(await order(cancelled.orderNo)).toMatchObject({ status: 'CANCELLED' });
     expect(await order(missing.orderNo)).toBeUndefined();
-    expect(published.map((p) => p.orderNo)).toEqual([good.orderNo]);
+    expect(await outboxEvents(good.orderNo)).toHaveLength(1);
+    expect(await outboxEvents(cancelled.orderNo)).toEqual([]);
+    expect(await outboxEvents(missing.orderNo)).toEqual([]);
   });
 });
 

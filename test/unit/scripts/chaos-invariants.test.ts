@@ -21,6 +21,11 @@ interface EndState {
   dlq?: Partial<Record<'payments' | 'notifications' | 'points', DlqEntry[]>>;
   balanceMismatches?: string[];
   threw?: number;
+  /** PAID orders without exactly one OrderPaid outbox event / effect in points. */
+  paidWithoutOneEvent?: string[];
+  paidWithoutOneEffect?: string[];
+  unpublished?: string[];
+  relayGivenUp?: number;
 }
 
 function poison(_queue: 'payments' | 'notifications', n: number): DlqEntry[] {
@@ -62,6 +67,15 @@ function report(state: EndState = {}): LocalRunReport {
         balanceMismatches: state.balanceMismatches ?? [],
       },
       notifications: { expected: NOTES.length, sent: 3, sentMoreThanOnce: [], neverSent: state.neverSent ?? [] },
+      outbox: {
+        paid: ORDERS.length - neverPaid.length,
+        outboxItems: ORDERS.length - neverPaid.length,
+        unpublished: state.unpublished ?? [],
+        paidWithoutOneEvent: state.paidWithoutOneEvent ?? [],
+        paidWithoutOneEffect: state.paidWithoutOneEffect ?? [],
+        relayInvocations: 2,
+        givenUp: state.relayGivenUp ?? 0,
+      },
     },
     sources: { payments, notifications: newSourceStats(), points: newSourceStats() },
     dlq: {
@@ -83,6 +97,7 @@ function observations(
   return {
     dynamodb: { injected: zero, surfaced: zero },
     crashes: { payments: none, notifications: none, points: none },
+    relayCrashes: { 'after-put-events': 0, 'before-mark': 0 },
     deliveredTwice: { payments: 0, notifications: 0 },
     shortTimeouts: { payments: 0, notifications: 0 },
     slowEffects: 0,
@@ -105,6 +120,7 @@ describe('strategyRows', () => {
       ['state machine', true],
       ['transaction', true],
       ['claim', true],
+      ['outbox', true],
     ]);
   });
 
@@ -119,19 +135,39 @@ describe('strategyRows', () => {
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
-  it('an event whose two copies both ended in the DLQ is one dead-lettered event, not two', () => {
-    const twice = [valid('n-o-2', 'failed 5 times'), valid('n-o-2', 'failed 5 times')];
-    const row = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq: { notifications: twice } }), observations()), 'claim');
-    expect([row.lost, row.deadLettered, row.applied + row.deadLettered]).toEqual([0, 1, row.events]);
+  it('two DLQ copies of one missing event (the original and a re-sent copy) count it once as dead-lettered', () => {
+    const dlq = { notifications: [valid('n-o-2', 'timed out'), valid('n-o-2', 'timed out')] };
+    const row = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq }), observations()), 'claim');
+    expect([row.applied + row.deadLettered, row.lost, row.ok]).toEqual([row.events, 0, true]);
   });
 
-  it('a points event is parked upstream when its payment sits in the payments DLQ', () => {
+  it('a points event is never parked upstream: with the outbox, a PAID order has its event whatever its payment became', () => {
+    // Before the outbox, a payment dead-lettered after its transition "parked" the event in the payments DLQ.
     const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations());
     const points = rowOf(rows, 'transaction');
-    expect([points.lost, points.deadLettered, points.ok]).toEqual([0, 1, true]);
-    expect(points.deadLetters[0]?.reason).toMatch(/payments DLQ/);
-    const nowhere = rowOf(strategyRows(report({ withoutPoints: ['o-3'] }), observations()), 'transaction');
-    expect(nowhere.ok).toBe(false);
+    expect([points.lost, points.deadLettered, points.ok]).toEqual([1, 0, false]);
+  });
+
+  it('outbox: a PAID order without exactly one event, or one effect in points, breaks it; so does a payment dead-lettered after its transition with no event', () => {
+    const noEvent = rowOf(strategyRows(report({ paidWithoutOneEvent: ['o-2'] }), observations()), 'outbox');
+    expect(invariant(noEvent, 'every PAID order has exactly one OrderPaid effect')?.ok).toBe(false);
+    const noEffect = rowOf(strategyRows(report({ paidWithoutOneEffect: ['o-1'] }), observations()), 'outbox');
+    expect([noEffect.applied, noEffect.lost, noEffect.ok]).toEqual([2, 1, false]);
+    const deadLettered = rowOf(
+      strategyRows(report({ paidWithoutOneEvent: ['o-3'], dlq: { payments: [valid('o-3', 'timed out')] } }), observations()),
+      'outbox',
+    );
+    expect(invariant(deadLettered, 'no payment dead-lettered after its transition without its event')?.ok).toBe(false);
+    const parkedWithEvent = rowOf(strategyRows(report({ dlq: { payments: [valid('o-3', 'timed out')] } }), observations()), 'outbox');
+    expect(invariant(parkedWithEvent, 'no payment dead-lettered after its transition without its event')?.ok).toBe(true);
+  });
+
+  it('outbox: an event still PENDING or given up by the relay breaks "every outbox event published"', () => {
+    expect(invariant(rowOf(strategyRows(report({ unpublished: ['outbox#1'] }), observations()), 'outbox'), 'every outbox event')?.ok).toBe(
+      false,
+    );
+    const givenUp = rowOf(strategyRows(report({ relayGivenUp: 1 }), observations()), 'outbox');
+    expect([givenUp.deadLettered, invariant(givenUp, 'every outbox event')?.ok]).toEqual([1, false]);
   });
 
   it('a doubled balance breaks the transaction strategy; acknowledging a missing effect breaks any', () => {

@@ -1,0 +1,168 @@
+/**
+ * `outboxRelay()` on DynamoDB Local's real stream: outbox items written by
+ * real transactions are read back with GetRecords and handed to the relay.
+ * EventBridge has no local server, so its side is a recording fake.
+ */
+import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { eventBridgeIdempotency, handleEvent, outboxRelay, type RecordHandler } from '../../../src/index.js';
+import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
+import { readStream } from '../../../scripts/local/dynamodb-stream.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { harness, order } from '../sqs/harness.js';
+
+const streamTable = { ...businessTable, StreamSpecification: { StreamViewType: 'NEW_IMAGE' } };
+
+/** A recording EventBridge: `refuse(entry, attempt)` says whether to refuse an entry on its nth sight. */
+function fakeEventBridge(refuse: (entry: PutEventsRequestEntry, seen: number) => boolean = () => false) {
+  const calls: PutEventsRequestEntry[][] = [];
+  const published: PutEventsRequestEntry[] = [];
+  const seen = new Map<string, number>();
+  const client = {
+    async send(command: PutEventsCommand): Promise<PutEventsCommandOutput> {
+      const entries = command.input.Entries ?? [];
+      calls.push(entries);
+      const answers = entries.map((entry, i) => {
+        const n = (seen.get(entry.Detail ?? '') ?? 0) + 1;
+        seen.set(entry.Detail ?? '', n);
+        if (refuse(entry, n)) return { ErrorCode: 'InternalFailure', ErrorMessage: 'refused' };
+        published.push(entry);
+        return { EventId: `event-${calls.length}-${i}` };
+      });
+      return { $metadata: {}, FailedEntryCount: answers.filter((a) => 'ErrorCode' in a).length, Entries: answers };
+    },
+  };
+  return { client, calls, published };
+}
+
+async function setup(keys: readonly string[]) {
+  const h = await harness();
+  const { client, doc } = testDynamo();
+  const orders = await freshTable(client, streamTable, 'outbox');
+  const emit: RecordHandler = (_r, { key, tx }) => {
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+  };
+  // An ordinary item of the same table: its INSERT is not the relay's business.
+  await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#x', status: 'PENDING' } }));
+  await h.handler(emit, { strategy: 'transaction' })(sqsEvent(keys.map((k) => order(k))), h.context());
+  const event = await readStream(client, orders);
+  const items = async () =>
+    (await doc.send(new ScanCommand({ TableName: orders }))).Items?.filter((i) => i['outboxId'] !== undefined) ?? [];
+  return { doc, orders, event, items };
+}
+
+const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`);
+const detailOf = (entry: PutEventsRequestEntry) => JSON.parse(entry.Detail ?? '{}') as { orderNo: string; outboxId: string };
+const sequenceNumbers = (event: DynamoDBStreamEvent) => event.Records.map((r) => r.dynamodb?.SequenceNumber ?? '');
+const outboxRecordIndex = (event: DynamoDBStreamEvent, orderNo: string) =>
+  event.Records.findIndex((r) => r.dynamodb?.NewImage?.['detail']?.S?.includes(`"orderNo":"${orderNo}"`));
+
+describe('outboxRelay() on the real stream', () => {
+  it('publishes every new outbox item in batches of 10, ignores other records, and marks them published with a TTL', async () => {
+    const { doc, event, items } = await setup(keys(12));
+    expect(event.Records).toHaveLength(13);
+    const bus = fakeEventBridge();
+    const relay = outboxRelay({ eventBridge: bus.client, client: doc, eventBusName: 'orders', clock: { now: () => 1_000_000 } });
+    expect(await relay(event)).toEqual({ batchItemFailures: [] });
+    expect(bus.calls.map((c) => c.length)).toEqual([10, 2]);
+    expect(bus.published.map((e) => detailOf(e).orderNo).sort()).toEqual(keys(12).sort());
+    expect(bus.published.every((e) => e.Source === 'shop' && e.DetailType === 'OrderPaid' && e.EventBusName === 'orders')).toBe(true);
+    const stored = await items();
+    expect(stored).toHaveLength(12);
+    for (const item of stored) {
+      expect(item).toMatchObject({ outboxStatus: 'PUBLISHED', publishedAt: 1_000_000, expiresAt: 1_000 + 86_400 });
+      expect(bus.published.some((e) => detailOf(e).outboxId === item['outboxId'])).toBe(true);
+    }
+  });
+
+  it('retries a refused entry alone, once, and reports nothing when it then goes through', async () => {
+    const { doc, event } = await setup(keys(3));
+    const bus = fakeEventBridge((entry, seen) => detailOf(entry).orderNo === 'k1' && seen === 1);
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc })(event)).toEqual({ batchItemFailures: [] });
+    expect(bus.calls.map((c) => c.map((e) => detailOf(e).orderNo))).toEqual([expect.arrayContaining(['k0', 'k1', 'k2']), ['k1']]);
+    expect(bus.published).toHaveLength(3);
+  });
+
+  it('reports an entry refused twice, by sequence number, with every record after it; leaves it PENDING', async () => {
+    const { doc, event, items } = await setup(keys(4));
+    const bus = fakeEventBridge((entry) => detailOf(entry).orderNo === 'k2');
+    const response = await outboxRelay({ eventBridge: bus.client, client: doc })(event);
+    const failedAt = outboxRecordIndex(event, 'k2');
+    expect(failedAt).toBeGreaterThan(0);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(sequenceNumbers(event).slice(failedAt));
+    const stored = await items();
+    expect(stored.filter((i) => i['outboxStatus'] === 'PENDING').map((i) => JSON.parse(String(i['detail'])).orderNo)).toEqual(['k2']);
+    expect(stored.filter((i) => i['outboxStatus'] === 'PUBLISHED')).toHaveLength(3);
+  });
+
+  it('deletes published items with afterPublish: "delete"', async () => {
+    const { doc, event, items } = await setup(keys(2));
+    const bus = fakeEventBridge();
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc, afterPublish: 'delete' })(event)).toEqual({ batchItemFailures: [] });
+    expect(await items()).toEqual([]);
+    expect(bus.published).toHaveLength(2);
+  });
+
+  it('a crash after PutEvents, before the mark, publishes again with the same outboxId, which the consumer dedups', async () => {
+    const { doc, event, items } = await setup(keys(1));
+    const bus = fakeEventBridge();
+    const crashing = {
+      send: async () => {
+        throw new Error('relay killed before the mark');
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const first = await outboxRelay({ eventBridge: bus.client, client: crashing })(event);
+    expect(first.batchItemFailures).not.toEqual([]);
+    expect((await items())[0]?.['outboxStatus']).toBe('PENDING');
+    // The mapping retries from the reported sequence number.
+    const from = sequenceNumbers(event).indexOf(first.batchItemFailures[0]?.itemIdentifier ?? '');
+    const retry = { Records: event.Records.slice(from) };
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc })(retry)).toEqual({ batchItemFailures: [] });
+    expect(bus.published).toHaveLength(2);
+    const ids = bus.published.map((e) => detailOf(e).outboxId);
+    expect(ids[0]).toBe(ids[1]);
+    expect((await items())[0]?.['outboxStatus']).toBe('PUBLISHED');
+
+    // A consumer keyed on outboxId applies the effect once.
+    const h = await harness();
+    let effects = 0;
+    const consumer = middy<EventBridgeEvent<string, { outboxId: string }>>()
+      .use(eventBridgeIdempotency({ store: h.store, consumer: 'points', key: (e) => (e.detail as { outboxId: string }).outboxId }))
+      .handler(
+        handleEvent(async () => {
+          effects += 1;
+        }),
+      );
+    for (const entry of bus.published) {
+      const delivered = eventBridgeEvent({ source: entry.Source ?? '', detailType: entry.DetailType ?? '', detail: detailOf(entry) });
+      await consumer(delivered, lambdaContext());
+    }
+    expect(effects).toBe(1);
+  });
+
+  it('checks its options and its event', async () => {
+    const { doc } = testDynamo();
+    const bus = fakeEventBridge();
+    expect(() => outboxRelay({ eventBridge: bus.client, client: doc, afterPublish: 'mark-it' as 'mark' })).toThrow(/afterPublish/);
+    expect(() => outboxRelay({ client: doc } as unknown as Parameters<typeof outboxRelay>[0])).toThrow(/eventBridge/);
+    expect(() =>
+      outboxRelay({ eventBridge: bus.client, client: doc, colour: 'red' } as unknown as Parameters<typeof outboxRelay>[0]),
+    ).toThrow(TypeError);
+    await expect(outboxRelay({ eventBridge: bus.client, client: doc })({} as DynamoDBStreamEvent)).rejects.toThrow(TypeError);
+  });
+
+  it('fails a malformed outbox item alone (from its sequence number on) and publishes the rest', async () => {
+    const { client, doc } = testDynamo();
+    const table = await freshTable(client, streamTable, 'outbox');
+    await doc.send(new PutCommand({ TableName: table, Item: { pk: 'a', outboxId: 'a', source: 'shop' } }));
+    const bus = fakeEventBridge();
+    const event = await readStream(client, table);
+    const response = await outboxRelay({ eventBridge: bus.client, client: doc })(event);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(sequenceNumbers(event));
+    expect(bus.published).toEqual([]);
+    expect((await doc.send(new GetCommand({ TableName: table, Key: { pk: 'a' } }))).Item?.['outboxStatus']).toBeUndefined();
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * `tx.outbox()` against DynamoDB Local: the outbox item commits in the same
+ * `TransactWriteItems` as the business writes and the idempotency record,
+ * or not at all, and a re-run cannot add a second one.
+ */
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import type { RecordHandler } from '../../../src/index.js';
+import { outboxId } from '../../../src/core/outbox.js';
+import { sqsEvent } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { failedIds, harness, order } from '../sqs/harness.js';
+
+const streamTable = { ...businessTable, StreamSpecification: { StreamViewType: 'NEW_IMAGE' } };
+
+async function setup() {
+  const h = await harness();
+  const { client, doc } = testDynamo();
+  const orders = await freshTable(client, streamTable, 'orders');
+  const pay: RecordHandler = (_record, { key, tx }) => {
+    tx.update({
+      TableName: orders,
+      Key: { pk: `order#${key}` },
+      UpdateExpression: 'SET #s = :paid',
+      ConditionExpression: '#s = :pending',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':paid': 'PAID', ':pending': 'PENDING' },
+    });
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+  };
+  const pending = (orderNo: string) => doc.send(new PutCommand({ TableName: orders, Item: { pk: `order#${orderNo}`, status: 'PENDING' } }));
+  const outboxItems = async () =>
+    ((await doc.send(new ScanCommand({ TableName: orders }))).Items ?? []).filter((i) => i['outboxId'] !== undefined);
+  return { h, doc, orders, pay, pending, outboxItems };
+}
+
+describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
+  it('commits the outbox item with the business write and the idempotency record, keyed by a derived id', async () => {
+    const { h, doc, orders, pay, pending, outboxItems } = await setup();
+    await pending('o1');
+    const handler = h.handler(pay, { strategy: 'transaction' });
+    expect(failedIds(await handler(sqsEvent([order('o1')]), h.context()))).toEqual([]);
+    const id = outboxId('test', 'o1', 'OrderPaid');
+    const items = await outboxItems();
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ pk: id, outboxId: id, outboxStatus: 'PENDING', source: 'shop', detailType: 'OrderPaid' });
+    expect(JSON.parse(String(items[0]?.['detail']))).toEqual({ orderNo: 'o1', outboxId: id });
+    expect(items[0]?.['expiresAt']).toBeUndefined(); // TTL only once published
+    const order1 = await doc.send(new GetCommand({ TableName: orders, Key: { pk: 'order#o1' } }));
+    expect(order1.Item?.['status']).toBe('PAID');
+    const record = await h.store.get('test#o1');
+    expect(record?.status).toBe('COMPLETED');
+  });
+
+  it('writes no outbox item when a business condition fails', async () => {
+    const { h, pay, outboxItems } = await setup();
+    const handler = h.handler(pay, { strategy: 'transaction' });
+    // No PENDING order: the update's condition fails, so the whole transaction does.
+    expect(failedIds(await handler(sqsEvent([order('o2')]), h.context()))).toHaveLength(1);
+    expect(await outboxItems()).toEqual([]);
+    expect(await h.store.get('test#o2')).toBeUndefined();
+  });
+
+  it('a redelivery (crash after commit, before the ACK) adds no second item', async () => {
+    const { h, pay, pending, outboxItems } = await setup();
+    await pending('o3');
+    const handler = h.handler(pay, { strategy: 'transaction' });
+    const record = order('o3');
+    await handler(sqsEvent([record]), h.context());
+    expect(failedIds(await handler(sqsEvent([{ ...record, messageId: 'again' }]), h.context()))).toEqual([]);
+    expect(await outboxItems()).toHaveLength(1);
+  });
+
+  it('a re-run after the idempotency record is gone still cannot add a second item (attribute_not_exists)', async () => {
+    const { h, doc, orders, pending, outboxItems } = await setup();
+    await pending('o4');
+    // Only the outbox: the re-run's transaction fails on the outbox item's own condition.
+    const emit: RecordHandler = (_r, { key, tx }) => {
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+    };
+    const handler = h.handler(emit, { strategy: 'transaction', onConflict: 'acknowledge' });
+    await handler(sqsEvent([order('o4')]), h.context());
+    await doc.send(new DeleteCommand({ TableName: h.table, Key: { id: 'test#o4' } }));
+    expect(failedIds(await handler(sqsEvent([order('o4')]), h.context()))).toEqual([]);
+    expect(h.lines.at(-1)?.records.map((r) => r.outcome)).toEqual(['conflict']);
+    expect(await outboxItems()).toHaveLength(1);
+  });
+
+  it('is disabled under the claim strategy, with the same error as the other tx methods', async () => {
+    const { h, orders } = await setup();
+    let thrown: unknown;
+    const handler = h.handler((_r, { tx }) => {
+      try {
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: {} }, { table: orders });
+      } catch (error) {
+        thrown = error;
+      }
+    });
+    await handler(sqsEvent([order('o5')]), h.context());
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(String(thrown)).toMatch(/tx\.outbox\(\) is not available/);
+  });
+});
