@@ -120,3 +120,7 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+
+// Group commit (transaction strategy)
+export type { CommitMode } from './lifecycle/group-commit.js';
+export type { GroupCommitAnswer } from './store/types.js';
