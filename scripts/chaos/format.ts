@@ -105,6 +105,15 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ],
     ['effect slower than the visibility timeout (in flight twice)', sum((s) => s.faults.slowEffects)],
     ['transient side-effect failure (first attempt)', sum((s) => s.faults.transientFailures)],
+    [
+      'group commit: groups sent / cancelled by one record / TransactionConflict / crashes',
+      [
+        sum((s) => s.faults.groupCommit.groups),
+        sum((s) => s.faults.groupCommit.cancelledByCondition),
+        sum((s) => s.faults.groupCommit.conflicts),
+        sum((s) => s.faults.groupCommit.crashes),
+      ].join(' / '),
+    ],
   ];
   return table(['Faults (all seeds)', 'count'], rows);
 }
@@ -125,7 +134,7 @@ export function formatChaosReport(report: ChaosReport): string {
     ...faultTable(report.seeds),
     '',
     ...table(
-      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)'],
+      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)', 'transaction, group commit'],
       report.seeds.map((s) => [
         s.seed,
         s.deliveries,

@@ -37,6 +37,11 @@ describe('chaos run', () => {
     expect(crashes).toBeGreaterThan(0);
     expect(sum((f) => f.deliveredTwice.payments + f.deliveredTwice.notifications)).toBeGreaterThan(0);
     expect(sum((f) => f.transientFailures)).toBeGreaterThan(0);
+    // Group commit (the transaction strategy's SQS consumer): groups were sent, cancelled by one record, and conflicted.
+    expect(report.seeds.every((s) => s.rows.some((r) => r.strategy === 'transaction, group commit' && r.ok))).toBe(true);
+    expect(sum((f) => f.groupCommit.groups)).toBeGreaterThan(0);
+    expect(sum((f) => f.groupCommit.cancelledByCondition)).toBeGreaterThan(0);
+    expect(sum((f) => f.groupCommit.conflicts)).toBeGreaterThan(0);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {
