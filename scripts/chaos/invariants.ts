@@ -53,7 +53,10 @@ const first = (keys: Iterable<string>): string => {
 
 function split(missing: readonly string[], dlq: readonly DlqEntry[]) {
   const parked = new Set(dlq.filter((d) => d.defect === undefined && d.key !== undefined).map((d) => d.key as string));
-  const deadLettered = dlq.filter((d) => d.defect === undefined && d.key !== undefined && missing.includes(d.key));
+  // One entry per event: an original and its re-sent copy may both run out of receives.
+  const deadLettered = [
+    ...new Map(dlq.filter((d) => d.defect === undefined && d.key !== undefined && missing.includes(d.key)).map((d) => [d.key, d])).values(),
+  ];
   const lost = missing.filter((k) => !parked.has(k));
   const unreasoned = dlq.filter((d) => d.defect === undefined && d.reason.trim() === '');
   return { deadLettered, lost, unreasoned };

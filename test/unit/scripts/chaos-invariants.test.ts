@@ -119,6 +119,12 @@ describe('strategyRows', () => {
     expect([parked.lost, parked.deadLettered, parked.ok]).toEqual([0, 1, true]);
   });
 
+  it('an event whose original and re-sent copy both sit in the DLQ counts once (applied + dead-lettered never exceed the events)', () => {
+    const dlq = { notifications: [valid('n-o-2', 'failed 5 times'), valid('n-o-2', 'failed 5 times')] };
+    const row = rowOf(strategyRows(report({ neverSent: ['n-o-2'], dlq }), observations()), 'claim');
+    expect([row.lost, row.deadLettered, row.applied + row.deadLettered]).toEqual([0, 1, row.events]);
+  });
+
   it('a points event is parked upstream when its payment sits in the payments DLQ', () => {
     const rows = strategyRows(report({ withoutPoints: ['o-3'], dlq: { payments: [valid('o-3', 'in-progress')] } }), observations());
     const points = rowOf(rows, 'transaction');
