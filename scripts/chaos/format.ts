@@ -112,6 +112,15 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ['transient side-effect failure (first attempt)', sum((s) => s.faults.transientFailures)],
     ['permanent failure sent to the DLQ at once, acknowledged (SQS permanentFailures)', sum((s) => s.sqsPaths.deadLettered)],
     ['record that came back, backed off (SQS backoff)', sum((s) => s.sqsPaths.backedOff)],
+    [
+      'group commit: groups sent / cancelled by one record / TransactionConflict / crashes',
+      [
+        sum((s) => s.faults.groupCommit.groups),
+        sum((s) => s.faults.groupCommit.cancelledByCondition),
+        sum((s) => s.faults.groupCommit.conflicts),
+        sum((s) => s.faults.groupCommit.crashes),
+      ].join(' / '),
+    ],
   ];
   return table(['Faults (all seeds)', 'count'], rows);
 }
@@ -148,7 +157,7 @@ export function formatChaosReport(report: ChaosReport): string {
     ...metricsTable(metricTotals(report.seeds), 'EMF metrics (all seeds)'),
     '',
     ...table(
-      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)', 'outbox'],
+      ['seed', 'deliveries', 'run', 'state machine', 'transaction', 'claim (doubles in window)', 'outbox', 'transaction, group commit'],
       report.seeds.map((s) => [
         s.seed,
         s.deliveries,

@@ -22,7 +22,7 @@ export interface ChaosInvariant {
 
 /** Figures and verdicts for one strategy (one consumer of the reference service). */
 export interface StrategyRow {
-  readonly strategy: 'state machine' | 'transaction' | 'claim' | 'outbox';
+  readonly strategy: 'state machine' | 'transaction' | 'claim' | 'transaction, group commit' | 'outbox';
   readonly consumer: string;
   /** Unique valid business events this consumer had to apply. */
   readonly events: number;
@@ -70,7 +70,8 @@ function leftOver(report: LocalRunReport, match: string): number {
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
-interface RowInput {
+/** What one strategy's row is computed from (see {@link strategyRow}). */
+export interface RowInput {
   readonly strategy: StrategyRow['strategy'];
   readonly consumer: string;
   readonly events: number;
@@ -85,7 +86,8 @@ interface RowInput {
   readonly poison?: { readonly found: number; readonly planned: number };
 }
 
-function row(input: RowInput): StrategyRow {
+/** One strategy's row: the figures and the invariants, from what was applied, dead-lettered and acknowledged. */
+export function strategyRow(input: RowInput): StrategyRow {
   const { deadLettered, lost, unreasoned } = split(input.missing, input.dlq);
   const ackedMissing = input.missing.filter((k) => input.acked.has(k));
   const poisonOk = input.poison === undefined || input.poison.found === input.poison.planned;
@@ -216,7 +218,7 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
   const pointsMissing = p.ordersWithoutPoints.filter((k) => !neverPaid.has(k));
   const claim = claimDoubles(observations);
   return [
-    row({
+    strategyRow({
       strategy: 'state machine',
       consumer: 'payments (SQS FIFO, PENDING->PAID transition + outbox item in one transaction)',
       events: o.expected,
@@ -230,7 +232,7 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
       leftOver: leftOver(report, 'payment'),
       poison: { found: poisonCount(dlq.payments), planned: poisonPlanned.payments },
     }),
-    row({
+    strategyRow({
       strategy: 'transaction',
       consumer: 'points (EventBridge async, ledger + balance in one transaction)',
       events: o.paid,
@@ -244,7 +246,7 @@ export function strategyRows(report: LocalRunReport, observations: ChaosObservat
       wholeBatchFailures: undefined,
       leftOver: leftOver(report, 'points'),
     }),
-    row({
+    strategyRow({
       strategy: 'claim',
       consumer: 'notifications (SQS standard, claim record)',
       events: n.expected,

@@ -9,6 +9,7 @@ import { startDynamoDBLocal } from '../../infra/dynamodb-local.js';
 import { defaults as localDefaults } from '../local/options.js';
 import type { MetricTotals } from '../local/metrics-collector.js';
 import { runLocal, type Progress } from '../local/run.js';
+import { runGroupCommitChaos, type GroupCommitFaults } from './group-commit.js';
 import { createChaos, type ChaosObservations } from './harness.js';
 import { strategyRows, type StrategyRow } from './invariants.js';
 import { defaultRates, defaultTiming, type ChaosRates, type ChaosTiming } from './plan.js';
@@ -52,6 +53,8 @@ export interface FaultSummary {
   readonly timedOutInvocations: Record<'payments' | 'notifications' | 'points', number>;
   /** Transient side-effect failures (first attempt of chosen keys). */
   readonly transientFailures: number;
+  /** The group-commit consumer's faults (scripts/chaos/group-commit.ts). */
+  readonly groupCommit: GroupCommitFaults;
 }
 
 /** One seed's result. */
@@ -97,7 +100,8 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
     ...(options.onProgress === undefined ? {} : { onProgress: (p: Progress) => options.onProgress?.(seed, p) }),
   });
   const observations = chaos.observations();
-  const rows = strategyRows(report, observations);
+  const grouped = await runGroupCommitChaos({ seed, orders: options.messages, endpoint, rates, pollers: workload.pollers });
+  const rows = [...strategyRows(report, observations), grouped.row];
   const s = report.sources;
   return {
     seed,
@@ -114,6 +118,7 @@ async function runSeed(seed: number, options: ChaosOptions, endpoint: string): P
       crashedInvocations: { payments: s.payments.crashes, notifications: s.notifications.crashes, points: s.points.crashes },
       timedOutInvocations: { payments: s.payments.timeouts, notifications: s.notifications.timeouts, points: s.points.timeouts },
       transientFailures: report.faultsInjected.publish + report.faultsInjected.send + report.faultsInjected.points,
+      groupCommit: grouped.faults,
     },
     metrics: report.metrics,
     deliveries: report.throughput.deliveries,

@@ -7,7 +7,8 @@
  */
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { CommitInput, IdempotencyStore } from '../store/types.js';
+import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
 import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
@@ -16,6 +17,7 @@ import { followerOutcome, type LeaderRef } from './same-key.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { idOf, type BatchSource } from './source.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
+import { GroupCommitter, type CommitMode } from './group-commit.js';
 
 /** Settings the runner needs from the middleware. */
 export interface BatchRunConfig {
@@ -27,6 +29,8 @@ export interface BatchRunConfig {
   readonly safetyMarginMs: number;
   /** `lease: { heartbeat }` (claim strategy): renew each owned claim until its record settles or the run closes. */
   readonly heartbeat?: HeartbeatPlan | undefined;
+  /** Transaction strategy: group commit (default) or one commit per record. */
+  readonly commit?: CommitMode;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -56,6 +60,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly #owned: ReadonlyMap<string, OwnedRecord>;
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: BatchRunConfig;
+  /** Transaction strategy with group commit: the batch's commit queue. */
+  readonly #committer: GroupCommitter | undefined;
   readonly #running = new Set<string>();
   /** Heartbeats by message id, started with the run: a record waiting in its lane must keep its claim too. */
   readonly #keepers = new Map<string, LeaseKeeper>();
@@ -69,6 +75,7 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
+    this.#committer = config.transactional ? GroupCommitter.for(asTransactional(config.store), config.commit ?? 'group') : undefined;
     this.safetyMarginMs = config.safetyMarginMs;
     const plan = config.heartbeat;
     if (plan === undefined) return;
@@ -132,8 +139,11 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
       const delivery = { ...owned, consumer };
       // A commit cancelled by contention is tried again, but never into the safety margin.
       const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
-      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry }, async (tx) =>
-        fn(record, withSignal({ ...base, tx })),
+      const committer = this.#committer;
+      const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
+      const run = async (tx: TransactionBuilder) => fn(record, withSignal({ ...base, tx }));
+      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry, ...via }, (tx) =>
+        committer === undefined ? run(tx) : committer.running(() => run(tx)),
       );
       this.executions.set(owned.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);

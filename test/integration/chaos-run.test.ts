@@ -58,6 +58,11 @@ describe('chaos run', () => {
     expect(sum((f) => f.relayCrashes['after-put-events'])).toBeGreaterThan(0);
     expect(sum((f) => f.relayCrashes['before-mark'])).toBeGreaterThan(0);
     expect(report.seeds.every((s) => s.rows.find((r) => r.strategy === 'outbox')?.ok === true)).toBe(true);
+    // Group commit (the transaction strategy's SQS consumer): groups were sent, cancelled by one record, and conflicted.
+    expect(report.seeds.every((s) => s.rows.some((r) => r.strategy === 'transaction, group commit' && r.ok))).toBe(true);
+    expect(sum((f) => f.groupCommit.groups)).toBeGreaterThan(0);
+    expect(sum((f) => f.groupCommit.cancelledByCondition)).toBeGreaterThan(0);
+    expect(sum((f) => f.groupCommit.conflicts)).toBeGreaterThan(0);
   }, 180_000);
 
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {

@@ -5,7 +5,7 @@
  * and different bodies, a stored record per key (absent, COMPLETED with the
  * same or another payload, IN_PROGRESS with a live or an expired lease,
  * FAILED, past its retention), FIFO groups or a standard queue, handler
- * failures and bad bodies at random positions, both strategies, payload
+ * failures and bad bodies at random positions, both strategies (group or per-record commit), payload
  * checking on or off, results stored or not. Each batch checks:
  * - every record's outcome (kind, not-started reason, error name) in the batch
  *   log line, the records the handler ran and `batchItemFailures`, against the model;
@@ -48,6 +48,8 @@ interface Case {
   readonly payloadCheck: boolean;
   readonly storeResult: boolean;
   readonly concurrency: number;
+  /** Transaction strategy: group commit (the default) or one commit per record; the model is the same. */
+  readonly commit: 'group' | 'record';
   readonly states: readonly SeedState[];
   readonly records: ReadonlyArray<{
     key: number;
@@ -65,6 +67,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   payloadCheck: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
   storeResult: fc.boolean(),
   concurrency: fc.integer({ min: 1, max: 3 }),
+  commit: fc.constantFrom<'group' | 'record'>('group', 'group', 'record'),
   states: fc.array(fc.constantFrom(...STATES), { minLength: KEYS, maxLength: KEYS }),
   records: fc.array(
     fc.record({
@@ -196,7 +199,12 @@ async function runCase(c: Case) {
   };
   // Commits of one key from two groups race when lanes run side by side: keep those batches to one lane at a time.
   const concurrency = c.strategy === 'transaction' && keyInTwoGroups(plan) ? 1 : c.concurrency;
-  const options = { strategy: c.strategy, storeResult: c.storeResult, ...(c.payloadCheck ? {} : { payload: false as const }) };
+  const options = {
+    strategy: c.strategy,
+    storeResult: c.storeResult,
+    commit: c.commit,
+    ...(c.payloadCheck ? {} : { payload: false as const }),
+  };
   const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());
   const line = h.lines.at(-1);
   const observed = (line?.records ?? []).map(
