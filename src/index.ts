@@ -120,3 +120,4 @@ export type { Clock } from './core/clock.js';
 export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
+export type { ClaimsMode } from './sources/sqs.js';

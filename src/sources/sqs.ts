@@ -33,7 +33,19 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * keeps 600 ms).
    */
   readonly safetyMarginMs?: number;
+  /**
+   * Claim strategy with `eachRecord`: `'batch'` (default) claims every record
+   * before the handler runs; `'pipelined'` starts each record as soon as its
+   * own claim returns. Pipelined hands the handler an event with no records
+   * (none is known to be claimed yet), so it needs the handler wrapped in
+   * `eachRecord`: a handler that reads `event.Records` itself sees none, and
+   * every record comes back. FIFO batches are claimed as a batch either way.
+   */
+  readonly claims?: ClaimsMode;
 }
+
+/** When the records of a batch are claimed: all before the handler, or each just before it runs. */
+export type ClaimsMode = 'batch' | 'pipelined';
 
 /**
  * Defaults of {@link sqsIdempotency}, in one place.
@@ -51,6 +63,7 @@ export const sqsDefaults = {
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
+  claims: 'batch' as ClaimsMode,
 };
 
 const sqsRules = {
@@ -58,6 +71,7 @@ const sqsRules = {
   ...recordRules,
   onConflict: is.oneOf('fail', 'acknowledge'),
   safetyMarginMs: is.timerMs,
+  claims: is.oneOf('batch', 'pipelined'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**
@@ -85,5 +99,11 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  return batchIdempotency(sqsSource, resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults));
+  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults);
+  if (resolved.claims === 'pipelined' && resolved.strategy !== 'claim') {
+    throw new TypeError(
+      `${sqsSource.owner}: option "claims" may be "pipelined" only with strategy "claim" (a transaction claims nothing).`,
+    );
+  }
+  return batchIdempotency(sqsSource, resolved);
 }

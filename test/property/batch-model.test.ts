@@ -44,6 +44,8 @@ const KEYS = 3;
 
 interface Case {
   readonly strategy: Strategy;
+  /** Claim strategy: claims pipelined (each record starts when its own claim returns); the model is the same. */
+  readonly pipelined: boolean;
   readonly fifo: boolean;
   readonly payloadCheck: boolean;
   readonly storeResult: boolean;
@@ -61,6 +63,7 @@ interface Case {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   strategy: fc.constantFrom<Strategy>('claim', 'transaction'),
+  pipelined: fc.boolean(),
   fifo: fc.boolean(),
   payloadCheck: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
   storeResult: fc.boolean(),
@@ -196,7 +199,12 @@ async function runCase(c: Case) {
   };
   // Commits of one key from two groups race when lanes run side by side: keep those batches to one lane at a time.
   const concurrency = c.strategy === 'transaction' && keyInTwoGroups(plan) ? 1 : c.concurrency;
-  const options = { strategy: c.strategy, storeResult: c.storeResult, ...(c.payloadCheck ? {} : { payload: false as const }) };
+  const options = {
+    strategy: c.strategy,
+    storeResult: c.storeResult,
+    ...(c.payloadCheck ? {} : { payload: false as const }),
+    ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
+  };
   const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());
   const line = h.lines.at(-1);
   const observed = (line?.records ?? []).map(
