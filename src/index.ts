@@ -121,3 +121,7 @@ export type { LeasePolicy } from './core/lease.js';
 export type { BusinessKey } from './core/keys.js';
 export { payloadHash } from './core/hashing.js';
 export type { ClaimsMode } from './sources/sqs.js';
+
+// Group commit (transaction strategy)
+export type { CommitMode } from './lifecycle/group-commit.js';
+export type { GroupCommitAnswer } from './store/types.js';

@@ -8,7 +8,8 @@
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { Admission } from './admit.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { CommitInput, IdempotencyStore } from '../store/types.js';
+import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
 import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
@@ -16,6 +17,7 @@ import { followerOutcome, type LeaderRef } from './same-key.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { idOf, type BatchSource } from './source.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
+import { GroupCommitter, type CommitMode } from './group-commit.js';
 
 /** Settings the runner needs from the middleware. */
 export interface BatchRunConfig {
@@ -25,6 +27,8 @@ export interface BatchRunConfig {
   readonly storeResult: boolean;
   readonly onConflict: ConflictPolicy;
   readonly safetyMarginMs: number;
+  /** Transaction strategy: group commit (default) or one commit per record. */
+  readonly commit?: CommitMode;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -59,6 +63,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: BatchRunConfig;
+  /** Transaction strategy with group commit: the batch's commit queue. */
+  readonly #committer: GroupCommitter | undefined;
   readonly #running = new Set<string>();
   #closed = false;
   #begun = false;
@@ -77,6 +83,7 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
+    this.#committer = config.transactional ? GroupCommitter.for(asTransactional(config.store), config.commit ?? 'group') : undefined;
     this.safetyMarginMs = config.safetyMarginMs;
   }
 
@@ -163,8 +170,11 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
       const delivery = { ...owned, consumer };
       // A commit cancelled by contention is tried again, but never into the safety margin.
       const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
-      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry }, async (tx) =>
-        fn(record, { ...ctx, tx }),
+      const committer = this.#committer;
+      const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
+      const run = async (tx: TransactionBuilder) => fn(record, { ...ctx, tx });
+      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry, ...via }, (tx) =>
+        committer === undefined ? run(tx) : committer.running(() => run(tx)),
       );
       this.executions.set(owned.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);

@@ -18,6 +18,7 @@ import { isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
 import type { Extractors } from './prepare.js';
 import type { ConflictPolicy } from './transaction-commit.js';
+import type { CommitMode } from './group-commit.js';
 
 /** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
 export type Strategy = 'claim' | 'transaction';
@@ -121,4 +122,6 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
   readonly autoSafetyMargin: AutoMargin;
+  /** Transaction strategy, batch sources: group commit or one commit per record (default 'group'). */
+  readonly commit?: CommitMode;
 }

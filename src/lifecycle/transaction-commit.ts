@@ -6,7 +6,13 @@
 import { InvalidRecordError, TransactionRetryableError } from '../core/errors.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { commitRetryDelay } from '../core/retry.js';
-import { isTransactionalStore, type CommitResult, type IdempotencyStore, type TransactionalIdempotencyStore } from '../store/types.js';
+import {
+  isTransactionalStore,
+  type CommitInput,
+  type CommitResult,
+  type IdempotencyStore,
+  type TransactionalIdempotencyStore,
+} from '../store/types.js';
 import { payloadMismatch } from './prepare.js';
 import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from '../transaction.js';
 
@@ -35,6 +41,8 @@ interface CommitOptions {
   readonly onConflict: ConflictPolicy;
   /** Absent: retried within the attempt bound, with no time limit. */
   readonly retry?: CommitRetry;
+  /** Sends the commit instead of `store.commit` (group commit queues it); answers as `store.commit` would. */
+  readonly via?: (input: CommitInput) => Promise<CommitResult>;
 }
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -63,7 +71,7 @@ async function commit(
   const { timeLeftMs = () => Number.POSITIVE_INFINITY, sleep = timer, random = Math.random } = options.retry ?? {};
   for (let failed = 1; ; failed += 1) {
     try {
-      return await store.commit(input);
+      return await (options.via === undefined ? store.commit(input) : options.via(input));
     } catch (error) {
       const pause = error instanceof TransactionRetryableError ? commitRetryDelay(failed, timeLeftMs(), random) : undefined;
       if (pause === undefined) throw error;

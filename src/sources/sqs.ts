@@ -12,6 +12,7 @@ import { is, type RulesOf } from '../core/options.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
+import type { CommitMode } from '../lifecycle/group-commit.js';
 import { sqsSource } from './sqs-source.js';
 
 /** Options of {@link sqsIdempotency}. */
@@ -27,6 +28,15 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
   readonly payload?: ((record: SQSRecord) => unknown) | false;
   /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
   readonly onConflict?: ConflictPolicy;
+  /**
+   * Transaction strategy: how records' transactions are sent. `'group'`
+   * (default): once no handler of the batch is running, the waiting records
+   * commit together (group commit, usually one `TransactWriteItems` per
+   * batch), each still atomic on its own. `'record'`: each record commits
+   * right after its handler, in its own `TransactWriteItems`. See the README,
+   * "Group commit".
+   */
+  readonly commit?: CommitMode;
   /**
    * Records are not started when less than this remains (ms). Default: 20 %
    * of the time left when the batch starts, at most 5000 (so a 3 s function
@@ -60,6 +70,7 @@ export const sqsDefaults = {
   ...commonDefaults,
   storeResult: false,
   onConflict: 'fail' as ConflictPolicy,
+  commit: 'group' as CommitMode,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
@@ -70,6 +81,7 @@ const sqsRules = {
   ...commonRules,
   ...recordRules,
   onConflict: is.oneOf('fail', 'acknowledge'),
+  commit: is.oneOf('group', 'record'),
   safetyMarginMs: is.timerMs,
   claims: is.oneOf('batch', 'pipelined'),
 } satisfies RulesOf<SqsIdempotencyOptions>;

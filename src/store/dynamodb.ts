@@ -12,7 +12,6 @@ import {
   BusinessConflictError,
   EffectivelyOnceError,
   IdempotencyInProgressError,
-  ItemTooLargeError,
   TransactionLimitError,
   TransactionRetryableError,
 } from '../core/errors.js';
@@ -20,12 +19,14 @@ import { recordId } from '../core/keys.js';
 import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
 import { CompletedCache } from './cache.js';
-import { cancellationReasons, classifyCancellation, isAwsError } from './cancellation.js';
+import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
+import { commitInRounds, type PreparedCommit } from './group-commit.js';
 import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
+import { describeReasons, leaseLost, tooLarge } from './refusals.js';
 import { queryStaleClaims } from './stale.js';
-import { checkTransactionLimits } from './transaction-limits.js';
+import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -33,6 +34,7 @@ import type {
   CommitResult,
   CompleteInput,
   FencedWriteResult,
+  GroupCommitAnswer,
   ReleaseInput,
   StaleClaim,
   TransactionalIdempotencyStore,
@@ -188,24 +190,76 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
    * @throws TransactionRetryableError on transaction conflict or throttling; nothing was written.
    */
   async commit(input: CommitInput): Promise<CommitResult> {
+    const prepared = this.#prepare(input, 0);
+    return prepared.kind === 'cached' ? prepared.result : this.#sendOne(prepared);
+  }
+
+  /**
+   * Group commit: the records' commits packed into as few `TransactWriteItems`
+   * as the limits allow (no item twice in one, at most 100 actions and 4 MB),
+   * sent side by side; each record stays atomic on its own. A cancelled group
+   * is read per record: a duplicate or a failed condition decides that
+   * record alone; the records cancelled only with it are sent again.
+   * Each answer is what {@link commit} would return or throw for that record.
+   */
+  async commitGroup(inputs: readonly CommitInput[]): Promise<GroupCommitAnswer[]> {
+    const answers = new Map<number, GroupCommitAnswer>();
+    const ready: PreparedCommit[] = [];
+    inputs.forEach((input, index) => {
+      try {
+        const prepared = this.#prepare(input, index);
+        if (prepared.kind === 'cached') answers.set(index, { kind: 'result', result: prepared.result });
+        else ready.push(prepared);
+      } catch (error) {
+        answers.set(index, { kind: 'error', error });
+      }
+    });
+    const { client } = this.#options;
+    const sent = await commitInRounds(ready, {
+      send: async (items) => void (await client.send(new TransactWriteCommand({ TransactItems: items }))),
+      single: (c) => this.#sendOne(c),
+      refused: (err, reasons, c) => this.#commitRefused(err, reasons, c.id, c.input.key, c.now),
+      committed: (c) => this.#committed(c),
+    });
+    return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
+  }
+
+  // Cache, item, limits: everything decided before a commit is sent. Throws what commit throws before sending.
+  #prepare(input: CommitInput, index: number): { kind: 'cached'; result: CommitResult } | (PreparedCommit & { kind: 'ready' }) {
     const id = this.recordId(input.consumer, input.key);
     const cached = this.#cache?.lookup(id);
-    if (cached !== undefined) return { kind: 'duplicate', id, existing: cached, fromCache: true };
-    const { client, tableName, clock } = this.#options;
+    if (cached !== undefined) return { kind: 'cached', result: { kind: 'duplicate', id, existing: cached, fromCache: true } };
+    const { tableName, clock } = this.#options;
     const now = clock.now();
     const item = this.#committedItem(id, input, now);
     const size = itemSize(item);
     if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
     const own = { tableName, id, item };
     checkTransactionLimits(own, input.actions, input.key);
+    return {
+      kind: 'ready',
+      index,
+      input,
+      id,
+      now,
+      put: { Put: commitPut(tableName, item, now) },
+      footprint: commitFootprint(own, input.actions),
+    };
+  }
+
+  async #sendOne(c: PreparedCommit): Promise<CommitResult> {
     try {
-      await client.send(new TransactWriteCommand({ TransactItems: [{ Put: commitPut(tableName, item, now) }, ...input.actions] }));
+      await this.#options.client.send(new TransactWriteCommand({ TransactItems: [c.put, ...c.input.actions] }));
     } catch (err) {
-      return this.#commitRefused(err, id, input.key, now);
+      return this.#commitRefused(err, cancellationReasons(err), c.id, c.input.key, c.now);
     }
-    const record = toRecord(item);
+    return this.#committed(c);
+  }
+
+  #committed(c: PreparedCommit): CommitResult {
+    const record = toRecord((c.put.Put?.Item ?? {}) as Record<string, unknown>);
     this.#cache?.remember(record);
-    return { kind: 'committed', id, record };
+    return { kind: 'committed', id: c.id, record };
   }
 
   /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */
@@ -228,8 +282,13 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
   }
 
   // Maps a refused transaction to an outcome, or throws what the caller must handle.
-  async #commitRefused(err: unknown, id: string, key: string, now: number): Promise<CommitResult> {
-    const reasons = cancellationReasons(err);
+  async #commitRefused(
+    err: unknown,
+    reasons: readonly RawCancellationReason[] | undefined,
+    id: string,
+    key: string,
+    now: number,
+  ): Promise<CommitResult> {
     if (reasons === undefined) {
       if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
         throw new TransactionLimitError(`Two actions touch the same item: ${err.message}`, { cause: err, key });
@@ -274,27 +333,4 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
     this.#cache?.remember(existing);
     return { kind: 'duplicate', id, existing, fromCache: false };
   }
-}
-
-function describeReasons(reasons: ReadonlyArray<{ index: number; code: string }>): string {
-  return reasons
-    .filter((r) => r.code !== 'None')
-    .map((r) => `action ${r.index}: ${r.code}`)
-    .join(', ');
-}
-
-function tooLarge(id: string, size: number, cause?: unknown, key?: string): ItemTooLargeError {
-  return new ItemTooLargeError(
-    `The idempotency record ${id} with its result would be about ${size} bytes; DynamoDB's item limit is ${MAX_ITEM_BYTES}. Store a smaller result or none.`,
-    size,
-    MAX_ITEM_BYTES,
-    { ...(cause === undefined ? {} : { cause }), ...(key === undefined ? {} : { key }) },
-  );
-}
-
-// A fenced write's condition failed: someone else owns the key now, or the record is gone.
-function leaseLost(err: unknown): FencedWriteResult {
-  if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
-  const current = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
-  return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
 }

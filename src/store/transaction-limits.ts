@@ -90,3 +90,39 @@ export function checkTransactionLimits(own: OwnAction, actions: readonly Transac
   }
   checkTransactionSize(total, context);
 }
+
+/** What a record's commit occupies in a group: its items (canonical identities), actions and estimated bytes. */
+export interface CommitFootprint {
+  readonly items: string[];
+  readonly actions: number;
+  readonly bytes: number;
+}
+
+/**
+ * The footprint of one record's commit (the idempotency action plus the
+ * handler's), for packing records into group commits. Call it after
+ * {@link checkTransactionLimits}: it assumes the actions are well formed.
+ *
+ * @example
+ * ```ts
+ * import { commitFootprint } from './transaction-limits.js';
+ * const { items, actions } = commitFootprint(
+ *   { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } },
+ *   [{ Update: { TableName: 'orders', Key: { pk: 'o1' }, UpdateExpression: 'SET n = :n' } }],
+ * );
+ * console.log(items.length, actions); // 2 2
+ * ```
+ */
+export function commitFootprint(own: OwnAction, actions: readonly TransactItem[]): CommitFootprint {
+  const shapes = actions.map(shapeOf);
+  const keyNames = keyNamesByTable(own, shapes);
+  const items = [itemIdentity(own.tableName, { [ATTR.id]: own.id })];
+  let bytes = estimateActionSize({ TableName: own.tableName, Item: own.item });
+  for (const shape of shapes) {
+    if (shape === undefined) continue;
+    const ref = refOf(shape, keyNames);
+    items.push(itemIdentity(ref.table, ref.key));
+    bytes += estimateActionSize(shape);
+  }
+  return { items, actions: actions.length + 1, bytes };
+}

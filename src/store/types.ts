@@ -74,6 +74,14 @@ export type CommitResult =
       readonly error: import('../core/errors.js').BusinessConflictError;
     };
 
+/**
+ * One record's answer from {@link TransactionalIdempotencyStore.commitGroup}:
+ * what `commit` would have returned for it, or the error it would have thrown.
+ */
+export type GroupCommitAnswer =
+  | { readonly kind: 'result'; readonly result: CommitResult }
+  | { readonly kind: 'error'; readonly error: unknown };
+
 /** A claim whose lease passed long ago: most likely a crashed consumer (`DynamoDBIdempotencyStore.staleClaims`). */
 export interface StaleClaim {
   readonly id: string;
@@ -135,6 +143,13 @@ export interface IdempotencyStore {
 export interface TransactionalIdempotencyStore extends IdempotencyStore {
   /** Transaction strategy: idempotency record + business writes in one `TransactWriteItems`. */
   commit(input: CommitInput): Promise<CommitResult>;
+  /**
+   * Group commit (optional): the commits of several records, packed into as
+   * few `TransactWriteItems` as the limits allow; each record stays atomic on
+   * its own. One answer per input, in input order. Without it, records are
+   * committed one by one.
+   */
+  commitGroup?(inputs: readonly CommitInput[]): Promise<GroupCommitAnswer[]>;
 }
 
 /**

@@ -155,5 +155,20 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
       return result;
     },
   };
-  return transactional;
+  const group = store.commitGroup?.bind(store);
+  if (group === undefined) return transactional;
+  // Group commit: one crash point before the group (the whole invocation dies), one after each committed record.
+  const grouped: CrashingStore & TransactionalIdempotencyStore = {
+    ...transactional,
+    async commitGroup(inputs: readonly CommitInput[]) {
+      const ids = inputs.map((input) => store.recordId(input.consumer, input.key));
+      for (const id of ids) await maybeCrash('before-complete', id);
+      const answers = await guarded(() => group(inputs));
+      for (const [i, answer] of answers.entries()) {
+        if (answer.kind === 'result' && answer.result.kind === 'committed') await maybeCrash('after-complete', ids[i] ?? '');
+      }
+      return answers;
+    },
+  };
+  return grouped;
 }

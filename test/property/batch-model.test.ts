@@ -5,7 +5,7 @@
  * and different bodies, a stored record per key (absent, COMPLETED with the
  * same or another payload, IN_PROGRESS with a live or an expired lease,
  * FAILED, past its retention), FIFO groups or a standard queue, handler
- * failures and bad bodies at random positions, both strategies, payload
+ * failures and bad bodies at random positions, both strategies (group or per-record commit), payload
  * checking on or off, results stored or not. Each batch checks:
  * - every record's outcome (kind, not-started reason, error name) in the batch
  *   log line, the records the handler ran and `batchItemFailures`, against the model;
@@ -50,6 +50,8 @@ interface Case {
   readonly payloadCheck: boolean;
   readonly storeResult: boolean;
   readonly concurrency: number;
+  /** Transaction strategy: group commit (the default) or one commit per record; the model is the same. */
+  readonly commit: 'group' | 'record';
   readonly states: readonly SeedState[];
   readonly records: ReadonlyArray<{
     key: number;
@@ -68,6 +70,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   payloadCheck: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
   storeResult: fc.boolean(),
   concurrency: fc.integer({ min: 1, max: 3 }),
+  commit: fc.constantFrom<'group' | 'record'>('group', 'group', 'record'),
   states: fc.array(fc.constantFrom(...STATES), { minLength: KEYS, maxLength: KEYS }),
   records: fc.array(
     fc.record({
@@ -202,6 +205,7 @@ async function runCase(c: Case) {
   const options = {
     strategy: c.strategy,
     storeResult: c.storeResult,
+    commit: c.commit,
     ...(c.payloadCheck ? {} : { payload: false as const }),
     ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
   };
