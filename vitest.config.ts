@@ -37,10 +37,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     // DynamoDB Local is one JVM on a 2-core machine: keep worker count modest.
     maxWorkers: 2,
+    // Console output only from failing tests: the middlewares log a line and an EMF document per batch by default.
+    silent: 'passed-only',
     projects: [
       // Unit files share one module graph (isolate: false): importing the SDK and src once is what makes this project take seconds.
       { extends: true, test: { name: 'unit', include: tests(unitDirs), exclude: [...propertyTestsOnDynamoDB], isolate: false } },
-      { extends: true, test: { name: 'checks', include: tests(checkDirs) } },
+      // Each check compiles a whole TypeScript program in its setup: slow on a loaded 2-core machine.
+      { extends: true, test: { name: 'checks', include: tests(checkDirs), hookTimeout: 240_000 } },
       {
         extends: true,
         test: {

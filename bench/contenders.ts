@@ -55,6 +55,8 @@ export interface OursOptions extends HandlerOptions {
   /** Lease bounds and start margin, for the takeover check (short leases). */
   readonly lease?: Partial<LeasePolicy>;
   readonly safetyMarginMs?: number;
+  /** `claims: 'pipelined'`: each record starts as soon as its own claim returns. */
+  readonly claims?: 'batch' | 'pipelined';
 }
 
 export interface PowertoolsOptions extends HandlerOptions {
@@ -90,6 +92,7 @@ export function oursHandler(options: OursOptions): BatchHandler {
     logger: () => {},
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
+    ...(options.claims === undefined ? {} : { claims: options.claims }),
   });
   const { effect } = options;
   return middyFor(options)

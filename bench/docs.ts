@@ -6,7 +6,17 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { anomalies, coldStartHead, coldStartRows, fencingHead, fencingRows, fixed, summaryColumns, targetVerdict } from './report.js';
+import {
+  anomalies,
+  coldStartHead,
+  coldStartRows,
+  fencingHead,
+  fencingRows,
+  fixed,
+  summaryColumns,
+  targetVerdict,
+  unitsNotes,
+} from './report.js';
 import type { BenchReport } from './results.js';
 
 /** Hand-written notes go below this line; new sections are inserted above it. */
@@ -32,14 +42,19 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
   ];
 }
 
-/** The section key: one per added latency. */
+/** The default `--dup-rate`: its sections keep the plain latency key. */
+const DEFAULT_DUP_RATE = 0.25;
+
+/** The section key: one per added latency and duplicate rate (the default rate keeps the plain `latency-N`). */
 export function sectionKey(report: BenchReport): string {
-  return `latency-${report.workload.latencyMs}`;
+  const { latencyMs, duplicateRate } = report.workload;
+  return duplicateRate === DEFAULT_DUP_RATE ? `latency-${latencyMs}` : `latency-${latencyMs}-dup-${duplicateRate}`;
 }
 
 function heading(report: BenchReport): string {
-  const ms = report.workload.latencyMs;
-  return ms === 0 ? 'DynamoDB Local, no added latency' : `DynamoDB Local + ${ms} ms added to every request (a region's round trip)`;
+  const { latencyMs: ms, duplicateRate } = report.workload;
+  const base = ms === 0 ? 'DynamoDB Local, no added latency' : `DynamoDB Local + ${ms} ms added to every request (a region's round trip)`;
+  return `${base}, ${Number((duplicateRate * 100).toFixed(2))} % duplicates`;
 }
 
 function preamble(report: BenchReport): string[] {
@@ -74,6 +89,8 @@ export function renderSection(report: BenchReport): string {
   ];
   const warnings = anomalies(report);
   if (warnings.length > 0) lines.push('', ...warnings.map((a) => `- **${a}**`));
+  const units = unitsNotes(report);
+  if (units.length > 0) lines.push('', ...units.map((u) => `- ${u}`));
   lines.push(
     '',
     '### Targets',

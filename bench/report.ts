@@ -77,6 +77,27 @@ export function anomalies(report: BenchReport): string[] {
   return lines;
 }
 
+/**
+ * With `--units`: each variant that costs more capacity units per delivery
+ * than the Powertools row it is compared with, said plainly, with the reason
+ * when it sends transactions (DynamoDB bills each item of a transaction twice).
+ */
+export function unitsNotes(report: BenchReport): string[] {
+  if (!report.workload.unitsCounted) return [];
+  const byId = new Map(report.variants.map((r) => [r.id, r]));
+  return report.variants.flatMap((r) => {
+    const pt = r.comparedWith === undefined ? undefined : byId.get(r.comparedWith);
+    const ours = r.figures.unitsPerDelivery;
+    const theirs = pt?.figures.unitsPerDelivery;
+    if (pt === undefined || ours == null || theirs == null || ours <= theirs + 0.005) return [];
+    const why =
+      (r.figures.byCommand['TransactWriteItems'] ?? 0) > 0 ? ': transactional writes are billed twice (each item 2 WCU per KB)' : '';
+    return [
+      `${r.title}: ${ours.toFixed(2)} capacity units per delivery vs ${pt.title} ${theirs.toFixed(2)} (${(ours / theirs).toFixed(2)}x)${why}.`,
+    ];
+  });
+}
+
 export function targetVerdict(t: TargetCheck): string {
   if (t.met === null) return 'not measured';
   return t.met ? 'met' : `missed: ${t.shortfall ?? ''}`;
@@ -132,6 +153,7 @@ export function formatText(report: BenchReport): string {
   const summary = summaryColumns(report);
   lines.push(...textTable(summary.head, summary.rows));
   for (const a of anomalies(report)) lines.push(`  ! ${a}`);
+  for (const u of unitsNotes(report)) lines.push(`  units: ${u}`);
   lines.push('', 'Targets (shown, not asserted):');
   for (const t of report.targets) lines.push(`  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`);
   if (report.coldStart !== undefined) {

@@ -89,7 +89,7 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
         unitsCounted: args.units,
       },
       variants,
-      targets: checkTargets(variants, coldStart),
+      targets: checkTargets(variants, coldStart, { duplicateRate: args.duplicateRate }),
       coldStart,
       fencing,
     };

@@ -85,6 +85,24 @@ export const variants: readonly Variant[] = [
       }),
   },
   {
+    id: 'ours-claim-pipelined',
+    title: 'ours, claim, pipelined',
+    setup:
+      "sqsIdempotency (strategy 'claim', claims 'pipelined': each record starts when its own claim returns) + eachRecord; points ADD in the handler",
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'claim',
+        claims: 'pipelined',
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
+  },
+  {
     id: 'ours-transaction',
     title: 'ours, transaction',
     setup: "sqsIdempotency (strategy 'transaction') + eachRecord; points ADD as tx.update(...), committed with the idempotency record",

@@ -148,6 +148,7 @@ export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './
 export { outboxRelay } from './outbox/relay.js';
 export type { OutboxRelayOptions, OutboxRelayHandler, EventBridgePutEvents } from './outbox/relay.js';
 export type { OutboxEvent, OutboxOptions, OutboxStatus } from './core/outbox.js';
+export type { ClaimsMode } from './sources/sqs.js';
 
 // Group commit (transaction strategy)
 export type { CommitMode } from './lifecycle/group-commit.js';

@@ -15,12 +15,18 @@ export interface RequestCounts {
   readonly byOperation: Record<string, { ok: number; failed: number; ms: number }>;
   /** Successful writes per table (a transaction counts once per table it writes). */
   readonly writesByTable: Record<string, number>;
+  /**
+   * Successful item updates per table: an `UpdateItem`, or each `Update`
+   * action of a transaction that committed (group commit puts many records'
+   * updates in one transaction, so requests no longer count transitions).
+   */
+  readonly updatesByTable: Record<string, number>;
   /** Failures by error name (e.g. `ConditionalCheckFailedException`). */
   readonly errorsByName: Record<string, number>;
 }
 
 function newRequestCounts(): RequestCounts {
-  return { total: 0, failed: 0, byOperation: {}, writesByTable: {}, errorsByName: {} };
+  return { total: 0, failed: 0, byOperation: {}, writesByTable: {}, updatesByTable: {}, errorsByName: {} };
 }
 
 const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -38,6 +44,15 @@ function tablesWritten(operation: string, input: Input): string[] {
   if (operation === 'BatchWriteItem') return Object.keys((input['RequestItems'] as Input | undefined) ?? {});
   const table = input['TableName'];
   return typeof table === 'string' ? [table] : [];
+}
+
+function tablesUpdated(operation: string, input: Input): string[] {
+  if (operation === 'TransactWriteItems') {
+    const items = (input['TransactItems'] as Array<{ Update?: { TableName?: string } }> | undefined) ?? [];
+    return items.map((item) => item.Update?.TableName).filter((t): t is string => t !== undefined);
+  }
+  const table = input['TableName'];
+  return operation === 'UpdateItem' && typeof table === 'string' ? [table] : [];
 }
 
 function operationOf(commandName: unknown): string {
@@ -63,6 +78,9 @@ export function countRequests(client: DynamoDBClient): RequestCounts {
         if (WRITE_OPERATIONS.has(operation)) {
           for (const table of tablesWritten(operation, args.input as Input)) {
             counts.writesByTable[table] = (counts.writesByTable[table] ?? 0) + 1;
+          }
+          for (const table of tablesUpdated(operation, args.input as Input)) {
+            counts.updatesByTable[table] = (counts.updatesByTable[table] ?? 0) + 1;
           }
         }
         return result;

@@ -206,7 +206,8 @@ async function invokerIdle(run: Run): Promise<void> {
 
 async function readEffects(run: Run) {
   const { env, workload, service } = run;
-  const transitions = env.requests.writesByTable[env.tables.orders] ?? 0;
+  // Each PENDING->PAID transition is one Update of an order (the outbox item is a Put; the relay's mark is uncounted).
+  const transitions = env.requests.updatesByTable[env.tables.orders] ?? 0;
   return {
     orders: await verifyOrders(env.adminDoc, env.tables.orders, workload, transitions),
     points: await verifyPoints(env.adminDoc, env.tables.points, workload),

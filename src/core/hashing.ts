@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalEncoding, EncodedPayload, node } from './encoding.js';
-import { encodeJsonText } from './json-text.js';
+import { encodeJsonTextFast } from './json-text.js';
 import { numericText } from './numbers.js';
 
 export { canonicalEncoding } from './encoding.js';
@@ -85,7 +85,7 @@ export function payloadHash(payload: unknown): string {
  * ```
  */
 export function bodyPayload(body: string): EncodedPayload {
-  return new EncodedPayload(encodeJsonText(body) ?? node.text(body));
+  return new EncodedPayload(encodeJsonTextFast(body) ?? node.text(body));
 }
 
 /** The form a fingerprint was written in: its prefix up to `:`, or `''` (0.1.0 and custom strings). */

@@ -59,7 +59,7 @@ export interface MetricsInput {
  * @example
  * ```ts
  * import { metricData } from './metrics.js';
- * const counts = { completed: 2, duplicate: 1, 'in-progress': 0, failed: 0, invalid: 0, 'lease-lost': 0, 'not-started': 0, conflict: 0 };
+ * const counts = { completed: 2, duplicate: 1, 'in-progress': 0, failed: 0, invalid: 0, 'lease-lost': 0, 'not-started': 0, conflict: 0, 'dead-lettered': 0 };
  * const data = metricData({ counts, retried: 0, replays: 1, durationMs: 42 });
  * console.log(data.find((d) => d.name === 'Records')?.value); // 3
  * ```

@@ -121,24 +121,41 @@ async function holdBackBlockedGroups<TRecord>(
   return result;
 }
 
-/** Claims (or, for transactions, validates) every record of a batch concurrently. */
-export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
+/** A record whose admission has started: known synchronously (invalid, follower) or once its claim returns. */
+export interface StartedAdmission<TRecord> {
+  readonly record: TRecord;
+  /** The prepared record (absent when it was found invalid before any request). */
+  readonly owned?: OwnedRecord;
+  readonly leader?: LeaderRef;
+  readonly admission: Promise<Admission<TRecord>>;
+}
+
+/**
+ * Prepares every record at once and starts the claims without waiting for
+ * them: each record's admission settles when its own claim returns.
+ */
+export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[] {
   // Two copies of one key in a batch: claim the first only. Claiming both would
   // always send the second back as "in progress" and spend one of its receives.
   // FIFO: only within one message group, where the copy already runs after
   // the first; a copy in another group is claimed (and held back) as usual.
   const leaders = new Map<string, LeaderRef>();
-  const admissions = await Promise.all(
-    records.map((record) => {
-      const p = prepareOne(record, config);
-      if ('kind' in p) return p;
-      const lane = `${p.owned.id}\u0000${config.source.lane(record) ?? ''}`;
-      const leader = leaders.get(lane);
-      if (leader !== undefined) return { kind: 'follower', record, owned: p.owned, leader } satisfies Admission<TRecord>;
-      leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash });
-      return claimOne(p, config);
-    }),
-  );
+  return records.map((record): StartedAdmission<TRecord> => {
+    const p = prepareOne(record, config);
+    if ('kind' in p) return { record, admission: Promise.resolve(p) };
+    const lane = `${p.owned.id}\u0000${config.source.lane(record) ?? ''}`;
+    const leader = leaders.get(lane);
+    if (leader !== undefined) {
+      return { record, owned: p.owned, leader, admission: Promise.resolve({ kind: 'follower', record, owned: p.owned, leader }) };
+    }
+    leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash });
+    return { record, owned: p.owned, admission: claimOne(p, config) };
+  });
+}
+
+/** Claims (or, for transactions, validates) every record of a batch concurrently. */
+export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
+  const admissions = await Promise.all(startAdmissions(records, config).map((s) => s.admission));
   // Followers are settled again after the hold-back: a first copy held back settles its copies too.
   return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions), config));
 }

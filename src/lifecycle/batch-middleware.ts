@@ -10,7 +10,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { admitBatch, type Admission } from './admit.js';
+import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
 import { heartbeatEvery, heartbeatOn, type HeartbeatPlan } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
@@ -18,7 +18,7 @@ import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import type { RenewableIdempotencyStore } from '../store/types.js';
-import { settleClaim, type Execution } from './settle.js';
+import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { remainingTime } from './time.js';
 
@@ -41,7 +41,11 @@ export type AfterSettle<TRecord> = (
 ) => Promise<AfterSettleResult>;
 
 /** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`). */
-export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & { readonly afterSettle?: AfterSettle<TRecord> | undefined };
+export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & {
+  readonly afterSettle?: AfterSettle<TRecord> | undefined;
+  /** `'pipelined'`: each record starts when its own claim returns (claim strategy, eachRecord). */
+  readonly claims?: 'batch' | 'pipelined';
+};
 
 /** Per-invocation state between before and after. */
 interface BatchState<TRecord> {
@@ -53,19 +57,23 @@ interface BatchState<TRecord> {
   readonly run: BatchRun<TRecord>;
   readonly consumer: string;
   readonly startedAt: number;
+  /** Pipelined claims: every record's admission, awaited before the batch is answered. */
+  readonly pending?: Promise<Admission<TRecord>[]>;
 }
+
+type StateConfig<TRecord> = BatchConfig<TRecord> & {
+  readonly consumer: string;
+  readonly startedAt: number;
+  readonly margin: number;
+  readonly heartbeat: HeartbeatPlan | undefined;
+};
 
 /** Sorts the admissions: final outcomes now, the rest handed to a runner. */
 function stateFrom<TRecord>(
   source: BatchSource<unknown, TRecord, unknown>,
   admissions: readonly Admission<TRecord>[],
   original: readonly TRecord[],
-  config: BatchConfig<TRecord> & {
-    readonly consumer: string;
-    readonly startedAt: number;
-    readonly margin: number;
-    readonly heartbeat: HeartbeatPlan | undefined;
-  },
+  config: StateConfig<TRecord>,
 ): BatchState<TRecord> {
   const settled = new Map<string, RecordOutcome>();
   const ids = new Map<string, string>();
@@ -82,6 +90,42 @@ function stateFrom<TRecord>(
   const transactional = config.strategy === 'transaction';
   const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin });
   return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt };
+}
+
+/**
+ * Pipelined claims: the claims are started, not awaited; the run waits for
+ * each record's own claim just before running it. The handler is handed no
+ * records (none is known to be claimed yet).
+ */
+function pipelinedState<TRecord>(
+  source: BatchSource<unknown, TRecord, unknown>,
+  original: readonly TRecord[],
+  admit: Parameters<typeof startAdmissions<TRecord>>[1],
+  config: StateConfig<TRecord>,
+): BatchState<TRecord> {
+  const started = startAdmissions(original, admit);
+  const ids = new Map<string, string>();
+  const given: RunRecord<TRecord>[] = [];
+  const pending = new Map<string, Promise<Admission<TRecord>>>();
+  for (const { record, owned, leader, admission } of started) {
+    if (owned === undefined) continue; // invalid: settled when the admissions are awaited
+    ids.set(owned.messageId, owned.id);
+    given.push(leader === undefined ? { record, owned } : { record, owned, leader });
+    if (leader === undefined) pending.set(owned.messageId, admission);
+  }
+  const run = new BatchRun(source, given, { ...config, transactional: false, safetyMarginMs: config.margin }, pending);
+  const all = Promise.all(started.map((s) => s.admission));
+  return { original, settled: new Map(), ids, run, consumer: config.consumer, startedAt: config.startedAt, pending: all };
+}
+
+/** Pipelined claims: waits for every claim, so that tokens are known and outcomes found before the handler count. */
+async function admitPending<TRecord>(state: BatchState<TRecord>): Promise<void> {
+  if (state.pending === undefined) return;
+  const admissions = await state.pending;
+  state.run.admit(admissions);
+  for (const a of admissions) {
+    if (a.kind === 'settled' && !state.ids.has(a.outcome.messageId)) state.settled.set(a.outcome.messageId, a.outcome);
+  }
 }
 
 /**
@@ -110,9 +154,17 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
     const heartbeat = heartbeatPlan(leaseMs, Date.now());
-    const admissions = await admitBatch(original, { ...config, source, consumer, claim: !transactional, leaseMs });
-    const state = stateFrom(source, admissions, original, { ...config, consumer, startedAt, margin, heartbeat });
-    if (state.run.ownedRecords.length === 0) return respond(state, new Map(), true);
+    const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
+    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat };
+    // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
+    const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
+    const state = pipelined
+      ? pipelinedState(source, original, admit, stateConfig)
+      : stateFrom(source, await admitBatch(original, admit), original, stateConfig);
+    if (state.run.leaderRecords.length === 0) {
+      await admitPending(state);
+      return respond(state, new Map(), true);
+    }
     const event = source.withRecords(request.event, state.run.ownedRecords);
     attachRunner(event, request.context, state.run);
     request.event = event;
@@ -130,7 +182,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
   function unfinished(state: BatchState<TRecord>, running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
     const executions = new Map(state.run.executions);
-    for (const record of state.run.ownedRecords) {
+    for (const record of state.run.leaderRecords) {
       const id = idOf(source, record);
       if (!executions.has(id)) executions.set(id, running.has(id) ? { kind: 'interrupted', error } : { kind: 'threw', error });
     }
@@ -141,7 +193,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   function fromResponse(state: BatchState<TRecord>, response: unknown): Map<string, Execution> {
     const executions = new Map(state.run.executions);
     const failed = source.retriedIn(response);
-    for (const record of state.run.ownedRecords) {
+    for (const record of state.run.leaderRecords) {
       const id = idOf(source, record);
       if (executions.has(id)) continue;
       const error = transactional
@@ -153,11 +205,27 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   }
 
   /**
+   * Pipelined claims and a handler that never called `eachRecord`: it was
+   * handed no records, so nothing ran. Every record comes back, claims
+   * released, found-done ones included (nothing is acknowledged unseen).
+   */
+  function unrun(state: BatchState<TRecord>): Map<string, Execution> {
+    const error = new TypeError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+    const executions = new Map<string, Execution>();
+    for (const record of state.run.leaderRecords) {
+      const o: OwnedRecord = state.run.ownedRecord(idOf(source, record));
+      const failed = { kind: 'failed', messageId: o.messageId, key: o.key, error } as const;
+      executions.set(o.messageId, o.token === undefined ? { kind: 'settled', outcome: failed } : { kind: 'threw', error });
+    }
+    return executions;
+  }
+
+  /**
    * Settles each owned record not yet final (once), decides the later copies,
    * logs, counts, and builds the response. `early`: answered before the handler.
    */
   async function respond(state: BatchState<TRecord>, executions: ReadonlyMap<string, Execution>, early = false): Promise<TResponse> {
-    const owned = state.run.ownedRecords.map((record) => state.run.ownedRecord(idOf(source, record)));
+    const owned = state.run.leaderRecords.map((record) => state.run.ownedRecord(idOf(source, record)));
     const final = await Promise.all(
       owned.map((o) => {
         const execution = executions.get(o.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
@@ -204,11 +272,14 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const state = take(request);
     if (state === undefined) return;
     const running = state.run.close();
+    await admitPending(state);
     // With eachRecord, a record without an execution was cut short (e.g. by a
     // timeout response that returns instead of throwing): never acknowledge it.
     const executions = state.run.begun
       ? unfinished(state, running, new DeadlineError('The batch was answered before this record finished.'))
-      : fromResponse(state, request.response);
+      : state.pending === undefined
+        ? fromResponse(state, request.response)
+        : unrun(state);
     request.response = await respond(state, executions);
   }
 
@@ -219,6 +290,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // keep their claims until the lease passes; the rest are released. All
     // but the finished ones are reported failed.
     const running = state.run.close();
+    await admitPending(state);
     request.response = await respond(state, unfinished(state, running, request.error));
   }
 

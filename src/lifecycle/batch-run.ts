@@ -7,6 +7,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import type { Admission } from './admit.js';
 import type { CommitInput, IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
@@ -53,11 +54,16 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   /** Owned records and later copies, in delivery order: what `eachRecord` lays out in lanes. */
   readonly records: readonly TRecord[];
   /** The records the handler may run (later copies never run): the event handed to the handler. */
+  /** The records handed to the handler: the leaders, or none when claims are pipelined (none is claimed yet). */
   readonly ownedRecords: readonly TRecord[];
+  /** The first copy of each key: the records this run claims and settles. */
+  readonly leaderRecords: readonly TRecord[];
   readonly safetyMarginMs: number;
   /** How each record went, by message id. Absent: the handler never ran it through `eachRecord` (or skipped it). */
   readonly executions = new Map<string, Execution>();
-  readonly #owned: ReadonlyMap<string, OwnedRecord>;
+  readonly #owned: Map<string, OwnedRecord>;
+  /** Pipelined claims: each leader's claim, still running when the handler starts. */
+  readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: BatchRunConfig;
   /** Transaction strategy with group commit: the batch's commit queue. */
@@ -68,10 +74,17 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   #closed = false;
   #begun = false;
 
-  constructor(source: BatchSource<unknown, TRecord, unknown>, given: readonly RunRecord<TRecord>[], config: BatchRunConfig) {
+  constructor(
+    source: BatchSource<unknown, TRecord, unknown>,
+    given: readonly RunRecord<TRecord>[],
+    config: BatchRunConfig,
+    pending: ReadonlyMap<string, Promise<Admission<TRecord>>> = new Map(),
+  ) {
     this.source = source;
     this.records = given.map((o) => o.record);
-    this.ownedRecords = given.filter((o) => o.leader === undefined).map((o) => o.record);
+    this.leaderRecords = given.filter((o) => o.leader === undefined).map((o) => o.record);
+    this.ownedRecords = pending.size > 0 ? [] : this.leaderRecords;
+    this.#pending = pending;
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
@@ -126,9 +139,40 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(id);
     try {
-      return await this.#execute(record, owned, fn, context);
+      const admitted = await this.#admitted(id, owned);
+      if ('kind' in admitted) {
+        this.executions.set(id, { kind: 'settled', outcome: admitted });
+        return acknowledged(admitted);
+      }
+      // The batch was answered while this record waited for its claim: it never started.
+      if (this.#closed) return false;
+      return await this.#execute(record, admitted, fn, context);
     } finally {
       this.#running.delete(id);
+    }
+  }
+
+  /** Pipelined claims: this record's claim, once it returns; a record found done, in progress or failed is settled by it. */
+  async #admitted(id: string, owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return owned;
+    const admission = await pending;
+    if (admission.kind === 'settled') return admission.outcome;
+    this.#owned.set(id, admission.owned);
+    return admission.owned;
+  }
+
+  /**
+   * Pipelined claims, once every claim has returned: records the claims'
+   * tokens (so unstarted records are released) and the outcomes of records
+   * found done or in progress that the handler never reached.
+   */
+  admit(admissions: readonly Admission<TRecord>[]): void {
+    for (const a of admissions) {
+      if (a.kind === 'owned') this.#owned.set(a.owned.messageId, a.owned);
+      if (a.kind !== 'settled') continue;
+      const id = a.outcome.messageId;
+      if (this.#owned.has(id) && !this.executions.has(id)) this.executions.set(id, { kind: 'settled', outcome: a.outcome });
     }
   }
 

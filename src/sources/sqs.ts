@@ -13,6 +13,7 @@ import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
+import { heartbeatOn } from '../lifecycle/heartbeat.js';
 import {
   backoffRule,
   permanentFailuresRule,
@@ -62,7 +63,19 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * `@aws-sdk/client-sqs`. Default: off (the queue's visibility timeout).
    */
   readonly backoff?: BackoffOptions;
+  /**
+   * Claim strategy with `eachRecord`: `'batch'` (default) claims every record
+   * before the handler runs; `'pipelined'` starts each record as soon as its
+   * own claim returns. Pipelined hands the handler an event with no records
+   * (none is known to be claimed yet), so it needs the handler wrapped in
+   * `eachRecord`: a handler that reads `event.Records` itself sees none, and
+   * every record comes back. FIFO batches are claimed as a batch either way.
+   */
+  readonly claims?: ClaimsMode;
 }
+
+/** When the records of a batch are claimed: all before the handler, or each just before it runs. */
+export type ClaimsMode = 'batch' | 'pipelined';
 
 /**
  * Defaults of {@link sqsIdempotency}, in one place.
@@ -81,6 +94,7 @@ export const sqsDefaults = {
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
+  claims: 'batch' as ClaimsMode,
 };
 
 const sqsRules = {
@@ -91,6 +105,7 @@ const sqsRules = {
   safetyMarginMs: is.timerMs,
   permanentFailures: permanentFailuresRule,
   backoff: backoffRule,
+  claims: is.oneOf('batch', 'pipelined'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**
@@ -118,6 +133,14 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  const config = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults);
-  return batchIdempotency(sqsSource, { ...config, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) });
+  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults);
+  if (resolved.claims === 'pipelined' && resolved.strategy !== 'claim') {
+    throw new TypeError(
+      `${sqsSource.owner}: option "claims" may be "pipelined" only with strategy "claim" (a transaction claims nothing).`,
+    );
+  }
+  if (resolved.claims === 'pipelined' && heartbeatOn(options.lease?.heartbeat)) {
+    throw new TypeError(`${sqsSource.owner}: option "claims" may be "pipelined" only without a lease heartbeat (choose one).`);
+  }
+  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) });
 }

@@ -44,6 +44,8 @@ const KEYS = 3;
 
 interface Case {
   readonly strategy: Strategy;
+  /** Claim strategy: claims pipelined (each record starts when its own claim returns); the model is the same. */
+  readonly pipelined: boolean;
   readonly fifo: boolean;
   readonly payloadCheck: boolean;
   readonly storeResult: boolean;
@@ -63,6 +65,7 @@ interface Case {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   strategy: fc.constantFrom<Strategy>('claim', 'transaction'),
+  pipelined: fc.boolean(),
   fifo: fc.boolean(),
   payloadCheck: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
   storeResult: fc.boolean(),
@@ -204,6 +207,7 @@ async function runCase(c: Case) {
     storeResult: c.storeResult,
     commit: c.commit,
     ...(c.payloadCheck ? {} : { payload: false as const }),
+    ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
   };
   const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());
   const line = h.lines.at(-1);

@@ -61,7 +61,7 @@ function crashBeforeCommit(): TransactionalIdempotencyStore {
   };
   return new Proxy(store, {
     get(target, property) {
-      if (property === 'commit') return crash;
+      if (property === 'commit' || property === 'commitGroup') return crash; // both commit paths (per record, group)
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
