@@ -90,6 +90,8 @@ export function oursHandler(options: OursOptions): BatchHandler {
     strategy: options.strategy,
     // The batch line is still built; only the stdout write is dropped (Powertools writes nothing per batch).
     logger: () => {},
+    // Likewise the EMF document: built, not written (Powertools emits no metrics here).
+    metrics: { emit: () => {} },
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
     ...(options.claims === undefined ? {} : { claims: options.claims }),
