@@ -77,6 +77,17 @@ const idempotencyDefinitions: Record<Exclude<IdempotencyTableKind, 'none'>, Tabl
   powertools: powertoolsTableDefinition,
 };
 
+/**
+ * A business table as `infra/tables.json` has it, without its stream: the
+ * reference service streams the orders table to its outbox relay, and
+ * DynamoDB Local spends CPU on every streamed write, which is not what the
+ * bench compares (no variant reads a stream).
+ */
+function businessTableDefinition(kind: BusinessTableKind): TableDefinition {
+  const { StreamSpecification: _stream, ...rest } = tableDefinitions[kind] as TableDefinition & { StreamSpecification?: unknown };
+  return rest;
+}
+
 /** Creates a variant's fresh tables, named `bench-<run>-<variant>-<role>`. */
 export async function createVariantTables(
   endpoint: string,
@@ -91,7 +102,7 @@ export async function createVariantTables(
       await createTable(admin, idempotency, idempotencyDefinitions[kinds.idempotency]);
     }
     const business = `${name}-${kinds.business}`;
-    await createTable(admin, business, tableDefinitions[kinds.business]);
+    await createTable(admin, business, businessTableDefinition(kinds.business));
     return { idempotency, business };
   } finally {
     admin.destroy();
