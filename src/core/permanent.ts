@@ -3,7 +3,7 @@
  * Pure: the send lives in src/sources/sqs-dlq.ts.
  */
 import { EffectivelyOnceError, PermanentError } from './errors.js';
-import type { FailedOutcome, InvalidOutcome, RecordOutcome } from './outcomes.js';
+import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from './outcomes.js';
 
 /** A user's rule: whether an error the handler threw will never go away. */
 export type IsPermanent = (error: unknown) => boolean;
@@ -37,4 +37,35 @@ export function isPermanentFailure(
   } catch {
     return false;
   }
+}
+
+/**
+ * Which outcomes may be sent to the DLQ (and so acknowledged), in delivery
+ * order: permanent failures, but in a FIFO lane only the first record that
+ * is not acknowledged. A record behind one that comes back must come back
+ * too, or it would leave its group before the earlier one (and a later
+ * record would be acknowledged while an earlier one's DLQ send failed).
+ * Records without a lane (standard queues) are never held back.
+ *
+ * @example
+ * ```ts
+ * import { PermanentError } from './errors.js';
+ * import { deadLetterable } from './permanent.js';
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new Error('timeout') } as const;
+ * const gone = { kind: 'failed', messageId: 'm-2', key: 'k2', error: new PermanentError('gone') } as const;
+ * console.log(deadLetterable([failed, gone], () => 'group-1', undefined)); // [false, false]
+ * ```
+ */
+export function deadLetterable(
+  outcomes: readonly RecordOutcome[],
+  laneOf: (outcome: RecordOutcome) => string | undefined,
+  isPermanent: IsPermanent | undefined,
+): boolean[] {
+  const blocked = new Set<string>();
+  return outcomes.map((outcome) => {
+    const lane = laneOf(outcome);
+    const held = lane !== undefined && blocked.has(lane);
+    if (lane !== undefined && !acknowledged(outcome)) blocked.add(lane);
+    return !held && isPermanentFailure(outcome, isPermanent);
+  });
 }
