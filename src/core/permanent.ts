@@ -5,15 +5,37 @@
 import { EffectivelyOnceError, PermanentError } from './errors.js';
 import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from './outcomes.js';
 
+/** The library's own usage errors (a TypeError, as every usage error is): about the set-up, never about a message. */
+const usageErrors = new WeakSet<Error>();
+
+/**
+ * A `TypeError` the library reports for every record of a batch it could not
+ * run as set up (e.g. no `eachRecord`): never a permanent failure, whatever
+ * `isPermanent` says about TypeErrors, since the records never ran.
+ *
+ * @example
+ * ```ts
+ * import { isPermanentFailure, usageError } from './permanent.js';
+ * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error } as const;
+ * console.log(isPermanentFailure(failed, (e) => e instanceof TypeError)); // false
+ * ```
+ */
+export function usageError(message: string): TypeError {
+  const error = new TypeError(message);
+  usageErrors.add(error);
+  return error;
+}
+
 /** A user's rule: whether an error the handler threw will never go away. */
 export type IsPermanent = (error: unknown) => boolean;
 
 /**
  * Whether a record's outcome is a permanent failure: an invalid record (it
  * never heals), a `PermanentError`, or an error the user's predicate names.
- * The library's own errors (a deadline, a lost lease, a conflict) are about
- * this delivery, not the message, so the predicate is never asked about
- * them; a predicate that throws counts as "no" (the record comes back).
+ * The library's own errors (a deadline, a lost lease, a conflict, a
+ * {@link usageError}) are about this delivery, not the message, so the
+ * predicate is never asked about them; a predicate that throws counts as "no" (the record comes back).
  *
  * @example
  * ```ts
@@ -32,6 +54,7 @@ export function isPermanentFailure(
   const { error } = outcome;
   if (error instanceof PermanentError) return true;
   if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
+  if (error instanceof Error && usageErrors.has(error)) return false;
   try {
     return isPermanent(error) === true;
   } catch {

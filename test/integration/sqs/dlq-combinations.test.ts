@@ -6,9 +6,10 @@
  * its FIFO group that comes back; nothing is acknowledged unsent.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSRecord } from 'aws-lambda';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PermanentError, type RecordHandler } from '../../../src/index.js';
+import { jsonBody, PermanentError, sqsIdempotency, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 
@@ -65,7 +66,13 @@ describe('permanentFailures x FIFO', () => {
 
   it('does not dead-letter an invalid record behind an in-progress record of its group', async () => {
     const { client, sent } = scriptedSqs();
-    const busy = await h.store.claim({ id: h.store.recordId('test', 'ok-busy'), key: 'ok-busy', consumer: 'test', leaseMs: 60_000, messageId: 'x' } as never);
+    const busy = await h.store.claim({
+      id: h.store.recordId('test', 'ok-busy'),
+      key: 'ok-busy',
+      consumer: 'test',
+      leaseMs: 60_000,
+      messageId: 'x',
+    } as never);
     expect(busy.kind).toBe('claimed');
     const first = order('ok-busy', {}, { groupId: 'g-busy' });
     const bad = fifoRaw('{"noKey":1}', 'g-busy');
@@ -97,5 +104,42 @@ describe('permanentFailures x FIFO', () => {
     const response = await handler(sqsEvent([a, b, bad]), h.context());
     expect(failedIds(response)).toEqual([b.messageId]);
     expect(sent.sort()).toEqual([a.body, bad.body].sort());
+  });
+});
+
+describe('permanentFailures x a handler without eachRecord', () => {
+  /** A handler that answers the batch itself (reads event.Records, never calls eachRecord). */
+  const plain = (options: Partial<SqsIdempotencyOptions>) =>
+    middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: (line) => h.lines.push(line),
+          ...options,
+        }),
+      )
+      .handler(async () => ({ batchItemFailures: [] }));
+  // A user rule that treats TypeErrors as bugs in the message: it must not be asked about the library's own usage errors.
+  const isPermanent = (e: unknown) => e instanceof TypeError;
+
+  it('claims "pipelined": every record comes back, none dead-lettered (the library\'s TypeError is not about the message)', async () => {
+    const { client, sent } = scriptedSqs();
+    const records = [order('pipe-unrun-a'), order('pipe-unrun-b')];
+    const handler = plain({ claims: 'pipelined', permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const response = await handler(sqsEvent(records), h.context());
+    expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
+    expect(sent).toEqual([]);
+    expect(h.lines.at(-1)?.counts['dead-lettered']).toBe(0);
+  });
+
+  it('strategy "transaction": every record comes back, none dead-lettered', async () => {
+    const { client, sent } = scriptedSqs();
+    const records = [order('tx-unrun-a'), order('tx-unrun-b')];
+    const handler = plain({ strategy: 'transaction', permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const response = await handler(sqsEvent(records), h.context());
+    expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
+    expect(sent).toEqual([]);
   });
 });
