@@ -56,7 +56,7 @@ describe('permanentFailures x FIFO', () => {
     const bad = fifoRaw('{not json', 'g-inv');
     const third = order('ok-fifo-3', {}, { groupId: 'g-inv' });
     const other = order('ok-fifo-other', {}, { groupId: 'g-other' });
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
     const response = await handler(sqsEvent([first, bad, third, other]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId, third.messageId]);
     expect(sent).toEqual([]);
@@ -76,7 +76,7 @@ describe('permanentFailures x FIFO', () => {
     expect(busy.kind).toBe('claimed');
     const first = order('ok-busy', {}, { groupId: 'g-busy' });
     const bad = fifoRaw('{"noKey":1}', 'g-busy');
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
     expect(sent).toEqual([]);
@@ -86,7 +86,7 @@ describe('permanentFailures x FIFO', () => {
     const first = order('perm-fifo-refused', {}, { groupId: 'g-part' });
     const bad = fifoRaw('{broken', 'g-part');
     const { client } = scriptedSqs((body) => body.includes('perm-fifo-refused'));
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
     const lines = h.lines.length;
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
@@ -100,7 +100,7 @@ describe('permanentFailures x FIFO', () => {
     const b = order('perm-std-b');
     const bad = sqsRecord({ body: '{broken' });
     const { client, sent } = scriptedSqs((body) => body.includes('perm-std-b'));
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq' } });
+    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq' } });
     const response = await handler(sqsEvent([a, b, bad]), h.context());
     expect(failedIds(response)).toEqual([b.messageId]);
     expect(sent.sort()).toEqual([a.body, bad.body].sort());
@@ -117,6 +117,7 @@ describe('permanentFailures x a handler without eachRecord', () => {
           consumer: 'test',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: (line) => h.lines.push(line),
+          metrics: false,
           ...options,
         }),
       )
