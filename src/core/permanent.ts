@@ -5,26 +5,41 @@
 import { EffectivelyOnceError, PermanentError } from './errors.js';
 import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from './outcomes.js';
 
-/** The library's own usage errors (a TypeError, as every usage error is): about the set-up, never about a message. */
-const usageErrors = new WeakSet<Error>();
+/** Errors about a whole batch or its set-up, never about one message (see {@link aboutTheBatch}). */
+const batchErrors = new WeakSet<object>();
 
 /**
- * A `TypeError` the library reports for every record of a batch it could not
- * run as set up (e.g. no `eachRecord`): never a permanent failure, whatever
- * `isPermanent` says about TypeErrors, since the records never ran.
+ * Marks an error given to every record of a batch that the record's handler
+ * never threw (the batch handler threw before reaching it, or the set-up was
+ * wrong): never a permanent failure, whatever it is and whatever
+ * `isPermanent` says, since those records never ran. Returns the error.
  *
  * @example
  * ```ts
- * import { isPermanentFailure, usageError } from './permanent.js';
- * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
+ * import { aboutTheBatch, isPermanentFailure } from './permanent.js';
+ * const error = aboutTheBatch(new SyntaxError('config is not JSON'));
  * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error } as const;
- * console.log(isPermanentFailure(failed, (e) => e instanceof TypeError)); // false
+ * console.log(isPermanentFailure(failed, (e) => e instanceof SyntaxError)); // false
+ * ```
+ */
+export function aboutTheBatch<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) batchErrors.add(error);
+  return error;
+}
+
+/**
+ * A `TypeError` the library reports for every record of a batch it could not
+ * run as set up (e.g. no `eachRecord`), marked {@link aboutTheBatch}.
+ *
+ * @example
+ * ```ts
+ * import { usageError } from './permanent.js';
+ * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
+ * console.log(error instanceof TypeError); // true
  * ```
  */
 export function usageError(message: string): TypeError {
-  const error = new TypeError(message);
-  usageErrors.add(error);
-  return error;
+  return aboutTheBatch(new TypeError(message));
 }
 
 /** A user's rule: whether an error the handler threw will never go away. */
@@ -33,8 +48,8 @@ export type IsPermanent = (error: unknown) => boolean;
 /**
  * Whether a record's outcome is a permanent failure: an invalid record (it
  * never heals), a `PermanentError`, or an error the user's predicate names.
- * The library's own errors (a deadline, a lost lease, a conflict, a
- * {@link usageError}) are about this delivery, not the message, so the
+ * The library's own errors (a deadline, a lost lease, a conflict) and
+ * errors {@link aboutTheBatch} are about this delivery, not the message, so the
  * predicate is never asked about them; a predicate that throws counts as "no" (the record comes back).
  *
  * @example
@@ -52,9 +67,9 @@ export function isPermanentFailure(
   if (outcome.kind === 'invalid') return true;
   if (outcome.kind !== 'failed') return false;
   const { error } = outcome;
+  if (typeof error === 'object' && error !== null && batchErrors.has(error)) return false;
   if (error instanceof PermanentError) return true;
   if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
-  if (error instanceof Error && usageErrors.has(error)) return false;
   try {
     return isPermanent(error) === true;
   } catch {

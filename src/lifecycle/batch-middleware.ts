@@ -10,7 +10,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { usageError } from '../core/permanent.js';
+import { aboutTheBatch, usageError } from '../core/permanent.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
 import { heartbeatEvery, heartbeatOn, type HeartbeatPlan } from './heartbeat.js';
@@ -292,7 +292,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // but the finished ones are reported failed.
     const running = state.run.close();
     await admitPending(state);
-    request.response = await respond(state, unfinished(state, running, request.error));
+    // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
+    request.response = await respond(state, unfinished(state, running, aboutTheBatch(request.error)));
   }
 
   return { before, after, onError, name: owner };

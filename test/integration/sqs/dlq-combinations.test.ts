@@ -144,3 +144,30 @@ describe('permanentFailures x a handler without eachRecord', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe('permanentFailures x a handler that throws for the whole batch', () => {
+  it('records it never reached come back, whatever isPermanent says about the error (they never ran)', async () => {
+    const { client, sent } = scriptedSqs();
+    const records = [order('batch-throw-a'), order('batch-throw-b')];
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: (line) => h.lines.push(line),
+          metrics: false,
+          permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent: (e) => e instanceof SyntaxError },
+        }),
+      )
+      .handler(async () => {
+        JSON.parse('{ a broken config');
+        return { batchItemFailures: [] };
+      });
+    const response = await handler(sqsEvent(records), h.context());
+    expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
+    expect(sent).toEqual([]);
+    expect(h.lines.at(-1)?.counts.failed).toBe(2);
+    expect(await h.store.get(h.store.recordId('test', 'batch-throw-a'))).toBeUndefined();
+  });
+});
