@@ -10,6 +10,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import { aboutTheBatch, usageError } from '../core/permanent.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
 import { heartbeatEvery, heartbeatOn, type HeartbeatPlan } from './heartbeat.js';
@@ -197,7 +198,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       const id = idOf(source, record);
       if (executions.has(id)) continue;
       const error = transactional
-        ? new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
+        ? usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
         : new Error('Reported in the handler’s batchItemFailures.');
       executions.set(id, transactional || failed.has(id) ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
     }
@@ -210,7 +211,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
    * released, found-done ones included (nothing is acknowledged unseen).
    */
   function unrun(state: BatchState<TRecord>): Map<string, Execution> {
-    const error = new TypeError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+    const error = usageError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
     const executions = new Map<string, Execution>();
     for (const record of state.run.leaderRecords) {
       const o: OwnedRecord = state.run.ownedRecord(idOf(source, record));
@@ -291,7 +292,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // but the finished ones are reported failed.
     const running = state.run.close();
     await admitPending(state);
-    request.response = await respond(state, unfinished(state, running, request.error));
+    // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
+    request.response = await respond(state, unfinished(state, running, aboutTheBatch(request.error)));
   }
 
   return { before, after, onError, name: owner };

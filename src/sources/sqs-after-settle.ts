@@ -9,9 +9,10 @@ import type { SQSRecord } from 'aws-lambda';
 import { MAX_VISIBILITY_SECONDS } from '../core/backoff.js';
 import { isPlainObject, type OptionRule } from '../core/options.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { isPermanentFailure, type IsPermanent } from '../core/permanent.js';
+import { deadLetterable, isPermanentFailure, type IsPermanent } from '../core/permanent.js';
 import type { AfterSettle, AfterSettleResult } from '../lifecycle/batch-middleware.js';
 import { errorText } from './sqs-calls.js';
+import { fifoGroup } from './sqs-record.js';
 
 /** Option `permanentFailures` of `sqsIdempotency`. */
 export interface PermanentFailureOptions {
@@ -84,9 +85,15 @@ async function deadLetter(
   options: PermanentFailureOptions,
   errors: string[],
 ): Promise<readonly RecordOutcome[]> {
-  const failures = outcomes.flatMap((outcome) => {
+  const laneOf = (o: RecordOutcome) => {
+    const record = records.get(o.messageId);
+    return record === undefined ? undefined : fifoGroup(record);
+  };
+  // FIFO: only the first record of a group that comes back may leave it, so nothing behind it is acknowledged first.
+  const eligible = deadLetterable(outcomes, laneOf, options.isPermanent);
+  const failures = outcomes.flatMap((outcome, i) => {
     const record = records.get(outcome.messageId);
-    return record !== undefined && isPermanentFailure(outcome, options.isPermanent) ? [{ record, outcome }] : [];
+    return record !== undefined && eligible[i] === true && isPermanentFailure(outcome, options.isPermanent) ? [{ record, outcome }] : [];
   });
   if (failures.length === 0) return outcomes;
   const { sendToDlq } = await import('./sqs-dlq.js');

@@ -5,10 +5,12 @@
  * and different bodies, a stored record per key (absent, COMPLETED with the
  * same or another payload, IN_PROGRESS with a live or an expired lease,
  * FAILED, past its retention), FIFO groups or a standard queue, handler
- * failures and bad bodies at random positions, both strategies (group or per-record commit), payload
- * checking on or off, results stored or not. Each batch checks:
+ * failures (plain or a PermanentError) and bad bodies at random positions, both strategies (group or
+ * per-record commit; claims batched or pipelined), payload checking on or off, results stored or not,
+ * `permanentFailures` on or off (a scripted DLQ that refuses some entries). Each batch checks:
  * - every record's outcome (kind, not-started reason, error name) in the batch
  *   log line, the records the handler ran and `batchItemFailures`, against the model;
+ * - the EMF metrics document: each outcome's count equals the log line's records and counts;
  * - the effects: each key's at most once, and exactly once when a copy completed
  *   (with its result stored when results are);
  * - FIFO: no record of a group runs or completes after an earlier record of
@@ -23,7 +25,8 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { payloadHash } from '../../src/core/hashing.js';
-import { DynamoDBIdempotencyStore, type RecordHandler } from '../../src/index.js';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBIdempotencyStore, outcomeMetricNames, PermanentError, type EmfDocument, type RecordHandler } from '../../src/index.js';
 import { sqsDefaults } from '../../src/sources/sqs.js';
 import { ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -52,12 +55,16 @@ interface Case {
   readonly concurrency: number;
   /** Transaction strategy: group commit (the default) or one commit per record; the model is the same. */
   readonly commit: 'group' | 'record';
+  /** `permanentFailures` with a scripted SQS client as the DLQ. */
+  readonly dlq: boolean;
   readonly states: readonly SeedState[];
   readonly records: ReadonlyArray<{
     key: number;
     v: number;
     group: string;
     fails: boolean;
+    permanent: boolean;
+    dlqRefuses: boolean;
     bad: 'nojson' | 'nokey' | undefined;
     respelled: boolean;
   }>;
@@ -71,6 +78,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   storeResult: fc.boolean(),
   concurrency: fc.integer({ min: 1, max: 3 }),
   commit: fc.constantFrom<'group' | 'record'>('group', 'group', 'record'),
+  dlq: fc.boolean(),
   states: fc.array(fc.constantFrom(...STATES), { minLength: KEYS, maxLength: KEYS }),
   records: fc.array(
     fc.record({
@@ -78,6 +86,8 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
       v: fc.integer({ min: 1, max: 2 }),
       group: fc.constantFrom('A', 'B'),
       fails: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+      permanent: fc.boolean(),
+      dlqRefuses: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
       bad: fc.constantFrom(
         undefined,
         undefined,
@@ -167,6 +177,20 @@ async function seed(s: ReturnType<typeof seeders>, key: string, state: SeedState
   }
 }
 
+/** A DLQ client that takes every entry but those of the refused message ids (read from the entry's `eo-message-id`). */
+function scriptedDlq(refused: ReadonlySet<string>): SQSClient {
+  type Entry = { Id: string; MessageAttributes?: Record<string, { StringValue?: string }> };
+  const send = async (command: { input: { Entries?: Entry[] } }) => {
+    const entries = command.input.Entries ?? [];
+    const refuses = (e: Entry) => refused.has(e.MessageAttributes?.['eo-message-id']?.StringValue ?? '');
+    return {
+      Successful: entries.filter((e) => !refuses(e)).map((e) => ({ Id: e.Id, MessageId: `dlq-${e.Id}`, MD5OfMessageBody: '' })),
+      Failed: entries.filter(refuses).map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
+    };
+  };
+  return { send } as unknown as SQSClient;
+}
+
 let run = 0;
 // One idempotency table and one business table for every batch: keys are unique per batch.
 const setup = (async () => {
@@ -184,6 +208,8 @@ async function runCase(c: Case) {
     v: r.v,
     group: c.fifo ? r.group : undefined,
     fails: r.fails,
+    permanent: r.permanent,
+    dlqRefuses: r.dlqRefuses,
     ...(r.bad === undefined ? {} : { bad: r.bad }),
   }));
   const stored = new Map<string, Live>();
@@ -194,7 +220,7 @@ async function runCase(c: Case) {
   const fn: RecordHandler = async (record, { key, tx }) => {
     const i = indexOf.get(record.messageId) ?? -1;
     calls.push(i);
-    if (plan[i]?.fails === true) throw new Error('planned failure');
+    if (plan[i]?.fails === true) throw plan[i]?.permanent === true ? new PermanentError('planned') : new Error('planned failure');
     const effect = { TableName: business, Key: { pk: key }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } };
     if (c.strategy === 'transaction') tx.update(effect);
     else await h.doc.send(new UpdateCommand(effect));
@@ -208,9 +234,27 @@ async function runCase(c: Case) {
     commit: c.commit,
     ...(c.payloadCheck ? {} : { payload: false as const }),
     ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
+    ...(c.dlq
+      ? {
+          permanentFailures: {
+            sqs: scriptedDlq(new Set(records.filter((_, i) => plan[i]?.dlqRefuses).map((x) => x.messageId))),
+            dlqUrl: `https://sqs.local/model-dlq${c.fifo ? '.fifo' : ''}`,
+          },
+        }
+      : {}),
+    metrics: { emit: (d: EmfDocument) => docs.push(d) },
   };
+  const docs: EmfDocument[] = [];
   const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());
   const line = h.lines.at(-1);
+  expect(docs, 'one EMF document per batch').toHaveLength(1);
+  for (const [kind, name] of Object.entries(outcomeMetricNames)) {
+    const logged = (line?.records ?? []).filter((x) => x.outcome === kind).length;
+    expect(docs[0]?.[name], `metric ${name} = log line records`).toBe(logged);
+    expect(line?.counts[kind as keyof typeof outcomeMetricNames], `log counts ${kind}`).toBe(logged);
+  }
+  expect(docs[0]?.['Records']).toBe(records.length);
+  expect(docs[0]?.['RecordsRetried']).toBe(failedIds(response).length);
   const observed = (line?.records ?? []).map(
     (r): Expected => ({
       outcome: r.outcome,
@@ -226,7 +270,7 @@ type Ran = Awaited<ReturnType<typeof runCase>>;
 /** The model's prediction that matches (DynamoDB picks the winning claim of a key led in two groups), or the first. */
 function prediction(c: Case, r: Ran) {
   const predictions = winnerChoices(c.strategy, r.plan, r.stored).map((winners) =>
-    model({ strategy: c.strategy, records: r.plan, stored: r.stored, payloadCheck: c.payloadCheck, winners }),
+    model({ strategy: c.strategy, records: r.plan, stored: r.stored, payloadCheck: c.payloadCheck, winners, dlq: c.dlq }),
   );
   return predictions.find((p) => JSON.stringify(p.outcomes) === JSON.stringify(r.observed)) ?? predictions[0];
 }
@@ -275,7 +319,7 @@ describe('SQS batches against the reference model', () => {
             [...r.calls].sort((a, b) => a - b),
             'records the handler ran',
           ).toEqual([...p.ran].sort((a, b) => a - b));
-          const ack = (i: number) => ['completed', 'duplicate'].includes(r.observed[i]?.outcome ?? '');
+          const ack = (i: number) => ['completed', 'duplicate', 'dead-lettered'].includes(r.observed[i]?.outcome ?? '');
           expect(r.failed).toEqual(r.records.filter((_, i) => !ack(i)).map((x) => x.messageId));
           checkFifoOrder(r, ack);
           await checkEffects(c, r, p.completedBy);

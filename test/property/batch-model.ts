@@ -32,6 +32,7 @@
  *   lane reaches it; one that comes back there stops its lane. One skipped
  *   behind a failure is decided from its leader all the same (a duplicate of a
  *   done key is acknowledged wherever it stands).
+ * - `permanentFailures`, last: see {@link deadLetter}.
  */
 
 export type Strategy = 'claim' | 'transaction';
@@ -44,6 +45,10 @@ export interface PlannedRecord {
   readonly group: string | undefined;
   /** The handler throws for this record. */
   readonly fails: boolean;
+  /** What it throws is a `PermanentError` (else a plain `Error`). */
+  readonly permanent?: boolean;
+  /** `permanentFailures` on: SQS refuses this record's DLQ entry. */
+  readonly dlqRefuses?: boolean;
   readonly bad?: 'nojson' | 'nokey';
 }
 
@@ -64,6 +69,8 @@ export interface ModelInput {
   readonly payloadCheck: boolean;
   /** Claim strategy, a free key led in several FIFO groups: the index of the leader whose claim wins. */
   readonly winners: ReadonlyMap<string, number>;
+  /** `permanentFailures` on (a DLQ that takes every entry but those `dlqRefuses` names). */
+  readonly dlq?: boolean;
 }
 
 export interface ModelResult {
@@ -215,7 +222,7 @@ class Batch {
 
   execute(i: number): Out {
     this.ran.add(i);
-    if (this.rec(i).fails) return { outcome: 'failed', error: 'Error' };
+    if (this.rec(i).fails) return { outcome: 'failed', error: this.rec(i).permanent === true ? 'PermanentError' : 'Error' };
     const { key } = this.rec(i);
     const stored = this.input.strategy === 'transaction' ? this.current.get(key) : undefined;
     if (stored?.status === 'IN_PROGRESS') return { outcome: 'failed', error: 'IdempotencyInProgressError' };
@@ -235,12 +242,31 @@ export function model(input: ModelInput): ModelResult {
   b.settleFollowers();
   for (const lane of b.lanes()) b.runLane(lane);
   b.settleFollowers();
-  const outcomes = b.out.map((o): Expected => {
+  const outcomes = deadLetter(input, b.out).map((o): Expected => {
     if (o === undefined) throw new Error('the model left a record undecided');
     const { outcome, reason, error } = o;
     return { outcome, ...(reason === undefined ? {} : { reason }), ...(error === undefined ? {} : { error }) };
   });
   return { outcomes, ran: b.ran, completedBy: b.completedBy };
+}
+
+/**
+ * `permanentFailures`, after every outcome is final: an invalid record or a
+ * `PermanentError` goes to the DLQ and is acknowledged (`dead-lettered`)
+ * unless SQS refuses its entry; in a FIFO group only the first record that
+ * comes back may go (nothing leaves its group before an earlier record).
+ */
+function deadLetter(input: ModelInput, out: readonly (Out | undefined)[]): (Out | undefined)[] {
+  if (input.dlq !== true) return [...out];
+  const blocked = new Set<string>();
+  return out.map((o, i) => {
+    const r = input.records[i];
+    const lane = r?.group;
+    const held = lane !== undefined && blocked.has(lane);
+    if (lane !== undefined && !ack(o)) blocked.add(lane);
+    const permanent = o?.outcome === 'invalid' || (o?.outcome === 'failed' && o.error === 'PermanentError');
+    return o === undefined || held || !permanent || r?.dlqRefuses === true ? o : { ...o, outcome: 'dead-lettered' };
+  });
 }
 
 /** Every way DynamoDB may pick the winning claim for keys led in several FIFO groups (claim strategy). */
