@@ -13,6 +13,7 @@ import {
   type EmfDocument,
   type MetricUnit,
 } from '../core/metrics.js';
+import { summarize } from '../core/outcomes.js';
 import { isPlainObject, type OptionRule } from '../core/options.js';
 import type { BatchLogLine } from './log.js';
 
@@ -79,17 +80,7 @@ function validDimensions(v: unknown): boolean {
 }
 
 const zeroInput = {
-  counts: {
-    completed: 0,
-    duplicate: 0,
-    'in-progress': 0,
-    failed: 0,
-    invalid: 0,
-    'lease-lost': 0,
-    'not-started': 0,
-    conflict: 0,
-    'dead-lettered': 0,
-  },
+  counts: summarize([]),
   retried: 0,
   replays: 0,
   durationMs: 0,
