@@ -1,0 +1,116 @@
+/**
+ * Red-team scenarios for the stream sources on DynamoDB Local: same-key
+ * copies around a failure in one shard, copies of completed keys after a
+ * failure, interleaved shards, and the transaction strategy's group commit
+ * never committing a shard's later record after an earlier one failed.
+ */
+import middy from '@middy/core';
+import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { DynamoDBIdempotencyStore, eachRecord, kinesisData, kinesisIdempotency, type KinesisIdempotencyOptions } from '../../../src/index.js';
+import { kinesisStreamEvent, kinesisStreamRecord, lambdaContext } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+
+type Data = { key: string; n: number };
+const k = (sequenceNumber: string, key: string, n: number, shardId = 'shardId-000000000000'): KinesisStreamRecord =>
+  kinesisStreamRecord({ sequenceNumber, data: { key, n }, shardId });
+const ids = (r: KinesisStreamBatchResponse | void) => (r as KinesisStreamBatchResponse).batchItemFailures.map((f) => f.itemIdentifier);
+
+async function setup(options: Partial<KinesisIdempotencyOptions> = {}) {
+  const { client, doc } = testDynamo();
+  const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+  const runs: string[] = [];
+  const failing = new Set<string>();
+  const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+    .use(kinesisIdempotency({ store, consumer: 'red2', key: (r) => kinesisData<Data>(r).key, payload: false, logger: false, ...options }))
+    .handler(
+      eachRecord(async (record: KinesisStreamRecord) => {
+        const { key, n } = kinesisData<Data>(record);
+        runs.push(`${key}/${n}`);
+        if (failing.has(`${key}/${n}`)) throw new Error(`${key}/${n} fails`);
+      }),
+    );
+  const invoke = (records: KinesisStreamRecord[]) => handler(kinesisStreamEvent(records), lambdaContext());
+  return { store, runs, failing, invoke };
+}
+
+describe('stream red team: copies and failures in one shard', () => {
+  it('a copy of a key completed earlier, after a failure in its shard, is named in the response with everything after it', async () => {
+    const t = await setup();
+    expect(ids(await t.invoke([k('10', 'a', 1)]))).toEqual([]);
+    t.failing.add('x/2');
+    const response = await t.invoke([k('11', 'x', 2), k('12', 'a', 3), k('13', 'y', 4)]);
+    expect(ids(response)).toEqual(['11', '12', '13']);
+    expect(t.runs).toEqual(['a/1', 'x/2']);
+  });
+
+  it('the same key twice in one shard with a failure between: the later copy is named, not acknowledged', async () => {
+    const t = await setup();
+    t.failing.add('x/2');
+    const response = await t.invoke([k('1', 'a', 1), k('2', 'x', 2), k('3', 'a', 3), k('4', 'y', 4)]);
+    expect(ids(response)).toEqual(['2', '3', '4']);
+    expect(t.runs).toEqual(['a/1', 'x/2']);
+  });
+
+  it('the same key twice in one shard, the first copy fails: both named, the copy never runs', async () => {
+    const t = await setup();
+    t.failing.add('a/1');
+    const response = await t.invoke([k('1', 'a', 1), k('2', 'a', 2), k('3', 'y', 3)]);
+    expect(ids(response)).toEqual(['1', '2', '3']);
+    expect(t.runs).toEqual(['a/1']);
+  });
+
+  it('two shards interleaved: one shard stopping does not stop the other, its later records are named', async () => {
+    const t = await setup();
+    t.failing.add('x/1');
+    const response = await t.invoke([
+      k('1', 'x', 1, 'shard-a'),
+      k('2', 'b', 2, 'shard-b'),
+      k('3', 'c', 3, 'shard-a'),
+      k('4', 'e', 4, 'shard-b'),
+      k('5', 'd', 5, 'shard-b'),
+    ]);
+    expect(ids(response)).toEqual(['1', '3']);
+    expect(t.runs).toEqual(expect.arrayContaining(['x/1', 'b/2', 'e/4', 'd/5']));
+    expect(t.runs).not.toContain('c/3');
+  });
+
+  it('long sequence numbers of different lengths keep delivery order (no string ordering)', async () => {
+    const t = await setup();
+    t.failing.add('x/2');
+    const s1 = '49590338271490256608559692538361571095921575989136588898';
+    const s2 = '495903382714902566085596925383615710959215759891365888990';
+    const s3 = '5';
+    const response = await t.invoke([k(s1, 'a', 1), k(s2, 'x', 2), k(s3, 'y', 3)]);
+    expect(ids(response)).toEqual([s2, s3]);
+    expect(t.runs).toEqual(['a/1', 'x/2']);
+  });
+});
+
+describe('stream red team: transaction strategy with group commit', () => {
+  it("a shard's later record never commits when the earlier one failed its commit", async () => {
+    const { client, doc } = testDynamo();
+    const items = await freshTable(client, businessTable);
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+    const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+      .use(kinesisIdempotency({ store, consumer: 'red2-tx', strategy: 'transaction', key: (r) => kinesisData<Data>(r).key, logger: false }))
+      .handler(
+        eachRecord(async (record: KinesisStreamRecord, { tx }) => {
+          const { key } = kinesisData<Data>(record);
+          // "bad" requires an item that does not exist: its commit is cancelled by the condition.
+          if (key === 'bad') tx.conditionCheck({ TableName: items, Key: { pk: 'missing' }, ConditionExpression: 'attribute_exists(pk)' });
+          else tx.put({ TableName: items, Item: { pk: key } });
+        }),
+      );
+    const response = await handler(
+      kinesisStreamEvent([k('1', 'a', 1), k('2', 'bad', 2), k('3', 'c', 3), k('4', 'd', 4, 'shard-other')]),
+      lambdaContext(),
+    );
+    expect(ids(response)).toEqual(['2', '3']);
+    const get = async (pk: string) => (await doc.send(new GetCommand({ TableName: items, Key: { pk } }))).Item;
+    expect(await get('a')).toBeDefined();
+    expect(await get('c')).toBeUndefined();
+    expect(await get('d')).toBeDefined();
+  });
+});
