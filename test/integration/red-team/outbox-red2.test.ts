@@ -1,0 +1,78 @@
+/**
+ * Red-team scenarios for `tx.outbox()` on DynamoDB Local: two events under
+ * one name in one record, details that are not a JSON object once
+ * serialised, and outbox items of two records in one group commit.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { createTransactionBuilder, type RecordHandler } from '../../../src/index.js';
+import { sqsEvent } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { failedIds, harness, order } from '../sqs/harness.js';
+
+async function setup() {
+  const h = await harness();
+  const { client, doc } = testDynamo();
+  const orders = await freshTable(client, businessTable, 'orders');
+  const outboxItems = async () =>
+    ((await doc.send(new ScanCommand({ TableName: orders }))).Items ?? []).filter((i) => i['outboxId'] !== undefined);
+  return { h, orders, outboxItems };
+}
+
+const event = { source: 'shop', detailType: 'OrderPaid', detail: { orderNo: 'o' } };
+
+describe('tx.outbox() red team', () => {
+  it('a second event under the same name in one record is refused by tx.outbox() itself, naming the option to set', async () => {
+    const { h, orders, outboxItems } = await setup();
+    let thrown: unknown;
+    const handler = h.handler(
+      (_r, { tx }) => {
+        tx.outbox(event, { table: orders });
+        try {
+          tx.outbox({ ...event, detail: { orderNo: 'other' } }, { table: orders });
+        } catch (error) {
+          thrown = error;
+          throw error;
+        }
+      },
+      { strategy: 'transaction' },
+    );
+    expect(failedIds(await handler(sqsEvent([order('o1')]), h.context()))).toHaveLength(1);
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(String(thrown)).toMatch(/tx\.outbox\(\).*"OrderPaid".*name/);
+    expect(await outboxItems()).toEqual([]);
+  });
+
+  it('two events with distinct names in one record both commit', async () => {
+    const { h, orders, outboxItems } = await setup();
+    const handler = h.handler(
+      (_r, { tx }) => {
+        tx.outbox(event, { table: orders });
+        tx.outbox(event, { table: orders, name: 'second' });
+      },
+      { strategy: 'transaction' },
+    );
+    expect(failedIds(await handler(sqsEvent([order('o2')]), h.context()))).toEqual([]);
+    expect(await outboxItems()).toHaveLength(2);
+  });
+
+  it('two records of one group commit, each with its outbox item', async () => {
+    const { h, orders, outboxItems } = await setup();
+    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+    const handler = h.handler(emit, { strategy: 'transaction' });
+    expect(failedIds(await handler(sqsEvent([order('g1'), order('g2'), order('g3')]), h.context()))).toEqual([]);
+    const details = (await outboxItems()).map((i) => (JSON.parse(String(i['detail'])) as { orderNo: string }).orderNo).sort();
+    expect(details).toEqual(['g1', 'g2', 'g3']);
+  });
+
+  it('a detail that does not serialise to a JSON object is a TypeError naming tx.outbox(), written nowhere', () => {
+    const tx = createTransactionBuilder({ consumer: 'c', businessKey: 'k' });
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    const bad: Array<Record<string, unknown>> = [{ n: 1n }, circular, { toJSON: () => 'text' }, { toJSON: () => [1, 2] }];
+    for (const detail of bad) {
+      expect(() => tx.outbox({ ...event, detail }, { table: 't' })).toThrow(/tx\.outbox\(\).*detail/);
+    }
+    expect(tx.size).toBe(0);
+  });
+});
