@@ -3,17 +3,22 @@
  * one name in one record, details that are not a JSON object once
  * serialised, and outbox items of two records in one group commit.
  */
+import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createTransactionBuilder, type RecordHandler } from '../../../src/index.js';
+import { createTransactionBuilder, outboxRelay, type RecordHandler } from '../../../src/index.js';
+import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
 
+const streamTable = { ...businessTable, StreamSpecification: { StreamViewType: 'NEW_IMAGE' } };
+
 async function setup() {
   const h = await harness();
   const { client, doc } = testDynamo();
-  const orders = await freshTable(client, businessTable, 'orders');
+  const orders = await freshTable(client, streamTable, 'orders');
   const outboxItems = async () =>
     ((await doc.send(new ScanCommand({ TableName: orders }))).Items ?? []).filter((i) => i['outboxId'] !== undefined);
   return { h, orders, outboxItems };
@@ -74,5 +79,27 @@ describe('tx.outbox() red team', () => {
       expect(() => tx.outbox({ ...event, detail }, { table: 't' })).toThrow(/tx\.outbox\(\).*detail/);
     }
     expect(tx.size).toBe(0);
+  });
+});
+
+describe('outboxRelay() red team', () => {
+  it('an ordinary item of the table that unmarshall cannot read (a number beyond 2^53) does not stop the relay', async () => {
+    const { h, orders } = await setup();
+    const { client, doc } = testDynamo();
+    await client.send(new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }));
+    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+    expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
+    const stream = await readStream(client, orders);
+    expect(stream.Records).toHaveLength(2);
+    const published: string[] = [];
+    const eventBridge = {
+      send: async (command: PutEventsCommand): Promise<PutEventsCommandOutput> => {
+        const entries = command.input.Entries ?? [];
+        published.push(...entries.map((e) => e.Detail ?? ''));
+        return { $metadata: {}, FailedEntryCount: 0, Entries: entries.map((_e, i) => ({ EventId: `e${i}` })) };
+      },
+    };
+    expect(await outboxRelay({ eventBridge, client: doc })(stream)).toEqual({ batchItemFailures: [] });
+    expect(published.map((d) => (JSON.parse(d) as { orderNo: string }).orderNo)).toEqual(['r1']);
   });
 });
