@@ -103,3 +103,31 @@ describe('outboxRelay() red team', () => {
     expect(published.map((d) => (JSON.parse(d) as { orderNo: string }).orderNo)).toEqual(['r1']);
   });
 });
+
+describe('outboxRelay() on a stream without new images', () => {
+  for (const view of ['KEYS_ONLY', 'OLD_IMAGE'] as const) {
+    it(`${view}: an INSERT it cannot read is never acknowledged unpublished: the relay refuses the event, naming the view type`, async () => {
+      const h = await harness();
+      const { client, doc } = testDynamo();
+      const orders = await freshTable(client, { ...businessTable, StreamSpecification: { StreamViewType: view } }, 'orders');
+      const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+      expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
+      const stream = await readStream(client, orders);
+      expect(stream.Records).toHaveLength(1);
+      let sent = 0;
+      const eventBridge = {
+        send: async (): Promise<PutEventsCommandOutput> => {
+          sent += 1;
+          return { $metadata: {}, FailedEntryCount: 0, Entries: [{ EventId: 'e' }] };
+        },
+      };
+      await expect(outboxRelay({ eventBridge, client: doc })(stream)).rejects.toThrow(/outboxRelay.*NEW_IMAGE/);
+      expect(sent).toBe(0);
+      expect((await outboxItems(doc, orders))[0]?.['outboxStatus']).toBe('PENDING');
+    });
+  }
+});
+
+async function outboxItems(doc: ReturnType<typeof testDynamo>['doc'], table: string) {
+  return ((await doc.send(new ScanCommand({ TableName: table }))).Items ?? []).filter((i) => i['outboxId'] !== undefined);
+}
