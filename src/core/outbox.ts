@@ -95,7 +95,9 @@ function detailText(detail: Readonly<Record<string, unknown>>, id: string): stri
   }
   const back: unknown = text === undefined ? undefined : JSON.parse(text);
   if (!isPlainObject(back) || back['outboxId'] !== id) {
-    throw new TypeError("tx.outbox(): the event's detail must serialise to a JSON object (a toJSON() that returns something else is refused).");
+    throw new TypeError(
+      "tx.outbox(): the event's detail must serialise to a JSON object (a toJSON() that returns something else is refused).",
+    );
   }
   return text as string;
 }

@@ -259,7 +259,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   function behindFailures(records: readonly TRecord[], outcomes: readonly RecordOutcome[]): readonly RecordOutcome[] {
     if (source.resumesFromFirstFailure !== true) return outcomes;
     const pairs = outcomes.map((outcome, i) => ({ outcome, record: records[i] as TRecord }));
-    const held = heldBack(pairs, (p) => source.lane(p.record), (p) => (acknowledged(p.outcome) ? 'waits' : 'blocks'));
+    const held = heldBack(
+      pairs,
+      (p) => source.lane(p.record),
+      (p) => (acknowledged(p.outcome) ? 'waits' : 'blocks'),
+    );
     return outcomes.map((o, i): RecordOutcome => {
       if (held[i] !== true) return o;
       return { kind: 'not-started', messageId: o.messageId, ...(o.key === undefined ? {} : { key: o.key }), reason: 'group-failed' };

@@ -129,10 +129,10 @@ describe('idempotent(fn) red team (DynamoDB Local)', () => {
   it('a duplicate resolves a deep copy: changing it changes neither the stored result nor the next copy', async () => {
     const f = idempotent(async (_k: string) => ({ items: [{ n: 1 }] }), { store, consumer: consumer(), key: (k) => k });
     const first = await f('d');
-    first.items[0]!.n = 99;
+    (first.items[0] as { n: number }).n = 99;
     const second = await f('d');
     expect(second).toEqual({ items: [{ n: 1 }] });
-    second.items[0]!.n = 42;
+    (second.items[0] as { n: number }).n = 42;
     expect(await f('d')).toEqual({ items: [{ n: 1 }] });
   });
 });

@@ -86,7 +86,9 @@ describe('outboxRelay() red team', () => {
   it('an ordinary item of the table that unmarshall cannot read (a number beyond 2^53) does not stop the relay', async () => {
     const { h, orders } = await setup();
     const { client, doc } = testDynamo();
-    await client.send(new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }));
+    await client.send(
+      new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }),
+    );
     const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
     expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
     const stream = await readStream(client, orders);

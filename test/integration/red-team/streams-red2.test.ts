@@ -5,11 +5,32 @@
  * never committing a shard's later record after an earlier one failed.
  */
 import middy from '@middy/core';
-import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+} from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eachRecord, kinesisData, kinesisIdempotency, type KinesisIdempotencyOptions } from '../../../src/index.js';
-import { kinesisStreamEvent, kinesisStreamRecord, lambdaContext } from '../../../src/testing/index.js';
+import {
+  DynamoDBIdempotencyStore,
+  dynamoDBImages,
+  dynamoDBStreamsIdempotency,
+  eachRecord,
+  kinesisData,
+  kinesisIdempotency,
+  type KinesisIdempotencyOptions,
+} from '../../../src/index.js';
+import {
+  dynamoDBStreamEvent,
+  dynamoDBStreamRecord,
+  kinesisStreamEvent,
+  kinesisStreamRecord,
+  lambdaContext,
+} from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 
 type Data = { key: string; n: number };
@@ -112,5 +133,69 @@ describe('stream red team: transaction strategy with group commit', () => {
     expect(await get('a')).toBeDefined();
     expect(await get('c')).toBeUndefined();
     expect(await get('d')).toBeDefined();
+  });
+});
+
+describe('stream red team: transaction strategy, copies and DynamoDB Streams records', () => {
+  it('transaction + group commit: a copy of a committed key after a failed commit in its shard is named, the next record not committed', async () => {
+    const { client, doc } = testDynamo();
+    const items = await freshTable(client, businessTable);
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+    const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+      .use(
+        kinesisIdempotency({
+          store,
+          consumer: 'red2-tx2',
+          strategy: 'transaction',
+          key: (r) => kinesisData<Data>(r).key,
+          payload: false,
+          logger: false,
+        }),
+      )
+      .handler(
+        eachRecord(async (record: KinesisStreamRecord, { tx }) => {
+          const { key, n } = kinesisData<Data>(record);
+          if (key === 'bad') tx.conditionCheck({ TableName: items, Key: { pk: 'missing' }, ConditionExpression: 'attribute_exists(pk)' });
+          else tx.put({ TableName: items, Item: { pk: `${key}/${n}` } });
+        }),
+      );
+    const response = await handler(kinesisStreamEvent([k('1', 'a', 1), k('2', 'bad', 2), k('3', 'a', 3), k('4', 'y', 4)]), lambdaContext());
+    expect(ids(response)).toEqual(['2', '3', '4']);
+    const get = async (pk: string) => (await doc.send(new GetCommand({ TableName: items, Key: { pk } }))).Item;
+    expect(await get('a/1')).toBeDefined();
+    expect(await get('a/3')).toBeUndefined();
+    expect(await get('y/4')).toBeUndefined();
+  });
+
+  it('DynamoDB Streams: REMOVE (OldImage only), KEYS_ONLY and Binary/Set images run once each with the default key and payload', async () => {
+    const { client, doc } = testDynamo();
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+    const seen: unknown[] = [];
+    const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+      .use(dynamoDBStreamsIdempotency({ store, consumer: 'red2-ddb', logger: false }))
+      .handler(
+        eachRecord(async (record: DynamoDBRecord) => {
+          const { newImage, oldImage } = dynamoDBImages(record);
+          seen.push(newImage ?? oldImage ?? record.dynamodb?.Keys);
+        }),
+      );
+    const removed = dynamoDBStreamRecord({
+      sequenceNumber: '100',
+      eventName: 'REMOVE',
+      keys: { pk: { S: 'r' } },
+      oldImage: { pk: { S: 'r' } },
+    });
+    const keysOnly = dynamoDBStreamRecord({ sequenceNumber: '200', keys: { pk: { S: 'k' } } });
+    const binary = dynamoDBStreamRecord({
+      sequenceNumber: '300',
+      keys: { pk: { S: 'b' } },
+      newImage: { pk: { S: 'b' }, bin: { B: 'AAEC' }, tags: { SS: ['x', 'y'] }, nums: { NS: ['1', '2'] } },
+    });
+    const event = dynamoDBStreamEvent([removed, keysOnly, binary]);
+    expect((await handler(event, lambdaContext())).batchItemFailures).toEqual([]);
+    expect((await handler(event, lambdaContext())).batchItemFailures).toEqual([]);
+    expect(seen).toHaveLength(3);
+    expect(seen[0]).toEqual({ pk: 'r' });
+    expect(seen[2]).toMatchObject({ pk: 'b', bin: 'AAEC', tags: new Set(['x', 'y']) });
   });
 });
