@@ -194,13 +194,18 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   function fromResponse(state: BatchState<TRecord>, response: unknown): Map<string, Execution> {
     const executions = new Map(state.run.executions);
     const failed = source.retriedIn(response);
+    // Streams: naming a shard's first failure is enough for the mapping, so the records after it did not run either.
+    const stopped = new Set<string | undefined>();
     for (const record of state.run.leaderRecords) {
       const id = idOf(source, record);
+      const lane = source.lane(record);
+      if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
       if (executions.has(id)) continue;
       const error = transactional
         ? new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
         : new Error('Reported in the handler’s batchItemFailures.');
-      executions.set(id, transactional || failed.has(id) ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
+      const threw = transactional || failed.has(id) || stopped.has(lane);
+      executions.set(id, threw ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
     }
     return executions;
   }

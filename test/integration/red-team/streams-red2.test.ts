@@ -199,3 +199,32 @@ describe('stream red team: transaction strategy, copies and DynamoDB Streams rec
     expect(seen[2]).toMatchObject({ pk: 'b', bin: 'AAEC', tags: new Set(['x', 'y']) });
   });
 });
+
+describe('stream red team: a handler that answers for itself (no eachRecord)', () => {
+  it('naming only the first failed record (as Lambda allows for streams): the records after it in its shard are not completed, so the retry runs them', async () => {
+    const { client, doc } = testDynamo();
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
+    const runs: string[] = [];
+    const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+      .use(kinesisIdempotency({ store, consumer: 'red2-own', key: (r) => kinesisData<Data>(r).key, payload: false, logger: false }))
+      .handler(async (event) => {
+        // Processes in order and stops at the first failure, naming only it.
+        for (const record of event.Records) {
+          const { key } = kinesisData<Data>(record);
+          if (key === 'x' && !runs.includes('x')) {
+            runs.push('x');
+            return { batchItemFailures: [{ itemIdentifier: record.kinesis.sequenceNumber }] };
+          }
+          runs.push(key);
+        }
+        return { batchItemFailures: [] };
+      });
+    const records = [k('1', 'a', 1), k('2', 'x', 2), k('3', 'b', 3), k('4', 'c', 4, 'shard-other')];
+    const first = await handler(kinesisStreamEvent(records), lambdaContext());
+    expect(ids(first)).toEqual(['2', '3']);
+    expect(runs).toEqual(['a', 'x']);
+    // The mapping resumes the shard at the failed record: b must run now.
+    await handler(kinesisStreamEvent(records.slice(1, 3)), lambdaContext());
+    expect(runs).toEqual(['a', 'x', 'x', 'b']);
+  });
+});
