@@ -9,7 +9,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
-import { heldBack } from '../core/schedule.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
@@ -21,6 +20,7 @@ import { attachRunner, detachRunner } from './runner-link.js';
 import type { RenewableIdempotencyStore } from '../store/types.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
+import { behindFailures } from './stream-order.js';
 import { remainingTime } from './time.js';
 
 /** What an {@link AfterSettle} step returns: the outcomes the response is built from, and notes for the log line. */
@@ -245,7 +245,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       const id = idOf(source, r);
       return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
     });
-    const { outcomes, ...notes } = await afterSettle(state, behindFailures(state.original, settled));
+    const { outcomes, ...notes } = await afterSettle(state, behindFailures(source, state.original, settled));
     if (logger !== false || metrics !== false) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
       const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
@@ -253,26 +253,6 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       safeMetrics(metrics, line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
-  }
-
-  /**
-   * Streams: a record acknowledged behind one that comes back in its shard (a
-   * copy of a key done earlier, found before the handler or decided from its
-   * first copy) comes back too: the response names the shard's first failure
-   * and everything after it; the redelivery acknowledges the copy again.
-   */
-  function behindFailures(records: readonly TRecord[], outcomes: readonly RecordOutcome[]): readonly RecordOutcome[] {
-    if (source.resumesFromFirstFailure !== true) return outcomes;
-    const pairs = outcomes.map((outcome, i) => ({ outcome, record: records[i] as TRecord }));
-    const held = heldBack(
-      pairs,
-      (p) => source.lane(p.record),
-      (p) => (acknowledged(p.outcome) ? 'waits' : 'blocks'),
-    );
-    return outcomes.map((o, i): RecordOutcome => {
-      if (held[i] !== true) return o;
-      return { kind: 'not-started', messageId: o.messageId, ...(o.key === undefined ? {} : { key: o.key }), reason: 'group-failed' };
-    });
   }
 
   /** The source's after-settle step, if it has one; a step that throws changes nothing. */
