@@ -70,10 +70,12 @@ const rules = {
 
 /**
  * Makes `fn` idempotent per business key, outside Middy: the returned
- * function has `fn`'s parameters and resolves `fn`'s result. The first call
- * for a key claims it (a conditional write), runs `fn` and completes the
- * claim with the result; later calls resolve a copy of the stored result
- * without running `fn`. If `fn` throws, the claim is released and the error
+ * function has `fn`'s parameters (and passes its `this` on) and resolves
+ * `fn`'s result. The first call for a key claims it (a conditional write),
+ * runs `fn` and completes the claim with the result; later calls resolve a
+ * copy of the stored result without running `fn`. With `storeResult` the
+ * first call resolves that same JSON copy too (a `Date` is its ISO string, a
+ * `Map` is `{}`), so no caller sees what only the first call would. If `fn` throws, the claim is released and the error
  * rethrown, so a retry runs it again. Two concurrent calls with one key run
  * `fn` once: the other throws `IdempotencyInProgressError` (or waits, with
  * `inProgress: 'wait'`). Every write after the claim is fenced on its owner
@@ -118,7 +120,13 @@ export function idempotent<TArgs extends unknown[], TResult>(
   /** The stored result of a duplicate, as an independent copy (`fn`'s type: it was `fn`'s result). */
   const replay = (record: IdempotencyRecord): TResult => (storeResult ? replayCopy(record.result) : undefined) as TResult;
 
-  async function run(args: TArgs, claim: Extract<ClaimResult, { kind: 'claimed' }>, key: string, sentAt: number): Promise<TResult> {
+  async function run(
+    self: unknown,
+    args: TArgs,
+    claim: Extract<ClaimResult, { kind: 'claimed' }>,
+    key: string,
+    sentAt: number,
+  ): Promise<TResult> {
     const { id, token } = claim;
     const keeper: LeaseKeeper | undefined =
       heartbeatOn(heartbeat) && isRenewableStore(store)
@@ -126,7 +134,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
         : undefined;
     let result: TResult;
     try {
-      result = await fn(...args);
+      result = await fn.apply(self, args);
     } catch (error) {
       await keeper?.stop();
       // A failed release is not fatal: the claim then ends with its lease.
@@ -135,7 +143,8 @@ export function idempotent<TArgs extends unknown[], TResult>(
     }
     await keeper?.stop();
     await complete(id, token, key, result);
-    return result;
+    // What a duplicate would get: a caller never depends on what only the first call sees (a Date, a Map, a class).
+    return storeResult ? replay({ result } as IdempotencyRecord) : result;
   }
 
   async function complete(id: string, token: string, key: string, result: TResult): Promise<void> {
@@ -154,7 +163,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
     }
   }
 
-  return async function idempotentCall(...args: TArgs): Promise<TResult> {
+  return async function idempotentCall(this: unknown, ...args: TArgs): Promise<TResult> {
     const prepared = prepare(args, extractors);
     if (prepared instanceof Error) throw prepared;
     const { key, payloadHash } = prepared;
@@ -163,7 +172,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
     for (;;) {
       const sentAt = Date.now();
       const claim = await store.claim({ consumer, key, leaseMs: lease.ms, ...hash });
-      if (claim.kind === 'claimed') return run(args, claim, key, sentAt);
+      if (claim.kind === 'claimed') return run(this, args, claim, key, sentAt);
       const existing = claim.existing;
       const mismatch = payloadMismatch(
         payloadHash,

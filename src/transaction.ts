@@ -88,6 +88,8 @@ interface PendingPut {
 export class TransactionBuilder {
   readonly #actions: TransactItem[] = [];
   readonly #identities = new Set<string>();
+  /** `tx.outbox()` events so far, by table and name. */
+  readonly #outboxNames = new Set<string>();
   readonly #keyNames = new Map<string, readonly string[]>();
   readonly #pending: PendingPut[] = [];
   readonly #options: TransactionBuilderOptions;
@@ -176,13 +178,22 @@ export class TransactionBuilder {
       );
     }
     const item = outboxItem(event, options, { consumer, businessKey, now: clock.now() });
+    // The same name twice gives the same id: say so here, not as DynamoDB's "multiple operations on one item".
+    const name = options.name ?? event.detailType;
+    if (this.#outboxNames.has(`${options.table}\u0000${name}`)) {
+      throw new TypeError(
+        `tx.outbox(): this record already emits an event named ${JSON.stringify(name)} to ${options.table}; give each event of a record its own \`name\`.`,
+      );
+    }
     const keyAttribute = options.keyAttribute ?? 'pk';
-    return this.put({
+    this.put({
       TableName: options.table,
       Item: item,
       ConditionExpression: 'attribute_not_exists(#k)',
       ExpressionAttributeNames: { '#k': keyAttribute },
     });
+    this.#outboxNames.add(`${options.table}\u0000${name}`);
+    return this;
   }
 
   /** The actions so far, in the order added (a cancellation reason's index is a position here). */

@@ -80,6 +80,28 @@ const OPTION_RULES: OptionRules = {
   name: is.nonEmptyString,
 };
 
+/**
+ * The detail as the JSON text EventBridge gets, with `outboxId` in it. Checked
+ * here, in the handler: a detail that cannot be serialised (a BigInt, a cycle)
+ * or that serialises to something else than an object holding the id (a
+ * `toJSON`) would otherwise be committed and refused by every relay attempt.
+ */
+function detailText(detail: Readonly<Record<string, unknown>>, id: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify({ ...detail, outboxId: id });
+  } catch (err) {
+    throw new TypeError(`tx.outbox(): the event's detail cannot be serialised to JSON (${(err as Error).message}).`, { cause: err });
+  }
+  const back: unknown = text === undefined ? undefined : JSON.parse(text);
+  if (!isPlainObject(back) || back['outboxId'] !== id) {
+    throw new TypeError(
+      "tx.outbox(): the event's detail must serialise to a JSON object (a toJSON() that returns something else is refused).",
+    );
+  }
+  return text as string;
+}
+
 /** Who writes the item and when. */
 export interface OutboxOrigin {
   readonly consumer: string;
@@ -98,7 +120,7 @@ export function outboxItem(event: OutboxEvent, options: OutboxOptions, origin: O
   checkOptions('tx.outbox() event', event, EVENT_RULES);
   checkOptions('tx.outbox()', options, OPTION_RULES);
   const id = outboxId(origin.consumer, origin.businessKey, options.name ?? event.detailType);
-  const detail = JSON.stringify({ ...event.detail, outboxId: id });
+  const detail = detailText(event.detail, id);
   const size = entrySize({ Source: event.source, DetailType: event.detailType, Detail: detail });
   if (size > MAX_EVENT_ENTRY_BYTES) {
     const context: ErrorContext = { key: origin.businessKey };

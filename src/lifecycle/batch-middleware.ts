@@ -21,6 +21,7 @@ import { attachRunner, detachRunner } from './runner-link.js';
 import type { RenewableIdempotencyStore } from '../store/types.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
+import { behindFailures } from './stream-order.js';
 import { remainingTime } from './time.js';
 
 /** What an {@link AfterSettle} step returns: the outcomes the response is built from, and notes for the log line. */
@@ -194,13 +195,18 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   function fromResponse(state: BatchState<TRecord>, response: unknown): Map<string, Execution> {
     const executions = new Map(state.run.executions);
     const failed = source.retriedIn(response);
+    // Streams: naming a shard's first failure is enough for the mapping, so the records after it did not run either.
+    const stopped = new Set<string | undefined>();
     for (const record of state.run.leaderRecords) {
       const id = idOf(source, record);
+      const lane = source.lane(record);
+      if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
       if (executions.has(id)) continue;
       const error = transactional
         ? usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
         : new Error('Reported in the handler’s batchItemFailures.');
-      executions.set(id, transactional || failed.has(id) ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
+      const threw = transactional || failed.has(id) || stopped.has(lane);
+      executions.set(id, threw ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
     }
     return executions;
   }
@@ -240,7 +246,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       const id = idOf(source, r);
       return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
     });
-    const { outcomes, ...notes } = await afterSettle(state, settled);
+    const { outcomes, ...notes } = await afterSettle(state, behindFailures(source, state.original, settled));
     if (logger !== false || metrics !== false) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
       const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);

@@ -131,6 +131,18 @@ export function metricsSink(option: MetricsOption): MetricsSink {
   return { kind: 'emf', namespace, dimensions, emit };
 }
 
+/**
+ * Why the consumer name cannot be the EMF `Consumer` dimension, or
+ * `undefined`: CloudWatch drops a whole document whose dimension value is
+ * not 1 to 1024 printable ASCII characters, so such a name would silently
+ * lose every metric (a Powertools instance sets its own dimensions).
+ */
+export function consumerDimensionProblem(option: MetricsOption, consumer: string | undefined): string | undefined {
+  if (option === false || isPowertools(option) || consumer === undefined) return undefined;
+  const why = invalidDimension('Consumer', consumer);
+  return why === undefined ? undefined : why.replace('its value', 'it');
+}
+
 function dataOf(line: BatchLogLine) {
   const replays = line.records.filter((r) => r.replay === true).length;
   return metricData({ counts: line.counts, retried: line.retried, replays, durationMs: line.durationMs });

@@ -17,7 +17,7 @@ import {
 import { isRenewableStore, isTransactionalStore, type IdempotencyStore } from '../store/types.js';
 import { heartbeatOn } from './heartbeat.js';
 import { jsonLineLogger, type BatchLogger } from './log.js';
-import { metricsRule, type MetricsOption } from './metrics.js';
+import { consumerDimensionProblem, metricsRule, type MetricsOption } from './metrics.js';
 import type { Extractors } from './prepare.js';
 import type { ConflictPolicy } from './transaction-commit.js';
 import type { CommitMode } from './group-commit.js';
@@ -120,6 +120,12 @@ export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions, D e
     if (strategy === 'transaction')
       throw new TypeError(`${owner}: option "lease" has heartbeat, which needs strategy "claim" (a transaction holds no claim to renew).`);
     if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "lease" has heartbeat, but the store has no renew method.`);
+  }
+  const dimension = consumerDimensionProblem(options.metrics ?? commonDefaults.metrics, options.consumer);
+  if (dimension !== undefined) {
+    throw new TypeError(
+      `${owner}: option "consumer" is the Consumer dimension of the EMF metrics, but ${dimension} (CloudWatch would drop every document); use another name, or set metrics: false.`,
+    );
   }
   if (strategy === 'transaction' && !isTransactionalStore(store)) {
     throw new TypeError(

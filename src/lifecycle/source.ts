@@ -31,6 +31,12 @@ export interface BatchSource<TEvent, TRecord, TResponse> {
   itemId(record: unknown): string | undefined;
   /** The ordered lane a record runs in (FIFO message group, stream shard); `undefined`: no order. */
   lane(record: TRecord): string | undefined;
+  /**
+   * A stream: the event source mapping resumes a lane from its lowest named
+   * record, so the response names a lane's first failure and every record
+   * after it, acknowledged copies included (SQS FIFO acknowledges those).
+   */
+  readonly resumesFromFirstFailure?: true;
   /** Delivery attempt of a record, 1 on first delivery. */
   attempt(record: TRecord): number;
   /** A record that cannot be read at all fails alone with this error (checked before the key function). */

@@ -180,6 +180,13 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     if (typeof event !== 'object' || event === null || !Array.isArray(event.Records)) {
       throw new TypeError('outboxRelay: the event is not a DynamoDB Streams event (no Records array).');
     }
+    const blind = event.Records.find((r) => r?.eventName === 'INSERT' && r.dynamodb?.NewImage === undefined);
+    if (blind !== undefined) {
+      // An INSERT without its new image may be an outbox item: acknowledging it would drop the event unpublished.
+      throw new TypeError(
+        `outboxRelay: an INSERT record has no NewImage (StreamViewType ${blind.dynamodb?.StreamViewType ?? 'unknown'}); the outbox table's stream must be NEW_IMAGE or NEW_AND_OLD_IMAGES.`,
+      );
+    }
     const failed = new Set<number>();
     const candidates: Candidate[] = [];
     event.Records.forEach((record, index) => {

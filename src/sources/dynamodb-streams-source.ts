@@ -44,6 +44,7 @@ export const dynamoDBStreamsSource: BatchSource<DynamoDBStreamEvent, DynamoDBRec
   recordsOf: streamRecordsOf,
   itemId: sequenceOf,
   lane: (record) => record.eventSourceARN ?? 'stream',
+  resumesFromFirstFailure: true,
   attempt: () => 1,
   unreadable,
   respond: streamResponse,

@@ -36,6 +36,7 @@ export const kinesisSource: BatchSource<KinesisStreamEvent, KinesisStreamRecord,
     const colon = typeof eventID === 'string' ? eventID.indexOf(':') : -1;
     return colon > 0 ? (eventID as string).slice(0, colon) : String(record.eventSourceARN ?? 'stream');
   },
+  resumesFromFirstFailure: true,
   attempt: () => 1,
   unreadable(record) {
     if (!isObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
