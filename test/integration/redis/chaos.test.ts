@@ -106,7 +106,10 @@ describe('chaos: the filter over DynamoDB while Redis fails', () => {
     const store = await filteredStore(await connect(server, false), clock, 10_000);
     const result = await run(store, clock, async () => {});
     expectEffectivelyOnce(result);
-    expect(store.counts().completedHits).toBeGreaterThanOrEqual(30);
+    // Each re-send is queued by the handler before its original completes; the other poller may take it
+    // before the completion (and its marker) lands, and then DynamoDB answers it. So most, not all 30, are
+    // filter hits: a loaded machine made it 27-29 of 30. A filter that never answered would give 0.
+    expect(store.counts().completedHits).toBeGreaterThanOrEqual(15);
     expect(store.counts().errors + store.counts().timeouts).toBe(0);
   });
 
