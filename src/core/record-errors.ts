@@ -1,0 +1,170 @@
+/**
+ * Errors about one record that can never be processed as it is: no usable
+ * key, a key too long, a body that does not parse or match its schema, a
+ * payload that differs from the stored one, an item or result too large or
+ * unstorable. All extend `InvalidRecordError`: such a record fails alone.
+ */
+import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
+import type { StandardSchemaIssue } from './standard-schema.js';
+
+/**
+ * A record that can never be processed as it is: no key, a body that does not
+ * parse, a payload that differs from the one stored under the same key, or too
+ * large to store. It fails alone; the rest of the batch goes on.
+ *
+ * @example
+ * ```ts
+ * import { InvalidRecordError, jsonBody } from 'effectively-once';
+ * try {
+ *   jsonBody({ messageId: 'm-1', body: '{not json' });
+ * } catch (err) {
+ *   console.log(err instanceof InvalidRecordError); // true: this record fails alone, the batch goes on
+ * }
+ * ```
+ */
+export class InvalidRecordError extends EffectivelyOnceError {
+  override readonly name: string = 'InvalidRecordError';
+}
+
+/**
+ * The `key` function returned no usable key: undefined, empty, not a
+ * string or number, or not well-formed Unicode (a lone surrogate). A key
+ * too long to store is a {@link KeyTooLongError}, a subclass, so code that
+ * catches `MissingKeyError` catches it too.
+ *
+ * @example
+ * ```ts
+ * import type { SQSRecord } from 'aws-lambda';
+ * import { MissingKeyError, jsonBody } from 'effectively-once';
+ *
+ * // Thrown from a `key` function, it makes this record invalid with your message.
+ * const key = (record: SQSRecord): string => {
+ *   const { orderNo } = jsonBody<{ orderNo?: string }>(record);
+ *   if (orderNo === undefined) throw new MissingKeyError(`Message ${record.messageId} has no orderNo.`);
+ *   return orderNo;
+ * };
+ * ```
+ */
+export class MissingKeyError extends InvalidRecordError {
+  override readonly name: string = 'MissingKeyError';
+}
+
+/**
+ * The business key is longer than 1024 bytes of UTF-8 and is stored as it is
+ * (no `hashKeys`). It extends {@link MissingKeyError} because 0.1.0 threw
+ * that for this case: a `catch` written then still catches it.
+ *
+ * @example
+ * ```ts
+ * import { KeyTooLongError, MissingKeyError } from 'effectively-once';
+ *
+ * const err = new KeyTooLongError('The business key is longer than 1024 bytes.', { key: 'k'.repeat(64) });
+ * console.log(err.name, err instanceof MissingKeyError); // KeyTooLongError true
+ * ```
+ */
+export class KeyTooLongError extends MissingKeyError {
+  override readonly name: string = 'KeyTooLongError';
+}
+
+/**
+ * The record has no body string, its body is not valid JSON, or the `key`
+ * or `payload` function threw while reading it.
+ *
+ * @example
+ * ```ts
+ * import { BodyParseError, jsonBody } from 'effectively-once';
+ * try {
+ *   jsonBody({ messageId: 'm-1', body: '{not json' });
+ * } catch (err) {
+ *   if (err instanceof BodyParseError) console.log(err.message, err.cause); // the SyntaxError is kept as cause
+ * }
+ * ```
+ */
+export class BodyParseError extends InvalidRecordError {
+  override readonly name = 'BodyParseError';
+}
+
+/**
+ * The record's body does not match its schema (see `jsonBody(record, schema)`).
+ * A body never heals: the record is invalid, never retried as a failure.
+ *
+ * @example
+ * ```ts
+ * import { SchemaValidationError } from 'effectively-once';
+ * const err = new SchemaValidationError('Message m-1: orderNo: expected a string', [{ message: 'expected a string', path: ['orderNo'] }]);
+ * console.log(err.name, err.issues.length); // SchemaValidationError 1
+ * ```
+ */
+export class SchemaValidationError extends InvalidRecordError {
+  override readonly name = 'SchemaValidationError';
+  /** The schema's issues, as it reported them. */
+  readonly issues: ReadonlyArray<StandardSchemaIssue>;
+
+  constructor(message: string, issues: ReadonlyArray<StandardSchemaIssue>, context: ErrorContext = {}) {
+    super(message, context);
+    this.issues = issues;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), issues: this.issues };
+  }
+}
+
+/**
+ * The same business key arrived with a different payload than the one already recorded.
+ *
+ * @example
+ * ```ts
+ * import { PayloadMismatchError, type RecordOutcome } from 'effectively-once';
+ *
+ * // A producer reused a business key for another event: worth an alarm, not a retry.
+ * const reusedKey = (outcome: RecordOutcome): boolean =>
+ *   outcome.kind === 'invalid' && outcome.error instanceof PayloadMismatchError;
+ * ```
+ */
+export class PayloadMismatchError extends InvalidRecordError {
+  override readonly name = 'PayloadMismatchError';
+}
+
+/**
+ * An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit.
+ *
+ * @example
+ * ```ts
+ * import { ItemTooLargeError, createTransactionBuilder } from 'effectively-once';
+ * try {
+ *   createTransactionBuilder().put({ TableName: 'files', Item: { pk: 'f-1', blob: 'x'.repeat(500_000) } });
+ * } catch (err) {
+ *   if (err instanceof ItemTooLargeError) console.log(err.size, '>', err.limit);
+ * }
+ * ```
+ */
+export class ItemTooLargeError extends InvalidRecordError {
+  override readonly name = 'ItemTooLargeError';
+  /** Size in bytes that was computed. */
+  readonly size: number;
+  /** The limit in bytes that it exceeds. */
+  readonly limit: number;
+
+  constructor(message: string, size: number, limit: number, context: ErrorContext = {}) {
+    super(message, context);
+    this.size = size;
+    this.limit = limit;
+  }
+}
+
+/**
+ * The handler's result cannot be stored: it does not survive JSON (a BigInt,
+ * a cycle). Stored results are kept as JSON, which is also what Lambda would
+ * have returned to a caller.
+ *
+ * @example
+ * ```ts
+ * import { UnstorableResultError } from 'effectively-once';
+ * const err = new UnstorableResultError('The result holds a BigInt.', { key: 'order-1' });
+ * console.log(err.name); // 'UnstorableResultError'
+ * ```
+ */
+export class UnstorableResultError extends InvalidRecordError {
+  override readonly name = 'UnstorableResultError';
+}
