@@ -2,31 +2,26 @@
  * The DynamoDB implementation of `TransactionalIdempotencyStore`. I/O only: the decisions
  * (conditions, limits, what a cancellation means) live in the helpers next
  * to it, so this file reads as "build request, send once, map the answer".
+ * The transaction strategy's commit path (prepare, send, read a refusal) is in
+ * dynamodb-commit.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { claimVerdict } from '../core/claim.js';
-import { toEpochSeconds } from '../core/clock.js';
-import {
-  BusinessConflictError,
-  EffectivelyOnceError,
-  IdempotencyInProgressError,
-  TransactionLimitError,
-  TransactionRetryableError,
-} from '../core/errors.js';
+import { EffectivelyOnceError } from '../core/errors.js';
 import { recordId } from '../core/keys.js';
 import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
-import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
+import { MAX_ITEM_BYTES } from '../core/size.js';
 import { CompletedCache } from './cache.js';
-import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
+import { isAwsError } from './cancellation.js';
+import { commitRefused, committed, prepare, sendOne, type CommitContext } from './dynamodb-commit.js';
 import { commitInRounds, type PreparedCommit } from './group-commit.js';
-import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest, renewRequest } from './expressions.js';
+import { claimRequest, completeRequest, markFailedRequest, releaseDeleteRequest, renewRequest } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
-import { checkLease, describeReasons, leaseLost, tooLarge } from './refusals.js';
+import { checkLease, leaseLost, tooLarge } from './refusals.js';
 import { queryStaleClaims } from './stale.js';
-import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -64,12 +59,19 @@ import type {
 export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
   readonly #options: ResolvedStoreOptions;
   readonly #cache: CompletedCache | undefined;
+  readonly #commit: CommitContext;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
     this.#options = resolveStoreOptions(options);
     const { cache, clock } = this.#options;
     this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
+    this.#commit = {
+      options: this.#options,
+      cache: this.#cache,
+      recordId: (consumer, key) => this.recordId(consumer, key),
+      get: (id) => this.get(id),
+    };
   }
 
   /** `consumer#key`, with the key replaced by its SHA-256 when `hashKeys` is set. */
@@ -201,8 +203,8 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
    * @throws TransactionRetryableError on transaction conflict or throttling; nothing was written.
    */
   async commit(input: CommitInput): Promise<CommitResult> {
-    const prepared = this.#prepare(input, 0);
-    return prepared.kind === 'cached' ? prepared.result : this.#sendOne(prepared);
+    const prepared = prepare(this.#commit, input, 0);
+    return prepared.kind === 'cached' ? prepared.result : sendOne(this.#commit, prepared);
   }
 
   /**
@@ -218,7 +220,7 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
     const ready: PreparedCommit[] = [];
     inputs.forEach((input, index) => {
       try {
-        const prepared = this.#prepare(input, index);
+        const prepared = prepare(this.#commit, input, index);
         if (prepared.kind === 'cached') answers.set(index, { kind: 'result', result: prepared.result });
         else ready.push(prepared);
       } catch (error) {
@@ -228,120 +230,16 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
     const { client } = this.#options;
     const sent = await commitInRounds(ready, {
       send: async (items) => void (await client.send(new TransactWriteCommand({ TransactItems: items }))),
-      single: (c) => this.#sendOne(c),
-      refused: (err, reasons, c) => this.#commitRefused(err, reasons, c.id, c.input.key, c.now),
-      committed: (c) => this.#committed(c),
+      single: (c) => sendOne(this.#commit, c),
+      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c.id, c.input.key, c.now),
+      committed: (c) => committed(this.#commit, c),
     });
     return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
-  }
-
-  // Cache, item, limits: everything decided before a commit is sent. Throws what commit throws before sending.
-  #prepare(input: CommitInput, index: number): { kind: 'cached'; result: CommitResult } | (PreparedCommit & { kind: 'ready' }) {
-    const id = this.recordId(input.consumer, input.key);
-    const cached = this.#cache?.lookup(id);
-    if (cached !== undefined) return { kind: 'cached', result: { kind: 'duplicate', id, existing: cached, fromCache: true } };
-    const { tableName, clock } = this.#options;
-    const now = clock.now();
-    const item = this.#committedItem(id, input, now);
-    const size = itemSize(item);
-    if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
-    const own = { tableName, id, item };
-    checkTransactionLimits(own, input.actions, input.key);
-    return {
-      kind: 'ready',
-      index,
-      input,
-      id,
-      now,
-      put: { Put: commitPut(tableName, item, now) },
-      footprint: commitFootprint(own, input.actions),
-    };
-  }
-
-  async #sendOne(c: PreparedCommit): Promise<CommitResult> {
-    try {
-      await this.#options.client.send(new TransactWriteCommand({ TransactItems: [c.put, ...c.input.actions] }));
-    } catch (err) {
-      return this.#commitRefused(err, cancellationReasons(err), c.id, c.input.key, c.now);
-    }
-    return this.#committed(c);
-  }
-
-  #committed(c: PreparedCommit): CommitResult {
-    const record = toRecord((c.put.Put?.Item ?? {}) as Record<string, unknown>);
-    this.#cache?.remember(record);
-    return { kind: 'committed', id: c.id, record };
   }
 
   /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */
   async staleClaims(options: { readonly leaseEndedBefore: number; readonly limit?: number }): Promise<StaleClaim[]> {
     const { client, tableName } = this.#options;
     return queryStaleClaims(client, tableName, options.leaseEndedBefore, options.limit);
-  }
-
-  #committedItem(id: string, input: CommitInput, now: number): Record<string, unknown> {
-    return {
-      id,
-      status: 'COMPLETED',
-      expiresAt: toEpochSeconds(now + this.#options.retentionMs),
-      attempts: 1,
-      completedAt: now,
-      ...(input.payloadHash === undefined ? {} : { payloadHash: input.payloadHash }),
-      ...(input.messageId === undefined ? {} : { messageId: input.messageId }),
-      ...(input.storeResult === true ? { result: encodeResult(input.result) } : {}),
-    };
-  }
-
-  // Maps a refused transaction to an outcome, or throws what the caller must handle.
-  async #commitRefused(
-    err: unknown,
-    reasons: readonly RawCancellationReason[] | undefined,
-    id: string,
-    key: string,
-    now: number,
-  ): Promise<CommitResult> {
-    if (reasons === undefined) {
-      if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
-        throw new TransactionLimitError(`Two actions touch the same item: ${err.message}`, { cause: err, key });
-      }
-      throw err;
-    }
-    const verdict = classifyCancellation(reasons);
-    switch (verdict.kind) {
-      case 'idempotency':
-        return this.#blocked(err, id, key, verdict.item, now);
-      case 'business': {
-        const error = new BusinessConflictError(
-          `A condition of the handler's transaction failed (${describeReasons(verdict.reasons)}); nothing was written.`,
-          verdict.reasons,
-          { cause: err, key },
-        );
-        return { kind: 'business-conflict', id, error };
-      }
-      case 'retryable':
-        throw new TransactionRetryableError(`The transaction for ${id} was cancelled by contention or throttling.`, { cause: err, key });
-      default:
-        throw err;
-    }
-  }
-
-  // The idempotency condition failed: COMPLETED is a duplicate, a live claim is in progress.
-  async #blocked(
-    err: unknown,
-    id: string,
-    key: string,
-    wire: Record<string, AttributeValue> | undefined,
-    now: number,
-  ): Promise<CommitResult> {
-    // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
-    const existing = recordFromWire(wire) ?? (await this.get(id));
-    if (existing === undefined) {
-      throw new TransactionRetryableError(`The record blocking ${id} disappeared; try again.`, { cause: err, key });
-    }
-    if (claimVerdict(existing, now) !== 'duplicate') {
-      throw new IdempotencyInProgressError(`${id} is claimed by another invocation; try again later.`, { cause: err, key, existing });
-    }
-    this.#cache?.remember(existing);
-    return { kind: 'duplicate', id, existing, fromCache: false };
   }
 }

@@ -1,0 +1,146 @@
+/**
+ * The transaction strategy's commit path of the DynamoDB store: what is
+ * decided before a commit is sent (cache, the COMPLETED item, its size and
+ * the transaction's limits), sending one record's `TransactWriteItems`, and
+ * reading a refused one (a duplicate, a live claim, a business conflict, or a
+ * cancellation worth retrying). `DynamoDBIdempotencyStore.commit` and
+ * `commitGroup` call these with the store's options, cache and reads.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { claimVerdict } from '../core/claim.js';
+import { toEpochSeconds } from '../core/clock.js';
+import { BusinessConflictError, IdempotencyInProgressError, TransactionLimitError, TransactionRetryableError } from '../core/errors.js';
+import type { IdempotencyRecord } from '../core/record.js';
+import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
+import type { CompletedCache } from './cache.js';
+import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
+import { commitPut } from './expressions.js';
+import type { PreparedCommit } from './group-commit.js';
+import type { ResolvedStoreOptions } from './options.js';
+import { encodeResult, recordFromWire, toRecord } from './records.js';
+import { describeReasons, tooLarge } from './refusals.js';
+import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
+import type { CommitInput, CommitResult } from './types.js';
+
+/** What the commit path needs from the store. */
+export interface CommitContext {
+  readonly options: ResolvedStoreOptions;
+  readonly cache: CompletedCache | undefined;
+  /** The store's `recordId`. */
+  recordId(consumer: string, key: string): string;
+  /** The store's strongly consistent `get`. */
+  get(id: string): Promise<IdempotencyRecord | undefined>;
+}
+
+/** Cache, item, limits: everything decided before a commit is sent. Throws what commit throws before sending. */
+export function prepare(
+  ctx: CommitContext,
+  input: CommitInput,
+  index: number,
+): { kind: 'cached'; result: CommitResult } | (PreparedCommit & { kind: 'ready' }) {
+  const id = ctx.recordId(input.consumer, input.key);
+  const cached = ctx.cache?.lookup(id);
+  if (cached !== undefined) return { kind: 'cached', result: { kind: 'duplicate', id, existing: cached, fromCache: true } };
+  const { tableName, clock } = ctx.options;
+  const now = clock.now();
+  const item = committedItem(ctx, id, input, now);
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
+  const own = { tableName, id, item };
+  checkTransactionLimits(own, input.actions, input.key);
+  return {
+    kind: 'ready',
+    index,
+    input,
+    id,
+    now,
+    put: { Put: commitPut(tableName, item, now) },
+    footprint: commitFootprint(own, input.actions),
+  };
+}
+
+/** One record's commit sent alone, its refusal read as `commit` reads it. */
+export async function sendOne(ctx: CommitContext, c: PreparedCommit): Promise<CommitResult> {
+  try {
+    await ctx.options.client.send(new TransactWriteCommand({ TransactItems: [c.put, ...c.input.actions] }));
+  } catch (err) {
+    return commitRefused(ctx, err, cancellationReasons(err), c.id, c.input.key, c.now);
+  }
+  return committed(ctx, c);
+}
+
+/** The record of a commit that went through, remembered in the cache. */
+export function committed(ctx: CommitContext, c: PreparedCommit): CommitResult {
+  const record = toRecord((c.put.Put?.Item ?? {}) as Record<string, unknown>);
+  ctx.cache?.remember(record);
+  return { kind: 'committed', id: c.id, record };
+}
+
+function committedItem(ctx: CommitContext, id: string, input: CommitInput, now: number): Record<string, unknown> {
+  return {
+    id,
+    status: 'COMPLETED',
+    expiresAt: toEpochSeconds(now + ctx.options.retentionMs),
+    attempts: 1,
+    completedAt: now,
+    ...(input.payloadHash === undefined ? {} : { payloadHash: input.payloadHash }),
+    ...(input.messageId === undefined ? {} : { messageId: input.messageId }),
+    ...(input.storeResult === true ? { result: encodeResult(input.result) } : {}),
+  };
+}
+
+/** Maps a refused transaction to an outcome, or throws what the caller must handle. */
+export async function commitRefused(
+  ctx: CommitContext,
+  err: unknown,
+  reasons: readonly RawCancellationReason[] | undefined,
+  id: string,
+  key: string,
+  now: number,
+): Promise<CommitResult> {
+  if (reasons === undefined) {
+    if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
+      throw new TransactionLimitError(`Two actions touch the same item: ${err.message}`, { cause: err, key });
+    }
+    throw err;
+  }
+  const verdict = classifyCancellation(reasons);
+  switch (verdict.kind) {
+    case 'idempotency':
+      return blocked(ctx, err, id, key, verdict.item, now);
+    case 'business': {
+      const error = new BusinessConflictError(
+        `A condition of the handler's transaction failed (${describeReasons(verdict.reasons)}); nothing was written.`,
+        verdict.reasons,
+        { cause: err, key },
+      );
+      return { kind: 'business-conflict', id, error };
+    }
+    case 'retryable':
+      throw new TransactionRetryableError(`The transaction for ${id} was cancelled by contention or throttling.`, { cause: err, key });
+    default:
+      throw err;
+  }
+}
+
+// The idempotency condition failed: COMPLETED is a duplicate, a live claim is in progress.
+async function blocked(
+  ctx: CommitContext,
+  err: unknown,
+  id: string,
+  key: string,
+  wire: Record<string, AttributeValue> | undefined,
+  now: number,
+): Promise<CommitResult> {
+  // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
+  const existing = recordFromWire(wire) ?? (await ctx.get(id));
+  if (existing === undefined) {
+    throw new TransactionRetryableError(`The record blocking ${id} disappeared; try again.`, { cause: err, key });
+  }
+  if (claimVerdict(existing, now) !== 'duplicate') {
+    throw new IdempotencyInProgressError(`${id} is claimed by another invocation; try again later.`, { cause: err, key, existing });
+  }
+  ctx.cache?.remember(existing);
+  return { kind: 'duplicate', id, existing, fromCache: false };
+}
