@@ -144,15 +144,8 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
   return updateRequest(p, e, condition, Expression.update(set, [e.name(ATTR.inflight), e.name(ATTR.leaseUntil)]));
 }
 
-/** Input of {@link renewRequest}. */
-export interface RenewParams {
-  readonly tableName: string;
-  readonly id: string;
-  readonly token: string;
-  readonly now: number;
-  readonly leaseMs: number;
-  readonly retentionMs: number;
-}
+/** Input of {@link renewRequest}: a claim's own fields, without what only a new claim sets. */
+export type RenewParams = Pick<ClaimParams, 'tableName' | 'id' | 'token' | 'now' | 'leaseMs' | 'retentionMs'>;
 
 /**
  * The heartbeat: extends the lease, fenced on the owner token and on

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emfDocument, emfLimits, invalidDimension, invalidNamespace, metricData, outcomeMetricNames } from '../../../src/core/metrics.js';
-import type { RecordOutcomeKind } from '../../../src/core/outcomes.js';
+import { summarize, type RecordOutcomeKind } from '../../../src/core/outcomes.js';
 
 const counts: Record<RecordOutcomeKind, number> = {
   completed: 1,
@@ -34,19 +34,7 @@ describe('metricData', () => {
   });
 
   it('publishes zeros, so that duplicates / records is defined for every batch', () => {
-    const zero = {
-      ...counts,
-      completed: 0,
-      duplicate: 0,
-      'in-progress': 0,
-      failed: 0,
-      invalid: 0,
-      'lease-lost': 0,
-      'not-started': 0,
-      conflict: 0,
-      'dead-lettered': 0,
-    };
-    const data = metricData({ counts: zero, retried: 0, replays: 0, durationMs: 0 });
+    const data = metricData({ counts: summarize([]), retried: 0, replays: 0, durationMs: 0 });
     expect(data.map((d) => d.value).every((v) => v === 0)).toBe(true);
     expect(data.map((d) => d.name)).toContain('RecordsDuplicate');
   });
