@@ -11,9 +11,9 @@ import type { BusinessKey } from './core/keys.js';
 import type { HeartbeatSetting } from './core/lease.js';
 import { is, isMsIn, isPlainObject, MAX_TIMER_MS, resolveOptions, type RulesOf } from './core/options.js';
 import { replayCopy, type IdempotencyRecord } from './core/record.js';
-import { heartbeatEvery, heartbeatOn, keepLease, type LeaseKeeper } from './lifecycle/heartbeat.js';
+import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from './lifecycle/heartbeat.js';
 import { waitForOwner, type WaitPolicy } from './lifecycle/in-progress-wait.js';
-import { commonRules, recordRules } from './lifecycle/options.js';
+import { commonRules, isHeartbeat, recordRules } from './lifecycle/options.js';
 import { payloadMismatch, prepare, type Extractors } from './lifecycle/prepare.js';
 import { waitRule } from './sources/eventbridge.js';
 import { isRenewableStore, type ClaimResult, type IdempotencyStore } from './store/types.js';
@@ -58,11 +58,7 @@ const rules = {
       isPlainObject(v) &&
       Object.keys(v).every((k) => k === 'ms' || k === 'heartbeat') &&
       (v['ms'] === undefined || isMsIn(v['ms'], true, MAX_TIMER_MS)) &&
-      (v['heartbeat'] === undefined ||
-        typeof v['heartbeat'] === 'boolean' ||
-        (isPlainObject(v['heartbeat']) &&
-          Object.keys(v['heartbeat']).every((k) => k === 'everyMs') &&
-          isMsIn(v['heartbeat']['everyMs'], true, MAX_TIMER_MS))),
+      (v['heartbeat'] === undefined || isHeartbeat(v['heartbeat'])),
   },
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
@@ -106,11 +102,10 @@ export function idempotent<TArgs extends unknown[], TResult>(
 ): (...args: TArgs) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('idempotent: the first argument must be a function.');
   const config = resolveOptions('idempotent', options, rules, defaults);
-  const heartbeat = config.lease.heartbeat;
-  if (heartbeatOn(heartbeat) && !isRenewableStore(config.store)) {
+  const { store, consumer, storeResult, lease, wait } = config;
+  if (heartbeatOn(lease.heartbeat) && !isRenewableStore(store)) {
     throw new TypeError('idempotent: option "lease" has heartbeat, but the store has no renew method.');
   }
-  const { store, consumer, storeResult, lease, wait } = config;
   const payload = config.payload ?? ((...args: TArgs) => args);
   const extractors: Extractors<TArgs> = {
     key: (args) => config.key(...args),
@@ -128,10 +123,8 @@ export function idempotent<TArgs extends unknown[], TResult>(
     sentAt: number,
   ): Promise<TResult> {
     const { id, token } = claim;
-    const keeper: LeaseKeeper | undefined =
-      heartbeatOn(heartbeat) && isRenewableStore(store)
-        ? keepLease({ store, leaseMs: lease.ms, everyMs: heartbeatEvery(heartbeat), since: sentAt }, { id, token, key })
-        : undefined;
+    const plan = heartbeatPlan(lease.heartbeat, store, lease.ms, sentAt);
+    const keeper: LeaseKeeper | undefined = plan === undefined ? undefined : keepLease(plan, { id, token, key });
     let result: TResult;
     try {
       result = await fn.apply(self, args);

@@ -13,12 +13,11 @@ import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { aboutTheBatch, usageError } from '../core/permanent.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
-import { heartbeatEvery, heartbeatOn, type HeartbeatPlan } from './heartbeat.js';
+import { heartbeatPlan, type HeartbeatPlan } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
 import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
-import type { RenewableIdempotencyStore } from '../store/types.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { distinctRecords, idOf, type BatchSource } from './source.js';
 import { behindFailures } from './stream-order.js';
@@ -87,7 +86,7 @@ function stateFrom<TRecord>(
       continue;
     }
     ids.set(a.owned.messageId, a.owned.id);
-    given.push(a.kind === 'owned' ? a : { record: a.record, owned: a.owned, leader: a.leader });
+    given.push(a);
   }
   const transactional = config.strategy === 'transaction';
   const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin });
@@ -139,7 +138,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,
   config: BatchConfig<TRecord>,
 ): MiddlewareObj<TEvent, TResponse> {
-  const { store, logger, owner } = { ...config, owner: source.owner };
+  const { store, logger } = config;
+  const { owner } = source;
   const transactional = config.strategy === 'transaction';
   const metrics = metricsSink(config.metrics);
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
@@ -155,7 +155,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
-    const heartbeat = heartbeatPlan(leaseMs, Date.now());
+    // The transaction strategy holds no claim to renew (the option check refuses the pair).
+    const heartbeat = transactional ? undefined : heartbeatPlan(config.lease.heartbeat, store, leaseMs, Date.now());
     const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
     const stateConfig = { ...config, consumer, startedAt, margin, heartbeat };
     // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
@@ -172,13 +173,6 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     request.event = event;
     states.set(request, state);
     return undefined;
-  }
-
-  /** `lease: { heartbeat }`: the renewals of claims sent at `since` (the option check made sure the store can renew). */
-  function heartbeatPlan(leaseMs: number, since: number): HeartbeatPlan | undefined {
-    const setting = config.lease.heartbeat;
-    if (transactional || !heartbeatOn(setting)) return undefined;
-    return { store: store as RenewableIdempotencyStore, leaseMs, everyMs: heartbeatEvery(setting), since };
   }
 
   /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */

@@ -53,7 +53,6 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly source: BatchSource<unknown, TRecord, unknown>;
   /** Owned records and later copies, in delivery order: what `eachRecord` lays out in lanes. */
   readonly records: readonly TRecord[];
-  /** The records the handler may run (later copies never run): the event handed to the handler. */
   /** The records handed to the handler: the leaders, or none when claims are pipelined (none is claimed yet). */
   readonly ownedRecords: readonly TRecord[];
   /** The first copy of each key: the records this run claims and settles. */

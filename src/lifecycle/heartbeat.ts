@@ -8,7 +8,7 @@
  */
 import { LeaseLostError } from '../core/errors.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from '../core/lease.js';
-import type { RenewableIdempotencyStore } from '../store/types.js';
+import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from '../store/types.js';
 
 /** What the heartbeat of one claim needs. */
 export interface HeartbeatPlan {
@@ -39,6 +39,21 @@ export function heartbeatEvery(setting: HeartbeatSetting | undefined): number | 
 /** Whether a heartbeat setting turns the heartbeat on. */
 export function heartbeatOn(setting: HeartbeatSetting | undefined): boolean {
   return setting === true || typeof setting === 'object';
+}
+
+/**
+ * The heartbeat of claims sent at `since` with `leaseMs`, or `undefined`
+ * when the setting leaves it off or the store cannot renew (the option
+ * checks refuse a heartbeat on such a store when the middleware is built).
+ */
+export function heartbeatPlan(
+  setting: HeartbeatSetting | undefined,
+  store: IdempotencyStore,
+  leaseMs: number,
+  since: number,
+): HeartbeatPlan | undefined {
+  if (!heartbeatOn(setting) || !isRenewableStore(store)) return undefined;
+  return { store, leaseMs, everyMs: heartbeatEvery(setting), since };
 }
 
 class Heartbeat implements LeaseKeeper {

@@ -71,20 +71,20 @@ function isPowertools(v: unknown): v is PowertoolsMetricsLike {
   return isPlainObject(v) && typeof v.addMetric === 'function' && typeof v.publishStoredMetrics === 'function';
 }
 
+/** Names a user's dimension may not take: ours, and the metrics' own (they share the document's root). */
+const TAKEN_NAMES: ReadonlySet<string> = new Set([
+  ...OWN_DIMENSIONS,
+  ...metricData({ counts: summarize([]), retried: 0, replays: 0, durationMs: 0 }).map((d) => d.name),
+]);
+
 function validDimensions(v: unknown): boolean {
   if (!isPlainObject(v)) return false;
   const entries = Object.entries(v);
   if (entries.length > emfLimits.dimensions - OWN_DIMENSIONS.length) return false;
-  const taken = new Set([...OWN_DIMENSIONS, ...metricData(zeroInput).map((d) => d.name)]);
-  return entries.every(([name, value]) => typeof value === 'string' && !taken.has(name) && invalidDimension(name, value) === undefined);
+  return entries.every(
+    ([name, value]) => typeof value === 'string' && !TAKEN_NAMES.has(name) && invalidDimension(name, value) === undefined,
+  );
 }
-
-const zeroInput = {
-  counts: summarize([]),
-  retried: 0,
-  replays: 0,
-  durationMs: 0,
-};
 
 function validMetricsOptions(v: unknown): boolean {
   if (!isPlainObject(v)) return false;

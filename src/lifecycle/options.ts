@@ -76,7 +76,8 @@ const leaseRule = {
   },
 } satisfies OptionRule;
 
-function isHeartbeat(v: unknown): boolean {
+/** A `heartbeat` setting: a boolean or `{ everyMs }` (the lease option of the middlewares and of `idempotent`). */
+export function isHeartbeat(v: unknown): boolean {
   if (typeof v === 'boolean') return true;
   if (!isPlainObject(v)) return false;
   return Object.keys(v).every((k) => k === 'everyMs') && isMsIn(v['everyMs'], true, MAX_TIMER_MS);

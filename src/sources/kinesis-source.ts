@@ -5,7 +5,7 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { BodyParseError } from '../core/errors.js';
 import type { BatchSource } from '../lifecycle/source.js';
-import { kinesisBytes } from './stream-data.js';
+import { kinesisDataError } from './stream-data.js';
 import { streamRecordsOf, streamResponse, streamRetriedIn, validStreamEvent } from './stream-source.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -40,8 +40,8 @@ export const kinesisSource: BatchSource<KinesisStreamEvent, KinesisStreamRecord,
   attempt: () => 1,
   unreadable(record) {
     if (!isObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
-    const bytes = kinesisBytes(record);
-    return bytes instanceof BodyParseError ? bytes : undefined;
+    // Checked, not decoded: the key function and the handler decode it when they read it.
+    return kinesisDataError(record);
   },
   respond: streamResponse,
   retriedIn: streamRetriedIn,

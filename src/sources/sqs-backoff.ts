@@ -8,7 +8,7 @@ import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/cl
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, type BackoffPolicy } from '../core/backoff.js';
 import { byQueue, chunks, errorText } from './sqs-calls.js';
-import { queueUrlOfArn } from './sqs-dlq-message.js';
+import { queueUrlFor } from './sqs-dlq-message.js';
 import { attemptOf } from './sqs-record.js';
 
 /** What the backoff needs (the resolved `backoff` option). */
@@ -51,7 +51,7 @@ export async function backOff(records: readonly SQSRecord[], settings: BackoffSe
   const result: BackoffResult = { backedOff: 0, errors: [] };
   await Promise.all(
     [...byQueue(records, (r) => r)].map(async ([arn, group]) => {
-      const url = settings.queueUrl === undefined ? queueUrlOfArn(arn) : settings.queueUrl(arn);
+      const url = queueUrlFor(arn, settings.queueUrl);
       if (url === undefined) {
         result.errors.push(`No backoff: "${arn}" is not an SQS queue ARN.`);
         return;

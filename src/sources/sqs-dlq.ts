@@ -7,7 +7,7 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } fr
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../core/outcomes.js';
 import { byQueue, chunks, errorText } from './sqs-calls.js';
-import { dlqEntry, isFifoUrl, queueUrlOfArn } from './sqs-dlq-message.js';
+import { dlqEntry, isFifoUrl, queueUrlFor } from './sqs-dlq-message.js';
 
 /** What the DLQ send needs (the resolved `permanentFailures` option). */
 export interface DlqSettings {
@@ -32,7 +32,7 @@ export interface DlqResult {
 const redriveTargets = new Map<string, Promise<string>>();
 
 function urlOf(arn: string, settings: DlqSettings): string {
-  const url = settings.queueUrl === undefined ? queueUrlOfArn(arn) : settings.queueUrl(arn);
+  const url = queueUrlFor(arn, settings.queueUrl);
   if (url === undefined) throw new Error(`"${arn}" is not an SQS queue ARN.`);
   return url;
 }

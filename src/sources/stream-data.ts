@@ -14,14 +14,17 @@ export type KinesisDataRecord = { readonly kinesis: Pick<KinesisStreamRecord['ki
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Why the record's data cannot be read, or `undefined`: checked without decoding it. */
+export function kinesisDataError(record: KinesisDataRecord): BodyParseError | undefined {
+  const { data, sequenceNumber } = record.kinesis;
+  if (typeof data === 'string' && BASE64.test(data)) return undefined;
+  const got = typeof data === 'string' ? 'a string that is not base64' : data === null ? 'null' : typeof data;
+  return new BodyParseError(`Kinesis record ${sequenceNumber}: data is not base64 (got ${got}).`);
+}
+
 /** The record's bytes, or why they cannot be read. */
 export function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
-  const { data, sequenceNumber } = record.kinesis;
-  if (typeof data !== 'string' || !BASE64.test(data)) {
-    const got = typeof data === 'string' ? 'a string that is not base64' : data === null ? 'null' : typeof data;
-    return new BodyParseError(`Kinesis record ${sequenceNumber}: data is not base64 (got ${got}).`);
-  }
-  return Buffer.from(data, 'base64');
+  return kinesisDataError(record) ?? Buffer.from(record.kinesis.data, 'base64');
 }
 
 /**

@@ -20,7 +20,8 @@ import { commitInRounds, type PreparedCommit } from './group-commit.js';
 import { claimRequest, completeRequest, markFailedRequest, releaseDeleteRequest, renewRequest } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
-import { checkLease, leaseLost, tooLarge } from './refusals.js';
+import { checkLease } from '../core/lease.js';
+import { leaseLost, tooLarge } from './refusals.js';
 import { queryStaleClaims } from './stale.js';
 import type {
   ClaimInput,

@@ -33,9 +33,3 @@ export function leaseLost(err: unknown): FencedWriteResult {
   const current = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
   return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
 }
-
-/** A lease given to a store method must be a positive number of ms: a bad one is the caller's bug, named at once. */
-export function checkLease(method: string, leaseMs: number): void {
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0)
-    throw new TypeError(`${method}: "leaseMs" must be a positive number of ms, got ${leaseMs}.`);
-}

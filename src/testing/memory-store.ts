@@ -10,7 +10,7 @@ import { claimVerdict } from '../core/claim.js';
 import { systemClock, toEpochSeconds, type Clock } from '../core/clock.js';
 import { UnstorableResultError } from '../core/errors.js';
 import { recordId } from '../core/keys.js';
-import { retentionExpired } from '../core/lease.js';
+import { checkLease, retentionExpired } from '../core/lease.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import type { ReleaseMode } from '../store/options.js';
@@ -115,9 +115,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   /** Claims the key as IN_PROGRESS for `leaseMs`, unless a live record holds it. */
   async claim(input: ClaimInput): Promise<ClaimResult> {
-    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
-      throw new TypeError(`claim: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
-    }
+    checkLease('claim', input.leaseMs);
     const id = this.recordId(input.consumer, input.key);
     const token = randomUUID();
     const now = this.#clock.now();
@@ -170,9 +168,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token. */
   async renew(input: RenewInput): Promise<FencedWriteResult> {
-    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
-      throw new TypeError(`renew: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
-    }
+    checkLease('renew', input.leaseMs);
     const now = this.#clock.now();
     // An IN_PROGRESS record holds no result; the TTL moves with the lease, as in the claim.
     const attempt = this.#fenced(input.id, input.token, ({ result: _none, ...record }) => ({

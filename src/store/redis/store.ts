@@ -8,6 +8,7 @@ import { claimVerdict } from '../../core/claim.js';
 import { toEpochSeconds } from '../../core/clock.js';
 import { EffectivelyOnceError, ItemTooLargeError } from '../../core/errors.js';
 import { recordId } from '../../core/keys.js';
+import { checkLease } from '../../core/lease.js';
 import { isOwnWrite, type IdempotencyRecord } from '../../core/record.js';
 import { encodeResult, errorText, isLive } from '../records.js';
 import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput, RenewInput } from '../types.js';
@@ -74,9 +75,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** Claims the key as IN_PROGRESS for `leaseMs`, or returns the record that prevents it; one round trip. */
   async claim(input: ClaimInput): Promise<ClaimResult> {
-    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
-      throw new TypeError(`claim: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
-    }
+    checkLease('claim', input.leaseMs);
     const id = this.recordId(input.consumer, input.key);
     const token = randomUUID();
     const { clock, retentionMs } = this.#options;
@@ -145,9 +144,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token; the key lives for the new lease. */
   async renew(input: RenewInput): Promise<FencedWriteResult> {
-    if (!Number.isFinite(input.leaseMs) || input.leaseMs <= 0) {
-      throw new TypeError(`renew: "leaseMs" must be a positive number of ms, got ${input.leaseMs}.`);
-    }
+    checkLease('renew', input.leaseMs);
     const { clock, retentionMs } = this.#options;
     const now = clock.now();
     const leaseMs = Math.ceil(input.leaseMs);
