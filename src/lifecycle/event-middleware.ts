@@ -12,7 +12,7 @@ import { leaseDuration, safetyMargin } from '../core/lease.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import { attachEventRun, type EventRun } from './event-run.js';
 import { waitForOwner, type WaitPolicy } from './in-progress-wait.js';
-import { heartbeatEvery, heartbeatOn, keepLease } from './heartbeat.js';
+import { heartbeatPlan, keepLease } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
 import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
@@ -20,7 +20,6 @@ import { payloadMismatch, prepare } from './prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from './settle.js';
 import type { EventSource } from './source.js';
 import { remainingTime } from './time.js';
-import type { RenewableIdempotencyStore } from '../store/types.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
@@ -63,6 +62,16 @@ export function eventIdempotency<TEvent extends object, TResult>(
     return error;
   }
 
+  /** A store request before the handler: a refusal (throttling, network) is a `failed` event, logged and counted, then thrown. */
+  async function storeCall<T>(run: EventRun, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const { messageId, key } = run.owned;
+      throw refused(run, error as Error, { kind: 'failed', messageId, key, error });
+    }
+  }
+
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const left = remainingTime(request.context);
@@ -71,14 +80,11 @@ export function eventIdempotency<TEvent extends object, TResult>(
     const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
     for (;;) {
       const sentAt = Date.now();
-      const claim = await store.claim({ ...run.owned, consumer: run.consumer, leaseMs });
+      const claim = await storeCall(run, () => store.claim({ ...run.owned, consumer: run.consumer, leaseMs }));
       if (claim.kind === 'claimed') {
         run.owned = { ...run.owned, token: claim.token };
-        const setting = config.lease.heartbeat;
-        if (heartbeatOn(setting)) {
-          const plan = { store: store as RenewableIdempotencyStore, leaseMs, everyMs: heartbeatEvery(setting), since: sentAt };
-          run.keeper = keepLease(plan, { id: claim.id, token: claim.token, key: run.owned.key });
-        }
+        const plan = heartbeatPlan(config.lease.heartbeat, store, leaseMs, sentAt);
+        if (plan !== undefined) run.keeper = keepLease(plan, { id: claim.id, token: claim.token, key: run.owned.key });
         return undefined;
       }
       const message = `Key already recorded under ${run.owned.id} with a different payload.`;
@@ -89,11 +95,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       const { messageId, key } = run.owned;
       if (mismatch !== undefined) throw refused(run, mismatch, { kind: 'invalid', messageId, key, error: mismatch });
       if (claim.kind === 'completed') {
-        log(
-          run,
-          { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: claim.existing, fromCache: claim.fromCache },
-          true,
-        );
+        log(run, { kind: 'duplicate', messageId, key, existing: claim.existing, fromCache: claim.fromCache }, true);
         return { replay: claim.existing.result };
       }
       const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
@@ -103,14 +105,10 @@ export function eventIdempotency<TEvent extends object, TResult>(
       const busy: RecordOutcome = { kind: 'in-progress', messageId, key, existing: claim.existing };
       const budget = waitUntil - Date.now();
       if (config.inProgress === 'throw' || budget <= 0) throw refused(run, inProgress, busy);
-      const waited = await waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock);
+      const waited = await storeCall(run, () => waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock));
       if (waited.kind === 'timed-out') throw refused(run, inProgress, busy);
       if (waited.kind === 'completed') {
-        log(
-          run,
-          { kind: 'duplicate', messageId: run.owned.messageId, key: run.owned.key, existing: waited.record, fromCache: false },
-          true,
-        );
+        log(run, { kind: 'duplicate', messageId, key, existing: waited.record, fromCache: false }, true);
         return { replay: waited.record.result };
       }
     }
@@ -127,10 +125,19 @@ export function eventIdempotency<TEvent extends object, TResult>(
       emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, error: prepared });
       throw prepared;
     }
+    let id: string;
+    try {
+      id = store.recordId(consumer, prepared.key);
+    } catch (error) {
+      // A key the store cannot take (too long) is an invalid event, logged and counted as the batch path does.
+      if (error instanceof InvalidRecordError)
+        emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, key: prepared.key, error });
+      throw error;
+    }
     const owned: OwnedRecord = {
       messageId,
       key: prepared.key,
-      id: store.recordId(consumer, prepared.key),
+      id,
       ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
     };
     const safetyMarginMs = safetyMargin(remainingTime(request.context), config.safetyMarginMs, config.autoSafetyMargin);

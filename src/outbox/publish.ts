@@ -82,12 +82,12 @@ async function sendChunk(send: SendPutEvents, chunk: readonly OutboxPutEntry[]):
 export async function publishEntries(send: SendPutEvents, entries: readonly OutboxPutEntry[]): Promise<EntryOutcome[]> {
   const outcomes: EntryOutcome[] = [];
   for (const chunk of chunkEntries(entries)) outcomes.push(...(await sendChunk(send, chunk)));
-  return Promise.all(
-    outcomes.map(async (outcome, i) => {
-      const entry = entries[i];
-      if (outcome.published || entry === undefined) return outcome;
-      const [retried] = await sendChunk(send, [entry]);
-      return retried ?? outcome;
-    }),
-  );
+  // One after another, as the chunks: a throttled chunk of 100 must not turn into 100 requests at once.
+  for (const [i, outcome] of outcomes.entries()) {
+    const entry = entries[i];
+    if (outcome.published || entry === undefined) continue;
+    const [retried] = await sendChunk(send, [entry]);
+    if (retried !== undefined) outcomes[i] = retried;
+  }
+  return outcomes;
 }

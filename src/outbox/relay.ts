@@ -91,7 +91,8 @@ type Image = Record<string, AttributeValue>;
 /** The outbox item a record inserts, `undefined` for any other record; throws for a malformed one. */
 function candidateOf(record: DynamoDBRecord, index: number, table: string | undefined): Candidate | undefined {
   const image = record.dynamodb?.NewImage;
-  if (record.eventName !== 'INSERT' || image === undefined) return undefined;
+  // Any other item of the table is passed over unread: unmarshalling it costs time and may throw (numbers).
+  if (record.eventName !== 'INSERT' || image === undefined || image[OUTBOX_ATTRIBUTES.id] === undefined) return undefined;
   const entry = readOutboxImage(unmarshall(image as Image));
   if (entry === undefined) return undefined;
   const keys = record.dynamodb?.Keys;
@@ -197,14 +198,17 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
         failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
       }
     });
+    // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
+    const stop = Math.min(Infinity, ...failed);
+    const live = candidates.filter((c) => c.index < stop);
     const outcomes = await publishEntries(
       send,
-      candidates.map((c) => putEntry(c.entry, options.eventBusName)),
+      live.map((c) => putEntry(c.entry, options.eventBusName)),
     );
     // A few marks at a time: a batch of 100 items must not open 100 connections at once.
-    for (let start = 0; start < candidates.length; start += MARK_CONCURRENCY) {
+    for (let start = 0; start < live.length; start += MARK_CONCURRENCY) {
       await Promise.all(
-        candidates.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
+        live.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
           if (outcomes[start + j]?.published !== true) return failed.add(candidate.index);
           // Not marked: the record is retried and the item published again (same outboxId).
           await settleItem(options, candidate).catch(() => failed.add(candidate.index));

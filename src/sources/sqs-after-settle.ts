@@ -8,8 +8,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { MAX_VISIBILITY_SECONDS } from '../core/backoff.js';
 import { isPlainObject, type OptionRule } from '../core/options.js';
-import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import { deadLetterable, isPermanentFailure, type IsPermanent } from '../core/permanent.js';
+import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../core/outcomes.js';
+import { deadLetterable, type IsPermanent } from '../core/permanent.js';
 import type { AfterSettle, AfterSettleResult } from '../lifecycle/batch-middleware.js';
 import { errorText } from './sqs-calls.js';
 import { fifoGroup } from './sqs-record.js';
@@ -93,7 +93,8 @@ async function deadLetter(
   const eligible = deadLetterable(outcomes, laneOf, options.isPermanent);
   const failures = outcomes.flatMap((outcome, i) => {
     const record = records.get(outcome.messageId);
-    return record !== undefined && eligible[i] === true && isPermanentFailure(outcome, options.isPermanent) ? [{ record, outcome }] : [];
+    // deadLetterable asked isPermanentFailure once per record (the user's predicate runs once): only failed or invalid are eligible.
+    return record !== undefined && eligible[i] === true ? [{ record, outcome: outcome as FailedOutcome | InvalidOutcome }] : [];
   });
   if (failures.length === 0) return outcomes;
   const { sendToDlq } = await import('./sqs-dlq.js');
@@ -122,7 +123,13 @@ async function backOffReturning(
   const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
   if (returning.length === 0) return 0;
   const { backOff } = await import('./sqs-backoff.js');
-  const settings = { ...backoffDefaults, random: Math.random, ...options };
+  // Field by field: an option given as undefined (JavaScript callers) keeps its default.
+  const settings = {
+    ...options,
+    baseSeconds: options.baseSeconds ?? backoffDefaults.baseSeconds,
+    maxSeconds: options.maxSeconds ?? backoffDefaults.maxSeconds,
+    random: options.random ?? Math.random,
+  };
   const result = await backOff(returning, settings);
   errors.push(...result.errors);
   return result.backedOff;

@@ -59,7 +59,9 @@ function originalAttributes(attributes: SQSMessageAttributes | undefined): Recor
 function keptAttributes(record: SQSRecord): Record<string, DlqAttribute> {
   const originals = originalAttributes(record.messageAttributes);
   if (Object.keys(originals).length <= MAX_ATTRIBUTES - OUR_ATTRIBUTES) return originals;
-  return { [`${PREFIX}original-attributes`]: text(JSON.stringify(record.messageAttributes)) };
+  // In the Lambda record's shape, without earlier eo-* attributes: ours replace them (docs/sqs-dlq-backoff.md).
+  const own = Object.entries(record.messageAttributes ?? {}).filter(([name]) => !name.startsWith(PREFIX));
+  return { [`${PREFIX}original-attributes`]: text(JSON.stringify(Object.fromEntries(own))) };
 }
 
 function describeError(error: unknown): { name: string; message: string } {
@@ -116,6 +118,15 @@ export function queueUrlOfArn(arn: string): string | undefined {
   if (prefix !== 'arn' || service !== 'sqs' || rest.length > 0 || !region || !account || !name) return undefined;
   const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return `https://sqs.${region}.${domain}/${account}/${name}`;
+}
+
+/**
+ * A queue's URL from its ARN: through the user's `queueUrl` when given (a
+ * local SQS), else the regional endpoint; `undefined` for what is not an
+ * SQS queue ARN.
+ */
+export function queueUrlFor(arn: string, queueUrl: ((arn: string) => string | undefined) | undefined): string | undefined {
+  return queueUrl === undefined ? queueUrlOfArn(arn) : queueUrl(arn);
 }
 
 /** Whether a queue URL names a FIFO queue. */

@@ -212,7 +212,9 @@ export function streamPoller<S extends StreamPollerSource>(options: StreamPoller
     if (read.records.length > 0) await runShardBatch({ ...batch, shardId }, read.records);
     const last = read.records.at(-1);
     if (last !== undefined) state.checkpoint = reader.sequenceOf(last);
+    // GetRecords hands back a fresh iterator: it is as new as one asked for now.
     state.iterator = read.next;
+    state.iteratorAt = clock.now();
     if (read.next === undefined) state.ended = true;
     return read.records.length;
   }

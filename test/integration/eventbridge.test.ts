@@ -171,6 +171,23 @@ describe('eventBridgeIdempotency', () => {
     expect(s.runs()).toBe(0);
   });
 
+  it('an event refused before its handler still gets its line (and EMF document): a key too long, a claim the store refused', async () => {
+    const s = await setup();
+    const handler = s.build(async () => 'never');
+    await expect(handler(s.paid('k'.repeat(2_000)), s.context())).rejects.toMatchObject({ name: 'KeyTooLongError' });
+    expect(s.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'invalid' });
+    const throttled = new Proxy(s.store, {
+      get(target, property) {
+        if (property === 'claim') return async () => Promise.reject(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await expect(s.build(async () => 'never', { store: throttled })(s.paid('e-throttled'), s.context())).rejects.toThrow('slow down');
+    expect(s.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'failed' });
+    expect(s.runs()).toBe(0);
+  });
+
   it('transaction strategy: points awarded exactly once per order, with the result replayed', async () => {
     const s = await setup();
     const business = await freshTable(s.client, businessTable, 'points');

@@ -154,6 +154,20 @@ describe('outboxRelay() on the real stream', () => {
     await expect(outboxRelay({ eventBridge: bus.client, client: doc })({} as DynamoDBStreamEvent)).rejects.toThrow(TypeError);
   });
 
+  it('publishes only the items before a malformed one: those after it are reported, and publishing them now would publish them twice', async () => {
+    const { doc, event } = await setup(keys(3));
+    const positions = ['k0', 'k1', 'k2'].map((k) => outboxRecordIndex(event, k)).sort((a, b) => a - b);
+    const broken = positions[1] ?? -1;
+    const image = event.Records[broken]?.dynamodb?.NewImage;
+    if (image !== undefined) delete image['source']; // an outbox item without its source cannot be published
+    const bus = fakeEventBridge();
+    const response = await outboxRelay({ eventBridge: bus.client, client: doc })(event);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(sequenceNumbers(event).slice(broken));
+    const before = event.Records.slice(0, broken).filter((r) => r.dynamodb?.NewImage?.['outboxId'] !== undefined);
+    expect(bus.published).toHaveLength(before.length);
+    expect(before.length).toBe(1);
+  });
+
   it('fails a malformed outbox item alone (from its sequence number on) and publishes the rest', async () => {
     const { client, doc } = testDynamo();
     const table = await freshTable(client, streamTable, 'outbox');

@@ -34,6 +34,12 @@ describe('dlqEntry', () => {
     expect(JSON.parse(attrs['eo-original-attributes']?.StringValue ?? '{}')).toEqual(many);
   });
 
+  it('leaves the eo- attributes of an earlier dead-lettering out of the packed originals too', () => {
+    const six: SQSMessageAttributes = Object.fromEntries([...Array(6).keys()].map((i) => [`a${i}`, attribute(String(i))]));
+    const attrs = dlqEntry('0', sqsRecord({ body: 'x', messageAttributes: { ...six, 'eo-reason': attribute('old') } }), reason, false);
+    expect(JSON.parse(attrs.MessageAttributes['eo-original-attributes']?.StringValue ?? '{}')).toEqual(six);
+  });
+
   it('replaces the eo- attributes of an earlier dead-lettering with the current ones', () => {
     const record = sqsRecord({ body: 'x', messageAttributes: { 'eo-reason': attribute('old') } });
     expect(dlqEntry('0', record, reason, false).MessageAttributes['eo-reason']?.StringValue).toBe('unknown template');
