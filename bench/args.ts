@@ -39,7 +39,7 @@ export const benchDefaults = {
   seed: 1,
   batch: 10,
   latencyMs: 0,
-  warmup: 20,
+  warmup: 60,
   importSamples: 9,
   docs: 'docs/benchmarks.md',
 } as const;

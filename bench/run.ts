@@ -61,7 +61,7 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
   const coldStart: ColdStartFigures | undefined = args.coldStart ? await measureColdStart(ROOT, args.importSamples, progress) : undefined;
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
-  const local = await startDynamoDBLocal();
+  const local = await startDynamoDBLocal({ jvm: 'stock' });
   try {
     const { measured, warmup } = workloads(args);
     const variants = await runVariants(local, args, measured, warmup);
