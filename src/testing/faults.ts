@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import { isAdvanceableClock } from './clock.js';
 import { SimulatedCrash, SimulatedFailure } from './errors.js';
-import { signalCrash } from './invocation.js';
+import { checkpoint, invocationKilled, signalCrash } from './invocation.js';
 import { checkOptions } from '../core/options.js';
 import type { OptionRules } from '../core/options.js';
 import { intIn, required } from './rules.js';
@@ -16,11 +16,15 @@ import { intIn, required } from './rules.js';
  * `await` runs, nor the middleware's `after`/`onError`, just as when the
  * Lambda process is killed after the middleware's `before` (the claim).
  * Inside {@link invoke}, `runEventSourceMapping` or `invokeAsync` the
- * invocation is reported `crashed` at once; elsewhere the caller's promise
- * simply never settles (use {@link CrashPoint.crashed} to notice it).
- * Work the invocation already started elsewhere (e.g. other records processed
- * concurrently) is not stopped: JavaScript cannot kill it, so put the crash
- * point where the process should die.
+ * invocation is reported `crashed` at once, and is dead from this call on;
+ * elsewhere the caller's promise simply never settles (use
+ * {@link CrashPoint.crashed} to notice it). Work the invocation already
+ * started elsewhere (e.g. other records processed concurrently) cannot be
+ * killed by JavaScript: it stops at its next {@link checkpoint} (a crash
+ * point, a {@link delay}, a request through `injectDynamoDBFaults` or
+ * `crashingStore`). What it does before reaching one still happens, so an
+ * effect a sibling record applied without its completion is applied again
+ * on redelivery, as with a real kill.
  *
  * @example
  * ```ts
@@ -40,7 +44,10 @@ const crashPointRules: OptionRules = { n: required(intIn(0)), times: intIn(1) };
 /**
  * A place in handler code where the Lambda may die. The first `after` hits
  * pass; the next `times` hits abandon their invocation; later hits pass
- * again, so the retry of the crashed message can succeed.
+ * again, so the retry of the crashed message can succeed. It is also a
+ * {@link checkpoint}: code of an invocation that already crashed or timed
+ * out (another record of its batch) stops here, uncounted, as it would with
+ * the process gone.
  *
  * @example
  * ```ts
@@ -78,8 +85,10 @@ export class CrashPoint {
     return this.#crashes;
   }
 
-  /** Passes, or abandons the current invocation (see {@link abandon}). */
+  /** Passes, or abandons the current invocation (see {@link abandon}); never returns in a killed invocation. */
   async hit(): Promise<void> {
+    // A leftover of a dead invocation never reached this point in the real process.
+    if (invocationKilled()) return checkpoint();
     this.#hits += 1;
     if (this.#hits <= this.#after || this.#crashes >= this.#times) return;
     this.#crashes += 1;
@@ -193,7 +202,9 @@ export function flaky(options: FlakyOptions): Flaky {
 /**
  * Waits `ms`. With an advanceable clock (e.g. `ManualClock`) it moves that
  * clock forward instead of sleeping ("this step takes `ms`"), then yields to
- * other tasks; concurrent delays on one clock therefore add up.
+ * other tasks; concurrent delays on one clock therefore add up. A delay
+ * of an invocation that crashed or timed out meanwhile never ends (it is a
+ * {@link checkpoint}).
  *
  * @example
  * ```ts
@@ -207,9 +218,10 @@ export async function delay(ms: number, clock?: Clock): Promise<void> {
   if (clock !== undefined && isAdvanceableClock(clock)) {
     clock.advance(ms);
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return;
+  } else {
+    await new Promise<void>((resolve) => setTimeout(resolve, ms));
   }
-  await new Promise<void>((resolve) => setTimeout(resolve, ms));
+  await checkpoint();
 }
 
 /**

@@ -83,7 +83,7 @@ export function invocationKilled(): boolean {
  * and after each I/O step makes such leftovers stop there: it resolves at
  * once in a live invocation (or outside any), and never settles in a killed
  * one. The fault-injection wrappers of this module call it around every
- * request they see.
+ * request they see; `CrashPoint.hit()` and `delay()` pass one too.
  *
  * @example
  * ```ts
@@ -112,7 +112,11 @@ async function race<TEvent, TResult>(
   control: InvocationControl,
 ): Promise<Ending<TResult>> {
   const crashed = new Promise<Ending<TResult>>((resolve) => {
-    control.crash = (error) => resolve({ kind: 'crashed', error });
+    control.crash = (error) => {
+      // The process dies at this very point: work of it still running stops at its next checkpoint, even in this turn.
+      control.dead = true;
+      resolve({ kind: 'crashed', error });
+    };
   });
   let timer: NodeJS.Timeout | undefined;
   // A real-time limit too: a handler stuck on real I/O must not hang the test run.

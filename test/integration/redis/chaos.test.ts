@@ -18,7 +18,16 @@ import {
   withRedisFilter,
   type IdempotencyStore,
 } from '../../../src/index.js';
-import { CrashPoint, ManualClock, SqsQueueSimulator, drain, lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import {
+  CrashPoint,
+  ManualClock,
+  SqsQueueSimulator,
+  drain,
+  injectDynamoDBFaults,
+  lambdaContext,
+  sqsEvent,
+  sqsRecord,
+} from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { testRedis, type TestRedis } from './support.js';
 
@@ -56,6 +65,12 @@ function disruptions(steps: Array<[number, () => Promise<void>]>): (delivered: n
  * `store`. Two invocations crash after their claim, at the 26th and 27th
  * effect (late, so their redeliveries meet markers written after any early
  * disruption). `disrupt` runs before each batch. About 60 deliveries.
+ * A crash kills its whole invocation: the other records of its batch stop at
+ * their crash point (or their next DynamoDB request), as in a dead process;
+ * they used to complete late, and a completion slower than the redelivery let
+ * the effect run twice. Each crash is the first record of its batch to reach
+ * the crash point, so no sibling applied an effect before the process died
+ * (one that had would be applied again: the claim strategy's documented window).
  */
 async function run(store: IdempotencyStore, clock: ManualClock, disrupt: (delivered: number) => Promise<void>) {
   const dlq = new SqsQueueSimulator({ name: 'orders-dlq', clock });
@@ -95,6 +110,8 @@ function expectEffectivelyOnce(result: Awaited<ReturnType<typeof run>>): void {
 /** `timeoutMs`: short where Redis is expected to hang, long where a slow (shared) machine must not count as a failure. */
 async function filteredStore(redis: TestRedis, clock: ManualClock, timeoutMs = 50) {
   const { client, doc } = testDynamo();
+  // No faults, only checkpoints: a crashed invocation's requests stop, as they would with its process gone.
+  injectDynamoDBFaults(client, { rules: [] });
   const inner = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client), clock });
   return withRedisFilter(inner, { redis: redis.connection, clock, timeoutMs });
 }

@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { Deferred, ManualClock, SimulatedCrash, SimulatedFailure, crashAfter, delay, flaky, invoke } from '../../../src/testing/index.js';
+import {
+  CrashPoint,
+  Deferred,
+  ManualClock,
+  SimulatedCrash,
+  SimulatedFailure,
+  checkpoint,
+  crashAfter,
+  delay,
+  flaky,
+  invoke,
+} from '../../../src/testing/index.js';
+
+/** Lets every pending promise continuation run (one macrotask turn). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('crashAfter', () => {
   it('lets n hits pass, crashes the next invocation, then lets the retry pass', async () => {
@@ -42,6 +56,63 @@ describe('crashAfter', () => {
 
   it('rejects a negative n with a TypeError naming it', () => {
     expect(() => crashAfter(-1)).toThrow(/"n"/);
+  });
+});
+
+describe('a crashed invocation stops as a killed process would', () => {
+  it('another record of the crashed invocation, still running, stops at its next crash point (no effect, no hit)', async () => {
+    const crash = new CrashPoint(0); // the first hit crashes
+    const slowClaim = new Deferred<void>();
+    const effects: string[] = [];
+    const record = async (key: string, before: Promise<void>): Promise<void> => {
+      await before; // e.g. its claim, slower than its sibling's
+      await crash.hit();
+      effects.push(key);
+    };
+    const result = await invoke(async () => {
+      await Promise.all([record('slow', slowClaim.promise), record('fast', Promise.resolve())]);
+    }, {});
+    expect(result.outcome).toBe('crashed');
+    slowClaim.resolve(); // the sibling's claim returns after the process died
+    await settle();
+    expect(effects).toEqual([]);
+    expect(crash.hits).toBe(1);
+  });
+
+  it('the invocation is dead from the moment it crashes: a sibling’s checkpoint in the same turn stops', async () => {
+    const crash = new CrashPoint(0);
+    const effects: string[] = [];
+    const result = await invoke(async () => {
+      await Promise.all([
+        crash.hit(),
+        (async () => {
+          await null; // one step behind the crash
+          await checkpoint();
+          effects.push('sibling');
+        })(),
+      ]);
+    }, {});
+    expect(result.outcome).toBe('crashed');
+    await settle();
+    expect(effects).toEqual([]);
+  });
+
+  it('a delay of a crashed invocation never ends', async () => {
+    const clock = new ManualClock();
+    const crash = new CrashPoint(0);
+    const effects: string[] = [];
+    const result = await invoke(async () => {
+      await Promise.all([
+        crash.hit(),
+        (async () => {
+          await delay(10, clock);
+          effects.push('after the delay');
+        })(),
+      ]);
+    }, {});
+    expect(result.outcome).toBe('crashed');
+    await settle();
+    expect(effects).toEqual([]);
   });
 });
 
