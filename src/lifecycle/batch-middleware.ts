@@ -272,7 +272,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   async function after(request: Request<TEvent, TResponse>): Promise<void> {
     const state = take(request);
     if (state === undefined) return;
-    const running = state.run.close();
+    const running = await state.run.close();
     await admitPending(state);
     // With eachRecord, a record without an execution was cut short (e.g. by a
     // timeout response that returns instead of throwing): never acknowledge it.
@@ -290,7 +290,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // Records the handler finished keep their executions; those still running
     // keep their claims until the lease passes; the rest are released. All
     // but the finished ones are reported failed.
-    const running = state.run.close();
+    const running = await state.run.close();
     await admitPending(state);
     // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
     request.response = await respond(state, unfinished(state, running, aboutTheBatch(request.error)));

@@ -108,14 +108,17 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
 
   /**
    * Ends the run (the batch response is being built): no record starts after
-   * this. Returns the records still running: after a timeout their handlers
+   * this. Resolves with the records still running: after a timeout their handlers
    * may still finish, so their claims must be left to their lease, not released.
+   * It waits for renewals in flight, so none lands after the claims are settled
+   * or the response is given (it would extend a lease left to run out).
    */
-  close(): ReadonlySet<string> {
+  async close(): Promise<ReadonlySet<string>> {
     this.#closed = true;
+    const running = new Set(this.#running);
     // The invocation ends: a record still running keeps its claim only until its lease passes.
-    for (const keeper of this.#keepers.values()) void keeper.stop();
-    return new Set(this.#running);
+    await Promise.all([...this.#keepers.values()].map((keeper) => keeper.stop()));
+    return running;
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   type BatchLogLine,
   type LeaseOptions,
   type RecordHandler,
+  type RenewableIdempotencyStore,
 } from '../../../src/index.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -189,6 +190,68 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
     expect(failed(retry), 'the waiting record’s key is still claimed').toEqual(['retry']);
     expect(failed(await batch)).toEqual([]);
     expect(effects).toEqual(['long', 'waiting']);
+  }, 15_000);
+
+  it('a renewal in flight when the batch is answered settles before the middleware resolves, never after', async () => {
+    const events: string[] = [];
+    const renewSent = gate();
+    const renewLetGo = gate();
+    const renewSettled = gate();
+    const inner = new DynamoDBIdempotencyStore({ client: doc, tableName });
+    let renewals = 0;
+    // The first renewal is held on its way to DynamoDB until the test lets it go.
+    const store: RenewableIdempotencyStore = {
+      recordId: (consumer, key) => inner.recordId(consumer, key),
+      claim: (input) => inner.claim(input),
+      complete: (input) => inner.complete(input),
+      release: (input) => inner.release(input),
+      get: (id) => inner.get(id),
+      renew: async (input) => {
+        renewals += 1;
+        if (renewals > 1) return inner.renew(input);
+        renewSent.open();
+        await renewLetGo.opened;
+        try {
+          return await inner.renew(input);
+        } finally {
+          events.push('renewal settled');
+          renewSettled.open();
+        }
+      },
+    };
+    const finish = gate();
+    const each = eachRecord(async () => {
+      await finish.opened; // a long effect, still running when the batch gives up
+    });
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({
+          store,
+          consumer: 'lease',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          lease: { ...LEASE, heartbeat: { everyMs: 50 } },
+          logger: false,
+        }),
+      )
+      .handler(async (event: SQSEvent, context) => {
+        void each(event, context);
+        await renewSent.opened;
+        // The batch is answered while a renewal is in flight; the renewal gets through a moment later.
+        setTimeout(() => renewLetGo.open(), 50);
+        throw new Error('the batch handler gave up');
+      });
+    const response = await handler(sqsEvent([order('hb-close')]), lambdaContext({ functionName: 'fn', timeoutMs: 60_000 }));
+    events.push('middleware resolved');
+    const id = store.recordId('lease', 'hb-close');
+    const leaseAtAnswer = (await inner.get(id))?.leaseUntil;
+    await renewSettled.opened;
+    const leaseAfter = (await inner.get(id))?.leaseUntil;
+    finish.open();
+    expect(failed(response)).toHaveLength(1);
+    // The claim left to its lease keeps the lease it had when the batch was answered: no renewal lands later.
+    expect(leaseAfter).toBe(leaseAtAnswer);
+    expect(events).toEqual(['renewal settled', 'middleware resolved']);
+    expect(renewals).toBe(1);
   }, 15_000);
 
   it('without heartbeat the signal is there and never aborts', async () => {
