@@ -145,7 +145,8 @@ export class TransactionBuilder {
    * event into `options.table`, committed with the business writes and the
    * idempotency record, for `outboxRelay()` to publish from the table's
    * stream. Its id comes from the consumer, the business key and the event's
-   * name, so a re-run cannot add a second item.
+   * name, so a re-run cannot add a second item. A table with a sort key needs
+   * `sortKeyAttribute` (the commit fails with a TypeError naming the missing key attribute otherwise).
    * @throws TypeError for a bad event/option or a builder without consumer and business key; ItemTooLargeError, TransactionLimitError.
    */
   outbox(event: OutboxEvent, options: OutboxOptions): this {

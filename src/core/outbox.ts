@@ -25,6 +25,8 @@ export interface OutboxOptions {
   readonly table: string;
   /** That table's partition key attribute; the item's id goes there. Default `'pk'`. */
   readonly keyAttribute?: string;
+  /** That table's sort key attribute, if it has one (a string key): the item's id goes there too. */
+  readonly sortKeyAttribute?: string;
   /**
    * Tells apart several events one record emits; part of the id. Default the
    * event's `detailType` (so one event per detail type and record).
@@ -77,6 +79,7 @@ const EVENT_RULES: OptionRules = {
 const OPTION_RULES: OptionRules = {
   table: { ...is.nonEmptyString, required: true },
   keyAttribute: is.nonEmptyString,
+  sortKeyAttribute: is.nonEmptyString,
   name: is.nonEmptyString,
 };
 
@@ -119,6 +122,10 @@ export interface OutboxOrigin {
 export function outboxItem(event: OutboxEvent, options: OutboxOptions, origin: OutboxOrigin): Record<string, unknown> {
   checkOptions('tx.outbox() event', event, EVENT_RULES);
   checkOptions('tx.outbox()', options, OPTION_RULES);
+  const keyAttribute = options.keyAttribute ?? 'pk';
+  if (options.sortKeyAttribute === keyAttribute) {
+    throw new TypeError(`tx.outbox(): option "sortKeyAttribute" must differ from the partition key attribute "${keyAttribute}".`);
+  }
   const id = outboxId(origin.consumer, origin.businessKey, options.name ?? event.detailType);
   const detail = detailText(event.detail, id);
   const size = entrySize({ Source: event.source, DetailType: event.detailType, Detail: detail });
@@ -133,7 +140,8 @@ export function outboxItem(event: OutboxEvent, options: OutboxOptions, origin: O
   }
   const a = OUTBOX_ATTRIBUTES;
   return {
-    [options.keyAttribute ?? 'pk']: id,
+    [keyAttribute]: id,
+    ...(options.sortKeyAttribute === undefined ? {} : { [options.sortKeyAttribute]: id }),
     [a.id]: id,
     [a.status]: 'PENDING' satisfies OutboxStatus,
     [a.createdAt]: origin.now,

@@ -19,6 +19,7 @@ import { commitPut } from './expressions.js';
 import type { PreparedCommit } from './group-commit.js';
 import type { ResolvedStoreOptions } from './options.js';
 import { encodeResult, recordFromWire, toRecord } from './records.js';
+import { outboxKeyMissing } from './outbox-keys.js';
 import { describeReasons, tooLarge } from './refusals.js';
 import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
 import type { CommitInput, CommitResult } from './types.js';
@@ -65,6 +66,9 @@ export async function sendOne(ctx: CommitContext, c: PreparedCommit): Promise<Co
   try {
     await ctx.options.client.send(new TransactWriteCommand({ TransactItems: [c.put, ...c.input.actions] }));
   } catch (err) {
+    // A tx.outbox() item that misses a key of its table: name the option, not DynamoDB's bare ValidationException.
+    const misfit = await outboxKeyMissing(ctx.options.client, err, [c.put, ...c.input.actions]);
+    if (misfit !== undefined) throw misfit;
     return commitRefused(ctx, err, cancellationReasons(err), c.id, c.input.key, c.now);
   }
   return committed(ctx, c);

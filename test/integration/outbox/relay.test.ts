@@ -179,4 +179,34 @@ describe('outboxRelay() on the real stream', () => {
     expect(bus.published).toEqual([]);
     expect((await doc.send(new GetCommand({ TableName: table, Key: { pk: 'a' } }))).Item?.['outboxStatus']).toBeUndefined();
   });
+
+  it('marks an item of a table with a sort key (tx.outbox() with sortKeyAttribute) by its full key', async () => {
+    const h = await harness();
+    const { client, doc } = testDynamo();
+    const table = await freshTable(
+      client,
+      {
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      },
+      'sorted',
+    );
+    const emit: RecordHandler = (_r, { key, tx }) => {
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+    };
+    await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('k0')]), h.context());
+    const bus = fakeEventBridge();
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc })(await readStream(client, table))).toEqual({ batchItemFailures: [] });
+    expect(bus.published.map((e) => detailOf(e).orderNo)).toEqual(['k0']);
+    const stored = (await doc.send(new ScanCommand({ TableName: table }))).Items ?? [];
+    expect(stored).toEqual([expect.objectContaining({ outboxStatus: 'PUBLISHED' })]);
+  });
 });

@@ -100,4 +100,57 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     expect(thrown).toBeInstanceOf(TypeError);
     expect(String(thrown)).toMatch(/tx\.outbox\(\) is not available/);
   });
+
+  describe('a table with a sort key', () => {
+    const sortedTable = {
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+    } as const;
+
+    async function sortedSetup() {
+      const h = await harness();
+      const { client, doc } = testDynamo();
+      const table = await freshTable(client, sortedTable, 'sorted');
+      const items = async () => (await doc.send(new ScanCommand({ TableName: table }))).Items ?? [];
+      return { h, table, items };
+    }
+
+    it('an outbox item without the sort key is a TypeError naming the table and the attribute; nothing is written', async () => {
+      const { h, table, items } = await sortedSetup();
+      const emit: RecordHandler = (_r, { key, tx }) => {
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table });
+      };
+      // Two records: a group commit refused as a whole is read record by record.
+      const response = await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('s1'), order('s2')]), h.context());
+      expect(failedIds(response)).toHaveLength(2);
+      const errors = h.lines.flatMap((l) => l.records.map((r) => r.error));
+      expect(errors).toHaveLength(2);
+      for (const error of errors) {
+        expect(error?.name).toBe('TypeError');
+        expect(error?.message).toContain(`table "${table}"`);
+        expect(error?.message).toContain('"sk"');
+        expect(error?.message).toContain('sortKeyAttribute');
+      }
+      expect(await items()).toEqual([]);
+      expect(await h.store.get('test#s1')).toBeUndefined();
+    });
+
+    it('with sortKeyAttribute the item carries its id in the sort key too', async () => {
+      const { h, table, items } = await sortedSetup();
+      const emit: RecordHandler = (_r, { key, tx }) => {
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+      };
+      expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
+      const id = outboxId('test', 's3', 'OrderPaid');
+      expect(await items()).toEqual([expect.objectContaining({ pk: id, sk: id, outboxId: id, outboxStatus: 'PENDING' })]);
+    });
+  });
 });

@@ -53,6 +53,14 @@ describe('outbox items', () => {
     });
   });
 
+  it('put the id under the sort key attribute too, when given one; the same attribute twice is a TypeError', () => {
+    const item = outboxItem(event, { table: 't', sortKeyAttribute: 'sk' }, origin);
+    const id = outboxId('payments', 'o-1', 'OrderPaid');
+    expect({ pk: item['pk'], sk: item['sk'] }).toEqual({ pk: id, sk: id });
+    expect(() => outboxItem(event, { table: 't', keyAttribute: 'id', sortKeyAttribute: 'id' }, origin)).toThrow(/"sortKeyAttribute"/);
+    expect(() => outboxItem(event, { table: 't', sortKeyAttribute: '' }, origin)).toThrow(/sortKeyAttribute/);
+  });
+
   it('name a bad event field or option in a TypeError', () => {
     expect(() => outboxItem({ ...event, detail: [] as unknown as Record<string, unknown> }, { table: 't' }, origin)).toThrow(/detail/);
     expect(() => outboxItem({ ...event, source: '' }, { table: 't' }, origin)).toThrow(/source/);
