@@ -146,7 +146,13 @@ export type { DynamoDBStreamsIdempotencyOptions } from './sources/dynamodb-strea
 export { kinesisData, dynamoDBImages } from './sources/stream-data.js';
 export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/stream-data.js';
 export { outboxRelay } from './outbox/relay.js';
-export type { OutboxRelayOptions, OutboxRelayHandler, EventBridgePutEvents } from './outbox/relay.js';
+export type {
+  OutboxRelayOptions,
+  OutboxRelayHandler,
+  EventBridgePutEvents,
+  OutboxRelayLogLine,
+  OutboxRelayLogger,
+} from './outbox/relay.js';
 export type { OutboxEvent, OutboxOptions, OutboxStatus } from './core/outbox.js';
 export type { ClaimsMode } from './sources/sqs.js';
 

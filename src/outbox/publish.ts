@@ -34,8 +34,10 @@ export type SendPutEvents = (entries: readonly OutboxPutEntry[]) => Promise<PutE
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
 
-/** The outcome of one entry: published, or the error that refused it last. */
-export type EntryOutcome = { readonly published: true } | { readonly published: false; readonly error: Error };
+/** The outcome of one entry: published, or what refused it last (EventBridge's `ErrorCode`, or the name of the error a request threw). */
+export type EntryOutcome =
+  | { readonly published: true }
+  | { readonly published: false; readonly error: Error; readonly code: string; readonly message: string };
 
 /** Consecutive chunks of at most 10 entries and 256 KB. */
 export function chunkEntries(entries: readonly OutboxPutEntry[]): OutboxPutEntry[][] {
@@ -63,15 +65,15 @@ async function sendChunk(send: SendPutEvents, chunk: readonly OutboxPutEntry[]):
     result = await send(chunk);
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
-    return chunk.map(() => ({ published: false, error: failure }));
+    return chunk.map(() => ({ published: false, error: failure, code: failure.name, message: failure.message }));
   }
   return chunk.map((_entry, i) => {
     const answer = result.Entries?.[i];
     // No answer for an entry, or an error code: not known to be accepted, so not published.
     if (answer?.EventId !== undefined && answer.ErrorCode === undefined) return { published: true };
-    const reason =
-      answer?.ErrorCode === undefined ? 'no EventId in the response' : `${answer.ErrorCode} ${answer.ErrorMessage ?? ''}`.trim();
-    return { published: false, error: new Error(`PutEvents refused the entry: ${reason}`) };
+    const code = answer?.ErrorCode ?? 'NoEventId';
+    const message = answer?.ErrorCode === undefined ? 'no EventId in the response' : (answer.ErrorMessage ?? '');
+    return { published: false, error: new Error(`PutEvents refused the entry: ${`${code} ${message}`.trim()}`), code, message };
   });
 }
 

@@ -16,7 +16,10 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { systemClock, toEpochSeconds, type Clock } from '../core/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../core/options.js';
 import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from '../core/outbox.js';
-import { publishEntries, type OutboxPutEntry, type SendPutEvents } from './publish.js';
+import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
+import { logRefused, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
+
+export type { OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
 /** The one thing the relay needs from an EventBridge client (an `EventBridgeClient` is one). */
 export interface EventBridgePutEvents {
@@ -39,6 +42,11 @@ export interface OutboxRelayOptions {
   readonly table?: string;
   /** Clock for `publishedAt` and the TTL. Default the system clock. */
   readonly clock?: Clock;
+  /**
+   * Receives one line per entry `PutEvents` still refused after its retry
+   * (see {@link OutboxRelayLogLine}). Default: a JSON line on stdout; `false`: none.
+   */
+  readonly logger?: OutboxRelayLogger | false;
 }
 
 /** The relay handler: a plain Lambda handler, also usable as a Middy handler. */
@@ -52,6 +60,7 @@ const RULES = {
   eventBusName: is.nonEmptyString,
   table: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
+  logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
 } satisfies RulesOf<OutboxRelayOptions>;
 
 const DAY_MS = 86_400_000;
@@ -141,6 +150,27 @@ async function settleItem(options: OutboxRelayOptions, candidate: Candidate): Pr
   }
 }
 
+/** One line per entry `PutEvents` refused to the end: its record comes back, and someone should know why. */
+function logRefusals(
+  logger: OutboxRelayLogger | false,
+  live: readonly Candidate[],
+  outcomes: readonly EntryOutcome[],
+  records: readonly DynamoDBRecord[],
+): void {
+  live.forEach((candidate, i) => {
+    const outcome = outcomes[i];
+    if (outcome === undefined || outcome.published) return;
+    logRefused(logger, {
+      level: 'WARN',
+      message: 'outbox entry refused',
+      outboxId: candidate.entry.id,
+      table: candidate.table,
+      sequenceNumber: records[candidate.index]?.dynamodb?.SequenceNumber ?? '',
+      error: { code: outcome.code, message: outcome.message },
+    });
+  });
+}
+
 /**
  * The records to report: from the first that failed to the end of the
  * batch. Lambda resumes a shard at the lowest reported sequence number and
@@ -158,7 +188,8 @@ function failuresFrom(records: readonly DynamoDBRecord[], failed: ReadonlySet<nu
 /**
  * Builds the outbox relay: for each stream record that inserts an outbox
  * item, `PutEvents` (batches of 10, refused entries retried once alone),
- * then mark or delete the item. Other records are ignored. An item is
+ * then mark or delete the item. Other records are ignored. Each entry
+ * still refused is logged (one JSON line, see `logger`). An item is
  * published at least once: a crash after `PutEvents` publishes it again
  * with the same `outboxId` in its detail, which consumers dedup on.
  *
@@ -205,6 +236,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       send,
       live.map((c) => putEntry(c.entry, options.eventBusName)),
     );
+    logRefusals(options.logger ?? relayJsonLogger, live, outcomes, event.Records);
     // A few marks at a time: a batch of 100 items must not open 100 connections at once.
     for (let start = 0; start < live.length; start += MARK_CONCURRENCY) {
       await Promise.all(

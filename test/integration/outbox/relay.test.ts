@@ -7,8 +7,8 @@ import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry } 
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, outboxRelay, type RecordHandler } from '../../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { eventBridgeIdempotency, handleEvent, outboxRelay, type OutboxRelayLogLine, type RecordHandler } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -96,6 +96,51 @@ describe('outboxRelay() on the real stream', () => {
     const stored = await items();
     expect(stored.filter((i) => i['outboxStatus'] === 'PENDING').map((i) => JSON.parse(String(i['detail'])).orderNo)).toEqual(['k2']);
     expect(stored.filter((i) => i['outboxStatus'] === 'PUBLISHED')).toHaveLength(3);
+  });
+
+  describe('logging refused entries', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('logs one structured JSON line per entry still refused after its retry (outboxId, sequence number, error code and message)', async () => {
+      const { doc, event, items } = await setup(keys(4));
+      // k1 goes through on its retry (no line); k2 is refused every time.
+      const bus = fakeEventBridge((entry, seen) => detailOf(entry).orderNo === 'k2' || (detailOf(entry).orderNo === 'k1' && seen === 1));
+      const stdout = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+      await outboxRelay({ eventBridge: bus.client, client: doc })(event);
+      const lines = stdout.mock.calls.map(([text]) => JSON.parse(String(text)) as Record<string, unknown>);
+      const k2 = (await items()).find((i) => JSON.parse(String(i['detail'])).orderNo === 'k2');
+      expect(lines).toEqual([
+        {
+          level: 'WARN',
+          message: 'outbox entry refused',
+          outboxId: k2?.['outboxId'],
+          table: expect.stringMatching(/^outbox-/),
+          sequenceNumber: sequenceNumbers(event)[outboxRecordIndex(event, 'k2')],
+          error: { code: 'InternalFailure', message: 'refused' },
+        },
+      ]);
+    });
+
+    it('hands the lines to a logger of one’s own, or none with logger: false; a request that threw is logged per entry by its error', async () => {
+      const { doc, event } = await setup(keys(2));
+      const throwing = {
+        send: async (): Promise<never> => {
+          throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+        },
+      };
+      const lines: OutboxRelayLogLine[] = [];
+      await outboxRelay({ eventBridge: throwing, client: doc, logger: (line) => lines.push(line) })(event);
+      expect(lines.map((l) => l.error)).toEqual([
+        { code: 'ThrottlingException', message: 'Rate exceeded' },
+        { code: 'ThrottlingException', message: 'Rate exceeded' },
+      ]);
+      expect(new Set(lines.map((l) => l.outboxId)).size).toBe(2);
+      const stdout = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+      await outboxRelay({ eventBridge: throwing, client: doc, logger: false })(event);
+      expect(stdout).not.toHaveBeenCalled();
+    });
   });
 
   it('deletes published items with afterPublish: "delete"', async () => {

@@ -1,0 +1,37 @@
+/**
+ * What `outboxRelay()` logs: one structured JSON line per entry `PutEvents`
+ * still refused after its retry (its stream record comes back), on stdout
+ * like the middlewares' batch lines, or to a logger of one's own.
+ */
+
+/** The line logged for an outbox entry `PutEvents` refused (after its one retry). */
+export interface OutboxRelayLogLine {
+  readonly level: 'WARN';
+  readonly message: 'outbox entry refused';
+  readonly outboxId: string;
+  /** The outbox table. */
+  readonly table: string;
+  /** The stream record reported for retry. */
+  readonly sequenceNumber: string;
+  /** EventBridge's `ErrorCode` and `ErrorMessage`, or the name and message of the error the request threw. */
+  readonly error: { readonly code: string; readonly message: string };
+}
+
+/** Receives each {@link OutboxRelayLogLine}. */
+export type OutboxRelayLogger = (line: OutboxRelayLogLine) => void;
+
+/** Default: one JSON line on stdout, which Lambda ships to CloudWatch Logs. */
+export const relayJsonLogger: OutboxRelayLogger = (line) => {
+  console.log(JSON.stringify(line));
+};
+
+/** Hands `line` to `logger`, never throwing: a failing log sink must not fail the batch. */
+export function logRefused(logger: OutboxRelayLogger | false, line: OutboxRelayLogLine): void {
+  if (logger === false) return;
+  try {
+    const returned: unknown = logger(line);
+    if (returned instanceof Promise) returned.catch(() => undefined);
+  } catch {
+    // The relay's answer (the record comes back) does not depend on the log line.
+  }
+}
