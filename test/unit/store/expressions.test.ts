@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { claimPutRequest, claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from '../../../src/store/expressions.js';
+import {
+  claimPutRequest,
+  claimRequest,
+  commitPut,
+  completeRequest,
+  markFailedRequest,
+  releaseDeleteRequest,
+} from '../../../src/store/expressions.js';
 import { encodeResult } from '../../../src/store/records.js';
 
 const now = 1_700_000_000_500;
