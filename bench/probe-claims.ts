@@ -11,7 +11,7 @@
  * /proc around each timed batch (10 ms ticks: coarse per batch, unbiased over
  * many). Set-up writes (the claims a completion needs) are not timed.
  *
- *   flock /tmp/eo-bench.lock npx tsx bench/probe-claims.ts [--batches 200] [--warmup 60]
+ *   flock /tmp/eo-bench.lock npx tsx bench/probe-claims.ts [--batches 200] [--warmup 60] [--only complete,Powertools]
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
@@ -109,7 +109,7 @@ const completeWith =
     return keys.length;
   };
 
-const shapes: Shape[] = [
+const allShapes: Shape[] = [
   { name: 'claim as built (ALL_NEW)', run: claimWith((r) => r) },
   { name: 'claim UPDATED_NEW', run: claimWith((r) => ({ ...r, ReturnValues: 'UPDATED_NEW' })) },
   { name: 'claim NONE', run: claimWith((r) => ({ ...r, ReturnValues: 'NONE' })) },
@@ -178,6 +178,8 @@ const shapes: Shape[] = [
   },
   { name: 'complete as built (ALL_NEW)', setup: claimAll, run: completeWith((r) => r) },
   { name: 'complete NONE', setup: claimAll, run: completeWith((r) => ({ ...r, ReturnValues: 'NONE' })) },
+  { name: 'complete without REMOVEs', setup: claimAll, run: completeWith(withoutRemoves) },
+  { name: 'complete without REMOVEs, NONE', setup: claimAll, run: completeWith((r) => ({ ...withoutRemoves(r), ReturnValues: 'NONE' })) },
   {
     name: 'Powertools-style completion (no condition)',
     setup: claimAll,
@@ -217,6 +219,13 @@ const shapes: Shape[] = [
     },
   },
 ];
+
+// `--only a,b`: the shapes whose names contain one of these words (all by default).
+const only = (() => {
+  const i = args.indexOf('--only');
+  return i === -1 ? undefined : (args[i + 1] ?? '').split(',');
+})();
+const shapes = only === undefined ? allShapes : allShapes.filter((s) => only.some((w) => s.name.includes(w)));
 
 interface Tally {
   wallMs: number;
