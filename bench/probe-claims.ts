@@ -17,10 +17,43 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { BatchExecuteStatementCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
-import { claimRequest, completeRequest } from '../src/store/expressions.js';
-import { completeStatement } from '../src/store/partiql.js';
+import { claimRequest, completeRequest, type CompleteParams } from '../src/store/expressions.js';
+import { toEpochSeconds } from '../src/core/clock.js';
+import { ATTR } from '../src/store/layout.js';
 import { countedClient, createVariantTables } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';
+
+/** A PartiQL identifier: double-quoted (`status`, `owner`, `result` are reserved), quotes doubled. */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The fenced completion of `completeRequest` (src/store/expressions.ts) as one PartiQL `UPDATE`: sets
+ * COMPLETED, `completedAt`, the retention TTL and (when stored) the result,
+ * removes `inflight` and `leaseUntil`, where the record is IN_PROGRESS and
+ * owned by `token`. A missing item fails the condition too (PartiQL updates
+ * only existing items), as the fenced `UpdateItem` does. A refusal returns the
+ * item it found (`ALL_OLD`), read like a refused single completion.
+ */
+function completeStatement(p: CompleteParams) {
+  const sets: Array<readonly [string, unknown]> = [
+    [ATTR.status, 'COMPLETED'],
+    [ATTR.completedAt, p.now],
+    [ATTR.expiresAt, toEpochSeconds(p.now + p.retentionMs)],
+  ];
+  if (p.result !== undefined) sets.push([ATTR.result, p.result]);
+  const statement =
+    `UPDATE ${quoted(p.tableName)}` +
+    sets.map(([name]) => ` SET ${quoted(name)}=?`).join('') +
+    ` REMOVE ${quoted(ATTR.inflight)} REMOVE ${quoted(ATTR.leaseUntil)}` +
+    ` WHERE ${quoted(ATTR.id)}=? AND ${quoted(ATTR.status)}=? AND ${quoted(ATTR.owner)}=?`;
+  return {
+    Statement: statement,
+    Parameters: [...sets.map(([, value]) => value), p.id, 'IN_PROGRESS', p.token],
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
 
 const BATCH = 10;
 const args = process.argv.slice(2);

@@ -58,7 +58,8 @@ function refusedClaim(err: unknown, key: string, id: string): IdempotencyRecord 
 
 /**
  * Idempotency records in a DynamoDB table (see `infra/tables.json`). Every
- * state change is one conditional request; a lost condition returns the
+ * state change is one conditional request (taking over a free item: a
+ * refused `PutItem`, then an `UpdateItem`); a lost condition returns the
  * record that caused it from the same round trip (`ALL_OLD`), so no method
  * reads before it writes.
  *
