@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { claimVerdict } from '../core/claim.js';
 import { EffectivelyOnceError } from '../core/errors.js';
 import { recordId } from '../core/keys.js';
@@ -17,7 +17,15 @@ import { CompletedCache } from './cache.js';
 import { isAwsError } from './cancellation.js';
 import { commitRefused, committed, prepare, sendOne, type CommitContext } from './dynamodb-commit.js';
 import { commitInRounds, type PreparedCommit } from './group-commit.js';
-import { claimRequest, completeRequest, markFailedRequest, releaseDeleteRequest, renewRequest } from './expressions.js';
+import {
+  claimPutRequest,
+  claimRequest,
+  completeRequest,
+  markFailedRequest,
+  releaseDeleteRequest,
+  renewRequest,
+  type ClaimParams,
+} from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { checkLease } from '../core/lease.js';
@@ -38,8 +46,20 @@ import type {
 } from './types.js';
 
 /**
+ * The record that refused a claim (`ALL_OLD`), or the error rethrown when
+ * the claim failed for another reason (throttling, network).
+ */
+function refusedClaim(err: unknown, key: string, id: string): IdempotencyRecord {
+  if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
+  const existing = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
+  if (existing !== undefined) return existing;
+  throw new EffectivelyOnceError(`The claim of ${id} failed its condition without returning the record.`, { cause: err, key });
+}
+
+/**
  * Idempotency records in a DynamoDB table (see `infra/tables.json`). Every
- * state change is one conditional request; a lost condition returns the
+ * state change is one conditional request (taking over a free item: a
+ * refused `PutItem`, then an `UpdateItem`); a lost condition returns the
  * record that caused it from the same round trip (`ALL_OLD`), so no method
  * reads before it writes.
  *
@@ -81,8 +101,11 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
   }
 
   /**
-   * Claims the key as IN_PROGRESS for `leaseMs`, in one conditional request.
-   * A cached COMPLETED record answers without any request.
+   * Claims the key as IN_PROGRESS for `leaseMs`: one conditional `PutItem`
+   * when the key has no item (the common case), which returns the item it
+   * found otherwise; a found item that is free (lease passed, FAILED, past
+   * retention) is then taken with one conditional `UpdateItem` that keeps
+   * counting attempts. A cached COMPLETED record answers without any request.
    */
   async claim(input: ClaimInput): Promise<ClaimResult> {
     checkLease('claim', input.leaseMs);
@@ -90,29 +113,44 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
     const cached = this.#cache?.lookup(id);
     if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
     const { client, tableName, retentionMs, clock, trackInflight } = this.#options;
-    const token = randomUUID();
     const { leaseMs, payloadHash, messageId } = input;
-    const now = clock.now();
-    const request = claimRequest({ tableName, id, token, now, leaseMs, retentionMs, payloadHash, messageId, trackInflight });
+    const params: ClaimParams = {
+      tableName,
+      id,
+      token: randomUUID(),
+      now: clock.now(),
+      leaseMs,
+      retentionMs,
+      payloadHash,
+      messageId,
+      trackInflight,
+    };
+    const put = claimPutRequest(params);
+    let existing: IdempotencyRecord;
     try {
-      const out = await client.send(new UpdateCommand(request));
-      return { kind: 'claimed', id, token, record: toRecord(out.Attributes ?? {}) };
+      await client.send(new PutCommand(put));
+      return { kind: 'claimed', id, token: params.token, record: toRecord(put.Item) };
     } catch (err) {
-      if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
-      const existing = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
-      if (existing === undefined) {
-        throw new EffectivelyOnceError(`The claim of ${id} failed its condition without returning the record.`, {
-          cause: err,
-          key: input.key,
-        });
-      }
-      // The SDK retried a claim whose first attempt landed: the claim is ours.
-      if (isOwnWrite(existing, token, 'IN_PROGRESS')) return { kind: 'claimed', id, token, record: existing };
-      // DynamoDB judged this record at the same `now`, so 'free' cannot come back; were it to, a retry is the safe answer.
-      if (claimVerdict(existing, now) !== 'duplicate') return { kind: 'in-progress', id, existing };
-      this.#cache?.remember(existing);
-      return { kind: 'completed', id, existing, fromCache: false };
+      existing = refusedClaim(err, input.key, id);
     }
+    // Two requests only for a key whose item is free again: a takeover, a retry after mark-failed, a record past retention.
+    if (claimVerdict(existing, params.now) !== 'free') return this.#notClaimed(existing, params);
+    try {
+      const out = await client.send(new UpdateCommand(claimRequest(params)));
+      return { kind: 'claimed', id, token: params.token, record: toRecord(out.Attributes ?? {}) };
+    } catch (err) {
+      return this.#notClaimed(refusedClaim(err, input.key, id), params);
+    }
+  }
+
+  /** A refused claim, from the record that refused it. */
+  #notClaimed(existing: IdempotencyRecord, { id, token, now }: ClaimParams): ClaimResult {
+    // The SDK retried a claim whose first attempt landed: the claim is ours.
+    if (isOwnWrite(existing, token, 'IN_PROGRESS')) return { kind: 'claimed', id, token, record: existing };
+    // DynamoDB judged this record at the same `now`, so 'free' cannot come back; were it to, a retry is the safe answer.
+    if (claimVerdict(existing, now) !== 'duplicate') return { kind: 'in-progress', id, existing };
+    this.#cache?.remember(existing);
+    return { kind: 'completed', id, existing, fromCache: false };
   }
 
   /**

@@ -3,7 +3,7 @@
  * so the conditions can be read (and reviewed) in one place. Every request
  * here is conditional: there is no unconditional write in the store.
  */
-import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DeleteCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../core/clock.js';
 import { Expression } from '../core/expression.js';
 import type { IdempotencyStatus } from '../core/record.js';
@@ -109,6 +109,45 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
     else set.push(`${e.name(attr)} = ${e.value(attr, value)}`);
   }
   return updateRequest(p, e, condition, Expression.update(set, remove));
+}
+
+/**
+ * The claim of a key that has no item: one `PutItem` of the whole claim,
+ * conditioned only on the item being absent. It is the common case (a fresh
+ * key) and DynamoDB Local spends 20–29 % less CPU on it than on
+ * {@link claimRequest}'s conditional update (bench/probe-claims.ts). An
+ * existing item refuses it and comes back (`ALL_OLD`): a duplicate or a live
+ * claim is decided from it in the same round trip; an item that is free
+ * (lease passed, FAILED, past retention) is then taken with
+ * {@link claimRequest}, which keeps counting `attempts`. The item is exactly
+ * what `claimRequest` would leave on a key without one.
+ *
+ * @example
+ * ```ts
+ * import { claimPutRequest } from './expressions.js';
+ * const input = claimPutRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
+ * ```
+ */
+export function claimPutRequest(p: ClaimParams): PutCommandInput & { Item: Record<string, unknown> } {
+  const item: Record<string, unknown> = {
+    [ATTR.id]: p.id,
+    [ATTR.status]: IN_PROGRESS,
+    [ATTR.owner]: p.token,
+    [ATTR.leaseUntil]: p.now + p.leaseMs,
+    [ATTR.expiresAt]: toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)),
+    [ATTR.claimedAt]: p.now,
+    [ATTR.attempts]: 1,
+  };
+  if (p.trackInflight === true) item[ATTR.inflight] = inflightShard(p.id, INFLIGHT_SHARDS);
+  if (p.payloadHash !== undefined) item[ATTR.payloadHash] = p.payloadHash;
+  if (p.messageId !== undefined) item[ATTR.messageId] = p.messageId;
+  return {
+    TableName: p.tableName,
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(#id)',
+    ExpressionAttributeNames: { '#id': ATTR.id },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
 }
 
 /** Input of {@link completeRequest}. */

@@ -313,7 +313,8 @@ describe('serverless package: IAM', () => {
       IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
       PointsTable: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     });
-    expect(grants('NotificationsRole')).toEqual({ IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'] });
+    // Claim strategy: PutItem (a fresh key's claim), UpdateItem (takeover, completion), DeleteItem (release).
+    expect(grants('NotificationsRole')).toEqual({ IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] });
     expect(grants('SweeperRole')).toEqual({ IdempotencyTable: ['dynamodb:Query'] });
     const index = roleStatements(template).find((s) => s.role === 'SweeperRole' && s.actions.includes('dynamodb:Query'));
     expect(JSON.stringify(index?.resources)).toContain('/index/inflight-by-lease');

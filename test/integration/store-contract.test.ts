@@ -23,10 +23,15 @@ describe('DynamoDBIdempotencyStore keeps the store contract', () => {
     ({ clock, retentionMs, release }): StoreContractSubject => ({
       store: new DynamoDBIdempotencyStore({ client: doc, tableName, clock, retentionMs, release }),
       loseFirstResponse: async (call) => {
-        const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'network-after', commands: ['UpdateItem'], calls: [1] }] });
+        const faults = injectDynamoDBFaults(client, {
+          rules: [{ fault: 'network-after', commands: ['PutItem', 'UpdateItem'], calls: [1] }],
+        });
         try {
           const result = await call();
-          expect(faults.injected()['network-after'], 'the first UpdateItem landed and its answer was lost').toBe(1);
+          expect(
+            faults.injected()['network-after'],
+            'the first write (a claim’s PutItem, a completion’s UpdateItem) landed and its answer was lost',
+          ).toBe(1);
           expect(faults.surfaced()['network-after'], 'the SDK retried it').toBe(0);
           return result;
         } finally {

@@ -78,7 +78,8 @@ describe('claim', () => {
     const claim = await store.claim(claimOf(k, { messageId: 'm-1', payloadHash: 'h-1' }));
     expect(claim.kind).toBe('claimed');
     if (claim.kind !== 'claimed') return;
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    // A fresh key is one PutItem (DynamoDB Local spends less on it than on the full conditional update).
+    expect(requests.commands).toEqual(['PutItemCommand']);
     expect(claim.id).toBe(`payments#${k}`);
     expect(claim.record).toMatchObject({
       status: 'IN_PROGRESS',
@@ -117,7 +118,7 @@ describe('claim', () => {
     if (first.kind !== 'claimed') throw new Error(first.kind);
     requests.reset();
     const second = await store.claim(claimOf(k, { messageId: 'm-2' }));
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand']);
     expect(second.kind).toBe('in-progress');
     if (second.kind !== 'in-progress') return;
     expect(second.existing.owner).toBe(first.token);
@@ -125,18 +126,54 @@ describe('claim', () => {
   });
 
   it('after the lease passes the key is claimable again, with a new token and attempts incremented', async () => {
-    const { store, clock } = setup();
+    const { store, clock, requests, doc } = setup();
     const k = key();
     const first = await store.claim(claimOf(k));
     if (first.kind !== 'claimed') throw new Error(first.kind);
     clock.advance(LEASE - 1);
     expect((await store.claim(claimOf(k))).kind).toBe('in-progress');
     clock.advance(1);
-    const again = await store.claim(claimOf(k));
+    requests.reset();
+    const again = await store.claim(claimOf(k, { messageId: 'm-2' }));
     expect(again.kind).toBe('claimed');
     if (again.kind !== 'claimed') return;
     expect(again.token).not.toBe(first.token);
     expect(again.record.attempts).toBe(2);
+    // The Put is refused by the existing item, which is free: the conditional update takes it over, counting attempts.
+    expect(requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']);
+    expect(await rawItem(doc, table, { id: again.id })).toMatchObject({ owner: again.token, messageId: 'm-2', attempts: 2 });
+  });
+
+  it('a takeover removes what the older record left (result, lastError, completedAt, payload hash)', async () => {
+    const { store, clock, doc } = setup({ release: 'mark-failed' });
+    const k = key();
+    const first = await store.claim(claimOf(k, { payloadHash: 'h-1' }));
+    if (first.kind !== 'claimed') throw new Error(first.kind);
+    expect((await store.release({ id: first.id, token: first.token, error: new Error('boom') })).kind).toBe('ok');
+    clock.advance(1);
+    const again = await store.claim(claimOf(k));
+    if (again.kind !== 'claimed') throw new Error(again.kind);
+    expect(again.record).toMatchObject({ status: 'IN_PROGRESS', owner: again.token, attempts: 2 });
+    const raw = await rawItem(doc, table, { id: again.id });
+    expect(raw).toMatchObject({ status: 'IN_PROGRESS', owner: again.token, attempts: 2 });
+    expect(raw).not.toHaveProperty('lastError');
+    expect(raw).not.toHaveProperty('payloadHash');
+  });
+
+  it('a takeover that loses the race to another takeover is in-progress, with the winner’s record', async () => {
+    const a = setup();
+    const b = setup();
+    const k = key();
+    const first = await a.store.claim(claimOf(k));
+    if (first.kind !== 'claimed') throw new Error(first.kind);
+    a.clock.advance(LEASE);
+    b.clock.advanceTo(a.clock.now());
+    const results = await Promise.all([a.store.claim(claimOf(k)), b.store.claim(claimOf(k))]);
+    const winners = results.filter((r) => r.kind === 'claimed');
+    expect(winners).toHaveLength(1);
+    const loser = results.find((r) => r.kind !== 'claimed');
+    expect(loser?.kind).toBe('in-progress');
+    if (loser?.kind === 'in-progress' && winners[0]?.kind === 'claimed') expect(loser.existing.owner).toBe(winners[0].token);
   });
 
   it('two concurrent claims from two store instances: exactly one wins, every time', async () => {
@@ -337,7 +374,8 @@ describe('warm-container cache', () => {
     clock.advance(RETENTION + 1000);
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('claimed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    // The item outlives its retention until TTL removes it: the Put is refused, the update takes it.
+    expect(requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']);
   });
 
   it('never caches IN_PROGRESS: every claim of a claimed key asks DynamoDB', async () => {
@@ -347,7 +385,7 @@ describe('warm-container cache', () => {
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('in-progress');
     expect((await store.claim(claimOf(k))).kind).toBe('in-progress');
-    expect(requests.commands).toEqual(['UpdateItemCommand', 'UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand', 'PutItemCommand']);
   });
 
   it('is bounded: the least recently used entry is dropped', async () => {
@@ -361,7 +399,7 @@ describe('warm-container cache', () => {
     requests.reset();
     expect(await store.claim(claimOf(k2))).toMatchObject({ kind: 'completed', fromCache: true });
     expect(await store.claim(claimOf(k1))).toMatchObject({ kind: 'completed', fromCache: false });
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand']);
   });
 });
 

@@ -81,10 +81,15 @@ describe('withRedisFilter over DynamoDBIdempotencyStore keeps the store contract
         clock,
       }),
       loseFirstResponse: async (call) => {
-        const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'network-after', commands: ['UpdateItem'], calls: [1] }] });
+        const faults = injectDynamoDBFaults(client, {
+          rules: [{ fault: 'network-after', commands: ['PutItem', 'UpdateItem'], calls: [1] }],
+        });
         try {
           const result = await call();
-          expect(faults.injected()['network-after'], 'the first UpdateItem landed and its answer was lost').toBe(1);
+          expect(
+            faults.injected()['network-after'],
+            'the first write (a claim’s PutItem, a completion’s UpdateItem) landed and its answer was lost',
+          ).toBe(1);
           return result;
         } finally {
           faults.remove();

@@ -102,7 +102,7 @@ describe('withRedisFilter: hot duplicates and live claims', () => {
     requests.reset();
     const second = await store.claim(claimOf(k));
     expect(second.kind).toBe('claimed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']); // the Put finds the free item, the update takes it over
     if (first.kind !== 'claimed' || second.kind !== 'claimed') return;
     expect((await store.complete({ id: first.id, token: first.token })).kind).toBe('lease-lost');
     expect((await store.claim(claimOf(k))).kind).toBe('in-progress'); // the new owner's marker
@@ -126,7 +126,7 @@ describe('withRedisFilter: hot duplicates and live claims', () => {
     clock.advance(RETENTION + 1000);
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('claimed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']); // the Put finds the free item, the update takes it over
   });
 });
 
@@ -160,7 +160,7 @@ describe('withRedisFilter: DynamoDB decides', () => {
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand']);
   });
 
   it('a flushed marker falls through, and is written again', async () => {
@@ -171,7 +171,7 @@ describe('withRedisFilter: DynamoDB decides', () => {
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand']);
   });
 
   it('a late in-progress marker never hides a completion', async () => {
@@ -194,7 +194,7 @@ describe('withRedisFilter: DynamoDB decides', () => {
     await completed(store, k, 'x'.repeat(2000));
     requests.reset();
     expect((await store.claim(claimOf(k))).kind).toBe('completed');
-    expect(requests.commands).toEqual(['UpdateItemCommand']);
+    expect(requests.commands).toEqual(['PutItemCommand']);
     expect(store.counts().markersSkipped).toBeGreaterThan(0);
   });
 });

@@ -21,7 +21,8 @@ const claimInput = (key: string) => ({ consumer: 'faults', key, leaseMs: 30_000 
 describe('injectDynamoDBFaults', () => {
   it('a throttle on the first attempt is retried by the SDK; the caller never sees it', async () => {
     const { client, store } = await setUp();
-    const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'throttle', commands: ['UpdateItem'], calls: [1] }] });
+    // A fresh key's claim is a PutItem.
+    const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'throttle', commands: ['PutItem'], calls: [1] }] });
     const result = await store.claim(claimInput('k-throttle-once'));
     expect(result.kind).toBe('claimed');
     expect(faults.injected().throttle).toBe(1);
@@ -42,7 +43,7 @@ describe('injectDynamoDBFaults', () => {
 
   it('network-after: the claim landed, the SDK retried it, and the store still knows the claim is its own', async () => {
     const { client, store } = await setUp();
-    const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'network-after', commands: ['UpdateItem'], calls: [1] }] });
+    const faults = injectDynamoDBFaults(client, { rules: [{ fault: 'network-after', commands: ['PutItem'], calls: [1] }] });
     const claimed = await store.claim(claimInput('k-claim-after'));
     expect(faults.injected()['network-after']).toBe(1);
     expect(claimed.kind).toBe('claimed');

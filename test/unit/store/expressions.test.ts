@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { claimRequest, commitPut, completeRequest, markFailedRequest, releaseDeleteRequest } from '../../../src/store/expressions.js';
+import {
+  claimPutRequest,
+  claimRequest,
+  commitPut,
+  completeRequest,
+  markFailedRequest,
+  releaseDeleteRequest,
+} from '../../../src/store/expressions.js';
 import { encodeResult } from '../../../src/store/records.js';
 
 const now = 1_700_000_000_500;
@@ -16,6 +23,34 @@ function placeholdersAreUsed(input: {
     expect(text).toMatch(new RegExp(`${p}\\b`));
   }
 }
+
+describe('claimPutRequest', () => {
+  const params = { tableName: 't', id: 'c#k', token: 'tok', now, leaseMs: 30_000, retentionMs: 1_000, messageId: 'm-1' };
+
+  it('puts only where no item exists, and returns the item that refused it', () => {
+    const put = claimPutRequest(params);
+    expect(put.ConditionExpression).toBe('attribute_not_exists(#id)');
+    expect(put.ExpressionAttributeNames).toEqual({ '#id': 'id' });
+    expect(put.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('writes what the conditional update sets on a key without an item (attempts 1, no unset attributes)', () => {
+    const update = claimRequest({ ...params, trackInflight: true });
+    const values = update.ExpressionAttributeValues ?? {};
+    expect(claimPutRequest({ ...params, trackInflight: true }).Item).toEqual({
+      id: 'c#k',
+      status: values[':inProgress'],
+      owner: values[':token'],
+      leaseUntil: values[':leaseUntil'],
+      expiresAt: values[':expiresAt'],
+      claimedAt: values[':now'],
+      attempts: 1,
+      messageId: values[':messageId'],
+      inflight: values[':shard'],
+    });
+    expect(claimPutRequest(params).Item).not.toHaveProperty('inflight');
+  });
+});
 
 describe('claimRequest', () => {
   const input = claimRequest({ tableName: 't', id: 'c#k', token: 'tok', now, leaseMs: 30_000, retentionMs: 1_000 });
