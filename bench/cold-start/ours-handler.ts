@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '../../src/claim/index.js';
 
 interface OrderPaid {
   readonly orderNo: string;
