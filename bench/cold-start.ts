@@ -2,7 +2,9 @@
  * Cold-start weight of a minimal SQS handler with ours vs with Powertools
  * idempotency + batch: the esbuild bundle (minified, AWS SDK external, as
  * Lambda's Node runtime provides it) and the time to import it in a fresh
- * Node process. The entries are `cold-start/ours-handler.ts` and
+ * Node process. The entries are `cold-start/ours-handler.ts` (the claim-only
+ * entry, `effectively-once/claim`: what the targets read),
+ * `cold-start/ours-main-handler.ts` (the same handler on the main entry) and
  * `cold-start/powertools-handler.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion, type Metafile } from 'esbuild';
 import { median } from './stats.js';
 
-export type ColdStartSide = 'ours' | 'powertools';
+export type ColdStartSide = 'ours' | 'ours-main' | 'powertools';
 
 /** Bytes a group of inputs (a package, or a folder of our sources) adds to the bundle. */
 export interface BundlePart {
@@ -43,7 +45,10 @@ export interface ColdStartFigures {
   /** How the bundles were built, in words. */
   readonly build: string;
   readonly samples: number;
+  /** The claim-only entry: what the targets read. */
   readonly ours: BundleFigures;
+  /** The same handler on the main entry (absent in results from before the claim entry). */
+  readonly oursMain?: BundleFigures;
   readonly powertools: BundleFigures;
 }
 
@@ -128,16 +133,24 @@ function importOnce(root: string, file: string, preload: readonly string[]): num
   return ms;
 }
 
-/** Builds both bundles and times their import `samples` times each, alternating sides so noise hits both alike. */
+const SIDES = ['ours', 'ours-main', 'powertools'] as const satisfies readonly ColdStartSide[];
+
+/** Builds the bundles and times their import `samples` times each, rotating the order so noise hits every side alike. */
 export async function measureColdStart(root: string, samples: number, progress: (line: string) => void): Promise<ColdStartFigures> {
-  progress('cold start: bundling both handlers with esbuild');
-  const built = { ours: await bundle(root, 'ours'), powertools: await bundle(root, 'powertools') };
+  progress('cold start: bundling the handlers with esbuild');
+  const built = {
+    ours: await bundle(root, 'ours'),
+    'ours-main': await bundle(root, 'ours-main'),
+    powertools: await bundle(root, 'powertools'),
+  };
   const timings = {
     ours: { full: [] as number[], library: [] as number[] },
+    'ours-main': { full: [] as number[], library: [] as number[] },
     powertools: { full: [] as number[], library: [] as number[] },
   };
   for (let i = 0; i < samples; i += 1) {
-    for (const side of i % 2 === 0 ? (['ours', 'powertools'] as const) : (['powertools', 'ours'] as const)) {
+    const turn = i % SIDES.length;
+    for (const side of [...SIDES.slice(turn), ...SIDES.slice(0, turn)]) {
       const b = built[side];
       timings[side].full.push(importOnce(root, b.file, []));
       timings[side].library.push(
@@ -163,5 +176,12 @@ export async function measureColdStart(root: string, samples: number, progress: 
       librarySamples: t.library,
     };
   };
-  return { esbuild: esbuildVersion, build: BUILD_WORDS, samples, ours: figures('ours'), powertools: figures('powertools') };
+  return {
+    esbuild: esbuildVersion,
+    build: BUILD_WORDS,
+    samples,
+    ours: figures('ours'),
+    oursMain: figures('ours-main'),
+    powertools: figures('powertools'),
+  };
 }

@@ -112,7 +112,11 @@ export function coldStartRows(c: ColdStartFigures): string[][] {
     fixed(b.libraryImportMs, 1),
     b.parts.map((p) => `${p.name} ${(p.bytes / 1000).toFixed(1)}k`).join(', '),
   ];
-  return [row('ours (+ @middy/core)', c.ours), row('Powertools idempotency + batch', c.powertools)];
+  return [
+    row("ours, 'effectively-once/claim' (+ @middy/core)", c.ours),
+    ...(c.oursMain === undefined ? [] : [row("ours, main entry 'effectively-once' (+ @middy/core)", c.oursMain)]),
+    row('Powertools idempotency + batch', c.powertools),
+  ];
 }
 
 export const coldStartHead = ['handler', 'bytes', 'gzip bytes', 'import ms', 'import ms, SDK preloaded', 'bundle by package / folder'];

@@ -159,3 +159,6 @@ export type { ClaimsMode } from './sources/sqs.js';
 // Group commit (transaction strategy)
 export type { CommitMode } from './lifecycle/group-commit.js';
 export type { GroupCommitAnswer } from './store/types.js';
+
+// The claim-only store (also the base of DynamoDBIdempotencyStore): see `effectively-once/claim`
+export { DynamoDBClaimStore } from './store/dynamodb-claim.js';

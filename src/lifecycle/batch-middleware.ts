@@ -13,9 +13,9 @@ import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import { aboutTheBatch, usageError } from '../core/permanent.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
-import { heartbeatPlan, type HeartbeatPlan } from './heartbeat.js';
+import type { BatchFeatures } from './features.js';
+import type { HeartbeatPlan } from './heartbeat.js';
 import { batchLine, safeLog } from './log.js';
-import { metricsSink, safeMetrics } from './metrics.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
@@ -67,6 +67,7 @@ type StateConfig<TRecord> = BatchConfig<TRecord> & {
   readonly startedAt: number;
   readonly margin: number;
   readonly heartbeat: HeartbeatPlan | undefined;
+  readonly features: BatchFeatures;
 };
 
 /** Sorts the admissions: final outcomes now, the rest handed to a runner. */
@@ -132,16 +133,19 @@ async function admitPending<TRecord>(state: BatchState<TRecord>): Promise<void> 
 /**
  * Builds the middleware for one source. `source.owner` names it in errors.
  * The response is built in one place, `respond`, from one final outcome per
- * record; a record with no outcome comes back.
+ * record; a record with no outcome comes back. `features`: the optional
+ * parts the entry point hands in (all from the main entry; none from the
+ * claim-only one, whose option checks refuse what they would serve).
  */
 export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,
   config: BatchConfig<TRecord>,
+  features: BatchFeatures,
 ): MiddlewareObj<TEvent, TResponse> {
   const { store, logger } = config;
   const { owner } = source;
   const transactional = config.strategy === 'transaction';
-  const metrics = metricsSink(config.metrics);
+  const metrics = features.metrics?.sink(config.metrics);
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
   const states = new WeakMap<object, BatchState<TRecord>>();
 
@@ -156,9 +160,9 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
     // The transaction strategy holds no claim to renew (the option check refuses the pair).
-    const heartbeat = transactional ? undefined : heartbeatPlan(config.lease.heartbeat, store, leaseMs, Date.now());
+    const heartbeat = transactional ? undefined : features.heartbeat?.plan(config.lease.heartbeat, store, leaseMs, Date.now());
     const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
-    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat };
+    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat, features };
     // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
     const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
     const state = pipelined
@@ -241,11 +245,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
     });
     const { outcomes, ...notes } = await afterSettle(state, behindFailures(source, state.original, settled));
-    if (logger !== false || metrics !== false) {
+    if (logger !== false || metrics !== undefined) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
       const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
       safeLog(logger, notes.sqsErrors === undefined ? { ...line, ...notes } : { ...line, ...notes, level: 'WARN' });
-      safeMetrics(metrics, line, early);
+      metrics?.(line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
   }

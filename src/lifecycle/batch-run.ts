@@ -8,17 +8,18 @@
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
 import type { Admission } from './admit.js';
-import type { CommitInput, IdempotencyStore } from '../store/types.js';
+import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
 import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
-import { keepLease, withSignal, type HeartbeatPlan, type LeaseKeeper } from './heartbeat.js';
+import type { BatchFeatures, TransactionalRecord } from './features.js';
+import { withSignal, type HeartbeatPlan, type LeaseKeeper } from './heartbeat.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from './settle.js';
 import { idOf, type BatchSource } from './source.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
-import { GroupCommitter, type CommitMode } from './group-commit.js';
+import type { ConflictPolicy } from './transaction-commit.js';
+import type { CommitMode } from './group-commit.js';
 
 /** Settings the runner needs from the middleware. */
 export interface BatchRunConfig {
@@ -32,6 +33,8 @@ export interface BatchRunConfig {
   readonly heartbeat?: HeartbeatPlan | undefined;
   /** Transaction strategy: group commit (default) or one commit per record. */
   readonly commit?: CommitMode;
+  /** The optional parts the entry handed in (the transaction strategy, the heartbeat). */
+  readonly features: BatchFeatures;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -47,6 +50,14 @@ const claimTx = (owner: string) => {
   claimTxs.set(owner, tx);
   return tx;
 };
+
+/** The transaction part; the entry refuses strategy "transaction" when it has none, so a gap here is a wiring bug. */
+function transactionPart(config: BatchRunConfig): NonNullable<BatchFeatures['transaction']> {
+  const part = config.features.transaction;
+  if (part === undefined)
+    throw new TypeError('strategy "transaction" is not available from this entry point; import from \'effectively-once\'.');
+  return part;
+}
 
 /** A runner over the owned records; `executions` is read by the after phase. */
 export class BatchRun<TRecord> implements BatchRunner<TRecord> {
@@ -65,8 +76,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
   readonly #leaders: ReadonlyMap<string, LeaderRef>;
   readonly #config: BatchRunConfig;
-  /** Transaction strategy with group commit: the batch's commit queue. */
-  readonly #committer: GroupCommitter | undefined;
+  /** Transaction strategy: runs one record's handler and commit (with the batch's group-commit queue). */
+  readonly #transactional: ((record: TransactionalRecord) => Promise<RecordOutcome>) | undefined;
   readonly #running = new Set<string>();
   /** Heartbeats by message id, started with the run: a record waiting in its lane must keep its claim too. */
   readonly #keepers = new Map<string, LeaseKeeper>();
@@ -87,13 +98,14 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
-    this.#committer = config.transactional ? GroupCommitter.for(asTransactional(config.store), config.commit ?? 'group') : undefined;
+    this.#transactional = config.transactional ? transactionPart(config).batch(config.store, config.commit ?? 'group') : undefined;
     this.safetyMarginMs = config.safetyMarginMs;
     const plan = config.heartbeat;
-    if (plan === undefined) return;
+    const heartbeat = config.features.heartbeat;
+    if (plan === undefined || heartbeat === undefined) return;
     for (const { owned, leader } of given) {
       if (leader !== undefined || owned.token === undefined) continue;
-      this.#keepers.set(owned.messageId, keepLease(plan, { id: owned.id, token: owned.token, key: owned.key }));
+      this.#keepers.set(owned.messageId, heartbeat.keep(plan, { id: owned.id, token: owned.token, key: owned.key }));
     }
   }
 
@@ -180,17 +192,17 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
 
   async #execute(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
     const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.attempt(record) };
-    if (this.#config.transactional) {
-      const { store, consumer, storeResult, onConflict } = this.#config;
-      const delivery = { ...owned, consumer };
-      // A commit cancelled by contention is tried again, but never into the safety margin.
-      const retry = { timeLeftMs: () => remainingTime(context) - this.safetyMarginMs };
-      const committer = this.#committer;
-      const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
-      const run = async (tx: TransactionBuilder) => fn(record, withSignal({ ...base, tx }));
-      const outcome = await runTransactional(asTransactional(store), delivery, { storeResult, onConflict, retry, ...via }, (tx) =>
-        committer === undefined ? run(tx) : committer.running(() => run(tx)),
-      );
+    if (this.#transactional !== undefined) {
+      const { consumer, storeResult, onConflict } = this.#config;
+      const outcome = await this.#transactional({
+        owned,
+        consumer,
+        storeResult,
+        onConflict,
+        // A commit cancelled by contention is tried again, but never into the safety margin.
+        timeLeftMs: () => remainingTime(context) - this.safetyMarginMs,
+        handler: async (tx: TransactionBuilder) => fn(record, withSignal({ ...base, tx })),
+      });
       this.executions.set(owned.messageId, { kind: 'settled', outcome });
       return acknowledged(outcome);
     }

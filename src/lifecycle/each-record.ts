@@ -6,7 +6,7 @@
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { is, resolveOptions, type RulesOf } from '../core/options.js';
 import { runLanes } from '../core/schedule.js';
-import { sourceOfEvent } from '../sources/event-sources.js';
+import { sourceOfEvent, type AnySource } from '../sources/event-sources.js';
 import { remainingTime } from './time.js';
 import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
@@ -54,12 +54,24 @@ export function eachRecord<TResult, TRecord = SQSRecord>(
   fn: RecordHandler<TResult, TRecord>,
   options: EachRecordOptions = {},
 ): (event: { Records: TRecord[] }, context: Context) => Promise<SQSBatchResponse> {
+  return eachRecordOver(fn, options, sourceOfEvent);
+}
+
+/** The source of an event's records when no middleware is in front (the claim-only entry knows SQS alone). */
+export type PlainSourceOf = (event: { readonly Records: readonly unknown[] }) => AnySource;
+
+/** {@link eachRecord} with the plain runner's source lookup given by the entry point. */
+export function eachRecordOver<TResult, TRecord>(
+  fn: RecordHandler<TResult, TRecord>,
+  options: EachRecordOptions,
+  sourceOf: PlainSourceOf,
+): (event: { Records: TRecord[] }, context: Context) => Promise<SQSBatchResponse> {
   if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
   const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
 
   return async function eachRecordHandler(event: { Records: TRecord[] }, context: Context): Promise<SQSBatchResponse> {
     // A middleware's runner reads records through its own source; without one, the event's records say which source.
-    const runner = (runnerFor(event, context) as BatchRunner<TRecord> | undefined) ?? plainRunner<TRecord>(event);
+    const runner = (runnerFor(event, context) as BatchRunner<TRecord> | undefined) ?? plainRunner<TRecord>(event, sourceOf);
     runner.begin?.();
     const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
@@ -80,11 +92,11 @@ export function eachRecord<TResult, TRecord = SQSRecord>(
 }
 
 /** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
-function plainRunner<TRecord>(event: { Records: TRecord[] }): BatchRunner<TRecord> {
+function plainRunner<TRecord>(event: { Records: TRecord[] }, sourceOf: PlainSourceOf): BatchRunner<TRecord> {
   if (event === null || typeof event !== 'object' || !Array.isArray(event.Records)) {
     throw new TypeError('eachRecord: the event is not an SQS event, nor a Kinesis or DynamoDB Streams one (it has no Records array).');
   }
-  const source = sourceOfEvent(event);
+  const source = sourceOf(event);
   const idOf = (record: TRecord): string => source.itemId(record) ?? '';
   const failed = new Set<string>();
   const tx = disabledTransaction(`use ${source.owner}({ strategy: "transaction" }) in front of eachRecord.`);

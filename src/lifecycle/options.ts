@@ -83,17 +83,34 @@ export function isHeartbeat(v: unknown): boolean {
   return Object.keys(v).every((k) => k === 'everyMs') && isMsIn(v['everyMs'], true, MAX_TIMER_MS);
 }
 
+// Each rule a const of its own, and the rule objects below plain literals of
+// them: a bundler then drops the rules a claim-only bundle never reads.
+const storeRule = { ...hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get'), required: true };
+const consumerRule = {
+  expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
+  check: (v: unknown) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
+};
+const strategyRule = is.oneOf('claim', 'transaction');
+const booleanRule = is.boolean;
+const loggerRule = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
+
+/** Rules for the common options every entry serves (the claim-only entry too, which checks `strategy` and `metrics` its own way). */
+export const claimCommonRules = {
+  store: storeRule,
+  consumer: consumerRule,
+  storeResult: booleanRule,
+  lease: leaseRule,
+  logger: loggerRule,
+} satisfies RulesOf<Omit<CommonIdempotencyOptions, 'strategy' | 'metrics'>>;
+
 /** Rules for the common options. */
 export const commonRules = {
-  store: { ...hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get'), required: true },
-  consumer: {
-    expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
-    check: (v: unknown) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
-  },
-  strategy: is.oneOf('claim', 'transaction'),
-  storeResult: is.boolean,
+  store: storeRule,
+  consumer: consumerRule,
+  strategy: strategyRule,
+  storeResult: booleanRule,
   lease: leaseRule,
-  logger: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
+  logger: loggerRule,
   metrics: metricsRule,
 } satisfies RulesOf<CommonIdempotencyOptions>;
 

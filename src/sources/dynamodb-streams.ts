@@ -9,6 +9,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import type { BusinessKey } from '../core/keys.js';
 import type { AutoMargin } from '../core/lease.js';
 import { is, type RulesOf } from '../core/options.js';
+import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
@@ -103,5 +104,6 @@ export function dynamoDBStreamsIdempotency(
   return batchIdempotency(
     dynamoDBStreamsSource,
     resolveMiddlewareOptions(dynamoDBStreamsSource.owner, options, dynamoDBStreamsRules, dynamoDBStreamsDefaults),
+    allFeatures,
   );
 }

@@ -9,6 +9,7 @@ import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecor
 import type { BusinessKey } from '../core/keys.js';
 import type { AutoMargin } from '../core/lease.js';
 import { is, type RulesOf } from '../core/options.js';
+import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
@@ -84,5 +85,9 @@ const kinesisRules = {
  * ```
  */
 export function kinesisIdempotency(options: KinesisIdempotencyOptions): MiddlewareObj<KinesisStreamEvent, KinesisStreamBatchResponse> {
-  return batchIdempotency(kinesisSource, resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults));
+  return batchIdempotency(
+    kinesisSource,
+    resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults),
+    allFeatures,
+  );
 }

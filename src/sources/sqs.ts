@@ -5,12 +5,11 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { bodyPayload } from '../core/hashing.js';
 import type { BusinessKey } from '../core/keys.js';
-import type { AutoMargin } from '../core/lease.js';
 import { is, type RulesOf } from '../core/options.js';
+import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
-import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import { commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
 import { heartbeatOn } from '../lifecycle/heartbeat.js';
@@ -21,6 +20,7 @@ import {
   type BackoffOptions,
   type PermanentFailureOptions,
 } from './sqs-after-settle.js';
+import { sqsDefaults, type ClaimsMode } from './sqs-defaults.js';
 import { sqsSource } from './sqs-source.js';
 
 /** Options of {@link sqsIdempotency}. */
@@ -74,28 +74,9 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
   readonly claims?: ClaimsMode;
 }
 
-/** When the records of a batch are claimed: all before the handler, or each just before it runs. */
-export type ClaimsMode = 'batch' | 'pipelined';
+export type { ClaimsMode } from './sqs-defaults.js';
 
-/**
- * Defaults of {@link sqsIdempotency}, in one place.
- *
- * @example
- * ```ts
- * import { sqsDefaults } from './sqs.js';
- * console.log(sqsDefaults.strategy, sqsDefaults.autoSafetyMargin.maxMs); // 'claim' 5000
- * ```
- */
-export const sqsDefaults = {
-  ...commonDefaults,
-  storeResult: false,
-  onConflict: 'fail' as ConflictPolicy,
-  commit: 'group' as CommitMode,
-  /** Used when `safetyMarginMs` is not given. */
-  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
-  payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
-  claims: 'batch' as ClaimsMode,
-};
+export { sqsDefaults } from './sqs-defaults.js';
 
 const sqsRules = {
   ...commonRules,
@@ -142,5 +123,5 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   if (resolved.claims === 'pipelined' && heartbeatOn(options.lease?.heartbeat)) {
     throw new TypeError(`${sqsSource.owner}: option "claims" may be "pipelined" only without a lease heartbeat (choose one).`);
   }
-  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) });
+  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) }, allFeatures);
 }

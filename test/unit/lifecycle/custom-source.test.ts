@@ -8,6 +8,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidRecordError } from '../../../src/core/errors.js';
+import { allFeatures } from '../../../src/lifecycle/all-features.js';
 import { batchIdempotency } from '../../../src/lifecycle/batch-middleware.js';
 import { eachRecord } from '../../../src/lifecycle/each-record.js';
 import type { BatchLogLine } from '../../../src/lifecycle/log.js';
@@ -69,17 +70,21 @@ function rig() {
   };
   const handler = middy<ItemEvent, ItemResponse>()
     .use(
-      batchIdempotency(itemSource, {
-        ...commonDefaults,
-        store,
-        consumer: 'items',
-        key: (item: Item) => item.data,
-        payload: false,
-        storeResult: false,
-        logger: (line) => lines.push(line),
-        onConflict: 'fail',
-        autoSafetyMargin: { maxMs: 0, fraction: 0 },
-      }),
+      batchIdempotency(
+        itemSource,
+        {
+          ...commonDefaults,
+          store,
+          consumer: 'items',
+          key: (item: Item) => item.data,
+          payload: false,
+          storeResult: false,
+          logger: (line) => lines.push(line),
+          onConflict: 'fail',
+          autoSafetyMargin: { maxMs: 0, fraction: 0 },
+        },
+        allFeatures,
+      ),
     )
     .handler(eachRecord(fn as unknown as RecordHandler) as unknown as (e: ItemEvent, c: Context) => Promise<ItemResponse>);
   return { store, lines, ran, handler };

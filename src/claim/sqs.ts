@@ -1,0 +1,105 @@
+/**
+ * `sqsIdempotency` of the claim-only entry (`effectively-once/claim`): the
+ * same middleware, options and behaviour as the main entry's for the claim
+ * strategy, built on the same lifecycle with none of its optional parts
+ * (transaction strategy, metrics, heartbeat, DLQ and backoff). Options only
+ * those parts serve are a `TypeError` naming them, so a handler never runs
+ * without what it asked for.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { LeasePolicy } from '../core/lease.js';
+import { is, isPlainObject, resolveOptions, type RulesOf } from '../core/options.js';
+import { batchIdempotency } from '../lifecycle/batch-middleware.js';
+import { heartbeatOn } from '../lifecycle/heartbeat.js';
+import { claimCommonRules, recordRules } from '../lifecycle/options.js';
+import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs.js';
+import { sqsDefaults } from '../sources/sqs-defaults.js';
+import { sqsSource } from '../sources/sqs-source.js';
+
+/** Options the claim-only entry refuses: the main entry's parts it leaves out. */
+type Refused = 'onConflict' | 'commit' | 'permanentFailures' | 'backoff';
+
+/**
+ * Options of the claim-only {@link sqsIdempotency}: the main entry's, less
+ * what needs a part this entry leaves out (`strategy: 'transaction'`,
+ * `onConflict`, `commit`, `metrics`, `lease.heartbeat`, `permanentFailures`,
+ * `backoff`, `claims: 'pipelined'`).
+ */
+export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics' | 'lease' | 'claims'> {
+  /** Only `'claim'` (the default). */
+  readonly strategy?: 'claim';
+  /** Only `false`: this entry writes no metrics (the main entry's default is EMF on stdout). */
+  readonly metrics?: false;
+  /** Lease bounds (ms), as in the main entry; no heartbeat. Default: margin 5 s, floor 10 s, cap 15 min. */
+  readonly lease?: Partial<LeasePolicy> & { readonly heartbeat?: false };
+  /** Only `'batch'` (the default): every record is claimed before the handler runs. */
+  readonly claims?: 'batch';
+}
+
+const OWNER = sqsSource.owner;
+
+/** The options this entry cannot serve, with the value that would need the left-out part. */
+function unservable(options: Record<string, unknown>): string | undefined {
+  const lease = options['lease'];
+  const needs: Record<string, boolean> = {
+    strategy: options['strategy'] === 'transaction',
+    onConflict: options['onConflict'] !== undefined,
+    commit: options['commit'] !== undefined,
+    metrics: options['metrics'] !== undefined && options['metrics'] !== false,
+    lease: isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
+    permanentFailures: options['permanentFailures'] !== undefined,
+    backoff: options['backoff'] !== undefined,
+    claims: options['claims'] === 'pipelined',
+  };
+  return Object.keys(needs).find((name) => needs[name]);
+}
+
+const rules = {
+  ...claimCommonRules,
+  ...recordRules,
+  strategy: is.oneOf('claim'),
+  metrics: { expected: 'false', check: (v: unknown) => v === false },
+  safetyMarginMs: is.timerMs,
+  claims: is.oneOf('batch'),
+} satisfies RulesOf<SqsIdempotencyOptions>;
+
+const { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims } = sqsDefaults;
+const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims, metrics: false as const };
+
+/**
+ * Makes an SQS batch handler idempotent per business key with the claim
+ * strategy (a DynamoDB claim record around each record's effect), and
+ * returns `{ batchItemFailures }` for exactly the records that must be
+ * retried; the same as `sqsIdempotency` from `effectively-once` for every
+ * option it takes, in a smaller bundle. Pair it with {@link eachRecord}.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type, or needs
+ * the main entry (`strategy: 'transaction'`, `commit`, `metrics`, ...), at build time.
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
+ * import { DynamoDBClaimStore, eachRecord, jsonBody, sqsIdempotency } from 'effectively-once/claim';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<SQSEvent, SQSBatchResponse>()
+ *   .use(sqsIdempotency({ store, consumer: 'payments', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo }))
+ *   .handler(eachRecord(async (record) => {
+ *     console.log('charging', record.body);
+ *   }));
+ * ```
+ */
+export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+  const name = isPlainObject(options) ? unservable(options) : undefined;
+  if (name !== undefined) {
+    throw new TypeError(
+      `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
+    );
+  }
+  return batchIdempotency(sqsSource, resolveOptions(OWNER, options, rules, defaults), {});
+}

@@ -1,0 +1,35 @@
+/**
+ * Every optional part of the batch lifecycle (see features.ts), as the main
+ * entry's middlewares use them. Never imported from the claim-only entry.
+ */
+import type { BatchFeatures } from './features.js';
+import { GroupCommitter } from './group-commit.js';
+import { heartbeatPlan, keepLease } from './heartbeat.js';
+import { metricsSink, safeMetrics } from './metrics.js';
+import { asTransactional, runTransactional } from './transaction-commit.js';
+import type { CommitInput } from '../store/types.js';
+
+/** The transaction strategy, with group commit unless `commit: 'record'`. */
+const transaction: BatchFeatures['transaction'] = {
+  batch(store, mode) {
+    const transactional = asTransactional(store);
+    const committer = GroupCommitter.for(transactional, mode);
+    const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
+    return ({ owned, consumer, storeResult, onConflict, timeLeftMs, handler }) =>
+      runTransactional(transactional, { ...owned, consumer }, { storeResult, onConflict, retry: { timeLeftMs }, ...via }, (tx) =>
+        committer === undefined ? handler(tx) : committer.running(() => handler(tx)),
+      );
+  },
+};
+
+/** All of them: the transaction strategy, the lease heartbeat and the metrics. */
+export const allFeatures: BatchFeatures = {
+  transaction,
+  heartbeat: { plan: heartbeatPlan, keep: keepLease },
+  metrics: {
+    sink(option) {
+      const sink = metricsSink(option);
+      return sink === false ? undefined : (line, early) => safeMetrics(sink, line, early);
+    },
+  },
+};

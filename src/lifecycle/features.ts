@@ -1,0 +1,55 @@
+/**
+ * The optional parts of the batch lifecycle, handed in by the entry point
+ * that builds the middleware: the main entry (`effectively-once`) gives them
+ * all (all-features.ts); the claim-only entry (`effectively-once/claim`)
+ * gives none. A part that is not handed in is never imported by the
+ * lifecycle, so a bundle of the claim entry does not carry its code: the
+ * strategy and the options are chosen at run time, which no bundler can see
+ * through, so the choice is made here, by imports. Types only.
+ */
+import type { HeartbeatSetting } from '../core/lease.js';
+import type { RecordOutcome } from '../core/outcomes.js';
+import type { IdempotencyStore } from '../store/types.js';
+import type { TransactionBuilder } from '../transaction.js';
+import type { CommitMode } from './group-commit.js';
+import type { HeartbeatPlan, LeaseKeeper } from './heartbeat.js';
+import type { BatchLogLine } from './log.js';
+import type { MetricsOption } from './metrics.js';
+import type { OwnedRecord } from './settle.js';
+import type { ConflictPolicy } from './transaction-commit.js';
+
+/** One record under the transaction strategy: what the batch run hands the transaction part. */
+export interface TransactionalRecord {
+  readonly owned: OwnedRecord;
+  readonly consumer: string;
+  readonly storeResult: boolean;
+  readonly onConflict: ConflictPolicy;
+  /** Time left before the safety margin, ms: a commit cancelled by contention is not retried past it. */
+  readonly timeLeftMs: () => number;
+  /** Runs the handler with the record's `tx`. */
+  readonly handler: (tx: TransactionBuilder) => Promise<unknown>;
+}
+
+/** The transaction strategy: a run per batch (its group-commit queue), then one call per record. */
+export interface TransactionFeature {
+  batch(store: IdempotencyStore, mode: CommitMode): (record: TransactionalRecord) => Promise<RecordOutcome>;
+}
+
+/** The lease heartbeat (`lease: { heartbeat }`). */
+export interface HeartbeatFeature {
+  plan(setting: HeartbeatSetting | undefined, store: IdempotencyStore, leaseMs: number, since: number): HeartbeatPlan | undefined;
+  keep(plan: HeartbeatPlan, claim: { readonly id: string; readonly token: string; readonly key: string }): LeaseKeeper;
+}
+
+/** The EMF / Powertools metrics of each batch (`metrics`). */
+export interface MetricsFeature {
+  /** Resolves the option once, when the middleware is built; returns the per-batch writer (never throws), or `undefined` for none. */
+  sink(option: MetricsOption): ((line: BatchLogLine, answeredEarly: boolean) => void) | undefined;
+}
+
+/** The optional parts a batch middleware runs with; an absent part is off (its options are refused by the entry). */
+export interface BatchFeatures {
+  readonly transaction?: TransactionFeature;
+  readonly heartbeat?: HeartbeatFeature;
+  readonly metrics?: MetricsFeature;
+}

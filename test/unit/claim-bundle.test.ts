@@ -1,0 +1,90 @@
+/**
+ * Issue 12: a claim-only handler bundles no transaction builder, state
+ * machine or stale-claims query. The README's SQS claim handler, importing
+ * from `effectively-once/claim`, is bundled with esbuild (as the cold-start
+ * bench does) and its metafile's inputs are checked: a structural assertion,
+ * independent of sizes. The same handler on the main entry is the control
+ * (it does reach those files, so the check can fail).
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+const handlerFrom = (entry: string) => `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '${entry}';
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+export const handler = middy()
+  .use(sqsIdempotency({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo }))
+  .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo); }));
+`;
+
+/** Our source files in the bundle (those that put at least one byte in it). */
+async function bundledSources(entry: string): Promise<string[]> {
+  const result = await build({
+    stdin: { contents: handlerFrom(entry), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
+    bundle: true,
+    minify: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    external: ['@aws-sdk/*'],
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: root,
+  });
+  const [output] = Object.values(result.metafile.outputs);
+  if (output === undefined) throw new Error('esbuild wrote no output');
+  return Object.entries(output.inputs)
+    .filter(([path, { bytesInOutput }]) => path.startsWith('src/') && bytesInOutput > 0)
+    .map(([path]) => path);
+}
+
+/** What a claim-only handler must not carry: the issue's three, and the other parts the claim entry leaves out. */
+const leftOut = [
+  // the transaction builder and the transaction strategy
+  'src/transaction.ts',
+  'src/transaction-options.ts',
+  'src/lifecycle/transaction-commit.ts',
+  'src/lifecycle/group-commit.ts',
+  'src/store/dynamodb-commit.ts',
+  'src/store/group-commit.ts',
+  'src/core/group-plan.ts',
+  // the state machine
+  'src/state.ts',
+  'src/core/state-expressions.ts',
+  'src/core/transition.ts',
+  // the stale-claims query
+  'src/store/stale.ts',
+  // metrics, DLQ and backoff, stream sources
+  'src/core/metrics.ts',
+  'src/lifecycle/metrics.ts',
+  'src/sources/sqs-after-settle.ts',
+  'src/sources/sqs-dlq.ts',
+  'src/sources/sqs-backoff.ts',
+  'src/sources/kinesis-source.ts',
+  'src/sources/dynamodb-streams-source.ts',
+];
+
+describe('the claim-only entry’s bundle', () => {
+  it('carries none of the transaction builder, the state machine, the stale-claims query or the other left-out parts', async () => {
+    const sources = await bundledSources('./src/claim/index.ts');
+    expect(sources).toContain('src/lifecycle/batch-middleware.ts'); // the bundle is the handler's, not empty
+    expect(sources).toContain('src/store/dynamodb-claim.ts');
+    expect(sources.filter((s) => leftOut.includes(s))).toEqual([]);
+  }, 60_000);
+
+  it('control: the same handler on the main entry carries them', async () => {
+    const sources = await bundledSources('./src/index.ts');
+    for (const file of ['src/transaction.ts', 'src/core/state-expressions.ts', 'src/store/stale.ts', 'src/lifecycle/metrics.ts']) {
+      expect(sources).toContain(file);
+    }
+  }, 60_000);
+});
