@@ -152,4 +152,5 @@ export type { ClaimsMode } from './sources/sqs.js';
 
 // Group commit (transaction strategy)
 export type { CommitMode } from './lifecycle/group-commit.js';
+export type { ProbeMode } from './core/duplicate-probe.js';
 export type { GroupCommitAnswer } from './store/types.js';

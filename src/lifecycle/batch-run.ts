@@ -19,6 +19,7 @@ import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from './s
 import { idOf, type BatchSource } from './source.js';
 import { asTransactional, runTransactional, type ConflictPolicy } from './transaction-commit.js';
 import { GroupCommitter, type CommitMode } from './group-commit.js';
+import type { DuplicateRate } from '../core/duplicate-probe.js';
 
 /** Settings the runner needs from the middleware. */
 export interface BatchRunConfig {
@@ -32,6 +33,8 @@ export interface BatchRunConfig {
   readonly heartbeat?: HeartbeatPlan | undefined;
   /** Transaction strategy: group commit (default) or one commit per record. */
   readonly commit?: CommitMode;
+  /** Group commit: the container's duplicate rate, which decides the duplicate probe. Absent: no probe. */
+  readonly duplicates?: DuplicateRate;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -87,7 +90,11 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
-    this.#committer = config.transactional ? GroupCommitter.for(asTransactional(config.store), config.commit ?? 'group') : undefined;
+    this.#committer = config.transactional
+      ? GroupCommitter.for(asTransactional(config.store), config.commit ?? 'group', config.duplicates)
+      : undefined;
+    // Sent now, while the handlers build their writes.
+    this.#committer?.probe(given.filter((o) => o.leader === undefined).map((o) => o.owned.id));
     this.safetyMarginMs = config.safetyMarginMs;
     const plan = config.heartbeat;
     if (plan === undefined) return;

@@ -7,9 +7,10 @@
  * `commitGroup` call these with the store's options, cache and reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimVerdict } from '../core/claim.js';
 import { toEpochSeconds } from '../core/clock.js';
+import { probeVerdict } from '../core/duplicate-probe.js';
 import { BusinessConflictError, IdempotencyInProgressError, TransactionLimitError, TransactionRetryableError } from '../core/errors.js';
 import type { IdempotencyRecord } from '../core/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
@@ -33,15 +34,19 @@ export interface CommitContext {
   get(id: string): Promise<IdempotencyRecord | undefined>;
 }
 
-/** Cache, item, limits: everything decided before a commit is sent. Throws what commit throws before sending. */
+/**
+ * Cache, item, limits, then what the probe `found`: everything decided
+ * before a commit is sent. Throws what commit throws before sending.
+ */
 export function prepare(
   ctx: CommitContext,
   input: CommitInput,
   index: number,
-): { kind: 'cached'; result: CommitResult } | (PreparedCommit & { kind: 'ready' }) {
+  found?: ReadonlyMap<string, IdempotencyRecord>,
+): { kind: 'answered'; result: CommitResult } | (PreparedCommit & { kind: 'ready' }) {
   const id = ctx.recordId(input.consumer, input.key);
   const cached = ctx.cache?.lookup(id);
-  if (cached !== undefined) return { kind: 'cached', result: { kind: 'duplicate', id, existing: cached, fromCache: true } };
+  if (cached !== undefined) return { kind: 'answered', result: { kind: 'duplicate', id, existing: cached, fromCache: true } };
   const { tableName, clock } = ctx.options;
   const now = clock.now();
   const item = committedItem(ctx, id, input, now);
@@ -49,6 +54,14 @@ export function prepare(
   if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
   const own = { tableName, id, item };
   checkTransactionLimits(own, input.actions, input.key);
+  // Judged after the checks above, which a refused commit would have thrown too.
+  const seen = found?.get(id);
+  const verdict = probeVerdict(seen, now, input.payloadHash);
+  if (verdict === 'duplicate' && seen !== undefined) {
+    // As `blocked` answers the same record when the commit's Put is refused.
+    ctx.cache?.remember(seen);
+    return { kind: 'answered', result: { kind: 'duplicate', id, existing: seen, fromCache: false } };
+  }
   return {
     kind: 'ready',
     index,
@@ -57,7 +70,36 @@ export function prepare(
     now,
     put: { Put: commitPut(tableName, item, now) },
     footprint: commitFootprint(own, input.actions),
+    ...(verdict === 'blocked' ? { alone: true } : {}),
   };
+}
+
+/** BatchGetItem's limit of keys per request. */
+const READ_BATCH = 100;
+
+/**
+ * Group commit's probe: the records under `ids`, strongly consistent, in
+ * `BatchGetItem`s of at most 100 keys sent side by side. Keys DynamoDB
+ * leaves unprocessed are left out (the probe is a hint: those commit as
+ * usual). Throws what the reads throw.
+ */
+export async function readMany(ctx: CommitContext, ids: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
+  const { client, tableName } = ctx.options;
+  const unique = [...new Set(ids)];
+  const chunks = Array.from({ length: Math.ceil(unique.length / READ_BATCH) }, (_, i) =>
+    unique.slice(i * READ_BATCH, (i + 1) * READ_BATCH),
+  );
+  const outs = await Promise.all(
+    chunks.map((chunk) =>
+      client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: chunk.map((id) => ({ id })), ConsistentRead: true } } })),
+    ),
+  );
+  const found = new Map<string, IdempotencyRecord>();
+  for (const item of outs.flatMap((out) => out.Responses?.[tableName] ?? [])) {
+    const record = toRecord(item);
+    found.set(record.id, record);
+  }
+  return found;
 }
 
 /** One record's commit sent alone, its refusal read as `commit` reads it. */
