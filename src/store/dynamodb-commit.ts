@@ -17,12 +17,13 @@ import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
 import type { CompletedCache } from './cache.js';
 import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
 import { commitPut } from './expressions.js';
+import { ATTR } from './layout.js';
 import type { PreparedCommit } from './group-commit.js';
 import type { ResolvedStoreOptions } from './options.js';
 import { encodeResult, recordFromWire, toRecord } from './records.js';
 import { describeReasons, tooLarge } from './refusals.js';
 import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
-import type { CommitInput, CommitResult } from './types.js';
+import type { CommitInput, CommitResult, TransactItem } from './types.js';
 
 /** What the commit path needs from the store. */
 export interface CommitContext {
@@ -68,10 +69,36 @@ export function prepare(
     input,
     id,
     now,
-    put: { Put: commitPut(tableName, item, now) },
+    // A record the probe found stored is sent under the full rule at once: the fresh-key condition would refuse it.
+    put: { Put: seen === undefined ? freshPut(tableName, item) : commitPut(tableName, item, now) },
     footprint: commitFootprint(own, input.actions),
     ...(verdict === 'blocked' ? { alone: true } : {}),
   };
+}
+
+const FRESH_CONDITION = `attribute_not_exists(#${ATTR.id})`;
+
+/**
+ * The idempotency Put a commit sends first: the fresh-key condition alone.
+ * It refuses everything the full "key is free" rule (`commitPut`) refuses,
+ * and also a stored record that rule would take (FAILED, past its retention
+ * or its lease), which `blocked` then sends again under the full rule. Why:
+ * DynamoDB Local spends about 10 % less per transaction item on it
+ * (bench/probe-transactions.ts), and most commits are of fresh keys.
+ */
+function freshPut(tableName: string, item: Readonly<Record<string, unknown>>): NonNullable<TransactItem['Put']> {
+  return {
+    TableName: tableName,
+    Item: { ...item },
+    ConditionExpression: FRESH_CONDITION,
+    ExpressionAttributeNames: { [`#${ATTR.id}`]: ATTR.id },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** The same commit with its Put under the full "key is free" rule. */
+function underFullRule(ctx: CommitContext, c: PreparedCommit): PreparedCommit {
+  return { ...c, put: { Put: commitPut(ctx.options.tableName, (c.put.Put?.Item ?? {}) as Record<string, unknown>, c.now) } };
 }
 
 /** BatchGetItem's limit of keys per request. */
@@ -107,7 +134,7 @@ export async function sendOne(ctx: CommitContext, c: PreparedCommit): Promise<Co
   try {
     await ctx.options.client.send(new TransactWriteCommand({ TransactItems: [c.put, ...c.input.actions] }));
   } catch (err) {
-    return commitRefused(ctx, err, cancellationReasons(err), c.id, c.input.key, c.now);
+    return commitRefused(ctx, err, cancellationReasons(err), c);
   }
   return committed(ctx, c);
 }
@@ -137,10 +164,10 @@ export async function commitRefused(
   ctx: CommitContext,
   err: unknown,
   reasons: readonly RawCancellationReason[] | undefined,
-  id: string,
-  key: string,
-  now: number,
+  c: PreparedCommit,
 ): Promise<CommitResult> {
+  const { id } = c;
+  const { key } = c.input;
   if (reasons === undefined) {
     if (isAwsError(err, 'ValidationException') && /multiple operations on one item/i.test(err.message)) {
       throw new TransactionLimitError(`Two actions touch the same item: ${err.message}`, { cause: err, key });
@@ -150,7 +177,7 @@ export async function commitRefused(
   const verdict = classifyCancellation(reasons);
   switch (verdict.kind) {
     case 'idempotency':
-      return blocked(ctx, err, id, key, verdict.item, now);
+      return blocked(ctx, err, c, verdict.item);
     case 'business': {
       const error = new BusinessConflictError(
         `A condition of the handler's transaction failed (${describeReasons(verdict.reasons)}); nothing was written.`,
@@ -170,13 +197,17 @@ export async function commitRefused(
 async function blocked(
   ctx: CommitContext,
   err: unknown,
-  id: string,
-  key: string,
+  c: PreparedCommit,
   wire: Record<string, AttributeValue> | undefined,
-  now: number,
 ): Promise<CommitResult> {
+  const { id, now } = c;
+  const { key } = c.input;
   // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
   const existing = recordFromWire(wire) ?? (await ctx.get(id));
+  // Refused by the fresh-key condition alone, free under the full rule (FAILED, past its retention or lease): send it under that rule.
+  if (c.put.Put?.ConditionExpression === FRESH_CONDITION && claimVerdict(existing, now) === 'free') {
+    return sendOne(ctx, underFullRule(ctx, c));
+  }
   if (existing === undefined) {
     throw new TransactionRetryableError(`The record blocking ${id} disappeared; try again.`, { cause: err, key });
   }

@@ -235,7 +235,7 @@ export class DynamoDBIdempotencyStore implements TransactionalIdempotencyStore {
     const sent = await commitInRounds(ready, {
       send: async (items) => void (await client.send(new TransactWriteCommand({ TransactItems: items }))),
       single: (c) => sendOne(this.#commit, c),
-      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c.id, c.input.key, c.now),
+      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c),
       committed: (c) => committed(this.#commit, c),
     });
     return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
