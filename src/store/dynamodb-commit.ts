@@ -22,7 +22,7 @@ import type { PreparedCommit } from './group-commit.js';
 import type { ResolvedStoreOptions } from './options.js';
 import { encodeResult, recordFromWire, toRecord } from './records.js';
 import { describeReasons, tooLarge } from './refusals.js';
-import { checkTransactionLimits, commitFootprint } from './transaction-limits.js';
+import { checkTransactionLimits } from './transaction-limits.js';
 import type { CommitInput, CommitResult, TransactItem } from './types.js';
 
 /** What the commit path needs from the store. */
@@ -54,7 +54,7 @@ export function prepare(
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) throw tooLarge(id, size, undefined, input.key);
   const own = { tableName, id, item };
-  checkTransactionLimits(own, input.actions, input.key);
+  const footprint = checkTransactionLimits(own, input.actions, input.key);
   // Judged after the checks above, which a refused commit would have thrown too.
   const seen = found?.get(id);
   const verdict = probeVerdict(seen, now, input.payloadHash);
@@ -71,7 +71,7 @@ export function prepare(
     now,
     // A record the probe found stored is sent under the full rule at once: the fresh-key condition would refuse it.
     put: { Put: seen === undefined ? freshPut(tableName, item) : commitPut(tableName, item, now) },
-    footprint: commitFootprint(own, input.actions),
+    footprint,
     ...(verdict === 'blocked' ? { alone: true } : {}),
   };
 }
