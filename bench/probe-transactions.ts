@@ -12,7 +12,7 @@
  * and the machine's load hit them alike. Server CPU comes from /proc (see
  * server-cpu.ts): coarse per step (10 ms ticks) but unbiased over many.
  *
- *   flock /tmp/eo-bench.lock npx tsx bench/probe-transactions.ts [--rounds 300] [--warmup 150] [--only a,b]
+ *   npx tsx bench/probe-transactions.ts [--rounds 300] [--warmup 150] [--only a,b]   (alone on the machine: it times requests)
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
