@@ -158,6 +158,7 @@ export type { ClaimsMode } from './sources/sqs.js';
 
 // Group commit (transaction strategy)
 export type { CommitMode } from './lifecycle/group-commit.js';
+export type { ProbeMode } from './core/duplicate-probe.js';
 export type { GroupCommitAnswer } from './store/types.js';
 
 // The claim-only store (also the base of DynamoDBIdempotencyStore): see `effectively-once/claim`

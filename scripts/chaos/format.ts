@@ -113,12 +113,13 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ['permanent failure sent to the DLQ at once, acknowledged (SQS permanentFailures)', sum((s) => s.sqsPaths.deadLettered)],
     ['record that came back, backed off (SQS backoff)', sum((s) => s.sqsPaths.backedOff)],
     [
-      'group commit: groups sent / cancelled by one record / TransactionConflict / crashes',
+      'group commit: groups sent / cancelled by one record / TransactionConflict / crashes / duplicate probes',
       [
         sum((s) => s.faults.groupCommit.groups),
         sum((s) => s.faults.groupCommit.cancelledByCondition),
         sum((s) => s.faults.groupCommit.conflicts),
         sum((s) => s.faults.groupCommit.crashes),
+        sum((s) => s.faults.groupCommit.probes),
       ].join(' / '),
     ],
   ];

@@ -28,6 +28,8 @@ export interface GroupCommitFaults {
   readonly cancelledByCondition: number;
   /** TransactionConflicts injected into `TransactWriteItems`. */
   readonly conflicts: number;
+  /** Duplicate probes sent (`BatchGetItem` of the batch's idempotency records; `probeDuplicates: 'auto'`). */
+  readonly probes: number;
   readonly crashes: number;
 }
 
@@ -46,9 +48,10 @@ const businessTable = {
 
 /** Counts group commits, and those cancelled by one record's condition, on the client's stack. */
 function watchGroups(doc: DynamoDBDocumentClient, idempotencyTable: string) {
-  const seen = { groups: 0, cancelledByCondition: 0 };
+  const seen = { groups: 0, cancelledByCondition: 0, probes: 0 };
   doc.middlewareStack.add(
     (next) => async (args) => {
+      if ((args.input as { RequestItems?: Record<string, unknown> }).RequestItems?.[idempotencyTable] !== undefined) seen.probes += 1;
       const items = (args.input as { TransactItems?: Array<{ Put?: { TableName?: string } }> }).TransactItems ?? [];
       const records = items.filter((a) => a.Put?.TableName === idempotencyTable).length;
       if (records > 1) seen.groups += 1;
@@ -212,6 +215,7 @@ export async function runGroupCommitChaos(options: {
     groups: seen.groups,
     cancelledByCondition: seen.cancelledByCondition,
     conflicts: injector.injected()['transaction-conflict'],
+    probes: seen.probes,
     crashes: store.crashes.length,
   };
   return { row: fixedRow, faults };

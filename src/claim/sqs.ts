@@ -18,12 +18,12 @@ import { sqsDefaults } from '../sources/sqs-defaults.js';
 import { sqsSource } from '../sources/sqs-source.js';
 
 /** Options the claim-only entry refuses: the main entry's parts it leaves out. */
-type Refused = 'onConflict' | 'commit' | 'permanentFailures' | 'backoff';
+type Refused = 'onConflict' | 'commit' | 'probeDuplicates' | 'permanentFailures' | 'backoff';
 
 /**
  * Options of the claim-only {@link sqsIdempotency}: the main entry's, less
  * what needs a part this entry leaves out (`strategy: 'transaction'`,
- * `onConflict`, `commit`, `metrics`, `lease.heartbeat`, `permanentFailures`,
+ * `onConflict`, `commit`, `probeDuplicates`, `metrics`, `lease.heartbeat`, `permanentFailures`,
  * `backoff`, `claims: 'pipelined'`).
  */
 export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics' | 'lease' | 'claims'> {
@@ -46,6 +46,7 @@ function unservable(options: Record<string, unknown>): string | undefined {
     strategy: options['strategy'] === 'transaction',
     onConflict: options['onConflict'] !== undefined,
     commit: options['commit'] !== undefined,
+    probeDuplicates: options['probeDuplicates'] !== undefined,
     metrics: options['metrics'] !== undefined && options['metrics'] !== false,
     lease: isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
     permanentFailures: options['permanentFailures'] !== undefined,

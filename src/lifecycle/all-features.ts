@@ -2,6 +2,7 @@
  * Every optional part of the batch lifecycle (see features.ts), as the main
  * entry's middlewares use them. Never imported from the claim-only entry.
  */
+import { DuplicateRate } from '../core/duplicate-probe.js';
 import type { BatchFeatures } from './features.js';
 import { GroupCommitter } from './group-commit.js';
 import { heartbeatPlan, keepLease } from './heartbeat.js';
@@ -11,9 +12,11 @@ import type { CommitInput } from '../store/types.js';
 
 /** The transaction strategy, with group commit unless `commit: 'record'`. */
 const transaction: BatchFeatures['transaction'] = {
-  batch(store, mode) {
+  duplicateRate: (mode) => new DuplicateRate(mode),
+  batch(store, mode, probe) {
     const transactional = asTransactional(store);
-    const committer = GroupCommitter.for(transactional, mode);
+    const committer = GroupCommitter.for(transactional, mode, probe?.rate);
+    if (probe !== undefined) committer?.probe(probe.ids);
     const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
     return ({ owned, consumer, storeResult, onConflict, timeLeftMs, handler }) =>
       runTransactional(transactional, { ...owned, consumer }, { storeResult, onConflict, retry: { timeLeftMs }, ...via }, (tx) =>

@@ -10,6 +10,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../core/errors.js';
 import { leaseDuration, safetyMargin } from '../core/lease.js';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
+import type { DuplicateRate } from '../core/duplicate-probe.js';
 import { aboutTheBatch, usageError } from '../core/permanent.js';
 import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
@@ -68,6 +69,7 @@ type StateConfig<TRecord> = BatchConfig<TRecord> & {
   readonly margin: number;
   readonly heartbeat: HeartbeatPlan | undefined;
   readonly features: BatchFeatures;
+  readonly duplicates: DuplicateRate | undefined;
 };
 
 /** Sorts the admissions: final outcomes now, the rest handed to a runner. */
@@ -146,6 +148,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   const { owner } = source;
   const transactional = config.strategy === 'transaction';
   const metrics = features.metrics?.sink(config.metrics);
+  // Group commit's duplicate probe follows this container's recent duplicates (across invocations).
+  const duplicates = features.transaction?.duplicateRate(config.probeDuplicates ?? 'auto');
   // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
   const states = new WeakMap<object, BatchState<TRecord>>();
 
@@ -162,7 +166,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // The transaction strategy holds no claim to renew (the option check refuses the pair).
     const heartbeat = transactional ? undefined : features.heartbeat?.plan(config.lease.heartbeat, store, leaseMs, Date.now());
     const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
-    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat, features };
+    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat, features, duplicates };
     // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
     const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
     const state = pipelined

@@ -20,6 +20,7 @@ import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from './s
 import { idOf, type BatchSource } from './source.js';
 import type { ConflictPolicy } from './transaction-commit.js';
 import type { CommitMode } from './group-commit.js';
+import type { DuplicateRate } from '../core/duplicate-probe.js';
 
 /** Settings the runner needs from the middleware. */
 export interface BatchRunConfig {
@@ -35,6 +36,8 @@ export interface BatchRunConfig {
   readonly commit?: CommitMode;
   /** The optional parts the entry handed in (the transaction strategy, the heartbeat). */
   readonly features: BatchFeatures;
+  /** Group commit: the container's duplicate rate, which decides the duplicate probe. Absent: no probe. */
+  readonly duplicates?: DuplicateRate | undefined;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -98,7 +101,9 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
-    this.#transactional = config.transactional ? transactionPart(config).batch(config.store, config.commit ?? 'group') : undefined;
+    // The duplicate probe (group commit) is sent now, while the handlers build their writes.
+    const probe = { rate: config.duplicates, ids: given.filter((o) => o.leader === undefined).map((o) => o.owned.id) };
+    this.#transactional = config.transactional ? transactionPart(config).batch(config.store, config.commit ?? 'group', probe) : undefined;
     this.safetyMarginMs = config.safetyMarginMs;
     const plan = config.heartbeat;
     const heartbeat = config.features.heartbeat;

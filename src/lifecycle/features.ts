@@ -7,6 +7,7 @@
  * strategy and the options are chosen at run time, which no bundler can see
  * through, so the choice is made here, by imports. Types only.
  */
+import type { DuplicateRate, ProbeMode } from '../core/duplicate-probe.js';
 import type { HeartbeatSetting } from '../core/lease.js';
 import type { RecordOutcome } from '../core/outcomes.js';
 import type { IdempotencyStore } from '../store/types.js';
@@ -30,9 +31,18 @@ export interface TransactionalRecord {
   readonly handler: (tx: TransactionBuilder) => Promise<unknown>;
 }
 
+/** Group commit's duplicate probe for one batch: the container's rate, and the batch's idempotency record ids. */
+export interface DuplicateProbe {
+  readonly rate: DuplicateRate | undefined;
+  readonly ids: readonly string[];
+}
+
 /** The transaction strategy: a run per batch (its group-commit queue), then one call per record. */
 export interface TransactionFeature {
-  batch(store: IdempotencyStore, mode: CommitMode): (record: TransactionalRecord) => Promise<RecordOutcome>;
+  /** The container's duplicate rate, kept across invocations by the middleware (`probeDuplicates`). */
+  duplicateRate(mode: ProbeMode): DuplicateRate;
+  /** Starts a batch; the probe (when the rate asks for it) is sent at once, while the handlers run. */
+  batch(store: IdempotencyStore, mode: CommitMode, probe?: DuplicateProbe): (record: TransactionalRecord) => Promise<RecordOutcome>;
 }
 
 /** The lease heartbeat (`lease: { heartbeat }`). */

@@ -6,8 +6,16 @@
  * and the order they run in do not change: a lane still awaits its record's
  * commit before its next record starts (FIFO), and a record's outcome is
  * still decided from its own commit answer.
+ *
+ * When this container has met duplicates often enough (`DuplicateRate`),
+ * the batch's idempotency records are read once (`getMany`) while the
+ * handlers run, and the commit is handed what was found: a known duplicate
+ * then cancels no group. The read is a hint only; the conditional Put stays
+ * the one authority on whether an effect commits.
  */
 import { setImmediate as nextTurn } from 'node:timers';
+import type { DuplicateRate } from '../core/duplicate-probe.js';
+import type { IdempotencyRecord } from '../core/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../store/types.js';
 
 /** How a record's commit is sent: one `TransactWriteItems` per record, or group commit. */
@@ -23,18 +31,35 @@ type GroupStore = TransactionalIdempotencyStore & Required<Pick<TransactionalIde
 /** The per-batch commit queue. */
 export class GroupCommitter {
   readonly #store: GroupStore;
+  readonly #rate: DuplicateRate | undefined;
+  /** The probe's answer (`undefined` when it failed); absent when no probe was sent. */
+  #found: Promise<ReadonlyMap<string, IdempotencyRecord> | undefined> | undefined;
   #running = 0;
   #queue: Waiting[] = [];
   #scheduled = false;
 
-  constructor(store: GroupStore) {
+  constructor(store: GroupStore, rate?: DuplicateRate) {
     this.#store = store;
+    this.#rate = rate;
   }
 
   /** A group committer when the store can commit groups, else `undefined` (records commit one by one). */
-  static for(store: TransactionalIdempotencyStore, mode: CommitMode): GroupCommitter | undefined {
+  static for(store: TransactionalIdempotencyStore, mode: CommitMode, rate?: DuplicateRate): GroupCommitter | undefined {
     if (mode !== 'group' || typeof store.commitGroup !== 'function') return undefined;
-    return new GroupCommitter(store as GroupStore);
+    return new GroupCommitter(store as GroupStore, rate);
+  }
+
+  /**
+   * Sends the duplicate probe for the batch's idempotency record ids, when
+   * the container's duplicate rate says it pays and the store can read many.
+   * A failed read is no answer: the batch commits as without it.
+   */
+  probe(ids: readonly string[]): void {
+    const store = this.#store;
+    if (this.#rate?.wantsProbe(ids.length) !== true || typeof store.getMany !== 'function') return;
+    this.#found = Promise.resolve()
+      .then(() => store.getMany?.(ids))
+      .catch(() => undefined);
   }
 
   /** Runs a record's handler, counted as running: the queue is not committed while a handler may still add to it. */
@@ -73,12 +98,25 @@ export class GroupCommitter {
   async #flush(batch: readonly Waiting[]): Promise<void> {
     let answers: GroupCommitAnswer[];
     try {
-      answers = await this.#store.commitGroup(batch.map((w) => w.input));
+      const found = await this.#found;
+      answers = await this.#store.commitGroup(
+        batch.map((w) => w.input),
+        found,
+      );
     } catch (error) {
       answers = batch.map(() => ({ kind: 'error', error }));
     }
+    this.#observe(answers);
     batch.forEach((w, i) => {
       w.resolve(answers[i] ?? { kind: 'error', error: new Error('The group commit gave no answer for this record.') });
     });
+  }
+
+  // Duplicates the cache answered cost no commit, so they do not count towards the probe.
+  #observe(answers: readonly GroupCommitAnswer[]): void {
+    const decided = answers.flatMap((a) =>
+      a.kind === 'result' && !(a.result.kind === 'duplicate' && a.result.fromCache) ? [a.result] : [],
+    );
+    this.#rate?.observe(decided.filter((r) => r.kind === 'duplicate').length, decided.length);
   }
 }

@@ -21,6 +21,7 @@ import { consumerDimensionProblem, metricsRule, type MetricsOption } from './met
 import type { Extractors } from './prepare.js';
 import type { ConflictPolicy } from './transaction-commit.js';
 import type { CommitMode } from './group-commit.js';
+import type { ProbeMode } from '../core/duplicate-probe.js';
 
 /** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
 export type Strategy = 'claim' | 'transaction';
@@ -178,4 +179,6 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly autoSafetyMargin: AutoMargin;
   /** Transaction strategy, batch sources: group commit or one commit per record (default 'group'). */
   readonly commit?: CommitMode;
+  /** Group commit: when the batch's idempotency records are read before the commit (default 'auto'). */
+  readonly probeDuplicates?: ProbeMode;
 }

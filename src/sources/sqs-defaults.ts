@@ -4,6 +4,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../core/hashing.js';
+import type { ProbeMode } from '../core/duplicate-probe.js';
 import type { AutoMargin } from '../core/lease.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
 import { commonDefaults } from '../lifecycle/options.js';
@@ -26,6 +27,7 @@ export const sqsDefaults = {
   storeResult: false,
   onConflict: 'fail' as ConflictPolicy,
   commit: 'group' as CommitMode,
+  probeDuplicates: 'auto' as ProbeMode,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,

@@ -12,6 +12,7 @@ import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
+import type { ProbeMode } from '../core/duplicate-probe.js';
 import { heartbeatOn } from '../lifecycle/heartbeat.js';
 import {
   backoffRule,
@@ -45,6 +46,16 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * "Group commit".
    */
   readonly commit?: CommitMode;
+  /**
+   * Transaction strategy with group commit: when to read the batch's
+   * idempotency records first (one strongly consistent `BatchGetItem`, sent
+   * while the handlers run), so that a record already COMPLETED is answered
+   * as a duplicate without cancelling the batch's transaction. `'auto'`
+   * (default): when this container's recent records were duplicates often
+   * enough to pay for the read; `'always'`; `'never'`. See the README,
+   * "Group commit".
+   */
+  readonly probeDuplicates?: ProbeMode;
   /**
    * Records are not started when less than this remains (ms). Default: 20 %
    * of the time left when the batch starts, at most 5000 (so a 3 s function
@@ -83,6 +94,7 @@ const sqsRules = {
   ...recordRules,
   onConflict: is.oneOf('fail', 'acknowledge'),
   commit: is.oneOf('group', 'record'),
+  probeDuplicates: is.oneOf('auto', 'always', 'never'),
   safetyMarginMs: is.timerMs,
   permanentFailures: permanentFailuresRule,
   backoff: backoffRule,

@@ -7,7 +7,8 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimStoreParts, DynamoDBClaimStore } from './dynamodb-claim.js';
-import { commitRefused, committed, prepare, sendOne, type CommitContext } from './dynamodb-commit.js';
+import { commitRefused, committed, prepare, readMany, sendOne, type CommitContext } from './dynamodb-commit.js';
+import type { IdempotencyRecord } from '../core/record.js';
 import { commitInRounds, type PreparedCommit } from './group-commit.js';
 import type { DynamoDBIdempotencyStoreOptions } from './options.js';
 import { queryStaleClaims } from './stale.js';
@@ -59,7 +60,7 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
    */
   async commit(input: CommitInput): Promise<CommitResult> {
     const prepared = prepare(this.#commit, input, 0);
-    return prepared.kind === 'cached' ? prepared.result : sendOne(this.#commit, prepared);
+    return prepared.kind === 'answered' ? prepared.result : sendOne(this.#commit, prepared);
   }
 
   /**
@@ -69,14 +70,17 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
    * is read per record: a duplicate or a failed condition decides that
    * record alone; the records cancelled only with it are sent again.
    * Each answer is what {@link commit} would return or throw for that record.
+   * `found` (from {@link getMany}): a record found COMPLETED is answered as
+   * the duplicate its refused commit would be, without sending it; one held
+   * by a live claim or under another payload is sent alone.
    */
-  async commitGroup(inputs: readonly CommitInput[]): Promise<GroupCommitAnswer[]> {
+  async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>): Promise<GroupCommitAnswer[]> {
     const answers = new Map<number, GroupCommitAnswer>();
     const ready: PreparedCommit[] = [];
     inputs.forEach((input, index) => {
       try {
-        const prepared = prepare(this.#commit, input, index);
-        if (prepared.kind === 'cached') answers.set(index, { kind: 'result', result: prepared.result });
+        const prepared = prepare(this.#commit, input, index, found);
+        if (prepared.kind === 'answered') answers.set(index, { kind: 'result', result: prepared.result });
         else ready.push(prepared);
       } catch (error) {
         answers.set(index, { kind: 'error', error });
@@ -86,10 +90,19 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
     const sent = await commitInRounds(ready, {
       send: async (items) => void (await client.send(new TransactWriteCommand({ TransactItems: items }))),
       single: (c) => sendOne(this.#commit, c),
-      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c.id, c.input.key, c.now),
+      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c),
       committed: (c) => committed(this.#commit, c),
     });
     return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
+  }
+
+  /**
+   * Group commit's duplicate probe: the records under `ids`, in strongly
+   * consistent `BatchGetItem`s (100 keys each). Keys DynamoDB leaves
+   * unprocessed are absent from the answer.
+   */
+  async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
+    return readMany(this.#commit, ids);
   }
 
   /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */

@@ -22,6 +22,8 @@ export interface PreparedCommit {
   /** The idempotency record's Put (action 0 of the record's slice). */
   readonly put: TransactItem;
   readonly footprint: CommitFootprint;
+  /** Sent in a transaction of its own from the first round (the probe found it likely to be refused). */
+  readonly alone?: boolean;
 }
 
 /** What the rounds need from the store. */
@@ -54,7 +56,7 @@ const isNone = (r: RawCancellationReason) => r.Code === undefined || r.Code === 
  */
 export async function commitInRounds(commits: readonly PreparedCommit[], io: GroupCommitIO): Promise<Map<number, GroupCommitAnswer>> {
   const answers = new Map<number, GroupCommitAnswer>();
-  const solo = new Set<number>();
+  const solo = new Set<number>(commits.filter((c) => c.alone === true).map((c) => c.index));
   let pending = [...commits];
   while (pending.length > 0) {
     const round = pending;

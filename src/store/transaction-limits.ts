@@ -61,7 +61,8 @@ function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
  * Checks the handler's actions plus the idempotency action against the
  * `TransactWriteItems` limits: action count, one action per item (keys
  * compared canonically), the idempotency record untouched by the handler,
- * and the estimated aggregate size.
+ * and the estimated aggregate size. Returns the commit's footprint (see
+ * {@link commitFootprint}), worked out on the way.
  * @throws TransactionLimitError naming the rule that is broken.
  *
  * @example
@@ -73,22 +74,26 @@ function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
  * );
  * ```
  */
-export function checkTransactionLimits(own: OwnAction, actions: readonly TransactItem[], key?: string): void {
+export function checkTransactionLimits(own: OwnAction, actions: readonly TransactItem[], key?: string): CommitFootprint {
   const context: ErrorContext = key === undefined ? {} : { key };
   checkActionCount(actions.length, 1, context);
   const shapes = actions.map(shapeOf);
   const keyNames = keyNamesByTable(own, shapes);
   const reserved: ItemRef = { table: own.tableName, key: { [ATTR.id]: own.id } };
   const seen = new Set<string>();
+  const items = [itemIdentity(reserved.table, reserved.key)];
   let total = estimateActionSize({ TableName: own.tableName, Item: own.item });
   for (const shape of shapes) {
     if (shape === undefined) continue;
     const ref = refOf(shape, keyNames);
     checkDistinctItem(ref, seen, reserved, context);
-    seen.add(itemIdentity(ref.table, ref.key));
+    const identity = itemIdentity(ref.table, ref.key);
+    seen.add(identity);
+    items.push(identity);
     total += estimateActionSize(shape);
   }
   checkTransactionSize(total, context);
+  return { items, actions: actions.length + 1, bytes: total };
 }
 
 /** What a record's commit occupies in a group: its items (canonical identities), actions and estimated bytes. */
@@ -100,8 +105,9 @@ export interface CommitFootprint {
 
 /**
  * The footprint of one record's commit (the idempotency action plus the
- * handler's), for packing records into group commits. Call it after
- * {@link checkTransactionLimits}: it assumes the actions are well formed.
+ * handler's), for packing records into group commits, without the checks.
+ * {@link checkTransactionLimits} returns the same while it checks (the
+ * commit path uses that, so the actions are walked once).
  *
  * @example
  * ```ts

@@ -164,8 +164,22 @@ export interface TransactionalIdempotencyStore extends IdempotencyStore {
    * few `TransactWriteItems` as the limits allow; each record stays atomic on
    * its own. One answer per input, in input order. Without it, records are
    * committed one by one.
+   *
+   * `found`: what a recent strongly consistent read (`getMany`) found, by
+   * record id. A hint: a record found COMPLETED within its retention, with
+   * the same payload, is answered as the duplicate its refused commit would
+   * be, without sending it; one found held by a live claim or under another
+   * payload is sent in a transaction of its own. Everything else commits as
+   * without it.
    */
-  commitGroup?(inputs: readonly CommitInput[]): Promise<GroupCommitAnswer[]>;
+  commitGroup?(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>): Promise<GroupCommitAnswer[]>;
+  /**
+   * Group commit's duplicate probe (optional): the records stored under
+   * these ids, in one strongly consistent read where the store can. Ids it
+   * has no record for, or could not read, are absent. Without it, group
+   * commit sends no probe.
+   */
+  getMany?(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>>;
 }
 
 /** A store whose claims can be renewed (it has `renew`): what `lease: { heartbeat }` needs. */

@@ -14,6 +14,7 @@ import {
   type IdempotencyStore,
   type TransactionalIdempotencyStore,
 } from '../store/types.js';
+import type { IdempotencyRecord } from '../core/record.js';
 import { chanceOf, Occurrences } from './chance.js';
 import { checkOptions, isPlainObject, type OptionRules } from '../core/options.js';
 import { abandon } from './faults.js';
@@ -160,15 +161,19 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
   // Group commit: one crash point before the group (the whole invocation dies), one after each committed record.
   const grouped: CrashingStore & TransactionalIdempotencyStore = {
     ...transactional,
-    async commitGroup(inputs: readonly CommitInput[]) {
+    async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>) {
       const ids = inputs.map((input) => store.recordId(input.consumer, input.key));
       for (const id of ids) await maybeCrash('before-complete', id);
-      const answers = await guarded(() => group(inputs));
+      const answers = await guarded(() => group(inputs, found));
       for (const [i, answer] of answers.entries()) {
         if (answer.kind === 'result' && answer.result.kind === 'committed') await maybeCrash('after-complete', ids[i] ?? '');
       }
       return answers;
     },
   };
-  return grouped;
+  const getMany = store.getMany?.bind(store);
+  // The duplicate probe only reads: no crash point of its own.
+  if (getMany === undefined) return grouped;
+  const probing: CrashingStore & TransactionalIdempotencyStore = { ...grouped, getMany: (ids) => guarded(() => getMany(ids)) };
+  return probing;
 }

@@ -33,5 +33,7 @@ describe('chaos: group commit under faults, crashes and racing invocations', () 
     expect(faults.cancelledByCondition).toBeGreaterThan(0);
     expect(faults.conflicts).toBeGreaterThan(0);
     expect(faults.crashes).toBeGreaterThan(0);
+    // Every fourth order is re-sent: the container's duplicate rate turns the probe on ('auto').
+    expect(faults.probes).toBeGreaterThan(0);
   });
 });

@@ -6,7 +6,7 @@
  * same or another payload, IN_PROGRESS with a live or an expired lease,
  * FAILED, past its retention), FIFO groups or a standard queue, handler
  * failures (plain or a PermanentError) and bad bodies at random positions, both strategies (group or
- * per-record commit; claims batched or pipelined), payload checking on or off, results stored or not,
+ * per-record commit, with or without the duplicate probe; claims batched or pipelined), payload checking on or off, results stored or not,
  * `permanentFailures` on or off (a scripted DLQ that refuses some entries). Each batch checks:
  * - every record's outcome (kind, not-started reason, error name) in the batch
  *   log line, the records the handler ran and `batchItemFailures`, against the model;
@@ -55,6 +55,8 @@ interface Case {
   readonly concurrency: number;
   /** Transaction strategy: group commit (the default) or one commit per record; the model is the same. */
   readonly commit: 'group' | 'record';
+  /** Group commit: the duplicate probe (`probeDuplicates`); the model is the same with or without it. */
+  readonly probe: 'auto' | 'always' | 'never';
   /** `permanentFailures` with a scripted SQS client as the DLQ. */
   readonly dlq: boolean;
   readonly states: readonly SeedState[];
@@ -78,6 +80,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   storeResult: fc.boolean(),
   concurrency: fc.integer({ min: 1, max: 3 }),
   commit: fc.constantFrom<'group' | 'record'>('group', 'group', 'record'),
+  probe: fc.constantFrom<'auto' | 'always' | 'never'>('auto', 'always', 'always', 'never'),
   dlq: fc.boolean(),
   states: fc.array(fc.constantFrom(...STATES), { minLength: KEYS, maxLength: KEYS }),
   records: fc.array(
@@ -232,6 +235,7 @@ async function runCase(c: Case) {
     strategy: c.strategy,
     storeResult: c.storeResult,
     commit: c.commit,
+    probeDuplicates: c.probe,
     ...(c.payloadCheck ? {} : { payload: false as const }),
     ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
     ...(c.dlq

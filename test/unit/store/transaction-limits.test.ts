@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionLimitError } from '../../../src/core/errors.js';
-import { checkTransactionLimits, type OwnAction } from '../../../src/store/transaction-limits.js';
+import { checkTransactionLimits, commitFootprint, type OwnAction } from '../../../src/store/transaction-limits.js';
 import type { TransactItem } from '../../../src/store/types.js';
 
 const own: OwnAction = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };
@@ -92,5 +92,17 @@ describe('checkTransactionLimits', () => {
     } catch (err) {
       expect((err as TransactionLimitError).key).toBe('order-1');
     }
+  });
+});
+
+describe('checkTransactionLimits returns the commit footprint', () => {
+  it('the same footprint commitFootprint gives (items, actions, bytes), so the commit path walks the actions once', () => {
+    const own = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };
+    const actions = [
+      { Put: { TableName: 'orders', Item: { pk: 'o1', total: 3 } } },
+      { Update: { TableName: 'orders', Key: { pk: 'o2' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 1 } } },
+    ];
+    expect(checkTransactionLimits(own, actions)).toEqual(commitFootprint(own, actions));
+    expect(checkTransactionLimits(own, actions).actions).toBe(3);
   });
 });

@@ -1,0 +1,224 @@
+/**
+ * Group commit's duplicate probe against DynamoDB Local: one strongly
+ * consistent `BatchGetItem` of the batch's idempotency records, sent while
+ * the handlers run. A record found COMPLETED (same payload, within its
+ * retention) is answered as the duplicate its refused commit would be and
+ * joins no group; one found held or under another payload commits alone;
+ * everything else commits as without the probe, the conditional Put staying
+ * the only authority.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
+import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { countRequests } from '../../support/store.js';
+import { failedIds, harness, order } from './harness.js';
+
+async function setup() {
+  const h = await harness();
+  const { client, doc } = testDynamo();
+  const business = await freshTable(client, businessTable, 'biz');
+  const runs = new Map<string, number>();
+  /** Each record: one point on `counter#<key>`. */
+  const award: RecordHandler = (_record, { key, tx }) => {
+    runs.set(key, (runs.get(key) ?? 0) + 1);
+    tx.update({
+      TableName: business,
+      Key: { pk: `counter#${key}` },
+      UpdateExpression: 'ADD points :p',
+      ExpressionAttributeValues: { ':p': 1 },
+    });
+    return { awarded: key };
+  };
+  const points = async (key: string) => {
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const out = await doc.send(new GetCommand({ TableName: business, Key: { pk: `counter#${key}` }, ConsistentRead: true }));
+    return out.Item?.['points'];
+  };
+  return { h, award, runs, points };
+}
+
+const keys = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const entryOf = (line: BatchLogLine | undefined, r: SQSRecord) => line?.records.find((x) => x.messageId === r.messageId);
+const TX = 'TransactWriteItemsCommand';
+const GET = 'BatchGetItemCommand';
+
+/** Runs `after` once, right after the first BatchGetItem's answer (another invocation acting between probe and commit). */
+function afterFirstProbe(doc: DynamoDBDocumentClient, after: () => Promise<void>): void {
+  let done = false;
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      if (!done && context['commandName'] === GET) {
+        done = true;
+        await after();
+      }
+      return out;
+    },
+    { step: 'initialize', name: 'afterFirstProbe' },
+  );
+}
+
+describe('sqsIdempotency, transaction strategy: group commit with the duplicate probe', () => {
+  it('a duplicate inside a batch is answered from the probe; the others commit in one TransactWriteItems', async () => {
+    const { h, award, runs, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    await handler(sqsEvent([order('d4')]), h.context());
+    const requests = countRequests(h.doc);
+    const records = keys(8, 'd').map((k) => order(k));
+    expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
+    // Without the probe: a cancelled group, then the 7 others again.
+    expect(requests.commands).toEqual([GET, TX]);
+    expect(entryOf(h.lines.at(-1), records[4] as SQSRecord)?.outcome).toBe('duplicate');
+    expect(h.lines.at(-1)?.counts.completed).toBe(7);
+    expect(h.lines.at(-1)?.counts.duplicate).toBe(1);
+    expect(await points('d4')).toBe(1);
+    expect(await points('d7')).toBe(1);
+    // The probe runs beside the handlers: the duplicate's handler ran, its writes were dropped.
+    expect(runs.get('d4')).toBe(2);
+  });
+
+  it('the probe answers a duplicate exactly as a cancelled commit does (stored result on): same response and log entry', async () => {
+    const { h, award } = await setup();
+    const options = { strategy: 'transaction' as const, storeResult: true };
+    const first = h.handler(award, options);
+    await first(sqsEvent([order('r1'), order('r2')]), h.context());
+    const answers = [];
+    for (const probeDuplicates of ['never', 'always'] as const) {
+      const handler = h.handler(award, { ...options, probeDuplicates });
+      const records = [order('r1'), order(`fresh-${probeDuplicates}`)];
+      const response = await handler(sqsEvent(records), h.context());
+      const { messageId: _m, ...entry } = entryOf(h.lines.at(-1), records[0] as SQSRecord) ?? {};
+      answers.push({ failed: failedIds(response), entry, counts: h.lines.at(-1)?.counts });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[1]?.entry).toMatchObject({ outcome: 'duplicate' });
+    expect(answers[1]?.entry).not.toHaveProperty('replay');
+  });
+
+  it('a key completed by another invocation between the probe and the commit: the commit’s refusal answers it', async () => {
+    const { h, award, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    afterFirstProbe(h.doc, async () => {
+      await h.store.commit({ consumer: 'test', key: 'race2', actions: [] });
+    });
+    const requests = countRequests(h.doc);
+    const records = keys(4, 'race').map((k) => order(k));
+    expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
+    // The other invocation's commit, then ours: the probe found nothing, the group was cancelled by race2's Put, the others went again.
+    expect(requests.commands).toEqual([GET, TX, TX, TX]);
+    expect(entryOf(h.lines.at(-1), records[2] as SQSRecord)?.outcome).toBe('duplicate');
+    expect(await points('race2')).toBeUndefined();
+    for (const k of ['race0', 'race1', 'race3']) expect(await points(k)).toBe(1);
+  });
+
+  it('a live IN_PROGRESS claim found by the probe commits alone and comes back; the others commit together', async () => {
+    const { h, award, points } = await setup();
+    const claim = await h.store.claim({ consumer: 'test', key: 'held1', leaseMs: 600_000 });
+    expect(claim.kind).toBe('claimed');
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const requests = countRequests(h.doc);
+    const records = keys(4, 'held').map((k) => order(k));
+    const response = await handler(sqsEvent(records), h.context());
+    expect(failedIds(response)).toEqual([records[1]?.messageId]);
+    // One group of three and the held record alone, side by side: no cancelled group sent again.
+    expect(requests.commands).toEqual([GET, TX, TX]);
+    expect(entryOf(h.lines.at(-1), records[1] as SQSRecord)).toMatchObject({
+      outcome: 'failed',
+      error: { name: 'IdempotencyInProgressError' },
+    });
+    expect(await points('held1')).toBeUndefined();
+    for (const k of ['held0', 'held2', 'held3']) expect(await points(k)).toBe(1);
+  });
+
+  it('a payload mismatch found by the probe is decided by the commit, as without the probe (invalid, not acknowledged)', async () => {
+    const { h, award, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    await handler(sqsEvent([order('p1', { amount: 1 })]), h.context());
+    const requests = countRequests(h.doc);
+    const records = [order('p0'), order('p1', { amount: 2 }), order('p2')];
+    const response = await handler(sqsEvent(records), h.context());
+    expect(failedIds(response)).toEqual([records[1]?.messageId]);
+    expect(entryOf(h.lines.at(-1), records[1] as SQSRecord)).toMatchObject({ outcome: 'invalid', error: { name: 'PayloadMismatchError' } });
+    expect(requests.commands).toEqual([GET, TX, TX]);
+    expect(await points('p1')).toBe(1);
+    expect(await points('p0')).toBe(1);
+    expect(await points('p2')).toBe(1);
+  });
+
+  it('FIFO: a duplicate answered by the probe lets its group go on; every group commits in order', async () => {
+    const { h, award, points, runs } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    await handler(sqsEvent([order('fa1', {}, { groupId: 'A' })]), h.context());
+    const requests = countRequests(h.doc);
+    const records = [
+      order('fa1', {}, { groupId: 'A' }),
+      order('fb1', {}, { groupId: 'B' }),
+      order('fa2', {}, { groupId: 'A' }),
+      order('fb2', {}, { groupId: 'B' }),
+    ];
+    expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
+    expect(entryOf(h.lines.at(-1), records[0] as SQSRecord)?.outcome).toBe('duplicate');
+    expect(h.lines.at(-1)?.counts.completed).toBe(3);
+    // One probe for the whole batch; no commit was cancelled by the duplicate.
+    expect(requests.commands.filter((c) => c === GET)).toHaveLength(1);
+    expect(requests.commands.filter((c) => c === TX)).toHaveLength(2);
+    expect(await points('fa1')).toBe(1);
+    expect(await points('fa2')).toBe(1);
+    expect(await points('fb2')).toBe(1);
+    expect(runs.get('fa2')).toBe(1);
+  });
+
+  it('a probe that is throttled throughout, or fails, leaves the batch to commit as without it', async () => {
+    const { h, award, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    await handler(sqsEvent([order('t1'), order('e1')]), h.context());
+    const faults = injectDynamoDBFaults(h.doc, { rules: [{ fault: 'throttle', commands: ['BatchGetItem'], probability: 1 }] });
+    const throttled = keys(3, 't').map((k) => order(k));
+    expect(failedIds(await handler(sqsEvent(throttled), h.context()))).toEqual([]);
+    expect(faults.surfaced().throttle).toBe(1);
+    expect(entryOf(h.lines.at(-1), throttled[1] as SQSRecord)?.outcome).toBe('duplicate');
+    faults.remove();
+    const requests = countRequests(h.doc);
+    h.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context['commandName'] === GET) throw new Error('the probe broke');
+        return next(args);
+      },
+      { step: 'initialize', name: 'brokenProbe' },
+    );
+    const broken = keys(3, 'e').map((k) => order(k));
+    expect(failedIds(await handler(sqsEvent(broken), h.context()))).toEqual([]);
+    expect(requests.commands).toEqual([GET, TX, TX]);
+    expect(entryOf(h.lines.at(-1), broken[1] as SQSRecord)?.outcome).toBe('duplicate');
+    for (const k of ['t0', 't1', 't2', 'e0', 'e1', 'e2']) expect(await points(k)).toBe(1);
+  });
+
+  it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
+    const { h, award } = await setup();
+    const auto = h.handler(award, { strategy: 'transaction' });
+    const requests = countRequests(h.doc);
+    await auto(sqsEvent(keys(10, 'a').map((k) => order(k))), h.context());
+    expect(requests.commands).not.toContain(GET);
+    // Batches that are all duplicates: the container learns the rate.
+    for (let i = 0; i < 3; i += 1) await auto(sqsEvent(keys(10, 'a').map((k) => order(k))), h.context());
+    requests.reset();
+    await auto(sqsEvent([...keys(5, 'a'), ...keys(5, 'b')].map((k) => order(k))), h.context());
+    expect(requests.commands).toEqual([GET, TX]);
+    expect(h.lines.at(-1)?.counts).toMatchObject({ duplicate: 5, completed: 5 });
+    for (const options of [{ probeDuplicates: 'never' as const }, { commit: 'record' as const, probeDuplicates: 'always' as const }]) {
+      const handler = h.handler(award, { strategy: 'transaction', ...options });
+      requests.reset();
+      await handler(sqsEvent(keys(3, 'a').map((k) => order(k))), h.context());
+      expect(requests.commands).not.toContain(GET);
+    }
+  });
+
+  it('the probeDuplicates option is checked when the middleware is built', async () => {
+    const { h } = await setup();
+    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'sometimes' as never })).toThrow(TypeError);
+    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'sometimes' as never })).toThrow(/"probeDuplicates"/);
+  });
+});
