@@ -177,6 +177,7 @@ describe('effectively-once/claim: what it refuses', () => {
     ['strategy', { strategy: 'transaction' }],
     ['onConflict', { onConflict: 'acknowledge' }],
     ['commit', { commit: 'record' }],
+    ['probeDuplicates', { probeDuplicates: 'always' }],
     ['metrics', { metrics: {} }],
     ['lease', { lease: { heartbeat: true } }],
     ['permanentFailures', { permanentFailures: { sqs: { send: async () => ({}) } } }],
