@@ -7,14 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toEpochSeconds } from '../../../src/core/clock.js';
 import { DynamoDBIdempotencyStore } from '../../../src/store/dynamodb.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../../src/store/options.js';
+import { withRedisFilter } from '../../../src/index.js';
 import type { ClaimResult } from '../../../src/store/types.js';
 import { injectDynamoDBFaults, ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests, rawItem } from '../../support/store.js';
+import { testRedis, type TestRedis } from '../redis/support.js';
 
 const LEASE = 30_000;
 const RETENTION = 60 * 60 * 1000;
@@ -283,5 +285,55 @@ describe('what the Put writes', () => {
     const first = await s.store.claim(claimOf(key()));
     if (first.kind !== 'claimed') throw new Error(first.kind);
     expect(await rawItem(s.doc, table, { id: first.id })).not.toHaveProperty('inflight');
+  });
+});
+
+describe('the Redis filter in front of the Put claim', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await testRedis();
+  });
+  afterAll(async () => {
+    await redis.close();
+  });
+
+  function filtered(now: number) {
+    const s = instance({}, now);
+    return { ...s, filter: withRedisFilter(s.store, { redis: redis.connection, keyPrefix: redis.prefix, clock: s.clock }) };
+  }
+
+  it('two containers race a fresh key: one Put wins, its marker then answers everyone else without DynamoDB', async () => {
+    const k = key();
+    const now = Date.now();
+    const [a, b, c] = [filtered(now), filtered(now), filtered(now)];
+    const results = await Promise.all([
+      a.filter.claim(claimOf(k, { payloadHash: 'h-1' })),
+      b.filter.claim(claimOf(k, { payloadHash: 'h-1' })),
+    ]);
+    const winner = oneWinner(results);
+    c.requests.reset();
+    expect(await c.filter.claim(claimOf(k))).toMatchObject({ kind: 'in-progress', existing: { owner: winner.token, payloadHash: 'h-1' } });
+    expect(c.requests.commands).toEqual([]);
+    const owner = results[0] === winner ? a : b;
+    expect((await owner.filter.complete({ id: winner.id, token: winner.token, result: 'r', storeResult: true })).kind).toBe('ok');
+    expect(await c.filter.claim(claimOf(k))).toMatchObject({
+      kind: 'completed',
+      fromCache: true,
+      existing: { result: 'r', owner: winner.token },
+    });
+    expect(c.requests.commands).toEqual([]);
+  });
+
+  it('a Put whose response was lost behind the filter: the claim is ours and its marker carries our token', async () => {
+    const k = key();
+    const a = filtered(Date.now());
+    const faults = injectDynamoDBFaults(a.doc, { rules: [{ fault: 'network-after', commands: ['PutItem'], calls: [1] }] });
+    const claim = await a.filter.claim(claimOf(k));
+    faults.remove();
+    expect(claim.kind).toBe('claimed');
+    if (claim.kind !== 'claimed') return;
+    const b = filtered(a.clock.now());
+    expect(await b.filter.claim(claimOf(k))).toMatchObject({ kind: 'in-progress', existing: { owner: claim.token } });
+    expect(b.requests.commands).toEqual([]);
   });
 });
