@@ -145,6 +145,28 @@ describe('free item: racing takeovers (both Puts refused, both updates sent)', (
   }
 });
 
+describe('two takeovers whose Puts were both refused before either update was sent', () => {
+  it('both send the conditional update; exactly one wins, the other is in progress with its record', async () => {
+    const k = key();
+    const old = instance();
+    const first = await old.store.claim(claimOf(k));
+    if (first.kind !== 'claimed') throw new Error(first.kind);
+    const at = old.clock.now() + LEASE;
+    const [a, b] = [instance({}, at), instance({}, at)];
+    const [gateA, gateB] = [gate(a.doc, 'UpdateItemCommand'), gate(b.doc, 'UpdateItemCommand')];
+    const claims = Promise.all([a.store.claim(claimOf(k, { messageId: 'm-a' })), b.store.claim(claimOf(k, { messageId: 'm-b' }))]);
+    await Promise.all([gateA.reached, gateB.reached]); // both Puts refused by the free item
+    gateA.open();
+    gateB.open();
+    const results = await claims;
+    const winner = oneWinner(results);
+    expect(a.requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']);
+    expect(b.requests.commands).toEqual(['PutItemCommand', 'UpdateItemCommand']);
+    expect(winner.record).toMatchObject({ attempts: 2, messageId: results[0] === winner ? 'm-a' : 'm-b' });
+    expect(await rawItem(testDynamo().doc, table, { id: winner.id })).toMatchObject({ owner: winner.token, attempts: 2 });
+  });
+});
+
 describe('the item changes between the refused Put and the takeover', () => {
   async function heldTakeover(options: Options = {}) {
     const k = key();
