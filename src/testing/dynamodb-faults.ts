@@ -126,9 +126,21 @@ function conflictReasons(input: Record<string, unknown>): Array<{ Code: string }
   return Array.from({ length: Math.max(1, actions) }, (_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' }));
 }
 
+/**
+ * The key of a Put's (marshalled) item: `id` (idempotency records) or `pk`
+ * (business and outbox items), else the whole item. Never the whole item of
+ * a claim: it holds a random owner token and the time, so a seed would
+ * decide anew in every run.
+ */
+function putKey(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null) return item;
+  const attrs = item as Record<string, unknown>;
+  return attrs['id'] ?? attrs['pk'] ?? item;
+}
+
 /** A stable label for the item a request touches (marshalled input). */
 function itemLabel(input: Record<string, unknown>): string {
-  const key = input['Key'] ?? input['Item'];
+  const key = input['Key'] ?? (input['Item'] === undefined ? undefined : putKey(input['Item']));
   if (key !== undefined) return `${String(input['TableName'])}|${JSON.stringify(key)}`;
   const actions = input['TransactItems'];
   if (Array.isArray(actions)) {

@@ -3,7 +3,7 @@
  * what reaches the store, and the nasty case where the write landed but the
  * caller saw an error (the SDK then repeats a write that already happened).
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, TransactionRetryableError } from '../../../src/index.js';
 import { injectDynamoDBFaults, invoke, InjectedDynamoDBFault } from '../../../src/testing/index.js';
@@ -119,6 +119,33 @@ describe('injectDynamoDBFaults', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     const item = await doc.send(new GetCommand({ TableName: business, Key: { pk: 'late-write' }, ConsistentRead: true }));
     expect(item.Item).toBeUndefined();
+  });
+
+  it('a seed decides the same faults for the same claims in every run (a PutItem is labelled by its key, not its whole item)', async () => {
+    const { table } = await setUp();
+    const keys = Array.from({ length: 24 }, (_, i) => `k-seeded-${i}`);
+    // One run: a fresh client and injector, the claims one after the other; which of them got the fault.
+    const run = async (): Promise<boolean[]> => {
+      const { client: fresh, doc } = testDynamo();
+      const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
+      const faults = injectDynamoDBFaults(fresh, {
+        seed: 3,
+        rules: [{ fault: 'latency', latencyMs: 0, probability: 0.5, commands: ['PutItem'] }],
+      });
+      const hit: boolean[] = [];
+      for (const k of keys) {
+        const before = faults.injected().latency;
+        expect((await store.claim(claimInput(k))).kind).toBe('claimed');
+        hit.push(faults.injected().latency > before);
+      }
+      for (const k of keys) await doc.send(new DeleteCommand({ TableName: table, Key: { id: store.recordId('faults', k) } }));
+      return hit;
+    };
+    const first = await run();
+    expect(first).toContain(true);
+    expect(first).toContain(false);
+    // The claim's item carries a random owner token and the time: labelled by it, every run would draw anew.
+    expect(await run()).toEqual(first);
   });
 
   it('rejects bad rules with a TypeError that names them', () => {
