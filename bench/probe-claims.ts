@@ -11,7 +11,7 @@
  * /proc around each timed batch (10 ms ticks: coarse per batch, unbiased over
  * many). Set-up writes (the claims a completion needs) are not timed.
  *
- *   flock /tmp/eo-bench.lock npx tsx bench/probe-claims.ts [--batches 200] [--warmup 60] [--only complete,Powertools]
+ *   npx tsx bench/probe-claims.ts [--batches 200] [--warmup 60] [--only complete,Powertools]
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
