@@ -102,5 +102,17 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  return batchIdempotency(sqsSource, resolveOptions(OWNER, options, rules, defaults), {});
+  return batchIdempotency(sqsSource, resolveOptions(OWNER, withoutUnset(options), rules, defaults), {});
+}
+
+const REFUSED_NAMES: readonly string[] = ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff'];
+
+/** The main entry takes a refused option set to `undefined` as not given; so does this one (one options object serves both). */
+function withoutUnset(options: SqsIdempotencyOptions): SqsIdempotencyOptions {
+  if (!isPlainObject(options)) return options;
+  const given = options as Record<string, unknown>;
+  if (!REFUSED_NAMES.some((name) => name in given && given[name] === undefined)) return options;
+  return Object.fromEntries(
+    Object.entries(given).filter(([name, value]) => !(REFUSED_NAMES.includes(name) && value === undefined)),
+  ) as unknown as SqsIdempotencyOptions;
 }

@@ -99,7 +99,7 @@ function plainRunner<TRecord>(event: { Records: TRecord[] }, sourceOf: PlainSour
   const source = sourceOf(event);
   const idOf = (record: TRecord): string => source.itemId(record) ?? '';
   const failed = new Set<string>();
-  const tx = disabledTransaction(`use ${source.owner}({ strategy: "transaction" }) in front of eachRecord.`);
+  const tx = disabledTransaction(`use ${source.owner}({ strategy: "transaction" }) from 'effectively-once' in front of eachRecord.`);
   return {
     source: source as BatchRunner<TRecord>['source'],
     records: event.Records,

@@ -18,6 +18,28 @@ import type { DuplicateRate } from '../core/duplicate-probe.js';
 import type { IdempotencyRecord } from '../core/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../store/types.js';
 
+/**
+ * How long a commit waits for the duplicate probe's answer, ms. The probe is
+ * a hint worth about one cancelled transaction (tens of ms): a read slowed by
+ * throttling or the network must not hold the batch's commits back towards
+ * the invocation's deadline, so past this bound the commit goes without it.
+ */
+export const PROBE_WAIT_MS = 250;
+
+/** The probe's answer, or `undefined` (no probe) when it has not come within {@link PROBE_WAIT_MS}. */
+async function withinBound<T>(answer: Promise<T | undefined>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), PROBE_WAIT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How a record's commit is sent: one `TransactWriteItems` per record, or group commit. */
 export type CommitMode = 'group' | 'record';
 
@@ -98,7 +120,7 @@ export class GroupCommitter {
   async #flush(batch: readonly Waiting[]): Promise<void> {
     let answers: GroupCommitAnswer[];
     try {
-      const found = await this.#found;
+      const found = this.#found === undefined ? undefined : await withinBound(this.#found);
       answers = await this.#store.commitGroup(
         batch.map((w) => w.input),
         found,

@@ -39,8 +39,9 @@ function owned(e: Expression, token: string): string {
 }
 
 /**
- * Every write on a record is a conditional UpdateItem that returns the new
- * item, and the item it found when its condition fails (no second read).
+ * A conditional UpdateItem that returns the new item, and the item it found
+ * when its condition fails (no second read): every write on a record but the
+ * fresh-key claim (`claimPutRequest`) and the release by delete.
  */
 function updateRequest(
   p: { readonly tableName: string; readonly id: string },
@@ -74,8 +75,10 @@ export interface ClaimParams {
 }
 
 /**
- * The claim: one conditional `UpdateItem` (not `PutItem`) so the attempt
- * count survives a takeover with `if_not_exists(attempts, 0) + 1`; leftovers
+ * The takeover claim, sent after a fresh-key `PutItem` (`claimPutRequest`)
+ * was refused by an item that is free again (lease passed, FAILED, past
+ * retention): a conditional `UpdateItem`, so the attempt count survives the
+ * takeover with `if_not_exists(attempts, 0) + 1`; leftovers
  * of an older record (result, lastError, completedAt) are removed. The TTL is
  * the later of retention and lease end so TTL can never delete a live claim.
  * `attempts` counts claims since the item was created: a record reclaimed

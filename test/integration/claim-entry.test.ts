@@ -194,6 +194,13 @@ describe('effectively-once/claim: what it refuses', () => {
     });
   }
 
+  it('takes a refused option set to undefined as not given, as the main entry does (one options object serves both)', () => {
+    for (const name of ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff']) {
+      expect(() => sqsIdempotency({ ...base, [name]: undefined } as unknown as SqsIdempotencyOptions), name).not.toThrow();
+      expect(() => main.sqsIdempotency({ ...base, [name]: undefined } as never), name).not.toThrow();
+    }
+  });
+
   it('takes what it serves, with the main entry’s checks for the rest', () => {
     expect(() =>
       sqsIdempotency({ ...base, strategy: 'claim', metrics: false, claims: 'batch', lease: { heartbeat: false, capMs: 60_000 } }),

@@ -304,13 +304,13 @@ describe('serverless package: IAM', () => {
           .filter((s) => s.role === role && s.actions.some((a) => a.startsWith('dynamodb:')))
           .map((s) => [referencedIds(s.resources).join(','), [...s.actions].sort()]),
       );
-    // Transaction strategy: the idempotency record's Put; the transition's Update and the outbox item's Put.
+    // Transaction strategy: the idempotency record's Put (BatchGetItem: group commit's duplicate probe); the transition's Update and the outbox item's Put.
     expect(grants('PaymentsRole')).toEqual({
-      IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      IdempotencyTable: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       OrdersTable: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     });
     expect(grants('PointsRole')).toEqual({
-      IdempotencyTable: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      IdempotencyTable: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       PointsTable: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     });
     // Claim strategy: PutItem (a fresh key's claim), UpdateItem (takeover, completion), DeleteItem (release).

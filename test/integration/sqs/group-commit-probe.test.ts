@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -178,7 +178,9 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     const faults = injectDynamoDBFaults(h.doc, { rules: [{ fault: 'throttle', commands: ['BatchGetItem'], probability: 1 }] });
     const throttled = keys(3, 't').map((k) => order(k));
     expect(failedIds(await handler(sqsEvent(throttled), h.context()))).toEqual([]);
-    expect(faults.surfaced().throttle).toBe(1);
+    // The batch no longer waits for the throttled read (PROBE_WAIT_MS): the SDK's retries end after the answer.
+    expect(faults.injected().throttle).toBeGreaterThanOrEqual(1);
+    await vi.waitFor(() => expect(faults.surfaced().throttle).toBe(1), { timeout: 15_000 });
     expect(entryOf(h.lines.at(-1), throttled[1] as SQSRecord)?.outcome).toBe('duplicate');
     faults.remove();
     const requests = countRequests(h.doc);
@@ -194,6 +196,22 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     expect(requests.commands).toEqual([GET, TX, TX]);
     expect(entryOf(h.lines.at(-1), broken[1] as SQSRecord)?.outcome).toBe('duplicate');
     for (const k of ['t0', 't1', 't2', 'e0', 'e1', 'e2']) expect(await points(k)).toBe(1);
+  });
+
+  it('a slow probe holds the commits back for at most a short bound, never until the invocation runs out', async () => {
+    const { h, award, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const faults = injectDynamoDBFaults(h.doc, {
+      rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
+    });
+    const slow = keys(3, 's').map((k) => order(k));
+    // 3 s left: the batch's safety margin ends well before the slow read would answer.
+    const answer = await handler(sqsEvent(slow), h.context(3_000));
+    faults.remove();
+    expect(faults.injected().latency).toBe(1);
+    expect(failedIds(answer)).toEqual([]);
+    for (const record of slow) expect(entryOf(h.lines.at(-1), record)?.outcome).toBe('completed');
+    for (const k of ['s0', 's1', 's2']) expect(await points(k)).toBe(1);
   });
 
   it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
