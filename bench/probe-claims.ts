@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { BatchExecuteStatementCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
-import { claimRequest, completeRequest, type CompleteParams } from '../src/store/expressions.js';
+import { claimPutRequest, claimRequest, completeRequest, type CompleteParams } from '../src/store/expressions.js';
 import { toEpochSeconds } from '../src/core/clock.js';
 import { ATTR } from '../src/store/layout.js';
 import { countedClient, createVariantTables } from './dynamo.js';
@@ -172,29 +172,20 @@ const allShapes: Shape[] = [
     name: 'claim as PutItem (our item, attribute_not_exists)',
     run: async (doc, table, keys) => {
       const now = Date.now();
-      await Promise.all(
-        keys.map((id) =>
-          doc.send(
-            new PutCommand({
-              TableName: table,
-              Item: {
-                id,
-                status: 'IN_PROGRESS',
-                owner: randomUUID(),
-                leaseUntil: now + LEASE,
-                expiresAt: Math.floor((now + RETENTION) / 1000),
-                claimedAt: now,
-                attempts: 1,
-                payloadHash: 'h'.repeat(43),
-                messageId: randomUUID(),
-              },
-              ConditionExpression: 'attribute_not_exists(#id)',
-              ExpressionAttributeNames: { '#id': 'id' },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          ),
-        ),
-      );
+      const payloadHash = 'h'.repeat(43);
+      // The request the store sends for a fresh key.
+      const put = (id: string) =>
+        claimPutRequest({
+          tableName: table,
+          id,
+          token: randomUUID(),
+          now,
+          leaseMs: LEASE,
+          retentionMs: RETENTION,
+          payloadHash,
+          messageId: randomUUID(),
+        });
+      await Promise.all(keys.map((id) => doc.send(new PutCommand(put(id)))));
       return keys.length;
     },
   },

@@ -15,8 +15,8 @@ const transaction: BatchFeatures['transaction'] = {
   duplicateRate: (mode) => new DuplicateRate(mode),
   batch(store, mode, probe) {
     const transactional = asTransactional(store);
-    const committer = GroupCommitter.for(transactional, mode, probe?.rate);
-    if (probe !== undefined) committer?.probe(probe.ids);
+    const committer = GroupCommitter.for(transactional, mode, probe.rate);
+    committer?.probe(probe.ids);
     const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
     return ({ owned, consumer, storeResult, onConflict, timeLeftMs, handler }) =>
       runTransactional(transactional, { ...owned, consumer }, { storeResult, onConflict, retry: { timeLeftMs }, ...via }, (tx) =>

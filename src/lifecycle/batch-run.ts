@@ -95,15 +95,20 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   ) {
     this.source = source;
     this.records = given.map((o) => o.record);
-    this.leaderRecords = given.filter((o) => o.leader === undefined).map((o) => o.record);
+    const leaders = given.filter((o) => o.leader === undefined);
+    this.leaderRecords = leaders.map((o) => o.record);
     this.ownedRecords = pending.size > 0 ? [] : this.leaderRecords;
     this.#pending = pending;
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
     this.#config = config;
     // The duplicate probe (group commit) is sent now, while the handlers build their writes.
-    const probe = { rate: config.duplicates, ids: given.filter((o) => o.leader === undefined).map((o) => o.owned.id) };
-    this.#transactional = config.transactional ? transactionPart(config).batch(config.store, config.commit ?? 'group', probe) : undefined;
+    this.#transactional = config.transactional
+      ? transactionPart(config).batch(config.store, config.commit ?? 'group', {
+          rate: config.duplicates,
+          ids: leaders.map((o) => o.owned.id),
+        })
+      : undefined;
     this.safetyMarginMs = config.safetyMarginMs;
     const plan = config.heartbeat;
     const heartbeat = config.features.heartbeat;

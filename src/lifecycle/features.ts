@@ -2,8 +2,8 @@
  * The optional parts of the batch lifecycle, handed in by the entry point
  * that builds the middleware: the main entry (`effectively-once`) gives them
  * all (all-features.ts); the claim-only entry (`effectively-once/claim`)
- * gives none. A part that is not handed in is never imported by the
- * lifecycle, so a bundle of the claim entry does not carry its code: the
+ * gives none. A part that is not handed in is never reached from the claim
+ * entry, so a bundler drops its code (test/unit/claim-bundle.test.ts): the
  * strategy and the options are chosen at run time, which no bundler can see
  * through, so the choice is made here, by imports. Types only.
  */
@@ -42,7 +42,7 @@ export interface TransactionFeature {
   /** The container's duplicate rate, kept across invocations by the middleware (`probeDuplicates`). */
   duplicateRate(mode: ProbeMode): DuplicateRate;
   /** Starts a batch; the probe (when the rate asks for it) is sent at once, while the handlers run. */
-  batch(store: IdempotencyStore, mode: CommitMode, probe?: DuplicateProbe): (record: TransactionalRecord) => Promise<RecordOutcome>;
+  batch(store: IdempotencyStore, mode: CommitMode, probe: DuplicateProbe): (record: TransactionalRecord) => Promise<RecordOutcome>;
 }
 
 /** The lease heartbeat (`lease: { heartbeat }`). */

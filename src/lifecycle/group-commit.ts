@@ -26,7 +26,7 @@ import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempot
  */
 export const PROBE_WAIT_MS = 250;
 
-/** The probe's answer, or `undefined` (no probe) when it has not come within {@link PROBE_WAIT_MS}. */
+/** The probe's answer, or `undefined` (no probe) when it has not come within {@link PROBE_WAIT_MS} of being sent. */
 async function withinBound<T>(answer: Promise<T | undefined>): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
@@ -79,9 +79,13 @@ export class GroupCommitter {
   probe(ids: readonly string[]): void {
     const store = this.#store;
     if (this.#rate?.wantsProbe(ids.length) !== true || typeof store.getMany !== 'function') return;
-    this.#found = Promise.resolve()
-      .then(() => store.getMany?.(ids))
-      .catch(() => undefined);
+    const getMany = store.getMany.bind(store);
+    // Bounded once, from the moment it is sent: every commit round of the batch shares that deadline.
+    this.#found = withinBound(
+      Promise.resolve()
+        .then(() => getMany(ids))
+        .catch(() => undefined),
+    );
   }
 
   /** Runs a record's handler, counted as running: the queue is not committed while a handler may still add to it. */
@@ -120,7 +124,7 @@ export class GroupCommitter {
   async #flush(batch: readonly Waiting[]): Promise<void> {
     let answers: GroupCommitAnswer[];
     try {
-      const found = this.#found === undefined ? undefined : await withinBound(this.#found);
+      const found = await this.#found;
       answers = await this.#store.commitGroup(
         batch.map((w) => w.input),
         found,

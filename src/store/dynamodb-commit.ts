@@ -16,15 +16,14 @@ import type { IdempotencyRecord } from '../core/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../core/size.js';
 import type { CompletedCache } from './cache.js';
 import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
-import { commitPut } from './expressions.js';
-import { ATTR } from './layout.js';
+import { commitPut, FRESH_KEY_CONDITION, freshKeyPut } from './expressions.js';
 import type { PreparedCommit } from './group-commit.js';
 import type { ResolvedStoreOptions } from './options.js';
 import { encodeResult, recordFromWire, toRecord } from './records.js';
 import { outboxKeyMissing } from './outbox-keys.js';
 import { describeReasons, tooLarge } from './refusals.js';
 import { checkTransactionLimits } from './transaction-limits.js';
-import type { CommitInput, CommitResult, TransactItem } from './types.js';
+import type { CommitInput, CommitResult } from './types.js';
 
 /** What the commit path needs from the store. */
 export interface CommitContext {
@@ -71,29 +70,9 @@ export function prepare(
     id,
     now,
     // A record the probe found stored is sent under the full rule at once: the fresh-key condition would refuse it.
-    put: { Put: seen === undefined ? freshPut(tableName, item) : commitPut(tableName, item, now) },
+    put: { Put: seen === undefined ? freshKeyPut(tableName, item) : commitPut(tableName, item, now) },
     footprint,
     ...(verdict === 'blocked' ? { alone: true } : {}),
-  };
-}
-
-const FRESH_CONDITION = `attribute_not_exists(#${ATTR.id})`;
-
-/**
- * The idempotency Put a commit sends first: the fresh-key condition alone.
- * It refuses everything the full "key is free" rule (`commitPut`) refuses,
- * and also a stored record that rule would take (FAILED, past its retention
- * or its lease), which `blocked` then sends again under the full rule. Why:
- * DynamoDB Local spends about 10 % less per transaction item on it
- * (bench/probe-transactions.ts), and most commits are of fresh keys.
- */
-function freshPut(tableName: string, item: Readonly<Record<string, unknown>>): NonNullable<TransactItem['Put']> {
-  return {
-    TableName: tableName,
-    Item: { ...item },
-    ConditionExpression: FRESH_CONDITION,
-    ExpressionAttributeNames: { [`#${ATTR.id}`]: ATTR.id },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }
 
@@ -209,7 +188,7 @@ async function blocked(
   // ALL_OLD should always carry the item; read it only if an emulator leaves it out.
   const existing = recordFromWire(wire) ?? (await ctx.get(id));
   // Refused by the fresh-key condition alone, free under the full rule (FAILED, past its retention or lease): send it under that rule.
-  if (c.put.Put?.ConditionExpression === FRESH_CONDITION && claimVerdict(existing, now) === 'free') {
+  if (c.put.Put?.ConditionExpression === FRESH_KEY_CONDITION && claimVerdict(existing, now) === 'free') {
     return sendOne(ctx, underFullRule(ctx, c));
   }
   if (existing === undefined) {

@@ -214,6 +214,22 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     for (const k of ['s0', 's1', 's2']) expect(await points(k)).toBe(1);
   });
 
+  it('a slow probe is waited for once per batch, not once per commit round (FIFO: one round per record of a group)', async () => {
+    const { h, award, points } = await setup();
+    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const faults = injectDynamoDBFaults(h.doc, {
+      rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
+    });
+    const group = keys(10, 'q').map((k) => order(k, {}, { groupId: 'Q' }));
+    // 2.5 s left, of which the safety margin keeps 0.5 s: ten rounds each waiting the bound anew would not fit.
+    const answer = await handler(sqsEvent(group), h.context(2_500));
+    faults.remove();
+    expect(faults.injected().latency).toBe(1);
+    expect(failedIds(answer)).toEqual([]);
+    for (const record of group) expect(entryOf(h.lines.at(-1), record)?.outcome).toBe('completed');
+    for (const k of keys(10, 'q')) expect(await points(k)).toBe(1);
+  });
+
   it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
     const { h, award } = await setup();
     const auto = h.handler(award, { strategy: 'transaction' });
