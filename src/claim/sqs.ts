@@ -9,7 +9,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LeasePolicy } from '../core/lease.js';
-import { is, isPlainObject, resolveOptions, type RulesOf } from '../core/options.js';
+import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../core/options.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
 import { heartbeatOn } from '../lifecycle/heartbeat.js';
 import { claimCommonRules, recordRules } from '../lifecycle/options.js';
@@ -17,8 +17,9 @@ import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs.js'
 import { sqsDefaults } from '../sources/sqs-defaults.js';
 import { sqsSource } from '../sources/sqs-source.js';
 
-/** Options the claim-only entry refuses: the main entry's parts it leaves out. */
-type Refused = 'onConflict' | 'commit' | 'probeDuplicates' | 'permanentFailures' | 'backoff';
+/** Options the claim-only entry refuses whatever their value: the main entry's parts it leaves out. */
+const REFUSED = ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff'] as const;
+type Refused = (typeof REFUSED)[number];
 
 /**
  * Options of the claim-only {@link sqsIdempotency}: the main entry's, less
@@ -44,13 +45,9 @@ function unservable(options: Record<string, unknown>): string | undefined {
   const lease = options['lease'];
   const needs: Record<string, boolean> = {
     strategy: options['strategy'] === 'transaction',
-    onConflict: options['onConflict'] !== undefined,
-    commit: options['commit'] !== undefined,
-    probeDuplicates: options['probeDuplicates'] !== undefined,
+    ...Object.fromEntries(REFUSED.map((name) => [name, options[name] !== undefined])),
     metrics: options['metrics'] !== undefined && options['metrics'] !== false,
     lease: isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
-    permanentFailures: options['permanentFailures'] !== undefined,
-    backoff: options['backoff'] !== undefined,
     claims: options['claims'] === 'pipelined',
   };
   return Object.keys(needs).find((name) => needs[name]);
@@ -64,6 +61,9 @@ const rules = {
   safetyMarginMs: is.timerMs,
   claims: is.oneOf('batch'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
+
+// Known, so that one set to `undefined` counts as not given, as in the main entry; any other value was refused above.
+const refusedRules: OptionRules = Object.fromEntries(REFUSED.map((name) => [name, { expected: 'absent', check: () => false }]));
 
 const { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims } = sqsDefaults;
 const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims, metrics: false as const };
@@ -102,17 +102,5 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  return batchIdempotency(sqsSource, resolveOptions(OWNER, withoutUnset(options), rules, defaults), {});
-}
-
-const REFUSED_NAMES: readonly string[] = ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff'];
-
-/** The main entry takes a refused option set to `undefined` as not given; so does this one (one options object serves both). */
-function withoutUnset(options: SqsIdempotencyOptions): SqsIdempotencyOptions {
-  if (!isPlainObject(options)) return options;
-  const given = options as Record<string, unknown>;
-  if (!REFUSED_NAMES.some((name) => name in given && given[name] === undefined)) return options;
-  return Object.fromEntries(
-    Object.entries(given).filter(([name, value]) => !(REFUSED_NAMES.includes(name) && value === undefined)),
-  ) as unknown as SqsIdempotencyOptions;
+  return batchIdempotency(sqsSource, resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults), {});
 }

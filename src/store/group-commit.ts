@@ -112,12 +112,15 @@ async function readCancellation(
   // Reasons that cannot be split per record (another error, a short list): each record goes alone, where its own answer is clear.
   if (reasons !== undefined && reasons.length === total) {
     let offset = 0;
+    const refused: Array<Promise<void>> = [];
     for (const c of group) {
       const own = reasons.slice(offset, offset + c.footprint.actions);
       offset += c.footprint.actions;
       if (own.every(isNone)) again.push(c);
-      else answers.set(c.index, await settle(() => io.refused(err, own, c)));
+      // Side by side: a refused record may be sent again alone (a free item under the full rule), and a group never holds one item twice.
+      else refused.push(settle(() => io.refused(err, own, c)).then((answer) => void answers.set(c.index, answer)));
     }
+    await Promise.all(refused);
     if (again.length < group.length) return again;
   }
   for (const c of group) solo.add(c.index);

@@ -61,8 +61,9 @@ function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
  * Checks the handler's actions plus the idempotency action against the
  * `TransactWriteItems` limits: action count, one action per item (keys
  * compared canonically), the idempotency record untouched by the handler,
- * and the estimated aggregate size. Returns the commit's footprint (see
- * {@link commitFootprint}), worked out on the way.
+ * and the estimated aggregate size. Returns the commit's footprint (the
+ * items it touches, its action count and estimated bytes: what group commit
+ * packs by), worked out on the way, so the actions are walked once.
  * @throws TransactionLimitError naming the rule that is broken.
  *
  * @example
@@ -101,34 +102,4 @@ export interface CommitFootprint {
   readonly items: string[];
   readonly actions: number;
   readonly bytes: number;
-}
-
-/**
- * The footprint of one record's commit (the idempotency action plus the
- * handler's), for packing records into group commits, without the checks.
- * {@link checkTransactionLimits} returns the same while it checks (the
- * commit path uses that, so the actions are walked once).
- *
- * @example
- * ```ts
- * import { commitFootprint } from './transaction-limits.js';
- * const { items, actions } = commitFootprint(
- *   { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } },
- *   [{ Update: { TableName: 'orders', Key: { pk: 'o1' }, UpdateExpression: 'SET n = :n' } }],
- * );
- * console.log(items.length, actions); // 2 2
- * ```
- */
-export function commitFootprint(own: OwnAction, actions: readonly TransactItem[]): CommitFootprint {
-  const shapes = actions.map(shapeOf);
-  const keyNames = keyNamesByTable(own, shapes);
-  const items = [itemIdentity(own.tableName, { [ATTR.id]: own.id })];
-  let bytes = estimateActionSize({ TableName: own.tableName, Item: own.item });
-  for (const shape of shapes) {
-    if (shape === undefined) continue;
-    const ref = refOf(shape, keyNames);
-    items.push(itemIdentity(ref.table, ref.key));
-    bytes += estimateActionSize(shape);
-  }
-  return { items, actions: actions.length + 1, bytes };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionLimitError } from '../../../src/core/errors.js';
-import { checkTransactionLimits, commitFootprint, type OwnAction } from '../../../src/store/transaction-limits.js';
+import { checkTransactionLimits, type OwnAction } from '../../../src/store/transaction-limits.js';
+import { estimateActionSize, itemIdentity } from '../../../src/core/transaction-limits.js';
 import type { TransactItem } from '../../../src/store/types.js';
 
 const own: OwnAction = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };
@@ -96,13 +97,18 @@ describe('checkTransactionLimits', () => {
 });
 
 describe('checkTransactionLimits returns the commit footprint', () => {
-  it('the same footprint commitFootprint gives (items, actions, bytes), so the commit path walks the actions once', () => {
+  it('the items it touches, its action count and its estimated bytes, idempotency action included', () => {
     const own = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };
     const actions = [
       { Put: { TableName: 'orders', Item: { pk: 'o1', total: 3 } } },
       { Update: { TableName: 'orders', Key: { pk: 'o2' }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 1 } } },
     ];
-    expect(checkTransactionLimits(own, actions)).toEqual(commitFootprint(own, actions));
-    expect(checkTransactionLimits(own, actions).actions).toBe(3);
+    expect(checkTransactionLimits(own, actions)).toEqual({
+      items: [itemIdentity('idem', { id: 'c#k' }), itemIdentity('orders', { pk: 'o1' }), itemIdentity('orders', { pk: 'o2' })],
+      actions: 3,
+      bytes:
+        estimateActionSize({ TableName: 'idem', Item: own.item }) +
+        actions.reduce((n, a) => n + estimateActionSize(Object.values(a)[0] as Parameters<typeof estimateActionSize>[0]), 0),
+    });
   });
 });
