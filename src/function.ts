@@ -13,10 +13,10 @@ import { is, isMsIn, isPlainObject, MAX_TIMER_MS, resolveOptions, type RulesOf }
 import { replayCopy, type IdempotencyRecord } from './core/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from './lifecycle/heartbeat.js';
 import { waitForOwner, type WaitPolicy } from './lifecycle/in-progress-wait.js';
-import { commonRules, isHeartbeat, recordRules } from './lifecycle/options.js';
+import { commonRules, isHeartbeat, recordRules, requireRenewableStore } from './lifecycle/options.js';
 import { payloadMismatch, prepare, type Extractors } from './lifecycle/prepare.js';
 import { waitRule } from './sources/eventbridge.js';
-import { isRenewableStore, type ClaimResult, type IdempotencyStore } from './store/types.js';
+import type { ClaimResult, IdempotencyStore } from './store/types.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */
 export interface IdempotentOptions<TArgs extends readonly unknown[]> {
@@ -103,9 +103,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
   if (typeof fn !== 'function') throw new TypeError('idempotent: the first argument must be a function.');
   const config = resolveOptions('idempotent', options, rules, defaults);
   const { store, consumer, storeResult, lease, wait } = config;
-  if (heartbeatOn(lease.heartbeat) && !isRenewableStore(store)) {
-    throw new TypeError('idempotent: option "lease" has heartbeat, but the store has no renew method.');
-  }
+  if (heartbeatOn(lease.heartbeat)) requireRenewableStore('idempotent', store);
   const payload = config.payload ?? ((...args: TArgs) => args);
   const extractors: Extractors<TArgs> = {
     key: (args) => config.key(...args),
@@ -137,7 +135,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
     await keeper?.stop();
     await complete(id, token, key, result);
     // What a duplicate would get: a caller never depends on what only the first call sees (a Date, a Map, a class).
-    return storeResult ? replay({ result } as IdempotencyRecord) : result;
+    return storeResult ? (replayCopy(result) as TResult) : result;
   }
 
   async function complete(id: string, token: string, key: string, result: TResult): Promise<void> {

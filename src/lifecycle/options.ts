@@ -138,7 +138,7 @@ export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions, D e
     // A transaction has no claim to renew: its commit is conditional on the key being free when it lands.
     if (strategy === 'transaction')
       throw new TypeError(`${owner}: option "lease" has heartbeat, which needs strategy "claim" (a transaction holds no claim to renew).`);
-    if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "lease" has heartbeat, but the store has no renew method.`);
+    requireRenewableStore(owner, store);
   }
   const dimension = consumerDimensionProblem(options.metrics ?? commonDefaults.metrics, options.consumer);
   if (dimension !== undefined) {
@@ -181,4 +181,19 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly commit?: CommitMode;
   /** Group commit: when the batch's idempotency records are read before the commit (default 'auto'). */
   readonly probeDuplicates?: ProbeMode;
+}
+
+/**
+ * A lease heartbeat renews claims: `store` must have `renew`, else a
+ * `TypeError` naming the `lease` option (the middlewares and `idempotent()`).
+ *
+ * @example
+ * ```ts
+ * import { requireRenewableStore } from './options.js';
+ * import { MemoryIdempotencyStore } from '../testing/memory-store.js';
+ * requireRenewableStore('idempotent', new MemoryIdempotencyStore());
+ * ```
+ */
+export function requireRenewableStore(owner: string, store: IdempotencyStore): void {
+  if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "lease" has heartbeat, but the store has no renew method.`);
 }

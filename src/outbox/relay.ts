@@ -16,6 +16,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { systemClock, toEpochSeconds, type Clock } from '../core/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../core/options.js';
 import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from '../core/outbox.js';
+import { isAwsError } from '../store/cancellation.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
 import { logRefused, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
 
@@ -146,7 +147,7 @@ async function settleItem(options: OutboxRelayOptions, candidate: Candidate): Pr
       }),
     );
   } catch (error) {
-    if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error;
   }
 }
 

@@ -7,7 +7,8 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, type BackoffPolicy } from '../core/backoff.js';
-import { byQueue, chunks, errorText } from './sqs-calls.js';
+import { chunks } from '../core/chunks.js';
+import { byQueue, errorText, SQS_BATCH_LIMIT } from './sqs-calls.js';
 import { queueUrlFor } from './sqs-dlq-message.js';
 import { attemptOf } from './sqs-record.js';
 
@@ -56,7 +57,7 @@ export async function backOff(records: readonly SQSRecord[], settings: BackoffSe
         result.errors.push(`No backoff: "${arn}" is not an SQS queue ARN.`);
         return;
       }
-      await Promise.all(chunks(group).map((chunk) => changeChunk(url, chunk, settings, result)));
+      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => changeChunk(url, chunk, settings, result)));
     }),
   );
   return result;

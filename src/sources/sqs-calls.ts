@@ -1,18 +1,11 @@
 /**
  * What the SQS production helpers share: records grouped by their queue, and
- * requests cut into SQS's batch size. Pure.
+ * SQS's batch size. Pure.
  */
 import type { SQSRecord } from 'aws-lambda';
 
 /** `SendMessageBatch` and `ChangeMessageVisibilityBatch` take at most 10 entries. */
 export const SQS_BATCH_LIMIT = 10;
-
-/** Items in chunks of at most `size`, in order. */
-export function chunks<T>(items: readonly T[], size = SQS_BATCH_LIMIT): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** Items grouped by the queue ARN of their record (one mapping has one queue, but nothing here relies on it). */
 export function byQueue<T>(items: readonly T[], recordOf: (item: T) => SQSRecord): Map<string, T[]> {

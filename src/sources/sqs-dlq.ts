@@ -6,7 +6,8 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../core/outcomes.js';
-import { byQueue, chunks, errorText } from './sqs-calls.js';
+import { chunks } from '../core/chunks.js';
+import { byQueue, errorText, SQS_BATCH_LIMIT } from './sqs-calls.js';
 import { dlqEntry, isFifoUrl, queueUrlFor } from './sqs-dlq-message.js';
 
 /** What the DLQ send needs (the resolved `permanentFailures` option). */
@@ -99,7 +100,7 @@ export async function sendToDlq(failures: readonly PermanentFailure[], consumer:
         return undefined;
       });
       if (url === undefined) return;
-      await Promise.all(chunks(group).map((chunk) => sendChunk(url, chunk, consumer, settings, result)));
+      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => sendChunk(url, chunk, consumer, settings, result)));
     }),
   );
   return result;

@@ -8,6 +8,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { chunks } from '../core/chunks.js';
 import { claimVerdict } from '../core/claim.js';
 import { toEpochSeconds } from '../core/clock.js';
 import { probeVerdict } from '../core/duplicate-probe.js';
@@ -93,11 +94,8 @@ const READ_BATCH = 100;
 export async function readMany(ctx: CommitContext, ids: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
   const { client, tableName } = ctx.options;
   const unique = [...new Set(ids)];
-  const chunks = Array.from({ length: Math.ceil(unique.length / READ_BATCH) }, (_, i) =>
-    unique.slice(i * READ_BATCH, (i + 1) * READ_BATCH),
-  );
   const outs = await Promise.all(
-    chunks.map((chunk) =>
+    chunks(unique, READ_BATCH).map((chunk) =>
       client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: chunk.map((id) => ({ id })), ConsistentRead: true } } })),
     ),
   );

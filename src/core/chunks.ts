@@ -1,0 +1,19 @@
+/**
+ * Splitting a list for the AWS batch APIs (SQS `*Batch` calls: 10 entries,
+ * DynamoDB `BatchGetItem`: 100 keys).
+ */
+
+/**
+ * Items in chunks of at most `size`, in order.
+ *
+ * @example
+ * ```ts
+ * import { chunks } from './chunks.js';
+ * console.log(chunks([1, 2, 3], 2)); // [[1, 2], [3]]
+ * ```
+ */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
