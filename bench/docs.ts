@@ -17,6 +17,7 @@ import {
   targetVerdict,
   unitsNotes,
 } from './report.js';
+import { benchDefaults } from './args.js';
 import type { BenchReport } from './results.js';
 
 /** Hand-written notes go below this line; new sections are inserted above it. */
@@ -43,12 +44,11 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
 }
 
 /** The default `--dup-rate`: its sections keep the plain latency key. */
-const DEFAULT_DUP_RATE = 0.25;
 
 /** The section key: one per added latency and duplicate rate (the default rate keeps the plain `latency-N`). */
 export function sectionKey(report: BenchReport): string {
   const { latencyMs, duplicateRate } = report.workload;
-  return duplicateRate === DEFAULT_DUP_RATE ? `latency-${latencyMs}` : `latency-${latencyMs}-dup-${duplicateRate}`;
+  return duplicateRate === benchDefaults.duplicateRate ? `latency-${latencyMs}` : `latency-${latencyMs}-dup-${duplicateRate}`;
 }
 
 function heading(report: BenchReport): string {

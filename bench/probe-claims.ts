@@ -20,6 +20,7 @@ import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { claimPutRequest, claimRequest, completeRequest, type CompleteParams } from '../src/store/expressions.js';
 import { toEpochSeconds } from '../src/core/clock.js';
 import { ATTR } from '../src/store/layout.js';
+import { totalRequests } from './counter.js';
 import { countedClient, createVariantTables } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';
 
@@ -289,7 +290,7 @@ async function main(): Promise<void> {
         const wall = performance.now() - t0;
         const node = process.cpuUsage(node0);
         const server = (serverCpu?.() ?? 0) - cpu0;
-        const requests = Object.values(lane.client.counter.take().requests).reduce((s, n) => s + n, 0);
+        const requests = totalRequests(lane.client.counter.take());
         const t = tallies[index];
         if (!measured || t === undefined) continue;
         t.wallMs += wall;

@@ -23,6 +23,7 @@ import type { TransactItem } from '../src/store/types.js';
 import { totalRequests } from './counter.js';
 import { countedClient, createVariantTables, type CountedClient } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';
+import { mean, median } from './stats.js';
 
 interface Ctx {
   readonly counted: CountedClient;
@@ -185,11 +186,6 @@ function args(): { rounds: number; warmup: number; only: string[] | undefined } 
   return { rounds: Number(get('rounds') ?? 300), warmup: Number(get('warmup') ?? 150), only };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : (s[Math.floor((s.length - 1) / 2)] as number);
-};
-
 async function main(): Promise<void> {
   const { rounds, warmup, only } = args();
   const local = await startDynamoDBLocal({ jvm: 'stock', ignoreEnv: true });
@@ -233,8 +229,7 @@ async function main(): Promise<void> {
     const rows = names.map((name) => {
       const t = tallies.get(name) as Tally;
       const k = t.wall.length;
-      const mean = t.wall.reduce((a, b) => a + b, 0) / k;
-      return `| ${name} | ${(t.requests / k).toFixed(1)} | ${median(t.wall).toFixed(2)} | ${mean.toFixed(2)} | ${(t.server / k).toFixed(2)} | ${(t.node / k).toFixed(2)} |`;
+      return `| ${name} | ${(t.requests / k).toFixed(1)} | ${median(t.wall).toFixed(2)} | ${mean(t.wall).toFixed(2)} | ${(t.server / k).toFixed(2)} | ${(t.node / k).toFixed(2)} |`;
     });
     process.stdout.write(
       [

@@ -2,6 +2,7 @@
  * The issue's targets, checked against a run. They are shown in the report,
  * never asserted: timing is not a pass/fail test.
  */
+import { benchDefaults } from './args.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { TargetCheck, VariantResult } from './results.js';
 
@@ -51,7 +52,7 @@ function overPowertools(
 export function checkTargets(
   results: readonly VariantResult[],
   coldStart: ColdStartFigures | undefined,
-  workload: TargetWorkload = { duplicateRate: 0.25 },
+  workload: TargetWorkload = { duplicateRate: benchDefaults.duplicateRate },
 ): TargetCheck[] {
   const tx = find(results, 'ours-transaction');
   const cached = find(results, 'ours-claim-cache');

@@ -121,8 +121,8 @@ export function strategyRow(input: RowInput): StrategyRow {
     consumer: input.consumer,
     events: input.events,
     applied: input.events - input.missing.length,
-    // Events, not DLQ messages: two copies of one event may both end in a DLQ.
-    deadLettered: new Set(deadLettered.map((d) => d.key)).size,
+    // Events, not DLQ messages: `split` keeps one entry per key.
+    deadLettered: deadLettered.length,
     lost: lost.length,
     deadLetters: deadLettered.map((d) => ({ key: d.key as string, reason: d.reason, receiveCount: d.receiveCount })),
     doubleEffects: input.doubles,

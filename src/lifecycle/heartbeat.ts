@@ -32,7 +32,7 @@ export interface LeaseKeeper {
 }
 
 /** The `everyMs` of a heartbeat setting, or `undefined` for none (`false`, absent) or the default period (`true`). */
-export function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefined {
+function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefined {
   return typeof setting === 'object' ? setting.everyMs : undefined;
 }
 

@@ -41,7 +41,7 @@ export interface BackoffOptions {
 }
 
 /** Backoff defaults. */
-export const backoffDefaults = { baseSeconds: 2, maxSeconds: 900 } as const;
+const backoffDefaults = { baseSeconds: 2, maxSeconds: 900 } as const;
 
 /** An SQS client, recognised by its `send` (the class itself is not imported here). */
 const hasSend = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { send?: unknown }).send === 'function';

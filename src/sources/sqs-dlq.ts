@@ -49,7 +49,7 @@ async function discover(queueArn: string, settings: DlqSettings): Promise<string
 }
 
 /** The DLQ of a source queue: the option, else its redrive policy's target (cached; a failed lookup is retried next batch). */
-export function dlqUrlOf(queueArn: string, settings: DlqSettings): Promise<string> {
+function dlqUrlOf(queueArn: string, settings: DlqSettings): Promise<string> {
   if (settings.dlqUrl !== undefined) return Promise.resolve(settings.dlqUrl);
   const cached = redriveTargets.get(queueArn);
   if (cached !== undefined) return cached;

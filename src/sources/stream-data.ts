@@ -23,7 +23,7 @@ export function kinesisDataError(record: KinesisDataRecord): BodyParseError | un
 }
 
 /** The record's bytes, or why they cannot be read. */
-export function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
+function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
   return kinesisDataError(record) ?? Buffer.from(record.kinesis.data, 'base64');
 }
 

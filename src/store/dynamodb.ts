@@ -17,9 +17,12 @@ import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, Transact
 /**
  * Idempotency records in a DynamoDB table (see `infra/tables.json`), for
  * every strategy: the claim methods of {@link DynamoDBClaimStore}, plus
- * `commit` (transaction strategy) and `staleClaims`. Every state change is one
- * conditional request; a lost condition returns the record that caused it
- * from the same round trip (`ALL_OLD`), so no method reads before it writes.
+ * `commit` (transaction strategy) and `staleClaims`. Every state change is a
+ * conditional request whose lost condition returns the record that caused it
+ * from the same round trip (`ALL_OLD`). A commit's idempotency Put is first
+ * sent under the fresh-key condition (a FAILED or expired record refuses it,
+ * and it is sent again under the full rule); group commit may read the
+ * batch's records first (`getMany`, the duplicate probe), as a hint only.
  *
  * @example
  * ```ts

@@ -53,7 +53,7 @@ describe('chaos run', () => {
     // The SQS-only paths ran under the chaos too: notifications' poison went to its DLQ as permanent
     // (the invariants above say it is there, not lost), and records that came back asked for a backoff.
     expect(report.seeds.reduce((n, s) => n + s.sqsPaths.deadLettered, 0)).toBeGreaterThan(0);
-    for (const s of report.seeds) expect(s.sqsPaths.backedOff).toBeGreaterThanOrEqual(0);
+    expect(report.seeds.reduce((n, s) => n + s.sqsPaths.backedOff, 0)).toBeGreaterThan(0);
     // The relay was killed at both of its crash points, and the outbox row still holds.
     expect(sum((f) => f.relayCrashes['after-put-events'])).toBeGreaterThan(0);
     expect(sum((f) => f.relayCrashes['before-mark'])).toBeGreaterThan(0);

@@ -83,9 +83,9 @@ describe('local run', () => {
     expect(report.outcomes['notifications']?.['dead-lettered']).toBeGreaterThanOrEqual(2);
     // payments is not configured with permanentFailures: its poison is redriven after maxReceiveCount.
     expect(report.dlq.payments.every((d) => d.permanent === undefined)).toBe(true);
-    // Every notifications batch with a record coming back asked for a backoff (a request SQS may refuse
-    // for a receipt handle gone stale, so the count, not its size, is asserted).
-    expect(report.backedOff['notifications']).toBeGreaterThanOrEqual(0);
+    // Notifications' records that came back asked for a backoff (SQS may refuse some for a receipt handle
+    // gone stale, so only that some went through is asserted, not how many).
+    expect(report.backedOff['notifications']).toBeGreaterThan(0);
     expect(report.backedOff['payments']).toBeUndefined();
   });
 
