@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, version as esbuildVersion, type Metafile } from 'esbuild';
+import { build, version as esbuildVersion, type BuildOptions, type Metafile } from 'esbuild';
 import { median } from './stats.js';
 
 export type ColdStartSide = 'ours' | 'ours-main' | 'powertools';
@@ -54,6 +54,18 @@ export interface ColdStartFigures {
 
 const BUILD_WORDS = 'esbuild bundle, minify, platform node, format esm, target node22, external @aws-sdk/*';
 
+/** How the handlers are bundled, as `BUILD_WORDS` says (shared with test/unit/claim-bundle.test.ts). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  external: ['@aws-sdk/*'],
+  metafile: true,
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
+
 /** Where bundles go: under node_modules, so the child process resolves the external SDK like a deployed function would. */
 function outDir(root: string): string {
   const dir = join(root, 'node_modules', '.cache', 'effectively-once-bench');
@@ -91,14 +103,7 @@ async function bundle(
   const result = await build({
     entryPoints: [entry],
     outfile: file,
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    external: ['@aws-sdk/*'],
-    metafile: true,
-    logLevel: 'silent',
+    ...BUNDLE_OPTIONS,
     absWorkingDir: root,
   });
   const output = result.metafile.outputs[relative(root, file)];

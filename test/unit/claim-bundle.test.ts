@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { BUNDLE_OPTIONS } from '../../bench/cold-start.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
@@ -29,15 +30,8 @@ export const handler = middy()
 async function bundledSources(entry: string): Promise<string[]> {
   const result = await build({
     stdin: { contents: handlerFrom(entry), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
-    bundle: true,
-    minify: true,
+    ...BUNDLE_OPTIONS,
     write: false,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    external: ['@aws-sdk/*'],
-    metafile: true,
-    logLevel: 'silent',
     absWorkingDir: root,
   });
   const [output] = Object.values(result.metafile.outputs);
