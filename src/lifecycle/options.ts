@@ -61,6 +61,15 @@ export const commonDefaults = {
   metrics: {} as MetricsOption,
 };
 
+/** Defaults shared by the batch middlewares (SQS, Kinesis, DynamoDB Streams), on top of {@link commonDefaults}. */
+export const batchDefaults = {
+  ...commonDefaults,
+  storeResult: false,
+  onConflict: 'fail' as ConflictPolicy,
+  /** Used when `safetyMarginMs` is not given. */
+  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
+};
+
 const leaseRule = {
   partial: true,
   expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap) and heartbeat (a boolean or { everyMs: a positive number of ms })`,
@@ -120,6 +129,12 @@ export const recordRules = {
   key: { ...is.fn, required: true },
   payload: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
 } as const satisfies Record<'key' | 'payload', OptionRule>;
+
+/** Rules of the batch middlewares' own options (SQS, Kinesis, DynamoDB Streams): what a batch adds to {@link commonRules}. */
+export const batchRules = {
+  onConflict: is.oneOf('fail', 'acknowledge'),
+  safetyMarginMs: is.timerMs,
+} as const satisfies Record<'onConflict' | 'safetyMarginMs', OptionRule>;
 
 /**
  * The middlewares' one resolve step: the rules (typed against the options

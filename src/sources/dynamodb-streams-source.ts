@@ -7,17 +7,16 @@ import { BodyParseError, type InvalidRecordError } from '../core/errors.js';
 import type { BatchSource } from '../lifecycle/source.js';
 import { dynamoDBImages } from './stream-data.js';
 import { streamRecordsOf, streamResponse, streamRetriedIn, validStreamEvent } from './stream-source.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+import { isPlainObject } from '../core/options.js';
 
 function sequenceOf(record: unknown): string | undefined {
-  const change: unknown = isObject(record) ? record['dynamodb'] : undefined;
-  const sequence: unknown = isObject(change) ? change['SequenceNumber'] : undefined;
+  const change: unknown = isPlainObject(record) ? record['dynamodb'] : undefined;
+  const sequence: unknown = isPlainObject(change) ? change['SequenceNumber'] : undefined;
   return typeof sequence === 'string' && sequence.length > 0 ? sequence : undefined;
 }
 
 function unreadable(record: DynamoDBRecord): InvalidRecordError | undefined {
-  if (!isObject(record.dynamodb))
+  if (!isPlainObject(record.dynamodb))
     return new BodyParseError(`DynamoDB stream record ${record.eventID ?? '(no eventID)'} has no dynamodb change.`);
   try {
     // Numbers wrapped: a valid image with a number beyond 2^53 is readable (the handler chooses how).

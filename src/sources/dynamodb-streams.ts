@@ -7,11 +7,17 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../core/keys.js';
-import type { AutoMargin } from '../core/lease.js';
 import { is, type RulesOf } from '../core/options.js';
 import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
-import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import {
+  batchDefaults,
+  batchRules,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import { dynamoDBStreamsSource } from './dynamodb-streams-source.js';
 
@@ -44,10 +50,7 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
  * ```
  */
 export const dynamoDBStreamsDefaults = {
-  ...commonDefaults,
-  storeResult: false,
-  onConflict: 'fail' as ConflictPolicy,
-  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
+  ...batchDefaults,
   key: ((record: DynamoDBRecord) => record.eventID) as (record: DynamoDBRecord) => BusinessKey | undefined | null,
   payload: ((record: DynamoDBRecord) => record.dynamodb?.NewImage ?? record.dynamodb?.OldImage ?? null) as
     | ((record: DynamoDBRecord) => unknown)
@@ -57,9 +60,8 @@ export const dynamoDBStreamsDefaults = {
 const dynamoDBStreamsRules = {
   ...commonRules,
   ...recordRules,
+  ...batchRules,
   key: is.fn,
-  onConflict: is.oneOf('fail', 'acknowledge'),
-  safetyMarginMs: is.timerMs,
 } satisfies RulesOf<DynamoDBStreamsIdempotencyOptions>;
 
 /**

@@ -7,12 +7,11 @@ import { BodyParseError } from '../core/errors.js';
 import type { BatchSource } from '../lifecycle/source.js';
 import { kinesisDataError } from './stream-data.js';
 import { streamRecordsOf, streamResponse, streamRetriedIn, validStreamEvent } from './stream-source.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+import { isPlainObject } from '../core/options.js';
 
 function sequenceOf(record: unknown): string | undefined {
-  const payload: unknown = isObject(record) ? record['kinesis'] : undefined;
-  const sequence: unknown = isObject(payload) ? payload['sequenceNumber'] : undefined;
+  const payload: unknown = isPlainObject(record) ? record['kinesis'] : undefined;
+  const sequence: unknown = isPlainObject(payload) ? payload['sequenceNumber'] : undefined;
   return typeof sequence === 'string' && sequence.length > 0 ? sequence : undefined;
 }
 
@@ -39,7 +38,7 @@ export const kinesisSource: BatchSource<KinesisStreamEvent, KinesisStreamRecord,
   resumesFromFirstFailure: true,
   attempt: () => 1,
   unreadable(record) {
-    if (!isObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
+    if (!isPlainObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
     // Checked, not decoded: the key function and the handler decode it when they read it.
     return kinesisDataError(record);
   },

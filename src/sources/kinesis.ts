@@ -7,11 +7,17 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../core/keys.js';
-import type { AutoMargin } from '../core/lease.js';
 import { is, type RulesOf } from '../core/options.js';
 import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
-import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import {
+  batchDefaults,
+  batchRules,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import { kinesisSource } from './kinesis-source.js';
 
@@ -42,10 +48,7 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
  * ```
  */
 export const kinesisDefaults = {
-  ...commonDefaults,
-  storeResult: false,
-  onConflict: 'fail' as ConflictPolicy,
-  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
+  ...batchDefaults,
   key: ((record: KinesisStreamRecord) => record.eventID) as (record: KinesisStreamRecord) => BusinessKey | undefined | null,
   payload: ((record: KinesisStreamRecord) => record.kinesis.data) as ((record: KinesisStreamRecord) => unknown) | false,
 };
@@ -53,9 +56,8 @@ export const kinesisDefaults = {
 const kinesisRules = {
   ...commonRules,
   ...recordRules,
+  ...batchRules,
   key: is.fn,
-  onConflict: is.oneOf('fail', 'acknowledge'),
-  safetyMarginMs: is.timerMs,
 } satisfies RulesOf<KinesisIdempotencyOptions>;
 
 /**

@@ -5,10 +5,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../core/hashing.js';
 import type { ProbeMode } from '../core/duplicate-probe.js';
-import type { AutoMargin } from '../core/lease.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
-import { commonDefaults } from '../lifecycle/options.js';
-import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
+import { batchDefaults } from '../lifecycle/options.js';
 
 /** When the records of a batch are claimed: all before the handler, or each just before it runs. */
 export type ClaimsMode = 'batch' | 'pipelined';
@@ -23,13 +21,9 @@ export type ClaimsMode = 'batch' | 'pipelined';
  * ```
  */
 export const sqsDefaults = {
-  ...commonDefaults,
-  storeResult: false,
-  onConflict: 'fail' as ConflictPolicy,
+  ...batchDefaults,
   commit: 'group' as CommitMode,
   probeDuplicates: 'auto' as ProbeMode,
-  /** Used when `safetyMarginMs` is not given. */
-  autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
   claims: 'batch' as ClaimsMode,
 };

@@ -6,14 +6,13 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BodyParseError } from '../core/errors.js';
 import type { BatchSource } from '../lifecycle/source.js';
 import { attemptOf, fifoGroup } from './sqs-record.js';
+import { isPlainObject } from '../core/options.js';
 
 const NAME = 'sqsIdempotency';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 /** The event's Records array, if it has one. */
 function recordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isObject(event) ? event['Records'] : undefined;
+  const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
   return Array.isArray(records) ? records : undefined;
 }
 
@@ -43,7 +42,7 @@ export const sqsSource: BatchSource<SQSEvent, SQSRecord, SQSBatchResponse> = {
   withRecords: (event, records) => ({ ...event, Records: [...records] }),
   recordsOf,
   itemId(record) {
-    const id: unknown = isObject(record) ? record['messageId'] : undefined;
+    const id: unknown = isPlainObject(record) ? record['messageId'] : undefined;
     return typeof id === 'string' ? id : undefined;
   },
   lane: fifoGroup,

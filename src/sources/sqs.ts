@@ -9,7 +9,7 @@ import type { BusinessKey } from '../core/keys.js';
 import { is, type RulesOf } from '../core/options.js';
 import { allFeatures } from '../lifecycle/all-features.js';
 import { batchIdempotency } from '../lifecycle/batch-middleware.js';
-import { commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
+import { batchRules, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
 import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
 import type { CommitMode } from '../lifecycle/group-commit.js';
 import type { ProbeMode } from '../core/duplicate-probe.js';
@@ -92,10 +92,9 @@ export { sqsDefaults } from './sqs-defaults.js';
 const sqsRules = {
   ...commonRules,
   ...recordRules,
-  onConflict: is.oneOf('fail', 'acknowledge'),
+  ...batchRules,
   commit: is.oneOf('group', 'record'),
   probeDuplicates: is.oneOf('auto', 'always', 'never'),
-  safetyMarginMs: is.timerMs,
   permanentFailures: permanentFailuresRule,
   backoff: backoffRule,
   claims: is.oneOf('batch', 'pipelined'),

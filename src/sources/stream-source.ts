@@ -4,17 +4,16 @@
  * named in the response, and the `batchItemFailures` response (the same
  * shape as SQS's, naming sequence numbers).
  */
+import { isPlainObject } from '../core/options.js';
 
 /** The partial batch response of both stream sources (`KinesisStreamBatchResponse` and `DynamoDBBatchResponse` have this shape). */
 interface StreamsBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 /** The event's Records array, if it has one. */
 export function streamRecordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isObject(event) ? event['Records'] : undefined;
+  const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
   return Array.isArray(records) ? records : undefined;
 }
 
@@ -32,7 +31,7 @@ export function validStreamEvent(
   const records = streamRecordsOf(event);
   if (records === undefined) return 'it has no Records array';
   for (const [i, record] of records.entries()) {
-    const source: unknown = isObject(record) ? record['eventSource'] : undefined;
+    const source: unknown = isPlainObject(record) ? record['eventSource'] : undefined;
     if (source !== undefined && source !== eventSource) return `record ${i} comes from ${JSON.stringify(source)}, not "${eventSource}"`;
     if (sequenceOf(record) === undefined) return `record ${i} has no string ${field}`;
   }
