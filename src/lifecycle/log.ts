@@ -106,7 +106,7 @@ export function batchLine(
  * which would otherwise be an unhandled rejection) becomes one plain
  * `console.error` line.
  */
-export function safeLog(logger: BatchLogger | false, line: BatchLogLine): void {
+export function safeLog<TLine = BatchLogLine>(logger: ((line: TLine) => unknown) | false, line: TLine): void {
   if (logger === false) return;
   try {
     const returned: unknown = logger(line);

@@ -20,18 +20,7 @@ export interface OutboxRelayLogLine {
 /** Receives each {@link OutboxRelayLogLine}. */
 export type OutboxRelayLogger = (line: OutboxRelayLogLine) => void;
 
-/** Default: one JSON line on stdout, which Lambda ships to CloudWatch Logs. */
+/** Default: one JSON line on stdout, which Lambda ships to CloudWatch Logs (the middlewares' `jsonLineLogger`). */
 export const relayJsonLogger: OutboxRelayLogger = (line) => {
   console.log(JSON.stringify(line));
 };
-
-/** Hands `line` to `logger`, never throwing: a failing log sink must not fail the batch. */
-export function logRefused(logger: OutboxRelayLogger | false, line: OutboxRelayLogLine): void {
-  if (logger === false) return;
-  try {
-    const returned: unknown = logger(line);
-    if (returned instanceof Promise) returned.catch(() => undefined);
-  } catch {
-    // The relay's answer (the record comes back) does not depend on the log line.
-  }
-}

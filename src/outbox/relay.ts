@@ -18,7 +18,8 @@ import { checkOptions, hasMethods, is, type RulesOf } from '../core/options.js';
 import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from '../core/outbox.js';
 import { isAwsError } from '../store/cancellation.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
-import { logRefused, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
+import { safeLog } from '../lifecycle/log.js';
+import { relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
 
 export type { OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
@@ -161,7 +162,7 @@ function logRefusals(
   live.forEach((candidate, i) => {
     const outcome = outcomes[i];
     if (outcome === undefined || outcome.published) return;
-    logRefused(logger, {
+    safeLog(logger, {
       level: 'WARN',
       message: 'outbox entry refused',
       outboxId: candidate.entry.id,
