@@ -3,7 +3,9 @@
  * `dynamodb-local.ts`: a free port, no persistence (`--save '' --appendonly
  * no`, so a restart loses every key, which the chaos tests rely on), ready
  * once it answers PING, stopped by PID. When `REDIS_URL` is set, nothing is
- * started and that server is used.
+ * started and that server is used. A missing redis-server is installed from
+ * Debian's packages where that is safe (root, apt-get), so a fresh machine
+ * needs nothing by hand; elsewhere the error says what to install.
  *
  * No Redis client is imported here: PING goes over a plain socket, so the
  * launcher works whichever client the tests use.
@@ -31,6 +33,8 @@ export interface StartRedisLocalOptions {
   readonly port?: number;
   /** Ignore `REDIS_URL` and always start a fresh process. */
   readonly ignoreEnv?: boolean;
+  /** Install Debian's redis-server when it is missing and the machine allows it ({@link redisInstallPlan}). Default true. */
+  readonly install?: boolean;
   /** Give up waiting for PONG after this long. Default 10 s. */
   readonly readyTimeoutMs?: number;
 }
@@ -41,14 +45,67 @@ export class RedisLocalStartError extends Error {
 }
 
 const BINARY = 'redis-server';
+const INSTALL_HINT =
+  'Install it (as root: `apt-get install -y redis-server`), ' +
+  'or set REDIS_URL=redis://host:port to use a Redis or Valkey server that is already running.';
 
-function assertBinary(): void {
+function binaryOnPath(): boolean {
   const probe = spawnSync(BINARY, ['--version'], { stdio: 'ignore' });
-  if (probe.error !== undefined || probe.status !== 0) {
-    throw new RedisLocalStartError(
-      'redis-server was not found on PATH. Install it (as root: `apt-get install -y redis-server`), ' +
-        'or set REDIS_URL=redis://host:port to use a Redis or Valkey server that is already running.',
-    );
+  return probe.error === undefined && probe.status === 0;
+}
+
+/** What the launcher may do about a missing redis-server on this machine: install it with apt-get, or only explain. */
+export type RedisInstallPlan = { readonly install: true } | { readonly install: false; readonly why: string };
+
+/**
+ * Installing is allowed only where it cannot surprise anyone: as root (CI and the project's machines run as
+ * root; a developer's own account never gets an `apt-get` it did not ask for) and where `apt-get` exists.
+ */
+export function redisInstallPlan(machine: { readonly uid: number | undefined; readonly hasAptGet: boolean }): RedisInstallPlan {
+  if (machine.uid !== 0) return { install: false, why: 'not running as root' };
+  if (!machine.hasAptGet) return { install: false, why: 'apt-get is not on PATH' };
+  return { install: true };
+}
+
+function run(command: string, args: readonly string[]): Promise<{ readonly ok: boolean; readonly output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.on('error', (err) => resolve({ ok: false, output: `${output}\n${err.message}` }));
+    child.on('close', (code) => resolve({ ok: code === 0, output }));
+  });
+}
+
+/**
+ * Makes sure redis-server is on PATH. Missing, it is installed from Debian's packages when the plan allows
+ * (one line on stderr says so; the package lists are refreshed only if the first attempt fails), and
+ * otherwise the error says what to install and that `REDIS_URL` can name a running server.
+ * Asynchronous, so DynamoDB Local keeps starting beside it in the test setup.
+ */
+export async function ensureRedisServer(): Promise<void> {
+  if (binaryOnPath()) return;
+  const hasAptGet = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).error === undefined;
+  const plan = redisInstallPlan({ uid: process.getuid?.(), hasAptGet });
+  if (!plan.install) {
+    throw new RedisLocalStartError(`redis-server was not found on PATH and was not installed (${plan.why}). ${INSTALL_HINT}`);
+  }
+  process.stderr.write("redis-server not found on PATH: installing Debian's redis-server (apt-get install -y redis-server)\n");
+  const install = ['install', '-y', '-q', '-o', 'DPkg::Lock::Timeout=300', BINARY];
+  let result = await run('apt-get', install);
+  if (!result.ok) {
+    const update = await run('apt-get', ['update', '-q', '-o', 'DPkg::Lock::Timeout=300']);
+    result = update.ok ? await run('apt-get', install) : update;
+  }
+  if (!result.ok || !binaryOnPath()) {
+    throw new RedisLocalStartError(`Installing redis-server with apt-get failed. ${INSTALL_HINT}\n${result.output.trim()}`);
   }
 }
 
@@ -106,7 +163,8 @@ export async function startRedisLocal(options: StartRedisLocalOptions = {}): Pro
     await waitForRedis(new URL(fromEnv).hostname, handle.port, readyTimeoutMs);
     return handle;
   }
-  assertBinary();
+  if (options.install !== false) await ensureRedisServer();
+  else if (!binaryOnPath()) throw new RedisLocalStartError(`redis-server was not found on PATH. ${INSTALL_HINT}`);
   const port = options.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
   const child = spawn(BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
