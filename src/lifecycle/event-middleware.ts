@@ -56,7 +56,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     emit(run.consumer, run.startedAt, run.owned.id, outcome, replay, early);
   }
 
-  /** Logs an event refused before the handler (the README promises a line per event) and returns its error to throw. */
+  /** Logs an event refused before the handler (docs/operations.md promises a line per event) and returns its error to throw. */
   function refused<E extends Error>(run: EventRun, error: E, outcome: RecordOutcome): E {
     log(run, outcome);
     return error;

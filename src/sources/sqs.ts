@@ -42,8 +42,8 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * (default): once no handler of the batch is running, the waiting records
    * commit together (group commit, usually one `TransactWriteItems` per
    * batch), each still atomic on its own. `'record'`: each record commits
-   * right after its handler, in its own `TransactWriteItems`. See the README,
-   * "Group commit".
+   * right after its handler, in its own `TransactWriteItems`. See
+   * docs/transactions.md, "Group commit".
    */
   readonly commit?: CommitMode;
   /**
@@ -52,8 +52,8 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * while the handlers run), so that a record already COMPLETED is answered
    * as a duplicate without cancelling the batch's transaction. `'auto'`
    * (default): when this container's recent records were duplicates often
-   * enough to pay for the read; `'always'`; `'never'`. See the README,
-   * "Group commit".
+   * enough to pay for the read; `'always'`; `'never'`. See
+   * docs/transactions.md, "Group commit".
    */
   readonly probeDuplicates?: ProbeMode;
   /**
