@@ -73,7 +73,8 @@ describe('documentation', () => {
   beforeAll(() => {
     examples = allExamples();
     compiled = compileExamples(root, examples, entryPoints);
-  }, 60_000);
+    // No timeout of its own: the checks project's hookTimeout (vitest.config.ts) is sized for a loaded 2-core machine.
+  });
 
   it('finds the examples (guards against a silently broken extractor)', () => {
     expect(examples.filter((e) => e.file.startsWith('src')).length).toBeGreaterThan(10);

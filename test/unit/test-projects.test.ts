@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkDirs, integrationDirs, propertyTestsOnDynamoDB, unitDirs } from '../../vitest.config.js';
+import { checkDirs, integrationDirs, propertyTestsOnDynamoDB, slowFiles, unitDirs } from '../../vitest.config.js';
 import { walk } from '../support/doc-examples.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -34,5 +34,9 @@ describe('vitest projects', () => {
 
   it('lists only property tests that exist', () => {
     expect(propertyTestsOnDynamoDB.filter((f) => !files.includes(f))).toEqual([]);
+  });
+
+  it('starts first only files that exist (a renamed slow file would silently go back to the end)', () => {
+    expect(slowFiles.filter((f) => !files.includes(f))).toEqual([]);
   });
 });
