@@ -93,7 +93,8 @@ export function connectionArgs(flags: Flags, env: Readonly<Record<string, string
   };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+/** `value`, with an empty string read as absent (an exported but empty variable). */
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 

@@ -2,19 +2,23 @@
  * `forget`: deletes one record so the next delivery of its key runs the
  * handler again. It shows the record, asks (or takes `--yes`), deletes only
  * if the record is still what was shown, and prints one JSON audit line.
+ * With a Redis URL it removes a Redis filter's marker of the record too,
+ * which would otherwise go on answering the key; without one it warns.
  */
 import { userInfo } from 'node:os';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DeleteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord } from '../core/record.js';
+import type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
 import { isAwsError } from '../store/cancellation.js';
 import { ATTR } from '../store/layout.js';
 import { recordFromWire } from '../store/records.js';
+import { markerKey } from '../store/redis/fields.js';
 import { accessKeyId } from './client.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 import { readLine } from './io.js';
-import { candidates, TARGET_OPTIONS } from './lookup.js';
+import { candidates, TARGET_OPTIONS, type Candidate } from './lookup.js';
 import { showRecord } from './inspect.js';
+import { markerWarning, openMarkerRedis, REDIS_OPTIONS, redisArgs, RedisUnavailableError, shellQuoted, type MarkerRedis } from './redis.js';
 
 /**
  * The conditional delete: status, attempt count and owner token must be the
@@ -52,14 +56,14 @@ function osUser(env: Readonly<Record<string, string | undefined>>): string {
 }
 
 // Interactive yes/no; without a terminal only --yes may delete.
-async function confirmed(ctx: CommandContext, record: IdempotencyRecord): Promise<boolean> {
+async function confirmed(ctx: CommandContext, question: string): Promise<boolean> {
   const { io, flags } = ctx;
   if (flags['yes'] === true) return true;
   if (!io.stdinIsTTY) {
     io.stderr('refusing to delete: stdin is not a terminal, so nobody can confirm. Pass --yes to delete from a script.\n');
     return false;
   }
-  io.stderr(`Delete ${record.id} (${record.status})? The next delivery of this key will run the handler again. [y/N] `);
+  io.stderr(`${question} The next delivery of this key will run the handler again. [y/N] `);
   const answer = (await readLine(io.stdin))?.trim().toLowerCase();
   if (answer === 'y' || answer === 'yes') return true;
   io.stderr('not deleted.\n');
@@ -85,25 +89,114 @@ async function deleteShown(ctx: CommandContext, record: IdempotencyRecord): Prom
   }
 }
 
-async function forget(ctx: CommandContext): Promise<number> {
-  const found = await showRecord(ctx);
-  if (found.kind !== 'found') return EXIT.failed;
-  const { record } = found;
-  warnIfLive(ctx, record);
-  if (!(await confirmed(ctx, record))) return EXIT.failed;
-  if (!(await deleteShown(ctx, record))) return EXIT.failed;
+/** What became of the filter's marker, for the audit line. */
+interface MarkerOutcome {
+  readonly url: string;
+  readonly key: string;
+  readonly removed: boolean;
+  readonly statusBefore: IdempotencyStatus | null;
+  readonly error?: string;
+}
+
+// After the DynamoDB delete, never before: a delivery that read the record meanwhile could write the marker back.
+async function removeMarker(ctx: CommandContext, redis: MarkerRedis, id: string): Promise<MarkerOutcome> {
+  const key = markerKey(redis.keyPrefix, id);
+  try {
+    const found = await redis.remove(id);
+    ctx.io.stderr(
+      found === undefined
+        ? `no filter marker at ${key} in Redis at ${redis.url}.\n`
+        : `removed the filter's marker ${key} (${found.record.status}) from Redis at ${redis.url}.\n`,
+    );
+    return { url: redis.url, key, removed: found !== undefined, statusBefore: found?.record.status ?? null };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    ctx.io.stderr(
+      `effectively-once forget: removing the filter's marker ${key} from Redis at ${redis.url} failed (${error}); ` +
+        `it may still answer this key. Remove it with: redis-cli -u URL DEL ${shellQuoted(key)}\n`,
+    );
+    return { url: redis.url, key, removed: false, statusBefore: null, error };
+  }
+}
+
+async function printAudit(ctx: CommandContext, id: string, before: IdempotencyRecord | undefined, marker: MarkerOutcome | undefined) {
   const audit = {
     audit: 'effectively-once forget',
     at: new Date(ctx.io.now()).toISOString(),
     who: { accessKeyId: (await accessKeyId(ctx.clients.client)) ?? null, osUser: osUser(ctx.io.env) },
     table: ctx.where.table,
     region: ctx.where.region ?? null,
-    id: record.id,
-    statusBefore: record.status,
-    attemptsBefore: record.attempts,
+    id,
+    statusBefore: before?.status ?? null,
+    attemptsBefore: before?.attempts ?? null,
+    redisMarker: marker ?? null,
   };
   ctx.io.stdout(`${JSON.stringify(audit)}\n`);
-  return EXIT.ok;
+}
+
+// No record in DynamoDB (forgotten earlier without a Redis URL, or never stored there), but the filter may still answer.
+async function forgetMarkerOnly(ctx: CommandContext, redis: MarkerRedis, tried: readonly Candidate[]): Promise<number> {
+  const markers = (await Promise.all(tried.map((c) => redis.find(c.id)))).flatMap((m) => (m === undefined ? [] : [m]));
+  const [marker] = markers;
+  if (marker === undefined) {
+    ctx.io.stderr(
+      `no filter marker either: tried ${tried.map((c) => markerKey(redis.keyPrefix, c.id)).join(', ')} in Redis at ${redis.url}.\n`,
+    );
+    return EXIT.failed;
+  }
+  if (markers.length > 1) {
+    ctx.io.stderr(`both key forms have a filter marker: ${markers.map((m) => m.key).join(' and ')}. Pass --plain-keys or --hash-keys.\n`);
+    return EXIT.failed;
+  }
+  ctx.io.stderr(
+    `but the filter's marker ${marker.key} in Redis at ${redis.url} holds it as ${marker.record.status}, and answers this key.\n`,
+  );
+  if (!(await confirmed(ctx, `Delete the filter marker ${marker.key} (${marker.record.status})?`))) return EXIT.failed;
+  const outcome = await removeMarker(ctx, redis, marker.record.id);
+  await printAudit(ctx, marker.record.id, undefined, outcome);
+  return outcome.error === undefined ? EXIT.ok : EXIT.failed;
+}
+
+async function forgetRecord(ctx: CommandContext, redis: MarkerRedis | undefined, keyPrefix: string): Promise<number> {
+  const found = await showRecord(ctx);
+  if (found.kind === 'not-found' && redis !== undefined) return forgetMarkerOnly(ctx, redis, found.tried);
+  if (found.kind === 'not-found') ctx.io.stderr(NO_RECORD_HINT);
+  if (found.kind !== 'found') return EXIT.failed;
+  const { record } = found;
+  warnIfLive(ctx, record);
+  const alsoMarker = redis === undefined ? '' : ` and its filter marker in Redis`;
+  if (!(await confirmed(ctx, `Delete ${record.id} (${record.status})${alsoMarker}?`))) return EXIT.failed;
+  if (!(await deleteShown(ctx, record))) return EXIT.failed;
+  const marker = redis === undefined ? undefined : await removeMarker(ctx, redis, record.id);
+  const warning = redis === undefined ? markerWarning(record, keyPrefix, ctx.io.now()) : undefined;
+  if (warning !== undefined) ctx.io.stderr(warning);
+  await printAudit(ctx, record.id, record, marker);
+  return marker?.error === undefined ? EXIT.ok : EXIT.failed;
+}
+
+const NO_RECORD_HINT =
+  "hint: if this table's consumers use withRedisFilter, its marker may still answer the key: pass --redis-url (or set REDIS_URL) to look for it and remove it.\n";
+
+async function forget(ctx: CommandContext): Promise<number> {
+  const { keyPrefix, target } = redisArgs(ctx.flags, ctx.io.env);
+  let redis: MarkerRedis | undefined;
+  try {
+    redis = target === undefined ? undefined : await openMarkerRedis(target);
+  } catch (err) {
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    ctx.io.stderr(`effectively-once forget: ${err.message}. Nothing was deleted.\n`);
+    return EXIT.failed;
+  }
+  try {
+    return await forgetRecord(ctx, redis, keyPrefix);
+  } catch (err) {
+    // Only a lookup fails this way: a failed removal is reported where it happens, after the record was deleted.
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    ctx.io.stderr(`effectively-once forget: ${err.message}. Nothing was deleted.\n`);
+    return EXIT.failed;
+  } finally {
+    await redis?.close();
+  }
 }
 
 /**
@@ -117,11 +210,18 @@ async function forget(ctx: CommandContext): Promise<number> {
  */
 export const forgetCommand: Command = {
   name: 'forget',
-  summary: 'delete one record so its key is processed again',
-  options: { ...TARGET_OPTIONS, yes: { type: 'boolean', short: 'y' } },
-  usage: `effectively-once forget --table T (--consumer C --key K | --id ID) [--hash-keys | --plain-keys] [--yes] [--json]
+  summary: 'delete one record (and its Redis filter marker) so its key is processed again',
+  options: { ...TARGET_OPTIONS, ...REDIS_OPTIONS, yes: { type: 'boolean', short: 'y' } },
+  usage: `effectively-once forget --table T (--consumer C --key K | --id ID) [--hash-keys | --plain-keys]
+                        [--redis-url URL [--redis-key-prefix P]] [--yes] [--json]
   Shows the record, asks for confirmation (--yes skips it; required without a terminal), deletes it only if it is
-  still what was shown, and prints one JSON audit line.`,
-  check: (flags) => void candidates(flags),
+  still what was shown, and prints one JSON audit line.
+  --redis-url URL (or REDIS_URL): the Redis of a withRedisFilter in front of this table; its marker of the record is
+  removed too (--redis-key-prefix P: the filter's keyPrefix, default eo:m:). Without one, forget warns that such a
+  marker may still answer the key, and prints the redis-cli command that removes it.`,
+  check: (flags) => {
+    candidates(flags);
+    redisArgs(flags, {});
+  },
   run: forget,
 };

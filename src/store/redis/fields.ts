@@ -53,6 +53,14 @@ export function markerText(record: IdempotencyRecord): string {
   return `${record.status} ${record.expiresAt} ${record.owner ?? ''}\n${JSON.stringify(record)}`;
 }
 
+/**
+ * The Redis key of a filter's marker: its `keyPrefix` and the record id. The
+ * operator CLI's `forget` removes it by the same rule.
+ */
+export function markerKey(keyPrefix: string, id: string): string {
+  return `${keyPrefix}${id}`;
+}
+
 /** The record in a marker; `undefined` when the text is not a marker (it is then ignored, as a miss). */
 export function recordFromMarker(id: string, text: string): IdempotencyRecord | undefined {
   const newline = text.indexOf('\n');

@@ -21,7 +21,7 @@ import type {
 } from '../types.js';
 import { isTransactionalStore } from '../types.js';
 import { replyText } from './connection.js';
-import { markerText, recordFromMarker } from './fields.js';
+import { markerKey, markerText, recordFromMarker } from './fields.js';
 import { resolveRedisFilterOptions, type RedisFilterOptions, type ResolvedRedisFilterOptions } from './options.js';
 import { clearInProgressScript, markInProgressScript } from './scripts.js';
 
@@ -199,7 +199,7 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
   }
 
   #key(id: string): string {
-    return `${this.options.keyPrefix}${id}`;
+    return markerKey(this.options.keyPrefix, id);
   }
 
   /** Counts one lookup's fate and passes `value` through. */

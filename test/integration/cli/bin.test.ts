@@ -6,11 +6,11 @@
  * from node_modules; type errors are `npm run typecheck`'s business, which
  * keeps this fast.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,14 +70,36 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-function runBin(args: readonly string[], env: Record<string, string>): Promise<Exit> {
+function runBin(args: readonly string[], env: Record<string, string>, node = process.execPath): Promise<Exit> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(node, [bin, ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
       done({ code, stdout, stderr });
     });
   });
 }
+
+/**
+ * A Node 20 or 21 on PATH outside node_modules (the project's own `node`
+ * devDependency, which runs the tests, is 22): the versions `engines` allows
+ * on which the AWS SDK prints its Node-version notice.
+ */
+function nodeBelow22(): { readonly path: string; readonly version: string } | undefined {
+  const dirs = (process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '' && !d.split(sep).includes('node_modules'));
+  for (const dir of dirs) {
+    const node = join(dir, 'node');
+    if (!existsSync(node)) continue;
+    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    const major = Number(/^v(\d+)\./.exec(version)?.[1]);
+    if (major >= 20 && major < 22) return { path: node, version };
+  }
+  return undefined;
+}
+
+const node20 = nodeBelow22();
+const node20Name =
+  node20 === undefined ? 'Node 20 (skipped: no Node 20 or 21 on PATH outside node_modules)' : `Node ${node20.version} (${node20.path})`;
+const SDK_NOTICE = 'NodeVersionSupportWarning';
 
 describe('the effectively-once bin', () => {
   it('is declared in package.json and keeps its shebang', () => {
@@ -111,5 +133,30 @@ describe('the effectively-once bin', () => {
     const run = await runBin(['forget', '--table', table], cleanEnv(localEnv()));
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--consumer is required');
+  });
+
+  describe.skipIf(node20 === undefined)(`on ${node20Name}`, () => {
+    const noRegion = (): Record<string, string> => {
+      const { AWS_REGION: _region, ...env } = localEnv();
+      return env;
+    };
+
+    it("prints no AWS SDK Node-version notice, only the CLI's own one-line error", async () => {
+      const run = await runBin(['stale', '--table', table], cleanEnv(noRegion()), node20?.path);
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toContain(SDK_NOTICE);
+      expect(run.stderr).toBe('effectively-once stale: no AWS region: pass --region or set AWS_REGION.\n');
+    });
+
+    it("leaves the SDK's switch alone when the user set it (the notice is then the SDK's)", async () => {
+      const run = await runBin(
+        ['stale', '--table', table],
+        cleanEnv({ ...noRegion(), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'false' }),
+        node20?.path,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(SDK_NOTICE);
+      expect(run.stderr).toContain('effectively-once stale: no AWS region');
+    });
   });
 });

@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
-import { completed, localEnv, runCli, writer } from './support.js';
+import { closedPort, completed, localEnv, runCli, writer } from './support.js';
 
 let table: string;
 
@@ -10,16 +9,6 @@ beforeAll(async () => {
   table = await freshTable(testDynamo().client, undefined, 'cli');
   await completed(writer(table, new ManualClock(Date.now())), 'payments', 'o-1');
 });
-
-/** A port nothing listens on: bound once by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('effectively-once: clear errors', () => {
   it('a missing table names the table, the region and the endpoint', async () => {

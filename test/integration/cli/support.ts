@@ -3,6 +3,7 @@
  * captured output, the environment that points the CLI at the test
  * DynamoDB Local, and a store to write the records the CLI then reads.
  */
+import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../infra/dynamodb-local.js';
@@ -70,4 +71,14 @@ export async function completed(store: DynamoDBIdempotencyStore, consumer: strin
   if (claim.kind !== 'claimed') throw new Error(`expected a fresh claim of ${key}, got ${claim.kind}`);
   const done = await store.complete({ id: claim.id, token: claim.token, storeResult: true, result: { receipt: `r-${key}` } });
   if (done.kind !== 'ok') throw new Error(`could not complete ${key}`);
+}
+
+/** A port nothing listens on: bound once by us, then released. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }
