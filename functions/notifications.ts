@@ -30,6 +30,7 @@ import {
 import { sharedDocumentClient, sharedSqsClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
+import { middyOptions } from './shared/middy.js';
 import { keyField, parseNotification, type NotificationMessage } from './shared/messages.js';
 import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
@@ -101,7 +102,7 @@ export function outboxSender(write: (line: string) => void = (line) => process.s
  * ```
  */
 export function createNotificationsHandler(deps: NotificationsDeps) {
-  return middy<SQSEvent, SQSBatchResponse>()
+  return middy<SQSEvent, SQSBatchResponse>(middyOptions)
     .use(
       sqsIdempotency({
         store: storeFrom(deps),

@@ -18,6 +18,7 @@ import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type MetricsOpt
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
+import { middyOptions } from './shared/middy.js';
 import { keyField, ORDER_EVENTS_SOURCE, ORDER_PAID, parsePayment, type OrderPaid, type PaymentMessage } from './shared/messages.js';
 import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
@@ -53,7 +54,7 @@ export const PAYMENTS_CONSUMER = 'payments';
  */
 export function createPaymentsHandler(deps: PaymentsDeps) {
   const { tables } = deps;
-  return middy<SQSEvent, SQSBatchResponse>()
+  return middy<SQSEvent, SQSBatchResponse>(middyOptions)
     .use(
       sqsIdempotency({
         store: storeFrom(deps),

@@ -16,6 +16,7 @@ import { eventBridgeIdempotency, handleEvent, type BatchLogger, type MetricsOpti
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
+import { middyOptions } from './shared/middy.js';
 import { keyField, parseOrderPaid } from './shared/messages.js';
 import { storeFrom, type StoreDeps } from './shared/store.js';
 
@@ -70,7 +71,7 @@ export function createPointsHandler(deps: PointsDeps) {
   const { tables } = deps;
   const now = (): number => deps.clock?.now() ?? Date.now();
   // `undefined` when a conflict was acknowledged (see the module comment).
-  return middy<EventBridgeEvent<string, unknown>, PointsAwarded | undefined>()
+  return middy<EventBridgeEvent<string, unknown>, PointsAwarded | undefined>(middyOptions)
     .use(
       eventBridgeIdempotency({
         store: storeFrom(deps),

@@ -47,7 +47,8 @@ function unservable(options: Record<string, unknown>): string | undefined {
     strategy: options['strategy'] === 'transaction',
     ...Object.fromEntries(REFUSED.map((name) => [name, options[name] !== undefined])),
     metrics: options['metrics'] !== undefined && options['metrics'] !== false,
-    lease: isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
+    // Named with its part: every other `lease` setting is served here.
+    'lease.heartbeat': isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
     claims: options['claims'] === 'pipelined',
   };
   return Object.keys(needs).find((name) => needs[name]);

@@ -16,7 +16,7 @@ import { admitBatch, startAdmissions, type Admission } from './admit.js';
 import { BatchRun, type RunRecord } from './batch-run.js';
 import type { BatchFeatures } from './features.js';
 import type { HeartbeatPlan } from './heartbeat.js';
-import { batchLine, safeLog } from './log.js';
+import { batchLine, safeLog, withNotes } from './log.js';
 import { consumerName, type LifecycleConfig } from './options.js';
 import { attachRunner, detachRunner } from './runner-link.js';
 import { settleClaim, type Execution, type OwnedRecord } from './settle.js';
@@ -59,6 +59,8 @@ interface BatchState<TRecord> {
   readonly run: BatchRun<TRecord>;
   readonly consumer: string;
   readonly startedAt: number;
+  /** The invocation's time left, read when the batch is answered (the log line warns near the deadline). */
+  readonly timeLeft: () => number;
   /** Pipelined claims: every record's admission, awaited before the batch is answered. */
   readonly pending?: Promise<Admission<TRecord>[]>;
 }
@@ -66,6 +68,7 @@ interface BatchState<TRecord> {
 type StateConfig<TRecord> = BatchConfig<TRecord> & {
   readonly consumer: string;
   readonly startedAt: number;
+  readonly timeLeft: () => number;
   readonly margin: number;
   readonly heartbeat: HeartbeatPlan | undefined;
   readonly features: BatchFeatures;
@@ -93,7 +96,7 @@ function stateFrom<TRecord>(
   }
   const transactional = config.strategy === 'transaction';
   const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin });
-  return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt };
+  return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt, timeLeft: config.timeLeft };
 }
 
 /**
@@ -119,7 +122,8 @@ function pipelinedState<TRecord>(
   }
   const run = new BatchRun(source, given, { ...config, transactional: false, safetyMarginMs: config.margin }, pending);
   const all = Promise.all(started.map((s) => s.admission));
-  return { original, settled: new Map(), ids, run, consumer: config.consumer, startedAt: config.startedAt, pending: all };
+  const { consumer, startedAt, timeLeft } = config;
+  return { original, settled: new Map(), ids, run, consumer, startedAt, timeLeft, pending: all };
 }
 
 /** Pipelined claims: waits for every claim, so that tokens are known and outcomes found before the handler count. */
@@ -166,7 +170,9 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // The transaction strategy holds no claim to renew (the option check refuses the pair).
     const heartbeat = transactional ? undefined : features.heartbeat?.plan(config.lease.heartbeat, store, leaseMs, Date.now());
     const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
-    const stateConfig = { ...config, consumer, startedAt, margin, heartbeat, features, duplicates };
+    const { context } = request;
+    const timeLeft = () => remainingTime(context);
+    const stateConfig = { ...config, consumer, startedAt, timeLeft, margin, heartbeat, features, duplicates };
     // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
     const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
     const state = pipelined
@@ -252,7 +258,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     if (logger !== false || metrics !== undefined) {
       const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
       const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
-      safeLog(logger, notes.sqsErrors === undefined ? { ...line, ...notes } : { ...line, ...notes, level: 'WARN' });
+      safeLog(logger, withNotes(line, notes, state.timeLeft()));
       metrics?.(line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));

@@ -34,6 +34,32 @@ export interface BatchLogLine {
   readonly backedOff?: number;
   /** SQS `permanentFailures` / `backoff`: requests to SQS that failed (the records concerned came back). */
   readonly sqsErrors?: readonly string[];
+  /**
+   * Batch sources: things to fix that changed no outcome, each named once (the line is then `WARN`). Today
+   * one: the batch was answered less than 100 ms before the invocation's deadline (`answered 4 ms before
+   * the deadline; ...`), too close for the runtime to be sure to send the response: give Middy a margin.
+   */
+  readonly warnings?: readonly string[];
+}
+
+/**
+ * A batch answered closer than this to the invocation's deadline, ms, gets a
+ * warning in its line: the runtime may time out before it has sent the
+ * response, and then the whole batch comes back.
+ */
+export const NEAR_DEADLINE_MS = 100;
+
+/**
+ * The line's warnings for a batch answered with `remainingMs` left
+ * (`Infinity` when no deadline is known: none). Middy's default early
+ * timeout answers a hung handler 5 ms before the deadline.
+ */
+export function deadlineWarnings(remainingMs: number): readonly string[] | undefined {
+  if (!(remainingMs < NEAR_DEADLINE_MS)) return undefined;
+  const left = Math.max(0, Math.round(remainingMs));
+  return [
+    `answered ${left} ms before the deadline; the runtime may time out before it sends the response, and then the whole batch comes back: set a margin with middy({ timeoutEarlyInMillis: 500 })`,
+  ];
 }
 
 /** Receives each {@link BatchLogLine}. */
@@ -97,6 +123,17 @@ export function batchLine(
     durationMs,
     records: outcomes.map((o) => logEntry(o, idOf(o))),
   };
+}
+
+/**
+ * A batch line with its source's notes (`backedOff`, `sqsErrors`) and the
+ * deadline warning, read from `remainingMs` as the batch is answered: `WARN`
+ * when either names something that went wrong.
+ */
+export function withNotes(line: BatchLogLine, notes: Pick<BatchLogLine, 'backedOff' | 'sqsErrors'>, remainingMs: number): BatchLogLine {
+  const warnings = deadlineWarnings(remainingMs);
+  const warn = notes.sqsErrors !== undefined || warnings !== undefined;
+  return { ...line, ...notes, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };
 }
 
 /**

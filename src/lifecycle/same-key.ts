@@ -71,9 +71,11 @@ function followRecord(follower: OwnedRecord, existing: IdempotencyRecord, leader
  * - the first copy found a stored record (duplicate, in progress, payload
  *   mismatch): the copy is judged against that record, as if it came alone;
  * - the first copy completed: a duplicate of it, or invalid with another payload;
- * - a business conflict: shared with the same payload;
- * - otherwise (failed, not started, lease lost, a conflict with another
- *   payload): nothing was recorded to judge it by, so it comes back.
+ * - a final business conflict (`onConflict: 'acknowledge'`): shared with the same payload;
+ * - otherwise (failed, not started, lease lost, a conflict that is retried
+ *   or has another payload): nothing was recorded to judge it by, so it
+ *   comes back `not-started` (`same-key-failed`), the same label under every
+ *   strategy: the claim strategy's handler that meets a conflict fails.
  */
 export function followerOutcome(follower: OwnedRecord, leader: RecordOutcome, leaderHash: string | undefined): RecordOutcome {
   const { messageId, key } = follower;
@@ -85,6 +87,6 @@ export function followerOutcome(follower: OwnedRecord, leader: RecordOutcome, le
     if (differs !== undefined) return { kind: 'invalid', messageId, key, error: differs };
     return { kind: 'duplicate', messageId, key, existing: completedRecord(leader, follower, leaderHash), fromCache: false };
   }
-  if (leader.kind === 'conflict' && differs === undefined) return { ...leader, messageId };
+  if (leader.kind === 'conflict' && leader.final && differs === undefined) return { ...leader, messageId };
   return { kind: 'not-started', messageId, key, reason: 'same-key-failed' };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsHandler, outboxSender } from '../../../functions/notifications.js';
 import type { NotificationMessage } from '../../../functions/shared/messages.js';
+import type { BatchLogLine } from '../../../src/index.js';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -62,5 +63,18 @@ describe('notifications', () => {
     const n = notification();
     await outboxSender((line) => lines.push(line))(n);
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([{ outbox: 'notification', ...n }]);
+  });
+
+  it('a hung side effect is answered 500 ms before the timeout (middy timeoutEarlyInMillis), with no near-deadline warning', async () => {
+    const lines: BatchLogLine[] = [];
+    const send = () => new Promise<never>(() => {});
+    const handler = createNotificationsHandler({ client: doc, tables: { idempotency }, send, logger: (l) => lines.push(l) });
+    const record = sqsRecord({ body: notification() });
+    const context = lambdaContext({ functionName: 'notifications', timeoutMs: 900 });
+    const response = await handler(sqsEvent([record]), context);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(100);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toHaveProperty('warnings');
   });
 });

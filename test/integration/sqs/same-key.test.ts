@@ -5,12 +5,24 @@
  * the rest of its FIFO group like any other record (issue 10, items 1 and 2).
  */
 import middy from '@middy/core';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type RecordHandler, type Strategy } from '../../../src/index.js';
+import {
+  BusinessConflictError,
+  eachRecord,
+  jsonBody,
+  sqsIdempotency,
+  transition,
+  type CommitMode,
+  type RecordHandler,
+  type SqsIdempotencyOptions,
+  type Strategy,
+} from '../../../src/index.js';
 import { sqsDefaults } from '../../../src/sources/sqs.js';
 import { payloadHash } from '../../../src/core/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 
 /** The payload hash the middleware computes for a record by default. */
@@ -150,6 +162,84 @@ describe.each<Strategy>(['claim', 'transaction'])(
       expect(outcomes(h)).toEqual({ [a.messageId]: 'failed', [same.messageId]: 'not-started' });
       expect(failedIds(response).sort()).toEqual([a.messageId, same.messageId].sort());
       expect(seen).toEqual([true]);
+    });
+  },
+);
+
+describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
+  ['claim strategy', { strategy: 'claim' }],
+  ['transaction strategy, commit: "group"', { strategy: 'transaction', commit: 'group' }],
+  ['transaction strategy, commit: "record"', { strategy: 'transaction', commit: 'record' }],
+])('a copy of a key behind a first copy that hit a business conflict, %s', (_name, options) => {
+  // The same order paid twice in one batch, but the order is CANCELLED: the first copy's transition is refused.
+  async function setup() {
+    const h = await harness();
+    const { client, doc } = testDynamo();
+    const business = await freshTable(client, businessTable, 'biz');
+    const runs = new Map<string, number>();
+    const pay: RecordHandler = async (_record, { key, tx }) => {
+      runs.set(key, (runs.get(key) ?? 0) + 1);
+      const paid = { table: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
+      if (options.strategy === 'transaction') {
+        tx.transition(paid);
+        return;
+      }
+      const r = await transition(doc, paid);
+      if (r.outcome !== 'applied') throw new BusinessConflictError(`order#${key}: ${r.outcome}`, []);
+    };
+    const cancel = (key: string) => doc.send(new PutCommand({ TableName: business, Item: { pk: `order#${key}`, status: 'CANCELLED' } }));
+    return { h, pay, runs, cancel };
+  }
+  const entry = (h: Harness, r: SQSRecord) => h.lines.at(-1)?.records.find((x) => x.messageId === r.messageId);
+  const firstCopy = options.strategy === 'transaction' ? 'conflict' : 'failed';
+
+  it('standard queue: the later copy is not-started (same-key-failed) in the log line, and both come back; the handler ran once', async () => {
+    const { h, pay, runs, cancel } = await setup();
+    await cancel('bc-s');
+    const a = order('bc-s', { v: 1 });
+    const same = order('bc-s', { v: 1 });
+    const response = await h.handler(pay, options)(sqsEvent([a, same]), h.context());
+    expect(entry(h, a)).toMatchObject({ outcome: firstCopy });
+    expect(entry(h, same)).toEqual({ messageId: same.messageId, outcome: 'not-started', id: 'test#bc-s', reason: 'same-key-failed' });
+    expect(h.lines.at(-1)?.counts).toMatchObject({ [firstCopy]: 1, 'not-started': 1 });
+    expect(failedIds(response).sort()).toEqual([a.messageId, same.messageId].sort());
+    expect(runs.get('bc-s')).toBe(1);
+    expect(await h.store.get(h.store.recordId('test', 'bc-s'))).toBeUndefined();
+  });
+
+  it('FIFO: the later copy is not-started (same-key-failed) and holds back the rest of its group', async () => {
+    const { h, pay, cancel } = await setup();
+    await cancel('bc-f');
+    const a = order('bc-f', { v: 1 }, { groupId: 'g1' });
+    const same = order('bc-f', { v: 1 }, { groupId: 'g1' });
+    const b = order('bc-f-next', {}, { groupId: 'g1' });
+    const response = await h.handler(pay, options)(sqsEvent([a, same, b]), h.context());
+    expect(entry(h, same)).toMatchObject({ outcome: 'not-started', reason: 'same-key-failed' });
+    expect(entry(h, b)).toMatchObject({ outcome: 'not-started', reason: 'group-failed' });
+    expect(failedIds(response)).toEqual([a.messageId, same.messageId, b.messageId]);
+  });
+});
+
+describe.each<CommitMode>(['group', 'record'])(
+  'a copy behind a final business conflict (onConflict: "acknowledge"), commit: "%s"',
+  (commit) => {
+    it('shares the final conflict: both acknowledged, the handler ran once', async () => {
+      const h = await harness();
+      const { client, doc } = testDynamo();
+      const business = await freshTable(client, businessTable, 'biz');
+      await doc.send(new PutCommand({ TableName: business, Item: { pk: 'order#bc-a', status: 'CANCELLED' } }));
+      let runs = 0;
+      const pay: RecordHandler = (_record, { tx }) => {
+        runs += 1;
+        tx.transition({ table: business, key: { pk: 'order#bc-a' }, from: 'PENDING', to: 'PAID' });
+      };
+      const a = order('bc-a', { v: 1 });
+      const same = order('bc-a', { v: 1 });
+      const handler = h.handler(pay, { strategy: 'transaction', commit, onConflict: 'acknowledge' });
+      const response = await handler(sqsEvent([a, same]), h.context());
+      expect(outcomes(h)).toEqual({ [a.messageId]: 'conflict', [same.messageId]: 'conflict' });
+      expect(failedIds(response)).toEqual([]);
+      expect(runs).toBe(1);
     });
   },
 );

@@ -32,6 +32,18 @@ describe('followerOutcome', () => {
     const leader: RecordOutcome = { kind: 'conflict', messageId: 'm1', key: 'k', final: true, error };
     expect(followerOutcome(follower, leader, 'h1')).toMatchObject({ kind: 'conflict', messageId: 'm2', final: true });
   });
+  it('is not started (same-key-failed) behind a business conflict that is retried, as behind a failure', () => {
+    const error = new BusinessConflictError('no', []);
+    const leader: RecordOutcome = { kind: 'conflict', messageId: 'm1', key: 'k', final: false, error };
+    const outcome = followerOutcome(follower, leader, 'h1');
+    expect(outcome).toEqual({ kind: 'not-started', messageId: 'm2', key: 'k', reason: 'same-key-failed' });
+    expect(acknowledged(outcome)).toBe(false);
+  });
+  it('is not started behind a final business conflict with another payload', () => {
+    const error = new BusinessConflictError('no', []);
+    const leader: RecordOutcome = { kind: 'conflict', messageId: 'm1', key: 'k', final: true, error };
+    expect(followerOutcome(follower, leader, 'h2')).toMatchObject({ kind: 'not-started', reason: 'same-key-failed' });
+  });
 
   describe('judged against the record the first copy found (issue 10, item 2)', () => {
     const stored: IdempotencyRecord = { id: 'c#k', status: 'COMPLETED', expiresAt: 2e9, attempts: 1, payloadHash: 'h1', result: 'r' };
