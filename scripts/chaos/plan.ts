@@ -6,6 +6,7 @@
  * per business key (slow effects); the seed decides where they fall.
  */
 import type { LeasePolicy } from '../../src/index.js';
+import { middyOptions } from '../../functions/shared/middy.js';
 
 /** How often each fault strikes (0..1). */
 export interface ChaosRates {
@@ -68,7 +69,11 @@ export interface ChaosTiming {
   readonly lease: LeasePolicy;
   /** How long a slow effect takes: past the visibility timeout, within the function timeout. */
   readonly slowEffectMs: number;
-  /** Function timeout range of a batch chosen to time out mid-way, ms. */
+  /**
+   * Function timeout range of a batch chosen to time out mid-way, ms. The reference handlers answer
+   * `middyOptions.timeoutEarlyInMillis` (500 ms) before the timeout, so the range starts past that margin:
+   * Middy cuts the batch 20 to 150 ms in, which is the mid-way cut the run means to exercise.
+   */
   readonly timeoutBatchMs: readonly [number, number];
   /** Added latency of a slow DynamoDB request, ms. */
   readonly latencyMs: number;
@@ -79,7 +84,7 @@ export const defaultTiming: ChaosTiming = Object.freeze({
   functionTimeoutMs: 3_000,
   lease: { marginMs: 500, floorMs: 1_000, capMs: 60_000 },
   slowEffectMs: 2_300,
-  timeoutBatchMs: [20, 150] as const,
+  timeoutBatchMs: [middyOptions.timeoutEarlyInMillis + 20, middyOptions.timeoutEarlyInMillis + 150] as const,
   latencyMs: 40,
 });
 
