@@ -38,7 +38,9 @@ describe('startRedisLocal', () => {
       const started = startRedisLocal({ ignoreEnv: true });
       await expect(started).rejects.toBeInstanceOf(RedisLocalStartError);
       // As root the launcher would install it, but with PATH emptied there is no apt-get either: it must explain.
-      await expect(started).rejects.toThrow(/not installed \((not running as root|apt-get is not on PATH)\).*apt-get install -y redis-server.*REDIS_URL/s);
+      await expect(started).rejects.toThrow(
+        /not installed \((not running as root|apt-get is not on PATH)\).*apt-get install -y redis-server.*REDIS_URL/s,
+      );
     } finally {
       process.env['PATH'] = path;
     }
