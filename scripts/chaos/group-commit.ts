@@ -2,7 +2,7 @@
  * The chaos run's group-commit consumer. The reference service has no SQS
  * consumer with `strategy: 'transaction'` (points is EventBridge: one event
  * per invocation, nothing to group), so this seeded scenario puts one under
- * the same faults: a standard queue (the testing simulator) drained by
+ * the same faults: a standard queue (the simulator, scripts/sim/) drained by
  * racing pollers, producer re-sends, DynamoDB faults (TransactionConflict,
  * throttling, network errors before and after the write) and crashes around
  * the group commit, against the run's DynamoDB Local. Records share balance
@@ -16,7 +16,8 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../../infra/tables.js';
 import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '../../src/index.js';
-import { crashingStore, drain, injectDynamoDBFaults, ManualClock, SqsQueueSimulator } from '../../src/testing/index.js';
+import { crashingStore, injectDynamoDBFaults, ManualClock } from '../../src/testing/index.js';
+import { drain, SqsQueueSimulator } from '../sim/index.js';
 import { strategyRow, type StrategyRow } from './invariants.js';
 import type { ChaosRates } from './plan.js';
 

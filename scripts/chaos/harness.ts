@@ -9,15 +9,15 @@ import type { SQSEvent } from 'aws-lambda';
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
 import {
   abandon,
-  chanceOf,
   checkpoint,
   crashingStore,
   injectDynamoDBFaults,
   type DynamoDBFaultInjector,
   type DynamoDBFaultRule,
-  type FaultCounts,
   type PipelineCrashPoint,
 } from '../../src/testing/index.js';
+import { chanceOf } from '../../src/testing/chance.js';
+import type { FaultCounts } from '../../src/testing/dynamodb-faults.js';
 import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';
 import type { RunHooks, SqsConsumer } from '../local/run-hooks.js';
 import type { OrderPaidEvent, RelayCrashPoint } from '../local/service.js';

@@ -7,7 +7,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CompleteInput, TransactionalIdempotencyStore } from '../../src/index.js';
-import { invocationKilled, type PipelineCrashPoint } from '../../src/testing/index.js';
+import { invocationKilled } from '../../src/testing/invocation.js';
+import type { PipelineCrashPoint } from '../../src/testing/index.js';
 import { storeWith } from '../local/faults.js';
 
 export type Consumer = 'payments' | 'notifications' | 'points';

@@ -1,7 +1,7 @@
 /**
  * Lambda's asynchronous invocation, locally: what EventBridge does to a
- * target function, on the testing kit's one simulator (`AsyncInvoker`, the
- * same that `invokeAsync` runs on). This file only adapts it to the local
+ * target function, on the one simulator of it (`AsyncInvoker` in scripts/sim/,
+ * the same that `invokeAsync` runs on). This file only adapts it to the local
  * run: the deployed retry count and event age, the local account and region,
  * and the run's counters.
  *
@@ -11,11 +11,11 @@
 import type { Context } from 'aws-lambda';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import type { AsyncInvokeDefinition } from '../../infra/queues.js';
-import { AsyncInvoker as Simulator, type AsyncFailureRecord } from '../../src/testing/index.js';
+import { AsyncInvoker as Simulator, type AsyncFailureRecord } from '../sim/index.js';
 import type { SourceStats } from './stats.js';
 
 /** The record Lambda sends to an on-failure destination. */
-export type { AsyncFailureRecord } from '../../src/testing/index.js';
+export type { AsyncFailureRecord } from '../sim/index.js';
 
 export interface AsyncInvokerOptions<E> {
   readonly functionName: string;

@@ -9,7 +9,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
-import { dynamoDBStreamsShardReader } from '../../src/testing/stream-shards.js';
+import { dynamoDBStreamsShardReader } from '../sim/stream-shards.js';
 
 /** A streams client on the same DynamoDB Local endpoint as `client`. */
 export async function streamsClientFor(client: DynamoDBClient): Promise<DynamoDBStreamsClient> {

@@ -1,6 +1,6 @@
 /**
- * The local SQS event-source mapping: the testing kit's one mapping
- * simulator (src/testing/sqs-mapping.ts, the same that `drain` runs on) over
+ * The local SQS event-source mapping: the one mapping simulator
+ * (scripts/sim/sqs-mapping.ts, the same that `drain` runs on) over
  * the local SQS transport, with the local run's counters and faults. It
  * behaves like Lambda's with `functionResponseType: ReportBatchItemFailures`:
  * receive up to a batch, invoke, delete only what the handler did not report
@@ -14,12 +14,12 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import type { InvocationResult } from '../../src/testing/index.js';
-import { startPolling, type PollReport } from '../../src/testing/sqs-mapping.js';
+import { startPolling, type PollReport } from '../sim/sqs-mapping.js';
 import type { ConsumedQueue } from './queues.js';
 import { sqsTransport } from './sqs-transport.js';
 import type { SourceStats } from './stats.js';
 
-export { idsToDelete } from '../../src/testing/sqs-mapping.js';
+export { idsToDelete } from '../sim/sqs-mapping.js';
 
 /** A middy-wrapped SQS handler as Lambda calls it. */
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;

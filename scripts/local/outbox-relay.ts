@@ -1,6 +1,6 @@
 /**
- * The local DynamoDB Streams mapping of the outbox relay: the testing kit's
- * stream poller (src/testing/stream-poller.ts) on DynamoDB Local's stream of
+ * The local DynamoDB Streams mapping of the outbox relay: the simulators'
+ * stream poller (scripts/sim/stream-poller.ts) on DynamoDB Local's stream of
  * the orders table, with the deployed mapping's numbers (infra/queues.json):
  * batch size, bisect on error, bounded retries, maximum record age, and an
  * on-failure destination (here a list the report shows).
@@ -10,7 +10,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { streamMappingDefinitions } from '../../infra/queues.js';
 import type { OutboxRelayHandler } from '../../src/index.js';
-import { streamPoller, type StreamFailure, type StreamPollerStats } from '../../src/testing/index.js';
+import { streamPoller, type StreamFailure, type StreamPollerStats } from '../sim/index.js';
 import type { Resources } from './environment.js';
 
 /** The relay's mapping while a run works. */

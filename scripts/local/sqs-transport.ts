@@ -1,6 +1,6 @@
 /**
- * The local SQS (fauxqs, or any SQS endpoint) as a transport of the testing
- * kit's one event source mapping simulator (src/testing/sqs-mapping.ts):
+ * The local SQS (fauxqs, or any SQS endpoint) as a transport of the one
+ * event source mapping simulator (scripts/sim/sqs-mapping.ts):
  * `ReceiveMessage` output becomes the records Lambda's mapping would hand
  * the function (same fields, same string-typed attributes, lower-camel
  * message attributes), and deletes go out as `DeleteMessageBatch`.
@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { LOCAL_REGION } from '../../infra/dynamodb-local.js';
-import type { SqsTransport } from '../../src/testing/sqs-mapping.js';
+import type { SqsTransport } from '../sim/sqs-mapping.js';
 
 function toLambdaAttributes(attributes: Record<string, MessageAttributeValue> | undefined): SQSMessageAttributes {
   const out: SQSMessageAttributes = {};

@@ -15,7 +15,7 @@ export type Random = () => number;
  *
  * @example
  * ```ts
- * import { mulberry32 } from 'effectively-once/testing';
+ * import { mulberry32 } from './chance.js';
  * const random = mulberry32(42);
  * console.log(random() === mulberry32(42)()); // true
  * ```
@@ -37,7 +37,7 @@ export function mulberry32(seed: number): Random {
  *
  * @example
  * ```ts
- * import { chanceOf } from 'effectively-once/testing';
+ * import { chanceOf } from './chance.js';
  * const crashHere = chanceOf(7, 'after-claim|order-42|1') < 0.05;
  * console.log(typeof crashHere); // 'boolean'
  * ```
@@ -56,7 +56,7 @@ export function chanceOf(seed: number, label: string): number {
  *
  * @example
  * ```ts
- * import { chanceOf, Occurrences } from 'effectively-once/testing';
+ * import { chanceOf, Occurrences } from './chance.js';
  * const seen = new Occurrences();
  * const attempt = seen.next('UpdateItem|order-1'); // 1, then 2, ...
  * const fail = chanceOf(9, `UpdateItem|order-1|${attempt}`) < 0.1;

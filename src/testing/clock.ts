@@ -52,7 +52,8 @@ export class ManualClock implements AdvanceableClock {
  *
  * @example
  * ```ts
- * import { ManualClock, isAdvanceableClock } from 'effectively-once/testing';
+ * import { ManualClock } from 'effectively-once/testing';
+ * import { isAdvanceableClock } from './clock.js';
  * console.log(isAdvanceableClock(new ManualClock()), isAdvanceableClock({ now: () => Date.now() })); // true false
  * ```
  */

@@ -66,7 +66,7 @@ export type MiddlewareClient = Pick<DynamoDBClient, 'middlewareStack'>;
  *
  * @example
  * ```ts
- * import { InjectedDynamoDBFault } from 'effectively-once/testing';
+ * import { InjectedDynamoDBFault } from './dynamodb-faults.js';
  * const fault = new InjectedDynamoDBFault('throttle', 'UpdateItem', {});
  * console.log(fault.name, fault.fault); // 'ProvisionedThroughputExceededException' 'throttle'
  * ```

@@ -1,7 +1,8 @@
 /**
- * Errors raised by the simulators. They have their own root on purpose: a
- * simulated fault stands in for a user's or the runtime's error, so it must
- * never be mistaken for one of the library's own `EffectivelyOnceError`s.
+ * Errors raised by the testing helpers and the simulators. They have their
+ * own root on purpose: a simulated fault stands in for a user's or the
+ * runtime's error, so it must never be mistaken for one of the library's own
+ * `EffectivelyOnceError`s.
  */
 
 /**
@@ -9,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { SimulationError } from 'effectively-once/testing';
+ * import { SimulationError } from './errors.js';
  * const isSimulated = (err: unknown): boolean => err instanceof SimulationError;
  * ```
  */
@@ -27,7 +28,7 @@ export class SimulationError extends Error {
  *
  * @example
  * ```ts
- * import { SimulatedCrash } from 'effectively-once/testing';
+ * import { SimulatedCrash } from './errors.js';
  * const crash = new SimulatedCrash('power cut after the claim');
  * console.log(crash.name); // 'SimulatedCrash'
  * ```
@@ -41,7 +42,7 @@ export class SimulatedCrash extends SimulationError {
  *
  * @example
  * ```ts
- * import { SimulatedFailure } from 'effectively-once/testing';
+ * import { SimulatedFailure } from './errors.js';
  * const failure = new SimulatedFailure('order-1', 1);
  * console.log(failure.key, failure.attempt); // 'order-1' 1
  * ```
@@ -66,7 +67,7 @@ export class SimulatedFailure extends SimulationError {
  *
  * @example
  * ```ts
- * import { InvocationTimeoutError } from 'effectively-once/testing';
+ * import { InvocationTimeoutError } from './errors.js';
  * const err = new InvocationTimeoutError(3000);
  * console.log(err.message); // 'Task timed out after 3.00 seconds'
  * ```
@@ -80,28 +81,5 @@ export class InvocationTimeoutError extends SimulationError {
     // Same wording as the Lambda runtime, so logs read the same locally.
     super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
     this.timeoutMs = timeoutMs;
-  }
-}
-
-/**
- * The handler's SQS batch response cannot be honoured (not an object,
- * `batchItemFailures` not an array, an empty/missing `itemIdentifier`, or one
- * that is not in the batch). Lambda then treats the whole batch as failed.
- *
- * @example
- * ```ts
- * import { InvalidBatchResponseError } from 'effectively-once/testing';
- * const err = new InvalidBatchResponseError('itemIdentifier "x" is not in the batch', { batchItemFailures: [{ itemIdentifier: 'x' }] });
- * console.log(err.response);
- * ```
- */
-export class InvalidBatchResponseError extends SimulationError {
-  override readonly name = 'InvalidBatchResponseError';
-  /** What the handler returned. */
-  readonly response: unknown;
-
-  constructor(reason: string, response: unknown) {
-    super(`invalid SQS batch response, the whole batch counts as failed: ${reason}`);
-    this.response = response;
   }
 }

@@ -80,7 +80,7 @@ function lengthPrefixed(bytes: Buffer): Buffer {
  *
  * @example
  * ```ts
- * import { md5OfMessageAttributes } from 'effectively-once/testing';
+ * import { md5OfMessageAttributes } from './events.js';
  * const md5 = md5OfMessageAttributes({ tenant: { dataType: 'String', stringValue: 'acme' } });
  * console.log(md5?.length); // 32
  * ```

@@ -15,9 +15,9 @@ import { intIn, required } from './rules.js';
  * Dies here: returns a promise that never settles, so nothing after the
  * `await` runs, nor the middleware's `after`/`onError`, just as when the
  * Lambda process is killed after the middleware's `before` (the claim).
- * Inside {@link invoke}, `runEventSourceMapping` or `invokeAsync` the
- * invocation is reported `crashed` at once, and is dead from this call on;
- * elsewhere the caller's promise simply never settles (use
+ * Inside {@link invoke} (or anything built on it) the invocation is
+ * reported `crashed` at once, and is dead from this call on; elsewhere the
+ * caller's promise simply never settles (use
  * {@link CrashPoint.crashed} to notice it). Work the invocation already
  * started elsewhere (e.g. other records processed concurrently) cannot be
  * killed by JavaScript: it stops at its next {@link checkpoint} (a crash

@@ -67,7 +67,7 @@ export function signalCrash(error: SimulatedCrash): boolean {
  *
  * @example
  * ```ts
- * import { invocationKilled } from 'effectively-once/testing';
+ * import { invocationKilled } from './invocation.js';
  * console.log(invocationKilled()); // false: not inside a killed invocation
  * ```
  */

@@ -1,7 +1,7 @@
 /**
- * Option rules the simulators add to the core ones (`is`, `hasMethods`), for
- * `checkOptions`: a wrong option is a `TypeError` that names it, raised when
- * the simulator is built, not deep inside a run.
+ * Option rules the testing helpers add to the core ones (`is`, `hasMethods`),
+ * for `checkOptions`: a wrong option is a `TypeError` that names it, raised
+ * when the helper is built, not deep inside a run.
  */
 import { hasMethods } from '../core/options.js';
 import type { OptionRule } from '../core/options.js';
@@ -12,11 +12,6 @@ export function intIn(min: number, max?: number): OptionRule {
     expected: max === undefined ? `an integer >= ${min}` : `an integer between ${min} and ${max}`,
     check: (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= min && (max === undefined || v <= max),
   };
-}
-
-/** Rule: an instance of `type`, e.g. an `SqsQueueSimulator`. */
-export function instanceOf(expected: string, type: abstract new (...args: never[]) => unknown): OptionRule {
-  return { expected, check: (v: unknown) => v instanceof type };
 }
 
 /** Rule: the same rule, but the option must be given. */
@@ -32,6 +27,3 @@ export const positiveMs: OptionRule = {
 
 /** Rule: a `Clock`. */
 export const clockRule: OptionRule = hasMethods('a clock with a now() method', 'now');
-
-/** Rule: any value (an option the simulator passes through unchecked, e.g. an event). */
-export const anyValue: OptionRule = { expected: 'any value', check: () => true };

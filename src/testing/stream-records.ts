@@ -1,12 +1,10 @@
 /**
  * Lambda stream records, shaped exactly as an event source mapping hands them
  * to a function (Kinesis: `aws:kinesis`, DynamoDB Streams: `aws:dynamodb`),
- * built by hand for unit tests or from what `GetRecords` returned (the
- * stream poller). Type-only SDK imports: nothing here needs an SDK installed.
+ * built by hand for unit tests. (The stream poller's records from
+ * `GetRecords` are converted in scripts/sim/stream-records.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue as SdkStreamAttribute, _Record as SdkStreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import type { _Record as SdkKinesisRecord } from '@aws-sdk/client-kinesis';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { testingDefaults } from './defaults.js';
 
@@ -66,31 +64,6 @@ export function kinesisStreamRecord(options: KinesisStreamRecordOptions): Kinesi
   };
 }
 
-/**
- * The Lambda record of a Kinesis `GetRecords` record read from `shardId` of `streamArn`.
- *
- * @example
- * ```ts
- * import { fromKinesisRecord } from 'effectively-once/testing';
- * const record = fromKinesisRecord(
- *   { SequenceNumber: '7', PartitionKey: 'a', Data: new TextEncoder().encode('hi'), ApproximateArrivalTimestamp: new Date() },
- *   'shardId-000000000001',
- *   'arn:aws:kinesis:us-east-1:000000000000:stream/s',
- * );
- * console.log(record.eventID); // shardId-000000000001:7
- * ```
- */
-export function fromKinesisRecord(record: SdkKinesisRecord, shardId: string, streamArn: string): KinesisStreamRecord {
-  return kinesisStreamRecord({
-    data: record.Data ?? new Uint8Array(),
-    sequenceNumber: record.SequenceNumber ?? '',
-    shardId,
-    partitionKey: record.PartitionKey ?? '',
-    streamArn,
-    arrivedAt: record.ApproximateArrivalTimestamp?.getTime() ?? Date.now(),
-  });
-}
-
 /** Options of {@link dynamoDBStreamRecord}. */
 export interface DynamoDBStreamRecordOptions {
   readonly sequenceNumber: string;
@@ -146,57 +119,6 @@ export function dynamoDBStreamRecord(options: DynamoDBStreamRecordOptions): Dyna
       StreamViewType: 'NEW_AND_OLD_IMAGES',
     },
     eventSourceARN: streamArn,
-  };
-}
-
-/** An SDK (binary as bytes) attribute value in Lambda's JSON form (binary as base64). */
-function lambdaAttribute(value: SdkStreamAttribute): AttributeValue {
-  if (value.B !== undefined) return { B: base64(value.B) };
-  if (value.BS !== undefined) return { BS: value.BS.map(base64) };
-  if (value.L !== undefined) return { L: value.L.map(lambdaAttribute) };
-  if (value.M !== undefined) return { M: lambdaImage(value.M) };
-  return value as AttributeValue;
-}
-
-function lambdaImage(image: Record<string, SdkStreamAttribute>): Record<string, AttributeValue> {
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, lambdaAttribute(value)]));
-}
-
-/**
- * The Lambda record of a DynamoDB Streams `GetRecords` record read from `streamArn`.
- *
- * @example
- * ```ts
- * import { fromDynamoDBStreamsRecord } from 'effectively-once/testing';
- * const record = fromDynamoDBStreamsRecord(
- *   { eventID: 'e-1', eventName: 'INSERT', dynamodb: { Keys: { pk: { S: 'a' } }, SequenceNumber: '1' } },
- *   'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/2024-01-01T00:00:00.000',
- * );
- * console.log(record.eventSourceARN?.endsWith('000'), record.dynamodb?.SequenceNumber); // true 1
- * ```
- */
-export function fromDynamoDBStreamsRecord(record: SdkStreamRecord, streamArn: string): DynamoDBRecord {
-  const change = record.dynamodb ?? {};
-  const dynamodb: NonNullable<DynamoDBRecord['dynamodb']> = {
-    ...(change.ApproximateCreationDateTime === undefined
-      ? {}
-      : { ApproximateCreationDateTime: Math.floor(change.ApproximateCreationDateTime.getTime() / 1000) }),
-    ...(change.Keys === undefined ? {} : { Keys: lambdaImage(change.Keys) }),
-    ...(change.NewImage === undefined ? {} : { NewImage: lambdaImage(change.NewImage) }),
-    ...(change.OldImage === undefined ? {} : { OldImage: lambdaImage(change.OldImage) }),
-    ...(change.SequenceNumber === undefined ? {} : { SequenceNumber: change.SequenceNumber }),
-    ...(change.SizeBytes === undefined ? {} : { SizeBytes: change.SizeBytes }),
-    ...(change.StreamViewType === undefined ? {} : { StreamViewType: change.StreamViewType }),
-  };
-  return {
-    ...(record.eventID === undefined ? {} : { eventID: record.eventID }),
-    ...(record.eventName === undefined ? {} : { eventName: record.eventName }),
-    eventVersion: record.eventVersion ?? '1.1',
-    eventSource: 'aws:dynamodb',
-    ...(record.awsRegion === undefined ? {} : { awsRegion: record.awsRegion }),
-    dynamodb,
-    eventSourceARN: streamArn,
-    ...(record.userIdentity === undefined ? {} : { userIdentity: { ...record.userIdentity } }),
   };
 }
 

@@ -9,7 +9,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
-import { CrashPoint, ManualClock, eventBridgeEvent, flaky, invokeAsync } from '../../src/testing/index.js';
+import { CrashPoint, ManualClock, eventBridgeEvent, flaky } from '../../src/testing/index.js';
+import { invokeAsync } from '../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; amount: number }>;

@@ -8,7 +8,8 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '../../src/index.js';
-import { CrashPoint, ManualClock, SqsQueueSimulator, drain, flaky } from '../../src/testing/index.js';
+import { CrashPoint, ManualClock, flaky } from '../../src/testing/index.js';
+import { SqsQueueSimulator, drain } from '../../scripts/sim/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
 describe('chaos: duplicates, crashes, failures and poison through a simulated SQS queue', () => {

@@ -18,18 +18,8 @@ import {
   sqsIdempotency,
   type IdempotencyStore,
 } from '../../src/index.js';
-import {
-  SqsQueueSimulator,
-  crashAfter,
-  crashingStore,
-  drain,
-  flaky,
-  injectDynamoDBFaults,
-  invoke,
-  invokeAsync,
-  lambdaContext,
-  runEventSourceMapping,
-} from '../../src/testing/index.js';
+import { SqsQueueSimulator, drain, invokeAsync, runEventSourceMapping } from '../../scripts/sim/index.js';
+import { crashAfter, crashingStore, flaky, injectDynamoDBFaults, invoke, lambdaContext } from '../../src/testing/index.js';
 
 const ddb = new DynamoDBClient({ region: 'us-east-1' });
 const client = DynamoDBDocumentClient.from(ddb);

@@ -18,16 +18,8 @@ import {
   withRedisFilter,
   type IdempotencyStore,
 } from '../../../src/index.js';
-import {
-  CrashPoint,
-  ManualClock,
-  SqsQueueSimulator,
-  drain,
-  injectDynamoDBFaults,
-  lambdaContext,
-  sqsEvent,
-  sqsRecord,
-} from '../../../src/testing/index.js';
+import { CrashPoint, ManualClock, injectDynamoDBFaults, lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import { SqsQueueSimulator, drain } from '../../../scripts/sim/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { testRedis, type TestRedis } from './support.js';
 

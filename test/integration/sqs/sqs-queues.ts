@@ -1,7 +1,7 @@
 /**
  * Real queues for the SQS production-path tests (DLQ, backoff): fauxqs in
  * this process, a queue pair per test, and one poll of Lambda's event source
- * mapping (the testing kit's, over the fauxqs transport).
+ * mapping (the simulator's, scripts/sim/, over the fauxqs transport).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -17,7 +17,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../infra/dynamodb-local.js';
 import type { LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { sqsTransport } from '../../../scripts/local/sqs-transport.js';
-import { receiveBatch, runBatch, type PollReport } from '../../../src/testing/sqs-mapping.js';
+import { receiveBatch, runBatch, type PollReport } from '../../../scripts/sim/sqs-mapping.js';
 
 export interface Queue {
   readonly url: string;

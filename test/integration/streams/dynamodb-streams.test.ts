@@ -23,7 +23,7 @@ import {
   type DynamoDBStreamsPollerSource,
   type StreamInvocationReport,
   type StreamPollerOptions,
-} from '../../../src/testing/index.js';
+} from '../../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { streamTable, testStreamsClient } from '../../support/streams.js';
 

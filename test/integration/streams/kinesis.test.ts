@@ -17,7 +17,7 @@ import {
   type BatchLogLine,
   type KinesisIdempotencyOptions,
 } from '../../../src/index.js';
-import { streamPoller, type StreamFailure, type StreamInvocationReport } from '../../../src/testing/index.js';
+import { streamPoller, type StreamFailure, type StreamInvocationReport } from '../../../scripts/sim/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { putOnShard } from '../../support/streams.js';
 

@@ -6,7 +6,8 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, TransactionRetryableError } from '../../../src/index.js';
-import { injectDynamoDBFaults, invoke, InjectedDynamoDBFault } from '../../../src/testing/index.js';
+import { injectDynamoDBFaults, invoke } from '../../../src/testing/index.js';
+import { InjectedDynamoDBFault } from '../../../src/testing/dynamodb-faults.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 
 async function setUp() {

@@ -2,7 +2,7 @@ import { PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynam
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKinesisStream, startKinesisLocal, type KinesisLocalHandle } from '../../../infra/kinesis-local.js';
-import { streamPoller, type StreamFailure, type StreamInvocationReport } from '../../../src/testing/index.js';
+import { streamPoller, type StreamFailure, type StreamInvocationReport } from '../../../scripts/sim/index.js';
 import { testDynamo } from '../../support/dynamodb.js';
 import { putOnShard, streamTable, testStreamsClient } from '../../support/streams.js';
 

@@ -13,7 +13,8 @@ import { defaults, parseArgs, UsageError } from '../../../scripts/local/options.
 import { chanceOf, mulberry32 } from '../../../scripts/local/prng.js';
 import { newSourceStats } from '../../../scripts/local/stats.js';
 import { planWorkload } from '../../../scripts/local/workload.js';
-import { InvocationTimeoutError, lambdaContext } from '../../../src/testing/index.js';
+import { InvocationTimeoutError } from '../../../src/testing/errors.js';
+import { lambdaContext } from '../../../src/testing/index.js';
 
 describe('parseArgs', () => {
   it('applies defaults and reads both flag forms', () => {

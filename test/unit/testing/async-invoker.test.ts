@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AsyncInvoker, Deferred, type AsyncFailureRecord } from '../../../src/testing/index.js';
+import { AsyncInvoker, type AsyncFailureRecord } from '../../../scripts/sim/index.js';
+import { Deferred } from '../../../src/testing/index.js';
 
 describe('AsyncInvoker (the one async-invocation simulator)', () => {
   it('runs at most `concurrency` events at once, and a waiting retry holds no slot', async () => {

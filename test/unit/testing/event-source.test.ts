@@ -1,19 +1,10 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  InvalidBatchResponseError,
-  InvocationTimeoutError,
-  ManualClock,
-  SimulatedCrash,
-  SqsQueueSimulator,
-  abandon,
-  delay,
-  drain,
-  flaky,
-  runEventSourceMapping,
-} from '../../../src/testing/index.js';
-import type { PollReport, SqsLambdaHandler } from '../../../src/testing/index.js';
+import { InvalidBatchResponseError, SqsQueueSimulator, drain, runEventSourceMapping } from '../../../scripts/sim/index.js';
+import { InvocationTimeoutError, SimulatedCrash } from '../../../src/testing/errors.js';
+import { ManualClock, abandon, delay, flaky } from '../../../src/testing/index.js';
+import type { PollReport, SqsLambdaHandler } from '../../../scripts/sim/index.js';
 
 function setup(): { clock: ManualClock; queue: SqsQueueSimulator; dlq: SqsQueueSimulator } {
   const clock = new ManualClock();

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  SqsQueueSimulator,
-  abandon,
-  eventBridgeEvent,
-  flaky,
-  invokeAsync,
-  lambdaAsyncRetryDelaysMs,
-} from '../../../src/testing/index.js';
-import type { AsyncFailureRecord } from '../../../src/testing/index.js';
+import { ManualClock, abandon, eventBridgeEvent, flaky } from '../../../src/testing/index.js';
+import { SqsQueueSimulator, invokeAsync, lambdaAsyncRetryDelaysMs } from '../../../scripts/sim/index.js';
+import type { AsyncFailureRecord } from '../../../scripts/sim/index.js';
 
 const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop.payments', detail: { orderNo: 'o-1' } });
 type PaidEvent = typeof event;

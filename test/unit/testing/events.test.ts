@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, eventBridgeEvent, lambdaContext, md5OfMessageAttributes, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import { ManualClock, eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import { md5OfMessageAttributes } from '../../../src/testing/events.js';
 
 const fifoArn = 'arn:aws:sqs:us-east-2:111122223333:payments.fifo';
 

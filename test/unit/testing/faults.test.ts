@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CrashPoint,
-  Deferred,
-  ManualClock,
-  SimulatedCrash,
-  SimulatedFailure,
-  checkpoint,
-  crashAfter,
-  delay,
-  flaky,
-  invoke,
-} from '../../../src/testing/index.js';
+import { CrashPoint, Deferred, ManualClock, checkpoint, crashAfter, delay, flaky, invoke } from '../../../src/testing/index.js';
+import { SimulatedCrash, SimulatedFailure } from '../../../src/testing/errors.js';
 
 /** Lets every pending promise continuation run (one macrotask turn). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

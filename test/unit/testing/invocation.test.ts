@@ -3,7 +3,8 @@
  * invocation leaves behind stops as a dead Lambda's would.
  */
 import { describe, expect, it } from 'vitest';
-import { checkpoint, invocationKilled, invoke, ManualClock } from '../../../src/testing/index.js';
+import { checkpoint, invoke, ManualClock } from '../../../src/testing/index.js';
+import { invocationKilled } from '../../../src/testing/invocation.js';
 
 describe('invoke', () => {
   it('a handler that returns past its timeout (by the clock) is timed out, and its leftover work is killed', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, SqsQueueSimulator } from '../../../src/testing/index.js';
+import { ManualClock } from '../../../src/testing/index.js';
+import { SqsQueueSimulator } from '../../../scripts/sim/index.js';
 
 function standard(clock: ManualClock, extra: { maxReceiveCount?: number; dlq?: SqsQueueSimulator } = {}): SqsQueueSimulator {
   return new SqsQueueSimulator({

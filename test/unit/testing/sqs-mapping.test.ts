@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { sqsRecord } from '../../../src/testing/index.js';
-import { receiveBatch, runBatch, startPolling, type SqsTransport } from '../../../src/testing/sqs-mapping.js';
+import { receiveBatch, runBatch, startPolling, type SqsTransport } from '../../../scripts/sim/sqs-mapping.js';
 
 /** An asynchronous transport (like the local SQS) over a list; refuses the deletes of `stale` ids. */
 function listTransport(bodies: string[], stale = new Set<string>()) {

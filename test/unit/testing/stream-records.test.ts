@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kinesisData } from '../../../src/index.js';
-import { dynamoDBStreamRecord, fromDynamoDBStreamsRecord, fromKinesisRecord, kinesisStreamRecord } from '../../../src/testing/index.js';
+import { dynamoDBStreamRecord, kinesisStreamRecord } from '../../../src/testing/index.js';
+import { fromDynamoDBStreamsRecord, fromKinesisRecord } from '../../../scripts/sim/index.js';
 
 const ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/t/stream/2024-01-01T00:00:00.000';
 

@@ -8,10 +8,10 @@
  * the batch is done: records run in sequence order.
  */
 import type { Context } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { InvalidBatchResponseError } from './errors.js';
-import { lambdaContext } from './events.js';
-import { invoke, type InvocationResult, type LambdaHandler } from './invocation.js';
+import { lambdaContext } from '../../src/testing/events.js';
+import { invoke, type InvocationResult, type LambdaHandler } from '../../src/testing/invocation.js';
 import { parseBatchResponse } from './sqs-mapping.js';
 
 /** Why records went to the on-failure destination. */

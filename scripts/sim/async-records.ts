@@ -3,7 +3,7 @@
  * destinations receive, the error body of a failed attempt, and how one
  * event ended. Built in one place, by the simulator in ./async-invoker.ts.
  */
-import type { InvocationResult } from './invocation.js';
+import type { InvocationResult } from '../../src/testing/invocation.js';
 import type { SqsQueueSimulator } from './queue.js';
 
 /** The error body Lambda records for a failed attempt. */
@@ -71,7 +71,8 @@ export type AsyncInvocationReport<TEvent, TResult> =
  *
  * @example
  * ```ts
- * import { invoke, lambdaErrorPayload } from 'effectively-once/testing';
+ * import { invoke } from 'effectively-once/testing';
+ * import { lambdaErrorPayload } from './index.js';
  * const result = await invoke(async () => { throw new RangeError('bad amount'); }, {});
  * if (result.outcome !== 'returned') console.log(lambdaErrorPayload(result).errorType); // 'RangeError'
  * ```

@@ -1,5 +1,5 @@
-import { checkOptions } from '../core/options.js';
-import type { OptionRules } from '../core/options.js';
+import { checkOptions } from '../../src/core/options.js';
+import type { OptionRules } from '../../src/core/options.js';
 import { AsyncInvoker, invokerRules, type AsyncInvokerOptions } from './async-invoker.js';
 import type { AsyncInvocationReport } from './async-records.js';
 import { anyValue } from './rules.js';
@@ -31,7 +31,8 @@ const invokeAsyncRules: OptionRules = { ...oneEventRules, event: anyValue };
  *
  * @example
  * ```ts
- * import { eventBridgeEvent, invokeAsync } from 'effectively-once/testing';
+ * import { eventBridgeEvent } from 'effectively-once/testing';
+ * import { invokeAsync } from './index.js';
  * const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'o-1' } });
  * const failures: unknown[] = [];
  * const report = await invokeAsync({

@@ -9,13 +9,13 @@
  * returns a response it cannot honour fails the whole batch: nothing is deleted.
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
+import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { InvalidBatchResponseError } from './errors.js';
-import { lambdaContext, sqsEvent } from './events.js';
-import type { LambdaContextOptions } from './events.js';
-import { invoke } from './invocation.js';
-import type { InvocationResult, LambdaHandler } from './invocation.js';
+import { lambdaContext, sqsEvent } from '../../src/testing/events.js';
+import type { LambdaContextOptions } from '../../src/testing/events.js';
+import { invoke } from '../../src/testing/invocation.js';
+import type { InvocationResult, LambdaHandler } from '../../src/testing/invocation.js';
 
 /** How a batch's invocation ended. */
 export type SqsHandlerResult = InvocationResult<unknown>;
@@ -84,7 +84,7 @@ export type PollReport =
  *
  * @example
  * ```ts
- * import { parseBatchResponse } from 'effectively-once/testing';
+ * import { parseBatchResponse } from './index.js';
  * const failed = parseBatchResponse({ batchItemFailures: [{ itemIdentifier: 'm-2' }] }, new Set(['m-1', 'm-2']));
  * console.log([...failed]); // ['m-2']
  * ```

@@ -7,13 +7,13 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
-import { testingDefaults } from './defaults.js';
-import { newReceiptHandle, nextSequenceNumber, sqsRecord } from './events.js';
-import { checkOptions, is } from '../core/options.js';
-import type { OptionRules } from '../core/options.js';
-import { clockRule, intIn } from './rules.js';
+import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
+import { simDefaults } from './defaults.js';
+import { newReceiptHandle, nextSequenceNumber, sqsRecord } from '../../src/testing/events.js';
+import { checkOptions, is } from '../../src/core/options.js';
+import type { OptionRules } from '../../src/core/options.js';
+import { clockRule, intIn } from '../../src/testing/rules.js';
 import type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
 
 export type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
@@ -72,7 +72,7 @@ function checkRedrive(options: SqsQueueOptions, fifo: boolean): void {
 
 function resolveName(options: SqsQueueOptions): { name: string; fifo: boolean } {
   const fifo = options.fifo ?? options.name?.endsWith('.fifo') ?? false;
-  const name = options.name ?? `${testingDefaults.queueName}${fifo ? '.fifo' : ''}`;
+  const name = options.name ?? `${simDefaults.queueName}${fifo ? '.fifo' : ''}`;
   if (fifo !== name.endsWith('.fifo'))
     throw new TypeError(`${owner}: option "name" must end in ".fifo" exactly when the queue is FIFO (got "${name}").`);
   return { name, fifo };
@@ -83,7 +83,8 @@ function resolveName(options: SqsQueueOptions): { name: string; fifo: boolean } 
  *
  * @example
  * ```ts
- * import { ManualClock, SqsQueueSimulator } from 'effectively-once/testing';
+ * import { ManualClock } from 'effectively-once/testing';
+ * import { SqsQueueSimulator } from './index.js';
  * const clock = new ManualClock();
  * const dlq = new SqsQueueSimulator({ name: 'payments-dlq.fifo', clock });
  * const queue = new SqsQueueSimulator({ name: 'payments.fifo', clock, maxReceiveCount: 3, deadLetterQueue: dlq });
@@ -115,8 +116,8 @@ export class SqsQueueSimulator {
       throw new TypeError(`${owner}: option "contentBasedDeduplication" is only valid for FIFO queues.`);
     this.name = name;
     this.fifo = fifo;
-    this.arn = `arn:aws:sqs:${options.region ?? testingDefaults.region}:${options.accountId ?? testingDefaults.accountId}:${name}`;
-    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? testingDefaults.visibilityTimeoutMs;
+    this.arn = `arn:aws:sqs:${options.region ?? simDefaults.region}:${options.accountId ?? simDefaults.accountId}:${name}`;
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? simDefaults.visibilityTimeoutMs;
     this.maxReceiveCount = options.maxReceiveCount;
     this.deadLetterQueue = options.deadLetterQueue;
     this.clock = options.clock ?? systemClock;
@@ -147,7 +148,7 @@ export class SqsQueueSimulator {
       this.#dedup.set(deduplicationId, {
         messageId: message.messageId,
         sequenceNumber: message.sequenceNumber,
-        until: now + testingDefaults.deduplicationWindowMs,
+        until: now + simDefaults.deduplicationWindowMs,
       });
     }
     this.#stats.sent += 1;

@@ -8,10 +8,10 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
-import { systemClock, type Clock } from '../core/clock.js';
-import { checkOptions, is } from '../core/options.js';
-import type { LambdaHandler } from './invocation.js';
-import { clockRule, intIn, positiveMs, required } from './rules.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { checkOptions, is } from '../../src/core/options.js';
+import type { LambdaHandler } from '../../src/testing/invocation.js';
+import { clockRule, intIn, positiveMs, required } from '../../src/testing/rules.js';
 import { runShardBatch, type StreamFailure, type StreamInvocationReport } from './stream-batch.js';
 import { dynamoDBStreamsShardReader, kinesisShardReader, type ShardInfo, type ShardReader } from './stream-shards.js';
 
@@ -145,7 +145,7 @@ function readerOf<S extends StreamPollerSource>(source: S): ShardReader<StreamRe
  * @example
  * ```ts
  * import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
- * import { streamPoller } from 'effectively-once/testing';
+ * import { streamPoller } from './index.js';
  *
  * const client = new DynamoDBStreamsClient({ endpoint: 'http://localhost:8000', region: 'us-east-1' });
  * const poller = streamPoller({

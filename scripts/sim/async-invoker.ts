@@ -8,18 +8,18 @@
  * A waiting retry does not hold a concurrency slot, as on Lambda.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
-import { checkOptions, is } from '../core/options.js';
-import type { OptionRule, OptionRules } from '../core/options.js';
-import { isAdvanceableClock } from './clock.js';
-import { testingDefaults } from './defaults.js';
-import { lambdaContext } from './events.js';
-import type { LambdaContextOptions } from './events.js';
-import { invoke } from './invocation.js';
-import type { InvocationResult, LambdaHandler } from './invocation.js';
+import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
+import { checkOptions, is } from '../../src/core/options.js';
+import type { OptionRule, OptionRules } from '../../src/core/options.js';
+import { isAdvanceableClock } from '../../src/testing/clock.js';
+import { simDefaults } from './defaults.js';
+import { lambdaContext } from '../../src/testing/events.js';
+import type { LambdaContextOptions } from '../../src/testing/events.js';
+import { invoke } from '../../src/testing/invocation.js';
+import type { InvocationResult, LambdaHandler } from '../../src/testing/invocation.js';
 import { SqsQueueSimulator } from './queue.js';
-import { clockRule, intIn, required } from './rules.js';
+import { clockRule, intIn, required } from '../../src/testing/rules.js';
 import { lambdaErrorPayload } from './async-records.js';
 import type { AsyncDestination, AsyncFailureRecord, AsyncInvocationReport, AsyncSuccessRecord } from './async-records.js';
 
@@ -104,7 +104,8 @@ interface Job<TEvent, TResult> {
  *
  * @example
  * ```ts
- * import { AsyncInvoker, ManualClock } from 'effectively-once/testing';
+ * import { AsyncInvoker } from './index.js';
+ * import { ManualClock } from 'effectively-once/testing';
  * const clock = new ManualClock();
  * const failures: unknown[] = [];
  * const invoker = new AsyncInvoker<{ orderNo: string }, void>({
@@ -205,7 +206,7 @@ export class AsyncInvoker<TEvent, TResult> {
       job.expired = true;
       return this.#finish(job);
     }
-    const timeoutMs = o.timeoutMs ?? testingDefaults.timeoutMs;
+    const timeoutMs = o.timeoutMs ?? simDefaults.timeoutMs;
     const context = lambdaContext({
       ...o.context,
       functionName: this.#functionName(),
@@ -217,7 +218,7 @@ export class AsyncInvoker<TEvent, TResult> {
     job.last = await invoke(o.handler, copyOf(job.event), { context, timeoutMs, clock: this.#clock });
     job.outcomes.push(job.last.outcome);
     o.observer?.attemptEnded?.(job.event, job.last);
-    if (job.last.outcome === 'returned' || job.outcomes.length > (o.maxRetries ?? testingDefaults.maxRetries)) return this.#finish(job);
+    if (job.last.outcome === 'returned' || job.outcomes.length > (o.maxRetries ?? simDefaults.maxRetries)) return this.#finish(job);
     const wait = o.retryDelayMs?.(job.outcomes.length) ?? 0;
     o.observer?.retrying?.(job.event, wait);
     this.#later(job, wait);
@@ -240,12 +241,12 @@ export class AsyncInvoker<TEvent, TResult> {
   }
 
   #functionName(): string {
-    return this.#options.functionName ?? testingDefaults.functionName;
+    return this.#options.functionName ?? simDefaults.functionName;
   }
 
   #functionArn(): string {
-    const region = this.#options.context?.region ?? testingDefaults.region;
-    const account = this.#options.context?.accountId ?? testingDefaults.accountId;
+    const region = this.#options.context?.region ?? simDefaults.region;
+    const account = this.#options.context?.accountId ?? simDefaults.accountId;
     return `arn:aws:lambda:${region}:${account}:function:${this.#functionName()}:$LATEST`;
   }
 

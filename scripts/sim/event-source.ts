@@ -7,15 +7,16 @@
  * batch: nothing is deleted.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
-import { checkOptions, is } from '../core/options.js';
-import type { OptionRules } from '../core/options.js';
-import { isAdvanceableClock } from './clock.js';
-import { testingDefaults } from './defaults.js';
-import type { LambdaHandler } from './invocation.js';
+import type { Clock } from '../../src/core/clock.js';
+import { checkOptions, is } from '../../src/core/options.js';
+import type { OptionRules } from '../../src/core/options.js';
+import { isAdvanceableClock } from '../../src/testing/clock.js';
+import { simDefaults } from './defaults.js';
+import type { LambdaHandler } from '../../src/testing/invocation.js';
 import { SqsQueueSimulator } from './queue.js';
 import type { QueueStats } from './queue.js';
-import { clockRule, instanceOf, intIn, required } from './rules.js';
+import { clockRule, intIn, required } from '../../src/testing/rules.js';
+import { instanceOf } from './rules.js';
 import { receiveBatch, runBatch, type PollReport, type SqsTransport } from './sqs-mapping.js';
 
 export { parseBatchResponse } from './sqs-mapping.js';
@@ -68,7 +69,8 @@ function queueTransport(queue: SqsQueueSimulator): SqsTransport {
  * @example
  * ```ts
  * import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
- * import { ManualClock, SqsQueueSimulator, runEventSourceMapping } from 'effectively-once/testing';
+ * import { ManualClock } from 'effectively-once/testing';
+ * import { SqsQueueSimulator, runEventSourceMapping } from './index.js';
  * const clock = new ManualClock();
  * const queue = new SqsQueueSimulator({ clock });
  * queue.send('ok'); queue.send('bad');
@@ -88,14 +90,14 @@ async function poll(options: EventSourceMappingOptions): Promise<PollReport> {
   const { queue } = options;
   const transport = queueTransport(queue);
   const clock = options.clock ?? queue.clock;
-  const records = await receiveBatch(transport, options.batchSize ?? testingDefaults.batchSize);
+  const records = await receiveBatch(transport, options.batchSize ?? simDefaults.batchSize);
   const messageIds = records.map((r) => r.messageId);
   if (records.length === 0)
     return { outcome: 'empty', requestId: undefined, messageIds, deleted: [], retained: [], deleteRefused: [], durationMs: 0 };
-  const timeoutMs = options.timeoutMs ?? testingDefaults.timeoutMs;
+  const timeoutMs = options.timeoutMs ?? simDefaults.timeoutMs;
   return runBatch(transport, records, clock.now(), {
     handler: options.handler,
-    functionName: options.functionName ?? testingDefaults.functionName,
+    functionName: options.functionName ?? simDefaults.functionName,
     timeoutMs: () => timeoutMs,
     clock,
     ...(options.reportBatchItemFailures === undefined ? {} : { reportBatchItemFailures: options.reportBatchItemFailures }),
@@ -153,7 +155,8 @@ function drainRules(options: DrainOptions): OptionRules {
  *
  * @example
  * ```ts
- * import { ManualClock, SqsQueueSimulator, drain } from 'effectively-once/testing';
+ * import { ManualClock } from 'effectively-once/testing';
+ * import { SqsQueueSimulator, drain } from './index.js';
  * const clock = new ManualClock();
  * const dlq = new SqsQueueSimulator({ name: 'dlq', clock });
  * const queue = new SqsQueueSimulator({ clock, maxReceiveCount: 3, deadLetterQueue: dlq });
@@ -164,7 +167,7 @@ function drainRules(options: DrainOptions): OptionRules {
  */
 export async function drain(options: DrainOptions): Promise<DrainReport> {
   checkOptions('drain', options, drainRules(options));
-  const { queue, maxPolls = testingDefaults.maxPolls, concurrency = 1, onPoll, ...mapping } = options;
+  const { queue, maxPolls = simDefaults.maxPolls, concurrency = 1, onPoll, ...mapping } = options;
   const clock = options.clock ?? queue.clock;
   const outcomes = { empty: 0, succeeded: 0, partial: 0, threw: 0, 'invalid-response': 0, crashed: 0, 'timed-out': 0 };
   let polls = 0;

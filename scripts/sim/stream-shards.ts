@@ -2,8 +2,8 @@
  * Reading a stream's shards for the local stream poller: list the shards,
  * read up to N records of one shard after a checkpoint, as Lambda records.
  * One reader per service. The SDK commands are imported when a reader is
- * first used, so `effectively-once/testing` loads without the Kinesis or
- * DynamoDB Streams client installed.
+ * first used, so the simulators load without the Kinesis or DynamoDB
+ * Streams client installed.
  */
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
