@@ -21,7 +21,14 @@ export type Admission<TRecord> =
    * first copy's outcome (here when that is known before the handler, else
    * when its lane reaches it).
    */
-  | { readonly kind: 'follower'; readonly record: TRecord; readonly owned: OwnedRecord; readonly leader: LeaderRef };
+  | {
+      readonly kind: 'follower';
+      readonly record: TRecord;
+      readonly owned: OwnedRecord;
+      readonly leader: LeaderRef;
+      /** FIFO: an earlier record of its own group is already known to come back. */
+      readonly heldBack?: true;
+    };
 
 /** What the before phase needs. */
 export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
@@ -57,25 +64,45 @@ function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): Pre
   return { record, owned: { id, key: prepared.key, messageId, ...payload } };
 }
 
-async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, config: AdmitConfig<TRecord>): Promise<Admission<TRecord>> {
+/** What one claim found: the record owned (with its token), or its outcome. */
+export type ClaimAnswer =
+  | { readonly kind: 'owned'; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
+
+/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see batch-run.ts). */
+export async function claimRecord(
+  owned: OwnedRecord,
+  config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,
+): Promise<ClaimAnswer> {
   const { id, key, messageId } = owned;
-  if (!config.claim) return { kind: 'owned', record, owned };
   try {
     const claim = await config.store.claim({ ...owned, consumer: config.consumer, leaseMs: config.leaseMs });
-    if (claim.kind === 'claimed') return { kind: 'owned', record, owned: { ...owned, token: claim.token } };
+    if (claim.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: claim.token } };
     const existing = claim.existing;
     const message = `Key already recorded under ${id} with a different payload (message ${messageId}).`;
     const error = payloadMismatch(owned.payloadHash, existing.payloadHash, message, { key, existing });
-    if (error !== undefined) return { kind: 'settled', record, id, outcome: { kind: 'invalid', messageId, key, error } };
+    if (error !== undefined) return { kind: 'settled', outcome: { kind: 'invalid', messageId, key, error } };
     const outcome: RecordOutcome =
       claim.kind === 'completed'
         ? { kind: 'duplicate', messageId, key, existing, fromCache: claim.fromCache }
         : { kind: 'in-progress', messageId, key, existing };
-    return { kind: 'settled', record, id, outcome };
+    return { kind: 'settled', outcome };
   } catch (error) {
     // Throttling, network: this record fails alone and is retried.
-    return { kind: 'settled', record, id, outcome: { kind: 'failed', messageId, key, error } };
+    return { kind: 'settled', outcome: { kind: 'failed', messageId, key, error } };
   }
+}
+
+async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, config: AdmitConfig<TRecord>): Promise<Admission<TRecord>> {
+  if (!config.claim) return { kind: 'owned', record, owned };
+  const answer = await claimRecord(owned, config);
+  if (answer.kind === 'owned') return { kind: 'owned', record, owned: answer.owned };
+  return { kind: 'settled', record, id: owned.id, outcome: answer.outcome };
+}
+
+/** A first copy held back unrun (its claim released): a FIFO copy in another group may still take the key over. */
+export function releasedUnrun(outcome: RecordOutcome | undefined): boolean {
+  return outcome?.kind === 'not-started' && outcome.reason === 'group-failed';
 }
 
 /**
@@ -83,12 +110,14 @@ async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, con
  * progress, mismatched, failed or held back), so that one that comes back
  * holds back the rest of its FIFO group like any other settled record.
  */
-function settleFollowers<TRecord>(admissions: Admission<TRecord>[]): Admission<TRecord>[] {
+function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Admission<TRecord>[] {
   const settled = new Map<string, RecordOutcome>();
   for (const a of admissions) if (a.kind === 'settled') settled.set(a.outcome.messageId, a.outcome);
   return admissions.map((a): Admission<TRecord> => {
     const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
     if (a.kind !== 'follower' || leader === undefined) return a;
+    // A copy in another FIFO group than its first copy, which was held back unrun: it may take the key over in its lane.
+    if (releasedUnrun(leader) && config.source.lane(a.record) !== a.leader.lane) return a;
     return { kind: 'settled', record: a.record, id: a.owned.id, outcome: followerOutcome(a.owned, leader, a.leader.payloadHash) };
   });
 }
@@ -112,6 +141,7 @@ async function holdBackBlockedGroups<TRecord>(
   );
   const releases: Promise<void>[] = [];
   const result = admissions.map((admission, i): Admission<TRecord> => {
+    if (held[i] === true && admission.kind === 'follower') return { ...admission, heldBack: true };
     if (held[i] !== true || admission.kind !== 'owned') return admission;
     releases.push(releaseClaim(config.store, admission.owned));
     const { messageId, key, id } = admission.owned;
@@ -137,18 +167,21 @@ export interface StartedAdmission<TRecord> {
 export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[] {
   // Two copies of one key in a batch: claim the first only. Claiming both would
   // always send the second back as "in progress" and spend one of its receives.
-  // FIFO: only within one message group, where the copy already runs after
-  // the first; a copy in another group is claimed (and held back) as usual.
+  // FIFO, claim strategy: a copy in another group too; it is decided in its
+  // lane (groups sharing a key run as one lane), and takes the key over when
+  // the first copy was held back unrun. Transactions: only within one group
+  // (each copy's commit is conditional; a held-back copy never commits).
   const leaders = new Map<string, LeaderRef>();
   return records.map((record): StartedAdmission<TRecord> => {
     const p = prepareOne(record, config);
     if ('kind' in p) return { record, admission: Promise.resolve(p) };
-    const lane = `${p.owned.id}\u0000${config.source.lane(record) ?? ''}`;
+    const group = config.source.lane(record);
+    const lane = config.claim ? p.owned.id : `${p.owned.id}\u0000${group ?? ''}`;
     const leader = leaders.get(lane);
     if (leader !== undefined) {
       return { record, owned: p.owned, leader, admission: Promise.resolve({ kind: 'follower', record, owned: p.owned, leader }) };
     }
-    leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash });
+    leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash, lane: group });
     return { record, owned: p.owned, admission: claimOne(p, config) };
   });
 }
@@ -157,5 +190,5 @@ export function startAdmissions<TRecord>(records: readonly TRecord[], config: Ad
 export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
   const admissions = await Promise.all(startAdmissions(records, config).map((s) => s.admission));
   // Followers are settled again after the hold-back: a first copy held back settles its copies too.
-  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions), config));
+  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions, config), config), config);
 }

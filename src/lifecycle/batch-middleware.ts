@@ -70,6 +70,7 @@ type StateConfig<TRecord> = BatchConfig<TRecord> & {
   readonly startedAt: number;
   readonly timeLeft: () => number;
   readonly margin: number;
+  readonly leaseMs: number;
   readonly heartbeat: HeartbeatPlan | undefined;
   readonly features: BatchFeatures;
   readonly duplicates: DuplicateRate | undefined;
@@ -95,7 +96,7 @@ function stateFrom<TRecord>(
     given.push(a);
   }
   const transactional = config.strategy === 'transaction';
-  const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin });
+  const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin, found: settled });
   return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt, timeLeft: config.timeLeft };
 }
 
@@ -172,13 +173,14 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
     const { context } = request;
     const timeLeft = () => remainingTime(context);
-    const stateConfig = { ...config, consumer, startedAt, timeLeft, margin, heartbeat, features, duplicates };
+    const stateConfig = { ...config, consumer, startedAt, timeLeft, margin, leaseMs, heartbeat, features, duplicates };
     // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
     const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
     const state = pipelined
       ? pipelinedState(source, original, admit, stateConfig)
       : stateFrom(source, await admitBatch(original, admit), original, stateConfig);
-    if (state.run.leaderRecords.length === 0) {
+    // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
+    if (state.run.records.length === 0) {
       await admitPending(state);
       return respond(state, new Map(), true);
     }

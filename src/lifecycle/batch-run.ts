@@ -7,7 +7,8 @@
  */
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../core/outcomes.js';
-import type { Admission } from './admit.js';
+import { claimRecord, releasedUnrun, type Admission } from './admit.js';
+import { mergedLanes } from './cross-group.js';
 import type { IdempotencyStore } from '../store/types.js';
 import type { TransactionBuilder } from '../transaction.js';
 import { remainingTime } from './time.js';
@@ -38,6 +39,10 @@ export interface BatchRunConfig {
   readonly features: BatchFeatures;
   /** Group commit: the container's duplicate rate, which decides the duplicate probe. Absent: no probe. */
   readonly duplicates?: DuplicateRate | undefined;
+  /** The claims' lease: a FIFO copy taking over a claim released unrun claims afresh (cross-group.ts). */
+  readonly leaseMs: number;
+  /** Outcomes found before the handler, by message id: a later copy's first copy may be among them. */
+  readonly found?: ReadonlyMap<string, RecordOutcome>;
 }
 
 /** A record the runner was given: owned, or a later copy of a key (with its first copy). */
@@ -45,6 +50,8 @@ export interface RunRecord<TRecord> {
   readonly record: TRecord;
   readonly owned: OwnedRecord;
   readonly leader?: LeaderRef;
+  /** FIFO: held back before the handler by a returned record of its own group. */
+  readonly heldBack?: true;
 }
 
 const claimTxs = new Map<string, ReturnType<typeof disabledTransaction>>();
@@ -77,7 +84,13 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
   readonly #owned: Map<string, OwnedRecord>;
   /** Pipelined claims: each leader's claim, still running when the handler starts. */
   readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
-  readonly #leaders: ReadonlyMap<string, LeaderRef>;
+  /** Each later copy's first copy; a copy that takes its key over becomes the first copy of those after it. */
+  readonly #leaders: Map<string, LeaderRef>;
+  /** FIFO groups sharing a key with another group: their merged lane (cross-group.ts). */
+  readonly #merged: ReadonlyMap<string, string>;
+  /** Merged lanes: the groups stopped at a returned record, and the copies held back before the handler. */
+  readonly #stopped = new Set<string>();
+  readonly #heldBack: ReadonlySet<string>;
   readonly #config: BatchRunConfig;
   /** Transaction strategy: runs one record's handler and commit (with the batch's group-commit queue). */
   readonly #transactional: ((record: TransactionalRecord) => Promise<RecordOutcome>) | undefined;
@@ -101,6 +114,8 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     this.#pending = pending;
     this.#owned = new Map(given.map((o) => [o.owned.messageId, o.owned]));
     this.#leaders = new Map(given.flatMap((o) => (o.leader === undefined ? [] : [[o.owned.messageId, o.leader] as const])));
+    this.#merged = mergedLanes(given.map((o) => ({ lane: source.lane(o.record), leader: o.leader })));
+    this.#heldBack = new Set(given.flatMap((o) => (o.heldBack === true ? [o.owned.messageId] : [])));
     this.#config = config;
     // The duplicate probe (group commit) is sent now, while the handlers build their writes.
     this.#transactional = config.transactional
@@ -113,10 +128,14 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     const plan = config.heartbeat;
     const heartbeat = config.features.heartbeat;
     if (plan === undefined || heartbeat === undefined) return;
-    for (const { owned, leader } of given) {
-      if (leader !== undefined || owned.token === undefined) continue;
-      this.#keepers.set(owned.messageId, heartbeat.keep(plan, { id: owned.id, token: owned.token, key: owned.key }));
-    }
+    for (const { owned, leader } of given) if (leader === undefined) this.#keep(owned);
+  }
+
+  #keep(owned: OwnedRecord): void {
+    const plan = this.#config.heartbeat;
+    const heartbeat = this.#config.features.heartbeat;
+    if (plan === undefined || heartbeat === undefined || owned.token === undefined) return;
+    this.#keepers.set(owned.messageId, heartbeat.keep(plan, { id: owned.id, token: owned.token, key: owned.key }));
   }
 
   begin(): void {
@@ -149,10 +168,35 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
    */
   laneOf(record: TRecord): string | undefined {
     const owned = this.#owned.get(idOf(this.source, record));
-    return this.source.lane(record) ?? (owned === undefined ? undefined : `\u0000${owned.id}`);
+    const lane = this.source.lane(record);
+    if (lane !== undefined) return this.#merged.get(lane) ?? lane;
+    return owned === undefined ? undefined : `\u0000${owned.id}`;
   }
 
   async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+    const group = this.source.lane(record);
+    if (group === undefined || !this.#merged.has(group)) return this.#executeOne(record, fn, context);
+    // A merged lane goes on past a returned record: only that record's own group stops.
+    const id = idOf(this.source, record);
+    if (this.#stopped.has(group) || this.#heldBack.has(id)) {
+      this.#stopped.add(group);
+      if (!this.executions.has(id) && !this.#running.has(id)) await this.#holdBack(record, id);
+      return true;
+    }
+    if (!(await this.#executeOne(record, fn, context))) this.#stopped.add(group);
+    return true;
+  }
+
+  /** A merged lane's record behind a returned record of its group: a first copy's claim is released now, for another group's copy. */
+  async #holdBack(record: TRecord, id: string): Promise<void> {
+    const owned = this.#owned.get(id);
+    if (owned === undefined || this.#leaders.has(id)) return this.skip(record, 'group-failed');
+    await this.#keepers.get(id)?.stop();
+    await releaseClaim(this.#config.store, owned);
+    this.executions.set(id, { kind: 'settled', outcome: { kind: 'not-started', messageId: id, key: owned.key, reason: 'group-failed' } });
+  }
+
+  async #executeOne(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
     const id = idOf(this.source, record);
     const owned = this.#owned.get(id);
     if (owned === undefined || this.#closed) return false;
@@ -160,6 +204,9 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     const earlier = this.executions.get(id);
     if (earlier !== undefined || this.#running.has(id)) return earlier?.kind === 'settled' && acknowledged(earlier.outcome);
     const leader = this.#leaders.get(id);
+    if (leader !== undefined && releasedUnrun(this.#outcomeOf(leader.messageId)) && this.source.lane(record) !== leader.lane) {
+      return this.#takeOver(record, owned, fn, context);
+    }
     if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(id);
     try {
@@ -263,11 +310,49 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     return settleClaim(store, owned, execution, storeResult);
   }
 
+  /** A record's final outcome as far as this run knows it: settled in the run, or found before the handler. */
+  #outcomeOf(messageId: string): RecordOutcome | undefined {
+    const execution = this.executions.get(messageId);
+    return execution?.kind === 'settled' ? execution.outcome : this.#config.found?.get(messageId);
+  }
+
+  /**
+   * A FIFO copy in another group than its key's first copy, which was held
+   * back unrun: it claims the key afresh (with its own payload) and runs, and
+   * the copies not yet decided follow it instead (cross-group.ts).
+   */
+  async #takeOver(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+    const id = owned.messageId;
+    // It stays among the later copies (its outcome is reported as theirs are); those after it follow it now.
+    const released = this.#leaders.get(id)?.messageId;
+    const ref: LeaderRef = { messageId: id, payloadHash: owned.payloadHash, lane: this.source.lane(record) };
+    for (const [other, leader] of this.#leaders) {
+      if (other !== id && leader.messageId === released && this.#outcomeOf(other) === undefined) this.#leaders.set(other, ref);
+    }
+    this.#running.add(id);
+    try {
+      const { store, consumer, leaseMs } = this.#config;
+      const answer = await claimRecord(owned, { store, consumer, leaseMs });
+      if (answer.kind === 'settled' || this.#closed) {
+        if (answer.kind === 'owned') await releaseClaim(store, answer.owned);
+        const outcome: RecordOutcome =
+          answer.kind === 'settled' ? answer.outcome : { kind: 'not-started', messageId: id, key: owned.key, reason: 'deadline' };
+        this.executions.set(id, { kind: 'settled', outcome });
+        return acknowledged(outcome);
+      }
+      this.#owned.set(id, answer.owned);
+      this.#keep(answer.owned);
+      return await this.#execute(record, answer.owned, fn, context);
+    } finally {
+      this.#running.delete(id);
+    }
+  }
+
   /** A later copy, reached in its lane: decided from its first copy's outcome, which is final by then. */
   #follow(owned: OwnedRecord, leader: LeaderRef): boolean {
-    const first = this.executions.get(leader.messageId);
-    if (first?.kind !== 'settled') return false; // not reachable in a lane; the after phase decides it
-    const outcome = followerOutcome(owned, first.outcome, leader.payloadHash);
+    const first = this.#outcomeOf(leader.messageId);
+    if (first === undefined) return false; // not reachable in a lane; the after phase decides it
+    const outcome = followerOutcome(owned, first, leader.payloadHash);
     this.executions.set(owned.messageId, { kind: 'settled', outcome });
     return acknowledged(outcome);
   }
@@ -281,7 +366,7 @@ export class BatchRun<TRecord> implements BatchRunner<TRecord> {
     return [...this.#leaders].flatMap(([messageId, leader]) => {
       const execution = this.executions.get(messageId);
       if (execution?.kind === 'settled') return [execution.outcome];
-      const first = settled.get(leader.messageId);
+      const first = this.#outcomeOf(leader.messageId) ?? settled.get(leader.messageId);
       return first === undefined ? [] : [followerOutcome(this.ownedRecord(messageId), first, leader.payloadHash)];
     });
   }

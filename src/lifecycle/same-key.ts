@@ -13,6 +13,8 @@ import type { OwnedRecord } from './settle.js';
 export interface LeaderRef {
   readonly messageId: string;
   readonly payloadHash: string | undefined;
+  /** Its FIFO message group (undefined elsewhere). */
+  readonly lane?: string | undefined;
 }
 
 /**

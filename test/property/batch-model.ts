@@ -9,15 +9,19 @@
  * before the batch, as far as a claim or a commit can tell: free, done or held.
  *
  * - No body that parses / no key: `invalid`; it blocks its FIFO group.
- * - The first copy of k in its lane (the leader), payload p:
+ * - The first copy of k (the leader; transaction strategy: in its lane), payload p:
  *   - claim strategy, decided at the claim, before anything runs: S done or
  *     held with hash h: p differs → `invalid` (blocks); else `duplicate`
  *     (acknowledged wherever it stands) or `in-progress` (blocks). S free: it
- *     is claimed. A key led in two FIFO groups: all claims go out at once, one
- *     wins (DynamoDB decides which: the caller passes the choice), the others
- *     find that winner's live claim. A claimed record behind a blocking one
- *     in its group is released: `not-started` (group-failed). The others run
- *     in their lane: the handler throws → `failed` (blocks) else `completed`.
+ *     is claimed, once for the whole batch (a copy in another FIFO group is a
+ *     follower too). A claimed record behind a blocking one in its group is
+ *     released: `not-started` (group-failed). The others run in batch order
+ *     (as the lanes do; groups sharing a key run as one lane), each group
+ *     stopping at its first record that comes back: the handler throws →
+ *     `failed` (blocks) else `completed`. A leader held back unrun stands in
+ *     no other group's way: the first of its followers reached in another
+ *     group, not held back itself, claims k afresh (judged against S as then,
+ *     with its own payload) and runs, and the undecided copies follow it.
  *   - transaction strategy, decided at the commit, after the handler: a record
  *     behind a blocking one is `not-started`; else the handler runs; throws →
  *     `failed`; else the commit meets S(k) as it is then: done → `duplicate`
@@ -104,13 +108,16 @@ function follow(leader: Out | undefined, leaderHash: number | undefined, hash: n
 }
 
 /** Leader of each follower (by index), and the leaders of each key in batch order. */
-function copies(records: readonly PlannedRecord[]): { leaderOf: Map<number, number>; leadersOf: Map<string, number[]> } {
+function copies(
+  records: readonly PlannedRecord[],
+  strategy: Strategy,
+): { leaderOf: Map<number, number>; leadersOf: Map<string, number[]> } {
   const leaderOf = new Map<number, number>();
   const leadersOf = new Map<string, number[]>();
   const byLane = new Map<string, number>();
   records.forEach((r, i) => {
     if (r.bad !== undefined) return;
-    const lane = `${r.key}\u0000${r.group ?? ''}`;
+    const lane = strategy === 'claim' ? r.key : `${r.key}\u0000${r.group ?? ''}`;
     const leader = byLane.get(lane);
     if (leader !== undefined) {
       leaderOf.set(i, leader);
@@ -125,6 +132,8 @@ function copies(records: readonly PlannedRecord[]): { leaderOf: Map<number, numb
 class Batch {
   readonly out: (Out | undefined)[];
   readonly owned = new Set<number>();
+  /** FIFO: followers behind a record of their group already known, before the handler, to come back. */
+  readonly heldCopies = new Set<number>();
   readonly ran = new Set<number>();
   readonly completedBy = new Map<string, number>();
   readonly current: Map<string, Live>;
@@ -134,7 +143,7 @@ class Batch {
   constructor(readonly input: ModelInput) {
     this.out = input.records.map(() => undefined);
     this.current = new Map(input.stored);
-    ({ leaderOf: this.leaderOf, leadersOf: this.leadersOf } = copies(input.records));
+    ({ leaderOf: this.leaderOf, leadersOf: this.leadersOf } = copies(input.records, input.strategy));
   }
 
   hash(i: number): number | undefined {
@@ -175,10 +184,18 @@ class Batch {
     return follow(this.out[leader], this.hash(leader), this.hash(i));
   }
 
-  /** Followers whose leader is decided. */
-  settleFollowers(): void {
+  /** A follower in another group than its leader, which was held back unrun: it may take the key over. */
+  mayTakeOver(i: number, leader: number): boolean {
+    const o = this.out[leader];
+    return o?.outcome === 'not-started' && o.reason === 'group-failed' && this.rec(i).group !== this.rec(leader).group;
+  }
+
+  /** Followers whose leader is decided (`final`: also those that may still take their key over). */
+  settleFollowers(final = false): void {
     for (const [i, leader] of this.leaderOf) {
-      if (this.out[i] === undefined && this.out[leader] !== undefined) this.out[i] = this.follower(i);
+      if (this.out[i] === undefined && this.out[leader] !== undefined && (final || !this.mayTakeOver(i, leader))) {
+        this.out[i] = this.follower(i);
+      }
     }
   }
 
@@ -192,8 +209,35 @@ class Batch {
       if (this.owned.has(i) && blocked.has(r.group)) {
         this.owned.delete(i);
         this.out[i] = { outcome: 'not-started', reason: 'group-failed' };
-      }
+      } else if (o === undefined && blocked.has(r.group)) this.heldCopies.add(i);
     });
+  }
+
+  /** Claim strategy: the lanes as in batch order, each group stopping at its first record that comes back. */
+  runInOrder(): void {
+    const stopped = new Set<string>();
+    this.input.records.forEach((r, i) => {
+      if (!this.owned.has(i) && !(this.leaderOf.has(i) && this.out[i] === undefined)) return;
+      const lane = r.group ?? `\u0000${r.key}`;
+      if (stopped.has(lane) || this.heldCopies.has(i)) {
+        stopped.add(lane);
+        if (this.owned.has(i)) this.out[i] = { outcome: 'not-started', reason: 'group-failed' };
+        return;
+      }
+      const leader = this.leaderOf.get(i);
+      if (this.owned.has(i)) this.out[i] = this.execute(i);
+      else if (leader !== undefined && this.mayTakeOver(i, leader)) this.takeOver(i, leader);
+      else this.out[i] = this.follower(i);
+      if (!ack(this.out[i])) stopped.add(lane);
+    });
+  }
+
+  /** Follower `i` claims the key its leader released unrun; the undecided copies follow it. */
+  takeOver(i: number, released: number): void {
+    for (const [j, leader] of this.leaderOf) if (j !== i && leader === released && this.out[j] === undefined) this.leaderOf.set(j, i);
+    this.leaderOf.delete(i);
+    const stored = this.current.get(this.rec(i).key);
+    this.out[i] = stored === undefined ? this.execute(i) : judge(this.hash(i), stored);
   }
 
   /** The lanes `eachRecord` runs, in order of their first record. */
@@ -240,8 +284,9 @@ export function model(input: ModelInput): ModelResult {
   b.settleFollowers();
   b.holdBack();
   b.settleFollowers();
-  for (const lane of b.lanes()) b.runLane(lane);
-  b.settleFollowers();
+  if (input.strategy === 'claim') b.runInOrder();
+  else for (const lane of b.lanes()) b.runLane(lane);
+  b.settleFollowers(true);
   const outcomes = deadLetter(input, b.out).map((o): Expected => {
     if (o === undefined) throw new Error('the model left a record undecided');
     const { outcome, reason, error } = o;
@@ -269,7 +314,11 @@ function deadLetter(input: ModelInput, out: readonly (Out | undefined)[]): (Out 
   });
 }
 
-/** Every way DynamoDB may pick the winning claim for keys led in several FIFO groups (claim strategy). */
+/**
+ * Every way DynamoDB may pick the winning claim for keys led in several FIFO
+ * groups (claim strategy). Since a key is claimed once per batch (by its first
+ * copy, whatever its group) there is one: kept for a store that claims otherwise.
+ */
 export function winnerChoices(
   strategy: Strategy,
   records: readonly PlannedRecord[],
@@ -277,7 +326,7 @@ export function winnerChoices(
 ): Map<string, number>[] {
   let choices: Map<string, number>[] = [new Map()];
   if (strategy !== 'claim') return choices;
-  for (const [key, leaders] of copies(records).leadersOf) {
+  for (const [key, leaders] of copies(records, strategy).leadersOf) {
     if (leaders.length < 2 || stored.get(key) !== undefined) continue;
     choices = choices.flatMap((c) => leaders.map((i) => new Map([...c, [key, i]])));
   }
@@ -286,5 +335,5 @@ export function winnerChoices(
 
 /** Whether some key is led in two FIFO groups (then the transaction strategy's commits race across lanes). */
 export function keyInTwoGroups(records: readonly PlannedRecord[]): boolean {
-  return [...copies(records).leadersOf.values()].some((leaders) => leaders.length > 1);
+  return [...copies(records, 'transaction').leadersOf.values()].some((leaders) => leaders.length > 1);
 }

@@ -134,12 +134,6 @@ export async function invariantProblems(input: InvariantInput): Promise<string[]
 /** A record that comes back at every receive for no lasting reason (see {@link livenessProblems}). */
 export interface LivenessProblem {
   readonly message: string;
-  /**
-   * The known case (see test/unit/batch/fifo-cross-group.test.ts): a copy of
-   * the key in another FIFO group of the same batch took the claim and was
-   * then held back unrun, so this copy found it "in progress".
-   */
-  readonly heldBackCopy: boolean;
 }
 
 /**
@@ -165,8 +159,7 @@ export function livenessProblems({ plan, delivery, fifo, heldElsewhere }: Invari
       o === 'invalid' || (p.key !== undefined && heldElsewhere.has(p.key)) || (fifo && blockedGroups.has(p.group)) || lostToCompletedCopy;
     if (fifo) blockedGroups.add(p.group);
     if (excused) continue;
-    const heldBackCopy = o === 'in-progress' && copies(p).some((x) => outcome.get(x.id) === 'not-started');
-    problems.push({ message: `${p.id} (${o}) came back with nothing before it in its group and its key free`, heldBackCopy });
+    problems.push({ message: `${p.id} (${o}) came back with nothing before it in its group and its key free` });
   }
   return problems;
 }

@@ -9,19 +9,21 @@
  * lease that passed, FAILED). Payloads are versions `v` of one body.
  *
  * - No body that parses, or no key: `invalid`, returned alone.
- * - The first copy of a key in its lane (a FIFO group; on a standard queue the
- *   key itself) is claimed. Found COMPLETED: `duplicate` (acknowledged), or
- *   `invalid` when the payload differs. Found a live claim: `in-progress`
- *   (returned), or `invalid` when the payload differs. Free: claimed. A key
- *   led in two FIFO groups: the first claim in batch order wins (the memory
- *   store answers claims in the order they are sent), the other finds it live.
- * - A later copy (same lane) is never claimed nor run. Its first copy found a
- *   stored record E: judged against E as if alone. Its first copy completed:
- *   `duplicate`, or `invalid` with another payload. Otherwise `not-started`
- *   (same-key-failed).
+ * - The first copy of a key in the batch (in any FIFO group) is claimed. Found
+ *   COMPLETED: `duplicate` (acknowledged), or `invalid` when the payload
+ *   differs. Found a live claim: `in-progress` (returned), or `invalid` when
+ *   the payload differs. Free: claimed.
+ * - A later copy is not claimed. Its first copy found a stored record E:
+ *   judged against E as if alone. Its first copy completed: `duplicate`, or
+ *   `invalid` with another payload. Otherwise `not-started` (same-key-failed).
  * - FIFO: once a record of a group comes back, the records after it are not
  *   started (claims released); a later copy already known to be a duplicate
  *   is acknowledged wherever it stands (docs/sqs.md, "FIFO queues").
+ * - FIFO, a key in several groups: a first copy held back unrun (its claim
+ *   released) stands in no other group's way. The lanes run as in batch order
+ *   (groups sharing a key do, each stopping at its own returned record); the
+ *   first copy reached in another group claims the key afresh (with its own
+ *   payload) and runs, and the copies not yet decided follow it.
  * - A claimed record runs: throws → `failed` (claim released) else `completed`.
  */
 
@@ -101,13 +103,12 @@ export function runModel(records: readonly PlanRecord[], stored: ReadonlyMap<str
       out[i] = { kind: 'invalid', error: r.bad === 'nokey' ? 'MissingKeyError' : 'BodyParseError' };
       return;
     }
-    const lane = `${r.key}\u0000${r.group ?? ''}`;
-    const leader = leaders.get(lane);
+    const leader = leaders.get(r.key);
     if (leader !== undefined) {
       leaderOf.set(i, leader);
       return;
     }
-    leaders.set(lane, i);
+    leaders.set(r.key, i);
     const found = state.get(r.key);
     if (found !== undefined) out[i] = judge(r.v, found);
     else {
@@ -115,59 +116,72 @@ export function runModel(records: readonly PlanRecord[], stored: ReadonlyMap<str
       state.set(r.key, { status: 'IN_PROGRESS', v: r.v });
     }
   });
-  const settleFollowers = () => {
+  const releasedUnrun = (o: Out | undefined) => o?.kind === 'not-started' && o.reason === 'group-failed';
+  // A copy in another group than its first copy, held back unrun, is left for its lane: it may take the key over.
+  const mayTakeOver = (i: number, leader: number) => releasedUnrun(out[leader]) && at(i).group !== at(leader).group;
+  const settleFollowers = (final = false) => {
     for (const [i, leader] of leaderOf) {
       const first = out[leader];
-      if (out[i] === undefined && first !== undefined) out[i] = follow(at(i).v, first);
+      if (out[i] === undefined && first !== undefined && (final || !mayTakeOver(i, leader))) out[i] = follow(at(i).v, first);
     }
   };
   settleFollowers();
   // FIFO: a group stops at its first record already known to come back.
   const blocked = new Set<string>();
+  const heldCopies = new Set<number>();
   records.forEach((r, i) => {
     if (r.group === undefined) return;
     if (out[i] !== undefined && !ack(out[i])) blocked.add(r.group);
     else if (owned.has(i) && blocked.has(r.group)) {
       release(i);
       out[i] = { kind: 'not-started', reason: 'group-failed' };
-    }
+    } else if (out[i] === undefined && blocked.has(r.group)) heldCopies.add(i);
   });
   settleFollowers();
 
-  // The handler: lanes in order; a lane stops at the first record that comes back.
-  const lanes = new Map<string, number[]>();
+  // The handler: in batch order (as the lanes run), each lane stopping at its first record that comes back.
+  const run = (i: number) => {
+    const r = at(i);
+    ran.add(r.id);
+    if (r.throws) {
+      release(i);
+      out[i] = { kind: 'failed', error: 'Error' };
+    } else {
+      state.set(r.key as string, { status: 'COMPLETED', v: r.v });
+      out[i] = { kind: 'completed', v: r.v };
+    }
+  };
+  const takeOver = (i: number, released: number) => {
+    for (const [j, leader] of leaderOf) if (j !== i && leader === released && out[j] === undefined) leaderOf.set(j, i);
+    leaderOf.delete(i);
+    const r = at(i);
+    const found = state.get(r.key as string);
+    if (found !== undefined) out[i] = judge(r.v, found);
+    else {
+      owned.add(i);
+      state.set(r.key as string, { status: 'IN_PROGRESS', v: r.v });
+      run(i);
+    }
+  };
+  const stopped = new Set<string>();
   records.forEach((r, i) => {
     if (!owned.has(i) && !(leaderOf.has(i) && out[i] === undefined)) return;
-    const name = r.group ?? `\u0000${r.key}`;
-    lanes.set(name, [...(lanes.get(name) ?? []), i]);
-  });
-  for (const lane of lanes.values()) {
-    let stopped = false;
-    for (const i of lane) {
-      const r = at(i);
-      if (stopped) {
-        if (owned.has(i)) {
-          release(i);
-          out[i] = { kind: 'not-started', reason: 'group-failed' };
-        }
-        continue; // a later copy is decided from its first copy below
-      }
+    const lane = r.group ?? `\u0000${r.key}`;
+    if (stopped.has(lane) || heldCopies.has(i)) {
+      stopped.add(lane);
       if (owned.has(i)) {
-        ran.add(r.id);
-        if (r.throws) {
-          release(i);
-          out[i] = { kind: 'failed', error: 'Error' };
-        } else {
-          state.set(r.key as string, { status: 'COMPLETED', v: r.v });
-          out[i] = { kind: 'completed', v: r.v };
-        }
-      } else {
-        out[i] = follow(r.v, out[leaderOf.get(i) as number] as Out);
+        release(i);
+        out[i] = { kind: 'not-started', reason: 'group-failed' };
       }
-      stopped = !ack(out[i]);
+      return; // a later copy is decided from its first copy below
     }
-  }
-  settleFollowers();
+    const leader = leaderOf.get(i);
+    if (owned.has(i)) run(i);
+    else if (leader !== undefined && mayTakeOver(i, leader)) takeOver(i, leader);
+    else out[i] = follow(r.v, out[leader as number] as Out);
+    if (!ack(out[i])) stopped.add(lane);
+  });
+  settleFollowers(true);
 
   const outcomes = out.map((o, i): Predicted => {
     if (o === undefined) throw new Error(`the model left record ${i} undecided`);

@@ -8,7 +8,7 @@
  * is compared with the model and checked against the invariants; at the end
  * nothing comes back and every valid key's effect has been applied exactly
  * once. The liveness problems of the deliveries after the retry are returned
- * for the caller to judge (one kind is a known bug).
+ * for the caller to judge (none is expected).
  */
 import { expect } from 'vitest';
 import type { ClaimsMode } from '../../src/index.js';

@@ -1,23 +1,18 @@
 /**
- * The bug the interaction matrix found (its liveness check flags it as
- * `heldBackCopy`): on a FIFO queue, a key whose copies lead two message
- * groups of one batch is claimed by both at once; the first claim wins. When
- * the winner is then held back in ITS group (behind a bad record, or a record
- * whose handler fails), its claim is released unrun, but the copy in the
- * OTHER group has already been decided "in progress" from it, and holds back
- * the rest of that group. Every redelivery repeats this while the blocker
- * stays, so a group with no failure of its own never progresses: its valid
- * records burn a receive each time, in step with the blocker, and are
- * dead-lettered with it without ever running.
+ * The bug the interaction matrix found (its liveness check flagged it as
+ * `heldBackCopy`), now fixed: on a FIFO queue, a key whose copies led two
+ * message groups of one batch was claimed by both at once; the first claim
+ * won. When the winner was then held back in ITS group (behind a bad record,
+ * or a record whose handler fails), its claim was released unrun, but the
+ * copy in the OTHER group had already been decided "in progress" from it, and
+ * held back the rest of that group at every delivery, until it was
+ * dead-lettered with the blocker without ever running.
  *
- * Expected (DESIGN.md: one bad record never fails the batch, FIFO groups keep
- * order): a claim held back unrun must not stand in the way of its key's copy
- * in another group; that copy runs (or, at the least, its group is not
- * blocked at every delivery by another group's failure).
- *
- * The `it.fails` cases below assert the expected behaviour and fail today;
- * the plain cases are the controls: the same batches with the key in one
- * group only, or in the other order, run as expected.
+ * The rule now (docs/sqs.md, FIFO; src/lifecycle/cross-group.ts): the key is
+ * claimed once, by its first copy; the groups sharing it run as one lane in
+ * batch order, each still stopping at its own first returned record; a copy
+ * in another group follows the first copy, or, when that was held back
+ * unrun, claims the key afresh and runs.
  */
 import { describe, expect, it } from 'vitest';
 import type { PlanRecord } from '../../support/batch-matrix-model.js';
@@ -45,16 +40,16 @@ async function deliverRepeatedly(plan: readonly PlanRecord[], times: number, poi
   return { effects: Object.fromEntries(t.effects), outcomes };
 }
 
-describe('FIFO: a copy held back in one group blocks its key in another (bug)', () => {
-  // Fails today: K#2 (group A) is 'in-progress' at every delivery, found K#1's claim, which BAD holds back in group B.
-  it.fails('a bad record at the head of group B: K#2 in group A runs (minimal repro: [BAD@B, K#1@B, K#2@A])', async () => {
+describe('FIFO: a copy held back in one group does not block its key in another', () => {
+  // Was: K#2 (group A) 'in-progress' at every delivery, from K#1's claim, which BAD holds back in group B.
+  it('a bad record at the head of group B: K#2 in group A runs (minimal repro: [BAD@B, K#1@B, K#2@A])', async () => {
     const { effects, outcomes } = await deliverRepeatedly([r('BAD', 'B', { bad: 'nojson' }), r('K#1', 'B'), r('K#2', 'A')], 3);
     expect(outcomes[0]).toEqual({ BAD: 'invalid', 'K#1': 'not-started', 'K#2': 'completed' });
     expect(effects).toEqual({ K: 1 });
   });
 
-  // Fails today: group A ([K#2, X]) comes back whole at every delivery while P keeps failing in group B.
-  it.fails('a poison record in group B (its handler always throws): group A still runs ([P@B, K#1@B, K#2@A, X@A])', async () => {
+  // Was: group A ([K#2, X]) came back whole at every delivery while P kept failing in group B.
+  it('a poison record in group B (its handler always throws): group A still runs ([P@B, K#1@B, K#2@A, X@A])', async () => {
     const { effects } = await deliverRepeatedly([r('P', 'B'), r('K#1', 'B'), r('K#2', 'A'), r('X', 'A')], 3, ['P']);
     expect(effects).toEqual({ K: 1, X: 1 });
   });
@@ -65,9 +60,17 @@ describe('FIFO: a copy held back in one group blocks its key in another (bug)', 
     expect(effects).toEqual({ X: 1 });
   });
 
-  it("control: K's copy in group A first wins its claim and runs", async () => {
+  it('another payload in group A is judged by its own claim, not against the held-back copy', async () => {
+    const { effects, outcomes } = await deliverRepeatedly([r('BAD', 'B', { bad: 'nojson' }), r('K#1', 'B'), r('K#2', 'A', { v: 2 })], 3);
+    expect(outcomes[0]).toEqual({ BAD: 'invalid', 'K#1': 'not-started', 'K#2': 'completed' });
+    // Later deliveries: K#1's claim finds K#2's record (another payload: invalid, as a lone K#1 would be); K#2 a duplicate.
+    expect(outcomes[2]).toEqual({ BAD: 'invalid', 'K#1': 'invalid', 'K#2': 'duplicate' });
+    expect(effects).toEqual({ K: 1 });
+  });
+
+  it('the copy that runs second in its lane follows the first: K#1, held back behind BAD, is a duplicate of K#2', async () => {
     const { effects, outcomes } = await deliverRepeatedly([r('BAD', 'B', { bad: 'nojson' }), r('K#2', 'A'), r('K#1', 'B')], 1);
-    expect(outcomes[0]).toEqual({ BAD: 'invalid', 'K#2': 'completed', 'K#1': 'in-progress' });
+    expect(outcomes[0]).toEqual({ BAD: 'invalid', 'K#2': 'completed', 'K#1': 'duplicate' });
     expect(effects).toEqual({ K: 1 });
   });
 });

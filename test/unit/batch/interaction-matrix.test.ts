@@ -24,7 +24,7 @@
  * and a redelivery, a record still returned must have a lasting reason
  * (invalid, behind a returned record of its group, its key held elsewhere).
  * interaction-cases.test.ts pins the model and the library to hand-checked
- * cases; fifo-cross-group.test.ts holds the one bug the matrix found.
+ * cases; fifo-cross-group.test.ts holds the one bug the matrix found (fixed).
  *
  * `npm run test:unit` runs the slices below (915 combinations);
  * `MATRIX=full npx vitest run test/unit/batch/interaction-matrix.test.ts`
@@ -186,8 +186,7 @@ describe('interaction matrix: SQS batches through sqsIdempotency + eachRecord on
       for (const c of scenarios)
         it(c.label.split(' | ').slice(2).join(' | '), async () => {
           const { liveness } = await runScenario(c);
-          // A copy held back in one FIFO group that blocks its key's copy in another is a known bug: fifo-cross-group.test.ts.
-          expect(liveness.filter((p) => !p.heldBackCopy).map((p) => p.message)).toEqual([]);
+          expect(liveness.map((p) => p.message)).toEqual([]);
           if (process.env['LIVENESS_LOG'] !== undefined) for (const p of liveness) console.log('LIVENESS', p.message);
         });
     });
