@@ -5,8 +5,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * Three projects. `unit` needs no Java and no Redis: pure logic, simulators,
  * types, and the property tests on pure functions (`npm run test:unit`, in
- * seconds). `checks` compiles every documented example and the API report
- * (no servers either, but a whole TypeScript program each: tens of seconds).
+ * seconds). `checks` type-checks the project (tsc), compiles every documented
+ * example, and checks the API report and the documentation's links (no servers
+ * either, but a whole TypeScript program each: tens of seconds).
  * `integration` gets DynamoDB Local and redis-server from the global setup.
  * `npm test` runs all three.
  * test/unit/test-projects.test.ts checks that every test file is in one.
@@ -22,12 +23,15 @@ export const propertyTestsOnDynamoDB = [
 ] as const;
 
 /**
- * The files that take far longer than the rest (the chaos run is a minute on its own). On a clean clone vitest
+ * The files that take far longer than the rest (the chaos run is a minute on its own; the two checks run a
+ * whole TypeScript program each). On a clean clone vitest
  * has no timings yet and starts larger files first, which put the chaos run in the last third and left one
  * worker running it alone at the end; started first, it overlaps with everything else.
  */
 export const slowFiles = [
   'test/integration/chaos-run.test.ts',
+  'test/checks/typecheck.test.ts',
+  'test/checks/docs-examples.test.ts',
   'test/integration/local-run.test.ts',
   'test/integration/red-team/claim-put-batches-red.test.ts',
   'test/chaos/sqs-group-commit-chaos.test.ts',
@@ -40,10 +44,8 @@ class SlowFirstSequencer extends BaseSequencer {
       const at = slowFiles.findIndex((file) => spec.moduleId.endsWith(file));
       return at === -1 ? slowFiles.length : at;
     };
-    const sorted = await super.sort(files);
-    // Projects keep vitest's order; within one, the slow files first (sort is stable, so the rest keep theirs).
-    const projects = [...new Set(sorted.map((spec) => spec.project))];
-    return sorted.sort((a, b) => projects.indexOf(a.project) - projects.indexOf(b.project) || rank(a) - rank(b));
+    // The slow files first, whatever their project (sort is stable: the rest keep vitest's order).
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
 }
 
