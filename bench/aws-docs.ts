@@ -33,7 +33,7 @@ export function awsModelLines(info: AwsRunInfo): string[] {
     '| BatchGetItem, BatchWriteItem, BatchExecuteStatement (no Lambda-side figure) | the slowest of one single-item draw per item | | | |',
     '',
     `Cost, **$ / M deliveries**: DynamoDB on-demand in ${p.region} at $${p.writeRequestUnitUsdPerMillion} per million write request units and $${p.readRequestUnitUsdPerMillion} per million read request units, ` +
-      `plus Lambda x86 at $${p.lambdaUsdPerGbSecond} per GB-s and $${p.lambdaUsdPerMillionRequests} per million requests at ${m.lambda.memoryMb} MB ` +
+      `plus Lambda x86 at $${p.lambdaUsdPerGbSecond} per GB-s and $${p.lambdaUsdPerMillionRequests.toFixed(2)} per million requests at ${m.lambda.memoryMb} MB ` +
       `(serverless.yml), each batch billed for its modelled duration (below), rounded up to ${m.lambda.billingGranularityMs} ms; prices checked ${p.checked}: ${p.sources.join('; ')}. ` +
       `Units are counted from the requests each variant sends (bench/aws-units.ts), not from DynamoDB Local: 1 WRU per started ${u.writeUnitBytes / 1024} KB written, ` +
       `a refused conditional write charged like a write (the existing item's size where returned, else 1), transactional writes ${u.transactionalFactor}x per item ` +

@@ -65,7 +65,8 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
   const coldStart: ColdStartFigures | undefined = args.coldStart ? await measureColdStart(ROOT, args.importSamples, progress) : undefined;
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
-  const local = await startDynamoDBLocal({ jvm: 'stock' });
+  // A loaded 2-core machine can take more than the default 30 s to start the JVM.
+  const local = await startDynamoDBLocal({ jvm: 'stock', readyTimeoutMs: 120_000 });
   // After the cold-start children: they must not inherit the bench's one core.
   const pinning: Pinning | undefined = args.aws ? pinCores(local.pid) : undefined;
   if (pinning !== undefined) progress(pinning.summary);
