@@ -24,6 +24,8 @@ export interface BenchArgs {
   /** Variant ids to run (default: all). */
   readonly only: readonly string[];
   readonly units: boolean;
+  /** `--aws`: the AWS model (aws-model.ts): latency floor per request, billed units and $, cores pinned. */
+  readonly aws: boolean;
   readonly correctness: boolean;
   readonly coldStart: boolean;
   /** Where to write the Markdown report; undefined: do not write one. */
@@ -84,6 +86,10 @@ library, and a lease-takeover correctness comparison.`,
     },
     only: { type: 'string', help: `variants to run, each with the one it is compared with:\n${variantIds.join(', ')}`, value: 'a,b' },
     units: { type: 'boolean', help: 'also count capacity units (asks DynamoDB for them on every request; costs DynamoDB Local CPU)' },
+    aws: {
+      type: 'boolean',
+      help: 'the AWS model (bench/aws-model.ts): every request takes at least a seeded Lambda-side latency\nfor its operation class; $ per million deliveries and Lambda ms at 256 MB; DynamoDB Local\nand the bench pinned to a core each (taskset)',
+    },
     'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures' },
     'no-correctness': { type: 'boolean', help: 'skip the lease-takeover comparison' },
     docs: {
@@ -119,6 +125,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const values = parsed.values;
   if (values.docs !== undefined && values['no-docs']) throw new BenchUsageError('--docs and --no-docs exclude each other.', 'docs');
   if (values.docs !== undefined && values.docs.trim() === '') throw new BenchUsageError('--docs needs a file name.', 'docs');
+  if (values.aws && values.latency > 0)
+    throw new BenchUsageError('--aws and --latency exclude each other (the AWS model draws each request its own latency).', 'latency');
   return {
     events: values.events,
     duplicateRate: values['dup-rate'],
@@ -129,6 +137,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     importSamples: values['import-samples'],
     only: variantList(values.only),
     units: values.units,
+    aws: values.aws,
     coldStart: !values['no-cold-start'],
     correctness: !values['no-correctness'],
     docs: values['no-docs'] ? undefined : (values.docs ?? benchDefaults.docs),

@@ -17,7 +17,9 @@ import {
   eachRecord,
   jsonBody,
   sqsIdempotency,
+  type CommitMode,
   type LeasePolicy,
+  type ProbeMode,
   type RecordContext,
   type Strategy,
 } from '../src/index.js';
@@ -57,6 +59,9 @@ export interface OursOptions extends HandlerOptions {
   readonly safetyMarginMs?: number;
   /** `claims: 'pipelined'`: each record starts as soon as its own claim returns. */
   readonly claims?: 'batch' | 'pipelined';
+  /** Transaction strategy: `probeDuplicates` and `commit` (library defaults when undefined). */
+  readonly probeDuplicates?: ProbeMode;
+  readonly commit?: CommitMode;
 }
 
 export interface PowertoolsOptions extends HandlerOptions {
@@ -95,6 +100,8 @@ export function oursHandler(options: OursOptions): BatchHandler {
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
     ...(options.claims === undefined ? {} : { claims: options.claims }),
+    ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
+    ...(options.commit === undefined ? {} : { commit: options.commit }),
   });
   const { effect } = options;
   return middyFor(options)

@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { requestUnits, sum, type ObservedRequest } from './aws-units.js';
 
 /** Counts since the last `take()`, by command name. */
 export interface RequestTally {
@@ -15,6 +16,9 @@ export interface RequestTally {
   readonly units: number;
   /** Sum of the requests' round trips as the SDK saw them (send to parsed answer, added latency included), ms. */
   readonly requestMs: number;
+  /** `--aws`: write and read request units DynamoDB on-demand bills for these requests (aws-units.ts); 0 otherwise. */
+  readonly wru: number;
+  readonly rru: number;
 }
 
 /** A live counter attached to one client. */
@@ -48,12 +52,14 @@ let counterSeq = 0;
  * included. A non-transactional write whose condition fails is billed 1 WRU
  * by DynamoDB (items < 1 KB) but reported by nobody, so it is added as 1.
  */
-export function countRequests(client: DynamoDBClient, options: { readonly units: boolean }): RequestCounter {
+export function countRequests(client: DynamoDBClient, options: { readonly units: boolean; readonly awsUnits?: boolean }): RequestCounter {
   let requests: Record<string, number> = {};
   let units = 0;
   let requestMs = 0;
+  let observed: ObservedRequest[] = [];
   counterSeq += 1;
   if (options.units) countUnits(client, (n) => (units += n));
+  if (options.awsUnits === true) observeRequests(client, (r) => observed.push(r));
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context['commandName'] ?? 'unknown');
@@ -70,10 +76,13 @@ export function countRequests(client: DynamoDBClient, options: { readonly units:
   );
   return {
     take(): RequestTally {
-      const tally = { requests, units, requestMs };
+      // Units are worked out here, outside the timed handler call, so sizing the items costs no variant CPU.
+      const billed = sum(observed.map(requestUnits));
+      const tally = { requests, units, requestMs, wru: billed.wru, rru: billed.rru };
       requests = {};
       units = 0;
       requestMs = 0;
+      observed = [];
       return tally;
     },
   };
@@ -96,6 +105,31 @@ function countUnits(client: DynamoDBClient, add: (units: number) => void): void 
   );
 }
 
+/**
+ * Keeps each command's input and answer (or error) for the unit count. In
+ * the build step: below the DocumentClient's marshalling (the input is
+ * attribute values for every variant) and above the retry middleware (once
+ * per command: a throttled attempt is not billed). Answers of DocumentClient
+ * commands come back as plain values; aws-units.ts sizes either form.
+ */
+function observeRequests(client: DynamoDBClient, keep: (r: ObservedRequest) => void): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const commandName = String(context['commandName'] ?? 'unknown');
+      const input = args.input as Record<string, unknown>;
+      try {
+        const result = await next(args);
+        keep({ commandName, input, output: result.output as unknown as Record<string, unknown> });
+        return result;
+      } catch (error) {
+        keep({ commandName, input, error });
+        throw error;
+      }
+    },
+    { step: 'build', name: `benchAwsUnits${counterSeq}` },
+  );
+}
+
 /** Total of a tally's requests. */
 export function totalRequests(tally: RequestTally): number {
   return Object.values(tally.requests).reduce((sum, n) => sum + n, 0);
@@ -106,10 +140,14 @@ export function addTallies(tallies: readonly RequestTally[]): RequestTally {
   const requests: Record<string, number> = {};
   let units = 0;
   let requestMs = 0;
+  let wru = 0;
+  let rru = 0;
   for (const t of tallies) {
     units += t.units;
     requestMs += t.requestMs;
+    wru += t.wru;
+    rru += t.rru;
     for (const [name, n] of Object.entries(t.requests)) requests[name] = (requests[name] ?? 0) + n;
   }
-  return { requests, units, requestMs };
+  return { requests, units, requestMs, wru, rru };
 }

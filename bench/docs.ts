@@ -18,6 +18,7 @@ import {
   unitsNotes,
 } from './report.js';
 import { benchDefaults } from './args.js';
+import { awsModelLines } from './aws-docs.js';
 import type { BenchReport } from './results.js';
 
 /** Hand-written notes go below this line; new sections are inserted above it. */
@@ -43,18 +44,25 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
   ];
 }
 
-/** The default `--dup-rate`: its sections keep the plain latency key. */
-
-/** The section key: one per added latency and duplicate rate (the default rate keeps the plain `latency-N`). */
+/**
+ * The section key: `aws` for the AWS model, else one per added latency; the
+ * default duplicate rate keeps the plain key, another adds `-dup-R`.
+ */
 export function sectionKey(report: BenchReport): string {
-  const { latencyMs, duplicateRate } = report.workload;
-  return duplicateRate === benchDefaults.duplicateRate ? `latency-${latencyMs}` : `latency-${latencyMs}-dup-${duplicateRate}`;
+  const { latencyMs, duplicateRate, aws } = report.workload;
+  const base = aws ? 'aws' : `latency-${latencyMs}`;
+  return duplicateRate === benchDefaults.duplicateRate ? base : `${base}-dup-${duplicateRate}`;
 }
 
+/** Sections of the AWS model lead the file: they are inserted above every DynamoDB Local section. */
+const isAwsKey = (key: string) => key === 'aws' || key.startsWith('aws-');
+
 function heading(report: BenchReport): string {
-  const { latencyMs: ms, duplicateRate } = report.workload;
+  const { latencyMs: ms, duplicateRate, aws } = report.workload;
+  const dup = `${Number((duplicateRate * 100).toFixed(2))} % duplicates`;
+  if (aws) return `AWS model: Lambda-side latency floor per request, DynamoDB Local on its own core, ${dup}`;
   const base = ms === 0 ? 'DynamoDB Local, no added latency' : `DynamoDB Local + ${ms} ms added to every request (a region's round trip)`;
-  return `${base}, ${Number((duplicateRate * 100).toFixed(2))} % duplicates`;
+  return `${base}, ${dup}`;
 }
 
 function preamble(report: BenchReport): string[] {
@@ -65,7 +73,7 @@ function preamble(report: BenchReport): string[] {
   return [
     `Command: \`${report.command}\` — ${report.date}, ${report.durationS.toFixed(0)} s.`,
     '',
-    `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; 1-minute load ${fixed(m.loadBefore, 2)} at the start, ${fixed(m.loadAfter ?? Number.NaN, 2)} at the end (DynamoDB Local and the bench share the cores).`,
+    `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; 1-minute load ${fixed(m.loadBefore, 2)} at the start, ${fixed(m.loadAfter ?? Number.NaN, 2)} at the end (${report.aws === undefined ? 'DynamoDB Local and the bench share the cores' : `${report.aws.pinning}; other processes on the machine may use both`}).`,
     '',
     `Versions: Node ${v.node}; effectively-once ${v.ours}; Powertools idempotency ${v.powertoolsIdempotency}, batch ${v.powertoolsBatch}; AWS SDK ${v.awsSdk}; @middy/core ${v.middy}; DynamoDB Local ${v.dynamodbLocal}${cold}.`,
     '',
@@ -84,6 +92,7 @@ export function renderSection(report: BenchReport): string {
     `## ${heading(report)}`,
     '',
     ...preamble(report),
+    ...(report.aws === undefined ? [] : ['', ...awsModelLines(report.aws)]),
     '',
     ...markdownTable(summary.head, summary.rows),
   ];
@@ -125,6 +134,10 @@ export function mergeSection(existing: string, section: string, key: string): st
   const from = existing.indexOf(begin);
   const to = existing.indexOf(end);
   if (from !== -1 && to > from) return existing.slice(0, from) + section + existing.slice(to + end.length);
+  if (isAwsKey(key)) {
+    const first = [...existing.matchAll(/<!-- bench:begin (\S+) -->/g)].find((m) => !isAwsKey(m[1] ?? ''));
+    if (first?.index !== undefined) return `${existing.slice(0, first.index)}${section}\n\n${existing.slice(first.index)}`;
+  }
   const notes = existing.indexOf(NOTES_MARKER);
   if (notes !== -1) return `${existing.slice(0, notes)}${section}\n\n${existing.slice(notes)}`;
   return `${existing.trimEnd()}\n\n${section}\n`;

@@ -8,7 +8,8 @@ import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions, type TableDefinition } from '../infra/tables.js';
 import { countRequests, type RequestCounter } from './counter.js';
-import { addLatency } from './latency.js';
+import { addLatency, addLatencyFloor } from './latency.js';
+import { seededRandom } from './random.js';
 import type { OrderPaid } from './workload.js';
 
 /**
@@ -54,6 +55,8 @@ export interface ClientOptions {
   readonly latencyMs: number;
   /** Ask for and sum consumed capacity (`--units`). */
   readonly units: boolean;
+  /** `--aws`: the latency floor, drawn from a generator with this seed, and the billed units counted from each request. */
+  readonly aws?: { readonly seed: number };
 }
 
 function localClient(endpoint: string): DynamoDBClient {
@@ -67,8 +70,9 @@ function docFor(client: DynamoDBClient): DynamoDBDocumentClient {
 /** A fresh low-level client (own middleware stack) with a request counter and the run's added latency. */
 export function countedClient(endpoint: string, options: ClientOptions = { latencyMs: 0, units: false }): CountedClient {
   const client = localClient(endpoint);
-  const counter = countRequests(client, { units: options.units });
+  const counter = countRequests(client, { units: options.units, awsUnits: options.aws !== undefined });
   addLatency(client, options.latencyMs);
+  if (options.aws !== undefined) addLatencyFloor(client, seededRandom(options.aws.seed));
   return { client, doc: docFor(client), counter };
 }
 

@@ -37,12 +37,20 @@ export async function prepareLanes(
     if (variant.business === 'orders') {
       for (const w of workloads) await seedPendingOrders(endpoint, tables.business, w.events);
     }
-    const counted = countedClient(endpoint, clientOptions);
+    const aws = clientOptions.aws === undefined ? {} : { aws: { seed: variantSeed(clientOptions.aws.seed, variant.id) } };
+    const counted = countedClient(endpoint, { ...clientOptions, ...aws });
     const effects = new EffectClock();
     const handler = variant.build({ counted, tables, cacheEntries, onEffect: effects.mark });
     lanes.push({ variant, handler, counted, effects, samples: [], tables });
   }
   return lanes;
+}
+
+/** Each variant's own latency-floor seed: the run's seed mixed with a hash (FNV-1a) of its id. */
+export function variantSeed(seed: number, id: string): number {
+  let hash = 0x811c9dc5;
+  for (const ch of id) hash = Math.imul(hash ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  return (hash ^ seed) >>> 0;
 }
 
 /** Figures, ratios and effects of every lane. */
@@ -51,8 +59,9 @@ export async function laneResults(
   lanes: readonly PreparedLane[],
   workload: Workload,
   unitsCounted: boolean,
+  aws = false,
 ): Promise<VariantResult[]> {
-  const figures = new Map(lanes.map((l) => [l.variant.id, laneFigures(l.samples, unitsCounted)]));
+  const figures = new Map(lanes.map((l) => [l.variant.id, laneFigures(l.samples, unitsCounted, aws)]));
   const results: VariantResult[] = [];
   for (const lane of lanes) {
     const v = lane.variant;

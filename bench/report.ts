@@ -22,8 +22,55 @@ export function commandsCell(r: VariantResult): string {
   return entries.length === 0 ? '(none)' : entries.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ');
 }
 
+/** `--aws`: the columns of the headline table (the AWS model's two added: $ and Lambda ms at 256 MB). */
+export function awsColumns(report: BenchReport): { head: string[]; rows: string[][] } {
+  const head = [
+    'variant',
+    'records/s',
+    'vs PT',
+    'p50 ms',
+    'p99 ms',
+    'CPU ms/batch node',
+    '$ / M deliveries',
+    'Lambda ms/batch @256 MB',
+    'req/delivery',
+    'fresh',
+    'dup',
+    'WRU/delivery',
+    'RRU/delivery',
+    'ms/request',
+    'CPU ms/batch DynamoDB Local',
+    'effects/unique',
+    'requests per delivery by command',
+  ];
+  const rows = report.variants.map((r) => {
+    const f = r.figures;
+    return [
+      r.title,
+      fixed(f.recordsPerSecond, 0),
+      times(r.ratio),
+      fixed(f.p50Ms, 1),
+      fixed(f.p99Ms, 1),
+      fixed(f.cpuMsPerBatch, 1),
+      fixed(f.usdPerMillionDeliveries, 3),
+      fixed(f.lambdaMs256, 1),
+      fixed(f.requestsPerDelivery, 2),
+      fixed(f.requestsSplit.fresh, 2),
+      fixed(f.requestsSplit.duplicate, 2),
+      fixed(f.wruPerDelivery, 2),
+      fixed(f.rruPerDelivery, 2),
+      fixed(f.requestMs, 1),
+      fixed(f.serverCpuMsPerBatch, 1),
+      effectsCell(r),
+      commandsCell(r),
+    ];
+  });
+  return { head, rows };
+}
+
 /** The columns of the summary, as header and cells per variant. */
 export function summaryColumns(report: BenchReport): { head: string[]; rows: string[][] } {
+  if (report.workload.aws) return awsColumns(report);
   const units = report.workload.unitsCounted;
   const head = [
     'variant',
@@ -145,11 +192,13 @@ function textTable(head: readonly string[], rows: readonly (readonly string[])[]
 export function formatText(report: BenchReport): string {
   const w = report.workload;
   const m = report.machine;
+  const where = report.aws === undefined ? 'on DynamoDB Local' : `on the AWS model (bench/aws-model.ts; ${report.aws.pinning})`;
   const lines = [
-    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency} on DynamoDB Local, ${report.date} (${report.durationS.toFixed(0)} s)`,
+    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency} ${where}, ${report.date} (${report.durationS.toFixed(0)} s)`,
     `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
     `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ` +
-      `interleaved batch by batch after ${w.warmupBatches} warm-up batches; added latency ${w.latencyMs} ms per request`,
+      `interleaved batch by batch after ${w.warmupBatches} warm-up batches; ` +
+      (w.aws ? 'a Lambda-side latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
     "records/s: median of the run's slices; vs PT: median of the slice ratios to the Powertools row compared with.",
     'req/delivery: DynamoDB requests per delivery; fresh | dup: per first / repeated delivery (least squares over batches).',
     '',

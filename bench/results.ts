@@ -2,6 +2,7 @@
  * The shape of one bench run's results: what `--json` prints and what the
  * text and Markdown reports are made from.
  */
+import type { awsModel } from './aws-model.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { EffectTally } from './effects.js';
 import type { Machine, Versions } from './environment.js';
@@ -45,6 +46,14 @@ export interface WorkloadSummary {
   readonly slices: number;
   readonly latencyMs: number;
   readonly unitsCounted: boolean;
+  /** `--aws`: the run used the AWS model. */
+  readonly aws: boolean;
+}
+
+/** `--aws`: the model's parameters as the run used them, and how the cores were shared. */
+export interface AwsRunInfo {
+  readonly model: typeof awsModel;
+  readonly pinning: string;
 }
 
 export interface BenchReport {
@@ -58,4 +67,6 @@ export interface BenchReport {
   readonly targets: readonly TargetCheck[];
   readonly coldStart: ColdStartFigures | undefined;
   readonly fencing: readonly FencingResult[];
+  /** Only with `--aws`. */
+  readonly aws?: AwsRunInfo;
 }

@@ -10,7 +10,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
 import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
+import { awsModel } from './aws-model.js';
+import { checkAwsTargets } from './aws-targets.js';
 import { measureColdStart, type ColdStartFigures } from './cold-start.js';
+import { pinCores, type Pinning } from './cores.js';
 import { writeDocs } from './docs.js';
 import { commandLine, machine, versions } from './environment.js';
 import { runFencing, type FencingResult } from './fencing.js';
@@ -42,13 +45,14 @@ function workloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
 async function runVariants(local: DynamoDBLocalHandle, args: BenchArgs, measured: Workload, warmup: Workload): Promise<VariantResult[]> {
   const { endpoint } = local;
   const selected = selectVariants(args.only);
-  const lanes = await prepareLanes(endpoint, selected, [measured, warmup], { latencyMs: args.latencyMs, units: args.units }, progress);
+  const clientOptions = { latencyMs: args.latencyMs, units: args.units, ...(args.aws ? { aws: { seed: args.seed } } : {}) };
+  const lanes = await prepareLanes(endpoint, selected, [measured, warmup], clientOptions, progress);
   const serverCpu = processCpuReader(local.pid);
   try {
     await runInterleaved(lanes, warmup.batches, { record: false, slices: SLICES, label: 'warm-up', progress, serverCpu });
     await runInterleaved(lanes, measured.batches, { record: true, slices: SLICES, label: `${lanes.length} variants`, progress, serverCpu });
     progress('reading the effects back from the tables');
-    return await laneResults(endpoint, lanes, measured, args.units);
+    return await laneResults(endpoint, lanes, measured, args.units, args.aws);
   } finally {
     for (const lane of lanes) lane.counted.client.destroy();
   }
@@ -61,7 +65,11 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
   const coldStart: ColdStartFigures | undefined = args.coldStart ? await measureColdStart(ROOT, args.importSamples, progress) : undefined;
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
-  const local = await startDynamoDBLocal({ jvm: 'stock' });
+  // A loaded 2-core machine can take more than the default 30 s to start the JVM.
+  const local = await startDynamoDBLocal({ jvm: 'stock', readyTimeoutMs: 120_000 });
+  // After the cold-start children: they must not inherit the bench's one core.
+  const pinning: Pinning | undefined = args.aws ? pinCores(local.pid) : undefined;
+  if (pinning !== undefined) progress(pinning.summary);
   try {
     const { measured, warmup } = workloads(args);
     const variants = await runVariants(local, args, measured, warmup);
@@ -87,11 +95,15 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
         slices: SLICES,
         latencyMs: args.latencyMs,
         unitsCounted: args.units,
+        aws: args.aws,
       },
       variants,
-      targets: checkTargets(variants, coldStart, { duplicateRate: args.duplicateRate }),
+      targets: args.aws
+        ? checkAwsTargets(variants, { duplicateRate: args.duplicateRate })
+        : checkTargets(variants, coldStart, { duplicateRate: args.duplicateRate }),
       coldStart,
       fencing,
+      ...(pinning === undefined ? {} : { aws: { model: awsModel, pinning: pinning.summary } }),
     };
   } finally {
     await local.stop();

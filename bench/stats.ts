@@ -3,6 +3,7 @@
  * slices, requests per delivery (in all, by command, and split into fresh
  * and duplicate deliveries), and the ratios to Powertools. Pure functions.
  */
+import { billedMs, lambdaMs, usdPerMillionDeliveries } from './aws-model.js';
 import { addTallies, totalRequests, type RequestTally } from './counter.js';
 
 /** What one batch invocation of one variant did: all the figures are made of these. */
@@ -56,6 +57,13 @@ export interface LaneFigures {
   /** DynamoDB Local's CPU per batch, ms; NaN when not read (borrowed endpoint, not Linux). */
   readonly serverCpuMsPerBatch: number;
   readonly failures: number;
+  /** `--aws` (null otherwise): write and read request units billed per delivery (aws-units.ts). */
+  readonly wruPerDelivery: number | null;
+  readonly rruPerDelivery: number | null;
+  /** `--aws`: DynamoDB on-demand units + Lambda GB-s and requests at the model's memory size, $ per million deliveries. */
+  readonly usdPerMillionDeliveries: number | null;
+  /** `--aws`: p50 batch ms + Node CPU per batch slowed to a 256 MB Lambda's share of a vCPU (aws-model.ts `lambdaMs`). */
+  readonly lambdaMs256: number | null;
 }
 
 /** Nearest-rank percentile of `values` (p in 0..100); NaN for none. */
@@ -132,12 +140,39 @@ export function commandLabel(name: string): string {
   return name.replace(/Command$/, '');
 }
 
-export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolean): LaneFigures {
+/** `--aws`: units per delivery, $ per million deliveries and the modelled Lambda ms of a batch. */
+export function awsFigures(
+  samples: readonly SampleLike[],
+  p50Ms: number,
+  cpuMsPerBatch: number,
+): Pick<LaneFigures, 'wruPerDelivery' | 'rruPerDelivery' | 'usdPerMillionDeliveries' | 'lambdaMs256'> {
+  const records = samples.reduce((sum, s) => sum + s.records, 0);
+  const tally = addTallies(samples.map((s) => s.tally));
+  return {
+    wruPerDelivery: records === 0 ? Number.NaN : tally.wru / records,
+    rruPerDelivery: records === 0 ? Number.NaN : tally.rru / records,
+    usdPerMillionDeliveries: usdPerMillionDeliveries({
+      writeUnits: tally.wru,
+      readUnits: tally.rru,
+      invocations: samples.length,
+      // Each batch billed for its own modelled duration.
+      billedMs: samples.reduce((sum, s) => sum + billedMs(lambdaMs(s.ms, s.cpuMs)), 0),
+      deliveries: records,
+    }),
+    lambdaMs256: lambdaMs(p50Ms, cpuMsPerBatch),
+  };
+}
+
+const NO_AWS = { wruPerDelivery: null, rruPerDelivery: null, usdPerMillionDeliveries: null, lambdaMs256: null } as const;
+
+export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolean, aws = false): LaneFigures {
   const records = samples.reduce((sum, s) => sum + s.records, 0);
   const tally = addTallies(samples.map((s) => s.tally));
   const perDelivery = (n: number) => (records === 0 ? Number.NaN : n / records);
   const rates = sliceRates(samples);
   const latencies = samples.map((s) => s.ms);
+  const p50Ms = percentile(latencies, 50);
+  const cpuMsPerBatch = mean(samples.map((s) => s.cpuMs));
   return {
     records,
     batches: samples.length,
@@ -147,12 +182,13 @@ export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolea
     byCommand: Object.fromEntries(Object.entries(tally.requests).map(([name, n]) => [commandLabel(name), perDelivery(n)])),
     requestsSplit: splitPerDelivery(samples, (s) => totalRequests(s.tally)),
     unitsPerDelivery: unitsCounted ? perDelivery(tally.units) : null,
-    p50Ms: percentile(latencies, 50),
+    p50Ms,
     p99Ms: percentile(latencies, 99),
     firstEffectMs: median(samples.map((s) => s.firstEffectMs).filter((ms) => Number.isFinite(ms))),
     requestMs: totalRequests(tally) === 0 ? Number.NaN : tally.requestMs / totalRequests(tally),
-    cpuMsPerBatch: mean(samples.map((s) => s.cpuMs)),
+    cpuMsPerBatch,
     serverCpuMsPerBatch: mean(samples.map((s) => s.serverCpuMs)),
     failures: samples.reduce((sum, s) => sum + s.failures, 0),
+    ...(aws ? awsFigures(samples, p50Ms, cpuMsPerBatch) : NO_AWS),
   };
 }

@@ -6,15 +6,15 @@ import { benchDefaults } from './args.js';
 import type { ColdStartFigures } from './cold-start.js';
 import type { TargetCheck, VariantResult } from './results.js';
 
-const x = (n: number) => `${n.toFixed(2)}x`;
+export const x = (n: number) => `${n.toFixed(2)}x`;
 const req = (n: number) => n.toFixed(2);
 
-function find(results: readonly VariantResult[], id: string): VariantResult | undefined {
+export function find(results: readonly VariantResult[], id: string): VariantResult | undefined {
   return results.find((r) => r.id === id);
 }
 
 /** A "higher is better" target: met, or missed by the gap and its share of the goal. */
-function atLeast(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
+export function atLeast(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
   if (value === null || value === undefined || !Number.isFinite(value))
     return { target, measured: 'not measured', met: null, shortfall: undefined };
   const met = value >= goal;
@@ -23,7 +23,7 @@ function atLeast(target: string, value: number | null | undefined, goal: number,
 }
 
 /** A "lower is better" target: met, or missed by the excess. */
-function atMost(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
+export function atMost(target: string, value: number | null | undefined, goal: number, show: (n: number) => string): TargetCheck {
   if (value === null || value === undefined || !Number.isFinite(value))
     return { target, measured: 'not measured', met: null, shortfall: undefined };
   // Request counts come from a least-squares fit: allow for float noise.
@@ -38,7 +38,7 @@ export interface TargetWorkload {
 }
 
 /** A variant's figure over the Powertools row it is compared with. */
-function overPowertools(
+export function overPowertools(
   results: readonly VariantResult[],
   r: VariantResult | undefined,
   pick: (v: VariantResult) => number | null,

@@ -27,6 +27,8 @@ export interface Variant {
   readonly business: BusinessTableKind;
   /** Whether this variant is meant to apply each event once (the baseline is not). */
   readonly idempotent: boolean;
+  /** Run only when named in `--only` (another configuration of a default variant, for a comparison). */
+  readonly optional?: boolean;
   build(env: VariantEnv): BatchHandler;
 }
 
@@ -120,6 +122,48 @@ export const variants: readonly Variant[] = [
         },
       }),
   },
+  ...(['never', 'always'] as const).map(
+    (probe): Variant => ({
+      id: `ours-transaction-probe-${probe}`,
+      title: `ours, transaction, probeDuplicates '${probe}'`,
+      setup: `as ours, transaction, with probeDuplicates '${probe}' (default 'auto')`,
+      comparedWith: 'powertools',
+      idempotencyTable: 'ours',
+      business: 'points',
+      idempotent: true,
+      optional: true,
+      build: (env) =>
+        oursHandler({
+          ...common(env),
+          tableName: idempotencyTable(env),
+          strategy: 'transaction',
+          probeDuplicates: probe,
+          effect: (e, { tx }) => {
+            tx.update(addPointsUpdate(env.tables.business, e));
+          },
+        }),
+    }),
+  ),
+  {
+    id: 'ours-transaction-per-record',
+    title: "ours, transaction, commit 'record'",
+    setup: "as ours, transaction, with commit 'record': each record its own TransactWriteItems right after its handler",
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    optional: true,
+    build: (env) =>
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'transaction',
+        commit: 'record',
+        effect: (e, { tx }) => {
+          tx.update(addPointsUpdate(env.tables.business, e));
+        },
+      }),
+  },
   {
     id: 'powertools-cache',
     title: 'Powertools, local cache',
@@ -177,9 +221,9 @@ export const variants: readonly Variant[] = [
 /** Variant ids, for usage text and validation. */
 export const variantIds: readonly string[] = variants.map((v) => v.id);
 
-/** The selected variants in print order, each with the variant it is compared with (added when not selected). */
+/** The selected variants in print order, each with the variant it is compared with (added when not selected); optional ones only when named. */
 export function selectVariants(only: readonly string[]): Variant[] {
-  if (only.length === 0) return [...variants];
+  if (only.length === 0) return variants.filter((v) => v.optional !== true);
   const wanted = new Set(only);
   for (const v of variants) if (wanted.has(v.id) && v.comparedWith !== undefined) wanted.add(v.comparedWith);
   return variants.filter((v) => wanted.has(v.id));

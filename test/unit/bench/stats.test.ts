@@ -6,7 +6,7 @@ function sample(fresh: number, duplicates: number, requests: Record<string, numb
     ms,
     cpuMs: 1,
     serverCpuMs: 2,
-    tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0) },
+    tally: { requests, units: 0, requestMs: 2 * Object.values(requests).reduce((a, b) => a + b, 0), wru: 0, rru: 0 },
     records: fresh + duplicates,
     fresh,
     duplicates,

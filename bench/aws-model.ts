@@ -1,0 +1,222 @@
+/**
+ * `npm run bench -- --aws`: the model of AWS the headline figures are taken
+ * on. Every parameter is in this file (latency per operation class, unit
+ * rules, prices, Lambda's memory size), so anyone can change one and rerun;
+ * docs/benchmarks.md prints them from here. The functions are pure: the
+ * latency floor's middleware (latency.ts) and the unit counting (aws-units.ts)
+ * use them.
+ *
+ * Latency: a Lambda-side measurement, not DynamoDB Local's CPU.
+ * alexdebrie/dynamodb-performance-testing timed 400 invocations per
+ * operation from a Lambda function in the table's region; its p50 / p99 are
+ * fitted here to a lognormal per operation class. Every request then takes
+ * at least a value drawn from its class (the time DynamoDB Local spent on it
+ * counts inside that floor).
+ */
+
+/** A latency class as measured: median and 99th percentile, ms. */
+export interface Percentiles {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** A lognormal distribution: ln(X) ~ Normal(mu, sigma²), X in ms. */
+export interface Lognormal {
+  readonly mu: number;
+  readonly sigma: number;
+}
+
+export const awsModel = {
+  source: {
+    name: 'alexdebrie/dynamodb-performance-testing',
+    url: 'https://github.com/alexdebrie/dynamodb-performance-testing',
+    what: '400 invocations per operation, timed from a Lambda function (client side: SDK, network and DynamoDB)',
+  },
+  latency: {
+    /** GetItem, PutItem, UpdateItem, DeleteItem; Query, Scan and ExecuteStatement are given the same class. */
+    single: { p50Ms: 7.55, p99Ms: 16.2 },
+    /** TransactWriteItems / TransactGetItems (and ExecuteTransaction) by item count, linear in between. */
+    transact: {
+      fewItems: 5,
+      few: { p50Ms: 25.3, p99Ms: 92.5 },
+      manyItems: 25,
+      many: { p50Ms: 32.1, p99Ms: 97.5 },
+    },
+    /** Standard normal quantile of 0.99: sigma = (ln p99 − ln p50) / z99. */
+    z99: 2.3263,
+  },
+  /** DynamoDB's billing rules (on-demand), as its developer guide and pricing page state them. */
+  units: {
+    writeUnitBytes: 1024,
+    readUnitBytes: 4096,
+    /** Transactional writes and reads: two underlying operations (prepare and commit) per item. */
+    transactionalFactor: 2,
+    /**
+     * A cancelled TransactWriteItems: AWS documents two underlying writes per
+     * item and names no exception for a cancelled one, so it is charged like a
+     * committed one (the conservative reading; ours is the strategy it costs).
+     */
+    cancelledTransactionFactor: 2,
+    eventuallyConsistentFactor: 0.5,
+  },
+  prices: {
+    region: 'us-east-1',
+    checked: '2026-12-01',
+    /** On-demand, per million write request units (since the 50 % cut of 2024-11-01). */
+    writeRequestUnitUsdPerMillion: 0.625,
+    readRequestUnitUsdPerMillion: 0.125,
+    /** Lambda x86, first pricing tier. */
+    lambdaUsdPerGbSecond: 0.0000166667,
+    lambdaUsdPerMillionRequests: 0.2,
+    sources: [
+      'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+      'https://aws.amazon.com/lambda/pricing/',
+      'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html (capacity management for transactions)',
+      'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html (capacity units consumed by conditional writes)',
+    ],
+  },
+  lambda: {
+    /** serverless.yml `memorySize` (a test checks they agree). */
+    memoryMb: 256,
+    /** Lambda gives one full vCPU at 1,769 MB and CPU in proportion to memory below it. */
+    fullVcpuMemoryMb: 1769,
+    billingGranularityMs: 1,
+  },
+} as const;
+
+/** The lognormal with this median and 99th percentile. */
+export function fitLognormal(p: Percentiles, z99: number = awsModel.latency.z99): Lognormal {
+  const mu = Math.log(p.p50Ms);
+  return { mu, sigma: (Math.log(p.p99Ms) - mu) / z99 };
+}
+
+/** A standard normal draw from two uniforms of `random` (Box–Muller). */
+export function standardNormal(random: () => number): number {
+  const u1 = 1 - random(); // (0, 1]: ln is finite
+  const u2 = random();
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
+
+export function drawLognormal(random: () => number, dist: Lognormal): number {
+  return Math.exp(dist.mu + dist.sigma * standardNormal(random));
+}
+
+/**
+ * A transaction's percentiles for `items` items: the 5-item figures at or
+ * below 5 items, linear in the item count above (extrapolated past 25, where
+ * no figure was published).
+ */
+export function transactPercentiles(items: number): Percentiles {
+  const { fewItems, few, manyItems, many } = awsModel.latency.transact;
+  const t = Math.max(0, items - fewItems) / (manyItems - fewItems);
+  return { p50Ms: few.p50Ms + t * (many.p50Ms - few.p50Ms), p99Ms: few.p99Ms + t * (many.p99Ms - few.p99Ms) };
+}
+
+/** How the model times one request: a single-item draw, a transaction of n items, the slowest of n single draws, or no floor. */
+export type ModelledOperation =
+  | { readonly kind: 'single' }
+  | { readonly kind: 'transact'; readonly items: number }
+  | { readonly kind: 'batch'; readonly items: number }
+  | { readonly kind: 'none' };
+
+const SINGLE = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'ExecuteStatement']);
+
+function count(list: unknown): number {
+  return Array.isArray(list) ? list.length : 0;
+}
+
+/** Items per table of a BatchGetItem (`Keys`) or BatchWriteItem (the requests), summed. */
+function batchItems(requestItems: unknown): number {
+  if (typeof requestItems !== 'object' || requestItems === null) return 0;
+  return Object.values(requestItems).reduce<number>(
+    (sum, v) => sum + (Array.isArray(v) ? v.length : count((v as { Keys?: unknown }).Keys)),
+    0,
+  );
+}
+
+/** The class of a request, from its command name (`PutItemCommand` or `PutItem`) and its input. */
+export function modelledOperation(commandName: string, input: Record<string, unknown>): ModelledOperation {
+  const name = commandName.replace(/Command$/, '');
+  if (SINGLE.has(name)) return { kind: 'single' };
+  switch (name) {
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return { kind: 'transact', items: count(input['TransactItems']) };
+    case 'ExecuteTransaction':
+      return { kind: 'transact', items: count(input['TransactStatements']) };
+    case 'BatchGetItem':
+    case 'BatchWriteItem':
+      return { kind: 'batch', items: batchItems(input['RequestItems']) };
+    case 'BatchExecuteStatement':
+      return { kind: 'batch', items: count(input['Statements']) };
+    default:
+      return { kind: 'none' };
+  }
+}
+
+const singleDist = fitLognormal(awsModel.latency.single);
+
+/**
+ * The floor of one request, ms: one draw of its class; a batch operation
+ * has no Lambda-side figure, so it is modelled conservatively as the slowest
+ * of one single-item draw per item.
+ */
+export function drawFloorMs(random: () => number, op: ModelledOperation): number {
+  switch (op.kind) {
+    case 'none':
+      return 0;
+    case 'single':
+      return drawLognormal(random, singleDist);
+    case 'transact':
+      return drawLognormal(random, fitLognormal(transactPercentiles(op.items)));
+    case 'batch': {
+      let slowest = 0;
+      for (let i = 0; i < Math.max(1, op.items); i += 1) slowest = Math.max(slowest, drawLognormal(random, singleDist));
+      return slowest;
+    }
+  }
+}
+
+/** What is left to wait once `spentMs` (DynamoDB Local's answer) has passed of a `floorMs` floor. */
+export function floorDelayMs(floorMs: number, spentMs: number): number {
+  return Math.max(0, floorMs - spentMs);
+}
+
+/** How much slower Node's CPU work runs at `memoryMb` than with a full vCPU (0 at or above 1,769 MB). */
+export function cpuSlowdown(memoryMb: number = awsModel.lambda.memoryMb): number {
+  return Math.max(0, awsModel.lambda.fullVcpuMemoryMb / memoryMb - 1);
+}
+
+/**
+ * Modelled Lambda duration of a batch at the service's memory size: wall time
+ * plus the Node CPU spent, slowed to the memory's share of a vCPU. An upper
+ * bound: it assumes no CPU work overlaps a wait.
+ */
+export function lambdaMs(wallMs: number, cpuMs: number, memoryMb: number = awsModel.lambda.memoryMb): number {
+  return wallMs + cpuMs * cpuSlowdown(memoryMb);
+}
+
+/** Capacity units a run consumed, and its batches (Lambda invocations) with their billed ms. */
+export interface CostInputs {
+  readonly writeUnits: number;
+  readonly readUnits: number;
+  readonly invocations: number;
+  /** Sum over invocations of the modelled duration, each rounded up to the billing granularity. */
+  readonly billedMs: number;
+  readonly deliveries: number;
+}
+
+/** On-demand DynamoDB units plus Lambda GB-s and requests, in dollars per million deliveries. */
+export function usdPerMillionDeliveries(c: CostInputs): number {
+  const p = awsModel.prices;
+  const dynamo = (c.writeUnits * p.writeRequestUnitUsdPerMillion + c.readUnits * p.readRequestUnitUsdPerMillion) / 1e6;
+  const gbSeconds = (awsModel.lambda.memoryMb / 1024) * (c.billedMs / 1000);
+  const lambda = gbSeconds * p.lambdaUsdPerGbSecond + (c.invocations * p.lambdaUsdPerMillionRequests) / 1e6;
+  return c.deliveries === 0 ? Number.NaN : ((dynamo + lambda) / c.deliveries) * 1e6;
+}
+
+/** One invocation's billed ms: the modelled duration rounded up to the billing granularity. */
+export function billedMs(modelledMs: number): number {
+  const g = awsModel.lambda.billingGranularityMs;
+  return Math.ceil(modelledMs / g) * g;
+}
