@@ -1,5 +1,5 @@
 /**
- * effectively-once: idempotent AWS Lambda consumers for SQS and EventBridge.
+ * effectively-once: idempotent AWS Lambda consumers for SQS, EventBridge, Kinesis and DynamoDB Streams.
  * At-least-once delivery + idempotent consumers = effects applied once.
  *
  * Explicit export list: what is here is the public API.

@@ -129,6 +129,9 @@ export async function runGroupCommitChaos(options: {
     seed,
     rules: [
       { fault: 'transaction-conflict', probability: rates.transactionConflict, commands: ['TransactWriteItems'] },
+      // Which records share a group commit depends on scheduling, and the seeded decisions above hang on the
+      // group's items, so a fast run could see no conflict at all: the second commit attempt always gets one.
+      ...(rates.transactionConflict > 0 ? [{ fault: 'transaction-conflict' as const, calls: [2], commands: ['TransactWriteItems'] }] : []),
       { fault: 'throttle', probability: rates.throttle },
       { fault: 'network-before', probability: rates.networkBefore, commands: ['TransactWriteItems'] },
       { fault: 'network-after', probability: rates.networkAfter, commands: ['TransactWriteItems'] },

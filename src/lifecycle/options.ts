@@ -1,5 +1,5 @@
 /**
- * Options shared by the SQS and EventBridge middlewares, their defaults (one
+ * Options shared by the middlewares of every source, their defaults (one
  * object) and their rules.
  */
 import type { AutoMargin, LeaseOptions, LeasePolicy } from '../core/lease.js';

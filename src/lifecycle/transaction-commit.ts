@@ -1,5 +1,5 @@
 /**
- * The transaction strategy's commit step, shared by SQS and EventBridge: run
+ * The transaction strategy's commit step, shared by every source: run
  * the handler with a fresh transaction builder, then commit its writes with
  * the idempotency record in one `TransactWriteItems`.
  */

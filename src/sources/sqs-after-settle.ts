@@ -11,7 +11,7 @@ import { isPlainObject, type OptionRule } from '../core/options.js';
 import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../core/outcomes.js';
 import { deadLetterable, type IsPermanent } from '../core/permanent.js';
 import type { AfterSettle, AfterSettleResult } from '../lifecycle/batch-middleware.js';
-import { errorText } from './sqs-calls.js';
+import { errorText } from '../store/records.js';
 import { fifoGroup } from './sqs-record.js';
 
 /** Option `permanentFailures` of `sqsIdempotency`. */

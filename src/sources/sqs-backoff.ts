@@ -8,7 +8,8 @@ import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/cl
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, type BackoffPolicy } from '../core/backoff.js';
 import { chunks } from '../core/chunks.js';
-import { byQueue, errorText, SQS_BATCH_LIMIT } from './sqs-calls.js';
+import { errorText } from '../store/records.js';
+import { byQueue, SQS_BATCH_LIMIT } from './sqs-calls.js';
 import { queueUrlFor } from './sqs-dlq-message.js';
 import { attemptOf } from './sqs-record.js';
 

@@ -18,8 +18,3 @@ export function byQueue<T>(items: readonly T[], recordOf: (item: T) => SQSRecord
   }
   return groups;
 }
-
-/** An error as one short line for the log. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}

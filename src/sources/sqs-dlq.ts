@@ -7,7 +7,8 @@ import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } fr
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../core/outcomes.js';
 import { chunks } from '../core/chunks.js';
-import { byQueue, errorText, SQS_BATCH_LIMIT } from './sqs-calls.js';
+import { errorText } from '../store/records.js';
+import { byQueue, SQS_BATCH_LIMIT } from './sqs-calls.js';
 import { dlqEntry, isFifoUrl, queueUrlFor } from './sqs-dlq-message.js';
 
 /** What the DLQ send needs (the resolved `permanentFailures` option). */

@@ -14,6 +14,7 @@ import { checkLease, retentionExpired } from '../core/lease.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../core/record.js';
 import type { ReleaseMode } from '../store/options.js';
+import { errorText } from '../store/records.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -42,9 +43,6 @@ const rules: OptionRules = {
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
 };
-
-/** Longest `lastError` kept, in characters (DynamoDB's store cuts by bytes; here only the order of size matters). */
-const MAX_LAST_ERROR = 1024;
 
 /** A stored record: the result is kept as JSON text, so every read returns a fresh copy, as a real store would. */
 interface Stored {
@@ -250,9 +248,4 @@ function encodeResult(value: unknown): string | undefined {
   } catch (err) {
     throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
   }
-}
-
-function errorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.slice(0, MAX_LAST_ERROR);
 }
