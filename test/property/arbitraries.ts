@@ -13,6 +13,9 @@ export const around = (range: number): fc.Arbitrary<number> => fc.oneof(fc.integ
 /** A payload fingerprint, or none (payload checking off); few values so equal ones are common. */
 export const hashArb = fc.option(fc.constantFrom('h-a', 'h-b', 'h-c'), { nil: undefined });
 
+/** A record's body defect, mostly none: 1 in 10 has a body that is not JSON, 1 in 10 no key. */
+export const badBodyArb = fc.constantFrom(...Array.from({ length: 8 }, () => undefined), 'nojson' as const, 'nokey' as const);
+
 /** Any stored record under `id`; `leaseUntil` is sometimes missing, as on records written by hand or by older code. */
 export function recordAt(now: number, id = 'c#k'): fc.Arbitrary<IdempotencyRecord> {
   return fc

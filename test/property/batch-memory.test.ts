@@ -14,6 +14,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { badBodyArb } from './arbitraries.js';
 import type { PlanRecord } from '../support/batch-matrix-model.js';
 import { runScenario } from '../support/batch-phases.js';
 import type { QueueKind, SeedState } from '../support/memory-batch.js';
@@ -34,18 +35,7 @@ const caseArb = fc.record({
       v: fc.integer({ min: 1, max: 2 }),
       group: fc.constantFrom('A', 'B'),
       throws: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-      bad: fc.constantFrom(
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        'nojson' as const,
-        'nokey' as const,
-      ),
+      bad: badBodyArb,
     }),
     { minLength: 1, maxLength: 7 },
   ),

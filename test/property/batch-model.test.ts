@@ -24,6 +24,7 @@ import fc from 'fast-check';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { badBodyArb } from './arbitraries.js';
 import { payloadHash } from '../../src/core/hashing.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBIdempotencyStore, outcomeMetricNames, PermanentError, type EmfDocument, type RecordHandler } from '../../src/index.js';
@@ -91,18 +92,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
       fails: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
       permanent: fc.boolean(),
       dlqRefuses: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-      bad: fc.constantFrom(
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        'nojson' as const,
-        'nokey' as const,
-      ),
+      bad: badBodyArb,
       // The same JSON value re-serialised by the producer (other key order, spacing): the same payload.
       respelled: fc.boolean(),
     }),
