@@ -17,9 +17,9 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { BatchExecuteStatementCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
-import { claimPutRequest, claimRequest, completeRequest, type CompleteParams } from '../src/store/expressions.js';
-import { toEpochSeconds } from '../src/core/clock.js';
-import { ATTR } from '../src/store/layout.js';
+import { claimPutRequest, claimRequest, completeRequest, type CompleteParams } from '../src/stores/dynamodb/expressions.js';
+import { toEpochSeconds } from '../src/engine/clock.js';
+import { ATTR } from '../src/stores/dynamodb/layout.js';
 import { totalRequests } from './counter.js';
 import { countedClient, createVariantTables } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';
@@ -30,7 +30,7 @@ function quoted(name: string): string {
 }
 
 /**
- * The fenced completion of `completeRequest` (src/store/expressions.ts) as one PartiQL `UPDATE`: sets
+ * The fenced completion of `completeRequest` (src/stores/dynamodb/expressions.ts) as one PartiQL `UPDATE`: sets
  * COMPLETED, `completedAt`, the retention TTL and (when stored) the result,
  * removes `inflight` and `leaseUntil`, where the record is IN_PROGRESS and
  * owned by `token`. A missing item fails the condition too (PartiQL updates

@@ -6,18 +6,18 @@
  */
 
 // Middlewares and runners
-export { sqsIdempotency } from './sources/sqs.js';
-export type { SqsIdempotencyOptions } from './sources/sqs.js';
-export type { PermanentFailureOptions, BackoffOptions } from './sources/sqs-after-settle.js';
-export type { IsPermanent } from './core/permanent.js';
-export { eachRecord } from './lifecycle/each-record.js';
-export type { EachRecordOptions } from './lifecycle/each-record.js';
-export type { RecordContext, RecordHandler, NotStartedReason } from './lifecycle/runner-link.js';
+export { sqsIdempotency } from './sources/sqs/middleware.js';
+export type { SqsIdempotencyOptions } from './sources/sqs/middleware.js';
+export type { PermanentFailureOptions, BackoffOptions } from './sources/sqs/after-settle.js';
+export type { IsPermanent } from './sources/sqs/permanent.js';
+export { eachRecord } from './batch/each-record.js';
+export type { EachRecordOptions } from './batch/each-record.js';
+export type { RecordContext, RecordHandler, NotStartedReason } from './batch/runner-link.js';
 export { eventBridgeIdempotency } from './sources/eventbridge.js';
 export type { EventBridgeIdempotencyOptions, AnyEventBridgeEvent } from './sources/eventbridge.js';
-export { handleEvent } from './lifecycle/event-run.js';
-export type { EventContext } from './lifecycle/event-run.js';
-export type { WaitPolicy } from './lifecycle/in-progress-wait.js';
+export { handleEvent } from './event/handle-event.js';
+export type { EventContext } from './event/handle-event.js';
+export type { WaitPolicy } from './engine/wait.js';
 export { jsonBody, jsonBodyAsync } from './sources/json.js';
 export type { JsonRecord } from './sources/json.js';
 export type {
@@ -27,15 +27,15 @@ export type {
   StandardSchemaIssue,
   StandardSchemaPathSegment,
   StandardSchemaOutput,
-} from './core/standard-schema.js';
-export type { Strategy, CommonIdempotencyOptions } from './lifecycle/options.js';
-export type { ConflictPolicy } from './lifecycle/transaction-commit.js';
-export { jsonLineLogger } from './lifecycle/log.js';
-export type { BatchLogLine, BatchLogger, RecordLogEntry } from './lifecycle/log.js';
+} from './engine/standard-schema.js';
+export type { Strategy, CommonIdempotencyOptions } from './engine/middleware-options.js';
+export type { ConflictPolicy } from './transaction/commit-step.js';
+export { jsonLineLogger } from './observe/log.js';
+export type { BatchLogLine, BatchLogger, RecordLogEntry } from './observe/log.js';
 
 // Store
-export { DynamoDBIdempotencyStore } from './store/dynamodb.js';
-export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from './store/options.js';
+export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
+export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from './stores/dynamodb/options.js';
 export type {
   IdempotencyStore,
   TransactionalIdempotencyStore,
@@ -48,24 +48,24 @@ export type {
   CommitResult,
   StaleClaim,
   TransactItem,
-} from './store/types.js';
+} from './stores/types.js';
 
 // Redis / Valkey (no client is imported: bring node-redis or iovalkey through a RedisConnection)
-export { RedisIdempotencyStore, MAX_REDIS_RESULT_BYTES } from './store/redis/store.js';
-export { withRedisFilter } from './store/redis/filter.js';
-export type { RedisFilter, TransactionalRedisFilter, RedisFilterCounts } from './store/redis/filter.js';
-export type { RedisConnection } from './store/redis/connection.js';
-export type { RedisIdempotencyStoreOptions, RedisFilterOptions } from './store/redis/options.js';
+export { RedisIdempotencyStore, MAX_REDIS_RESULT_BYTES } from './stores/redis/store.js';
+export { withRedisFilter } from './stores/redis/filter.js';
+export type { RedisFilter, TransactionalRedisFilter, RedisFilterCounts } from './stores/redis/filter.js';
+export type { RedisConnection } from './stores/redis/connection.js';
+export type { RedisIdempotencyStoreOptions, RedisFilterOptions } from './stores/redis/options.js';
 
 // Transactions and state machines
-export { TransactionBuilder, createTransactionBuilder } from './transaction.js';
+export { TransactionBuilder, createTransactionBuilder } from './transaction/builder.js';
 export type {
   TransactionBuilderOptions,
   TransactPutInput,
   TransactUpdateInput,
   TransactDeleteInput,
   TransactConditionCheckInput,
-} from './transaction.js';
+} from './transaction/builder.js';
 export {
   transition,
   versionedUpdate,
@@ -73,8 +73,8 @@ export {
   versionedUpdateAction,
   transitionFailure,
   versionedUpdateFailure,
-} from './state.js';
-export type { TransitionInput, VersionedUpdateInput, StateItem, CancellationReasonInput } from './state.js';
+} from './transaction/state.js';
+export type { TransitionInput, VersionedUpdateInput, StateItem, CancellationReasonInput } from './transaction/state.js';
 export type {
   StateOutcome,
   AppliedOutcome,
@@ -82,10 +82,10 @@ export type {
   ConflictOutcome as StateConflictOutcome,
   MissingOutcome,
   RefusedOutcome,
-} from './core/transition.js';
+} from './transaction/transition.js';
 
 // Core: outcomes, records, errors, time, keys
-export { acknowledged } from './core/outcomes.js';
+export { acknowledged } from './engine/outcomes.js';
 export type {
   RecordOutcome,
   RecordOutcomeKind,
@@ -98,8 +98,8 @@ export type {
   NotStartedOutcome,
   ConflictOutcome,
   DeadLetteredOutcome,
-} from './core/outcomes.js';
-export type { IdempotencyRecord, IdempotencyStatus } from './core/record.js';
+} from './engine/outcomes.js';
+export type { IdempotencyRecord, IdempotencyStatus } from './engine/record.js';
 export {
   EffectivelyOnceError,
   InvalidRecordError,
@@ -117,49 +117,49 @@ export {
   BusinessConflictError,
   TransactionRetryableError,
   PermanentError,
-} from './core/errors.js';
-export type { ErrorContext, CancellationReasonInfo } from './core/errors.js';
-export { systemClock } from './core/clock.js';
-export type { Clock } from './core/clock.js';
-export type { LeasePolicy } from './core/lease.js';
-export type { BusinessKey } from './core/keys.js';
-export { payloadHash } from './core/hashing.js';
+} from './engine/errors.js';
+export type { ErrorContext, CancellationReasonInfo } from './engine/errors.js';
+export { systemClock } from './engine/clock.js';
+export type { Clock } from './engine/clock.js';
+export type { LeasePolicy } from './engine/lease.js';
+export type { BusinessKey } from './engine/keys.js';
+export { payloadHash } from './engine/hashing.js';
 // Metrics: one CloudWatch EMF document per batch/event (docs/metrics.md)
-export { emfStdoutWriter } from './lifecycle/metrics.js';
-export type { MetricsOption, MetricsOptions, PowertoolsMetricsLike } from './lifecycle/metrics.js';
-export { outcomeMetricNames } from './core/metrics.js';
-export type { EmfDocument, EmfMetadata, MetricUnit } from './core/metrics.js';
+export { emfStdoutWriter } from './observe/metrics.js';
+export type { MetricsOption, MetricsOptions, PowertoolsMetricsLike } from './observe/metrics.js';
+export { outcomeMetricNames } from './observe/emf.js';
+export type { EmfDocument, EmfMetadata, MetricUnit } from './observe/emf.js';
 
 // Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
-export type { RenewInput, RenewableIdempotencyStore } from './store/types.js';
-export type { LeaseOptions, HeartbeatSetting } from './core/lease.js';
+export type { RenewInput, RenewableIdempotencyStore } from './stores/types.js';
+export type { LeaseOptions, HeartbeatSetting } from './engine/lease.js';
 
 // Plain functions outside Middy
-export { idempotent } from './function.js';
-export type { IdempotentOptions } from './function.js';
+export { idempotent } from './event/idempotent.js';
+export type { IdempotentOptions } from './event/idempotent.js';
 
 // Stream sources (Kinesis, DynamoDB Streams)
-export { kinesisIdempotency } from './sources/kinesis.js';
-export type { KinesisIdempotencyOptions } from './sources/kinesis.js';
-export { dynamoDBStreamsIdempotency } from './sources/dynamodb-streams.js';
-export type { DynamoDBStreamsIdempotencyOptions } from './sources/dynamodb-streams.js';
-export { kinesisData, dynamoDBImages } from './sources/stream-data.js';
-export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/stream-data.js';
-export { outboxRelay } from './outbox/relay.js';
+export { kinesisIdempotency } from './sources/streams/kinesis.js';
+export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
+export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
+export type { DynamoDBStreamsIdempotencyOptions } from './sources/streams/dynamodb-streams.js';
+export { kinesisData, dynamoDBImages } from './sources/streams/data.js';
+export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/streams/data.js';
+export { outboxRelay } from './transaction/outbox/relay.js';
 export type {
   OutboxRelayOptions,
   OutboxRelayHandler,
   EventBridgePutEvents,
   OutboxRelayLogLine,
   OutboxRelayLogger,
-} from './outbox/relay.js';
-export type { OutboxEvent, OutboxOptions, OutboxStatus } from './core/outbox.js';
-export type { ClaimsMode } from './sources/sqs.js';
+} from './transaction/outbox/relay.js';
+export type { OutboxEvent, OutboxOptions, OutboxStatus } from './transaction/outbox/item.js';
+export type { ClaimsMode } from './sources/sqs/middleware.js';
 
 // Group commit (transaction strategy)
-export type { CommitMode } from './lifecycle/group-commit.js';
-export type { ProbeMode } from './core/duplicate-probe.js';
-export type { GroupCommitAnswer } from './store/types.js';
+export type { CommitMode } from './transaction/group-commit/queue.js';
+export type { ProbeMode } from './transaction/group-commit/duplicate-probe.js';
+export type { GroupCommitAnswer } from './stores/types.js';
 
 // The claim-only store (also the base of DynamoDBIdempotencyStore): see `effectively-once/claim`
-export { DynamoDBClaimStore } from './store/dynamodb-claim.js';
+export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';

@@ -8,10 +8,10 @@
  * A waiting retry does not hold a concurrency slot, as on Lambda.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../src/core/clock.js';
-import { systemClock } from '../../src/core/clock.js';
-import { checkOptions, is } from '../../src/core/options.js';
-import type { OptionRule, OptionRules } from '../../src/core/options.js';
+import type { Clock } from '../../src/engine/clock.js';
+import { systemClock } from '../../src/engine/clock.js';
+import { checkOptions, is } from '../../src/engine/options.js';
+import type { OptionRule, OptionRules } from '../../src/engine/options.js';
 import { isAdvanceableClock } from '../../src/testing/clock.js';
 import { simDefaults } from './defaults.js';
 import { lambdaContext } from '../../src/testing/events.js';

@@ -7,9 +7,9 @@
  * batch: nothing is deleted.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Clock } from '../../src/core/clock.js';
-import { checkOptions, is } from '../../src/core/options.js';
-import type { OptionRules } from '../../src/core/options.js';
+import type { Clock } from '../../src/engine/clock.js';
+import { checkOptions, is } from '../../src/engine/options.js';
+import type { OptionRules } from '../../src/engine/options.js';
 import { isAdvanceableClock } from '../../src/testing/clock.js';
 import { simDefaults } from './defaults.js';
 import type { LambdaHandler } from '../../src/testing/invocation.js';

@@ -1,5 +1,5 @@
-import { checkOptions } from '../../src/core/options.js';
-import type { OptionRules } from '../../src/core/options.js';
+import { checkOptions } from '../../src/engine/options.js';
+import type { OptionRules } from '../../src/engine/options.js';
 import { AsyncInvoker, invokerRules, type AsyncInvokerOptions } from './async-invoker.js';
 import type { AsyncInvocationReport } from './async-records.js';
 import { anyValue } from './rules.js';

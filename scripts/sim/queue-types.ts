@@ -2,7 +2,7 @@
  * Public shapes of the SQS queue simulator (options, results, counters).
  */
 import type { SQSMessageAttributes } from 'aws-lambda';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/engine/clock.js';
 import type { SqsQueueSimulator } from './queue.js';
 
 /** Options of {@link SqsQueueSimulator}. */

@@ -7,12 +7,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import type { Clock } from '../../src/core/clock.js';
-import { systemClock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/engine/clock.js';
+import { systemClock } from '../../src/engine/clock.js';
 import { simDefaults } from './defaults.js';
 import { newReceiptHandle, nextSequenceNumber, sqsRecord } from '../../src/testing/events.js';
-import { checkOptions, is } from '../../src/core/options.js';
-import type { OptionRules } from '../../src/core/options.js';
+import { checkOptions, is } from '../../src/engine/options.js';
+import type { OptionRules } from '../../src/engine/options.js';
 import { clockRule, intIn } from '../../src/testing/rules.js';
 import type { QueueStats, QueuedMessage, SendOptions, SendResult, SqsQueueOptions } from './queue-types.js';
 

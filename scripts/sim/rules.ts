@@ -2,7 +2,7 @@
  * Option rules only the simulators use, beside the testing kit's
  * (src/testing/rules.ts) and the core ones.
  */
-import type { OptionRule } from '../../src/core/options.js';
+import type { OptionRule } from '../../src/engine/options.js';
 
 /** Rule: an instance of `type`, e.g. an `SqsQueueSimulator`. */
 export function instanceOf(expected: string, type: abstract new (...args: never[]) => unknown): OptionRule {

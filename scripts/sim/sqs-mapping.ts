@@ -9,8 +9,8 @@
  * returns a response it cannot honour fails the whole batch: nothing is deleted.
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Clock } from '../../src/core/clock.js';
-import { systemClock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/engine/clock.js';
+import { systemClock } from '../../src/engine/clock.js';
 import { InvalidBatchResponseError } from './errors.js';
 import { lambdaContext, sqsEvent } from '../../src/testing/events.js';
 import type { LambdaContextOptions } from '../../src/testing/events.js';

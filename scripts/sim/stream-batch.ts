@@ -8,7 +8,7 @@
  * the batch is done: records run in sequence order.
  */
 import type { Context } from 'aws-lambda';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/engine/clock.js';
 import { InvalidBatchResponseError } from './errors.js';
 import { lambdaContext } from '../../src/testing/events.js';
 import { invoke, type InvocationResult, type LambdaHandler } from '../../src/testing/invocation.js';

@@ -8,8 +8,8 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBRecord, KinesisStreamRecord } from 'aws-lambda';
-import { systemClock, type Clock } from '../../src/core/clock.js';
-import { checkOptions, is } from '../../src/core/options.js';
+import { systemClock, type Clock } from '../../src/engine/clock.js';
+import { checkOptions, is } from '../../src/engine/options.js';
 import type { LambdaHandler } from '../../src/testing/invocation.js';
 import { clockRule, intIn, positiveMs, required } from '../../src/testing/rules.js';
 import { runShardBatch, type StreamFailure, type StreamInvocationReport } from './stream-batch.js';

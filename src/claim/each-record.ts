@@ -5,10 +5,10 @@
  * rather than a run with the wrong record ids.
  */
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { eachRecordOver, type EachRecordOptions } from '../lifecycle/each-record.js';
-import type { RecordHandler } from '../lifecycle/runner-link.js';
+import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
+import type { RecordHandler } from '../batch/runner-link.js';
 import type { AnySource } from '../sources/event-sources.js';
-import { sqsSource } from '../sources/sqs-source.js';
+import { sqsSource } from '../sources/sqs/adapter.js';
 
 function sqsOnly(event: { readonly Records: readonly unknown[] }): AnySource {
   const first: unknown = event.Records[0];

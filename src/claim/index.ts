@@ -14,8 +14,8 @@
 export { sqsIdempotency } from './sqs.js';
 export type { SqsIdempotencyOptions } from './sqs.js';
 export { eachRecord } from './each-record.js';
-export type { EachRecordOptions } from '../lifecycle/each-record.js';
-export type { RecordContext, RecordHandler, NotStartedReason } from '../lifecycle/runner-link.js';
+export type { EachRecordOptions } from '../batch/each-record.js';
+export type { RecordContext, RecordHandler, NotStartedReason } from '../batch/runner-link.js';
 export { jsonBody, jsonBodyAsync } from '../sources/json.js';
 export type { JsonRecord } from '../sources/json.js';
 export type {
@@ -25,13 +25,13 @@ export type {
   StandardSchemaIssue,
   StandardSchemaPathSegment,
   StandardSchemaOutput,
-} from '../core/standard-schema.js';
-export { jsonLineLogger } from '../lifecycle/log.js';
-export type { BatchLogLine, BatchLogger, RecordLogEntry } from '../lifecycle/log.js';
+} from '../engine/standard-schema.js';
+export { jsonLineLogger } from '../observe/log.js';
+export type { BatchLogLine, BatchLogger, RecordLogEntry } from '../observe/log.js';
 
 // Store: the claim methods; a store from either entry works with either middleware
-export { DynamoDBClaimStore, DynamoDBClaimStore as DynamoDBIdempotencyStore } from '../store/dynamodb-claim.js';
-export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from '../store/options.js';
+export { DynamoDBClaimStore, DynamoDBClaimStore as DynamoDBIdempotencyStore } from '../stores/dynamodb/claim-store.js';
+export type { DynamoDBIdempotencyStoreOptions, ReleaseMode } from '../stores/dynamodb/options.js';
 export type {
   IdempotencyStore,
   ClaimInput,
@@ -40,10 +40,10 @@ export type {
   ReleaseInput,
   RenewInput,
   FencedWriteResult,
-} from '../store/types.js';
+} from '../stores/types.js';
 
 // Outcomes, records, errors, time, keys
-export { acknowledged } from '../core/outcomes.js';
+export { acknowledged } from '../engine/outcomes.js';
 export type {
   RecordOutcome,
   RecordOutcomeKind,
@@ -56,8 +56,8 @@ export type {
   NotStartedOutcome,
   ConflictOutcome,
   DeadLetteredOutcome,
-} from '../core/outcomes.js';
-export type { IdempotencyRecord, IdempotencyStatus } from '../core/record.js';
+} from '../engine/outcomes.js';
+export type { IdempotencyRecord, IdempotencyStatus } from '../engine/record.js';
 export {
   EffectivelyOnceError,
   InvalidRecordError,
@@ -70,10 +70,10 @@ export {
   UnstorableResultError,
   LeaseLostError,
   DeadlineError,
-} from '../core/errors.js';
-export type { ErrorContext } from '../core/errors.js';
-export { systemClock } from '../core/clock.js';
-export type { Clock } from '../core/clock.js';
-export type { LeasePolicy } from '../core/lease.js';
-export type { BusinessKey } from '../core/keys.js';
-export { payloadHash } from '../core/hashing.js';
+} from '../engine/errors.js';
+export type { ErrorContext } from '../engine/errors.js';
+export { systemClock } from '../engine/clock.js';
+export type { Clock } from '../engine/clock.js';
+export type { LeasePolicy } from '../engine/lease.js';
+export type { BusinessKey } from '../engine/keys.js';
+export { payloadHash } from '../engine/hashing.js';

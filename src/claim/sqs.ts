@@ -8,14 +8,14 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { LeasePolicy } from '../core/lease.js';
-import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../core/options.js';
-import { batchIdempotency } from '../lifecycle/batch-middleware.js';
-import { heartbeatOn } from '../lifecycle/heartbeat.js';
-import { claimCommonRules, recordRules } from '../lifecycle/options.js';
-import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs.js';
-import { sqsDefaults } from '../sources/sqs-defaults.js';
-import { sqsSource } from '../sources/sqs-source.js';
+import type { LeasePolicy } from '../engine/lease.js';
+import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
+import { batchIdempotency } from '../batch/middleware.js';
+import { heartbeatOn } from '../engine/heartbeat.js';
+import { claimCommonRules, recordRules } from '../engine/middleware-options.js';
+import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
+import { sqsDefaults } from '../sources/sqs/defaults.js';
+import { sqsSource } from '../sources/sqs/adapter.js';
 
 /** Options the claim-only entry refuses whatever their value: the main entry's parts it leaves out. */
 const REFUSED = ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff'] as const;

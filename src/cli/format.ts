@@ -2,8 +2,8 @@
  * How results are printed: aligned text for people, one JSON document per
  * result with `--json` for scripts. Times are shown as ISO dates.
  */
-import type { IdempotencyRecord } from '../core/record.js';
-import type { StaleClaim } from '../store/types.js';
+import type { IdempotencyRecord } from '../engine/record.js';
+import type { StaleClaim } from '../stores/types.js';
 import type { Candidate, KeyForm } from './lookup.js';
 
 const FORM_TEXT: Readonly<Record<KeyForm, string>> = {

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { DynamoDBIdempotencyStore } from '../store/dynamodb.js';
+import { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
 import { connectionArgs, parseFlags, UsageError, type ConnectionArgs } from './args.js';
 import { cliClients } from './client.js';
 import { EXIT, type Command } from './command.js';

@@ -3,10 +3,10 @@
  * idempotency middleware: it still needs each record's id in the response
  * and its ordering lane (FIFO group, shard).
  */
-import type { BatchSource } from '../lifecycle/source.js';
-import { dynamoDBStreamsSource } from './dynamodb-streams-source.js';
-import { kinesisSource } from './kinesis-source.js';
-import { sqsSource } from './sqs-source.js';
+import type { BatchSource } from './source.js';
+import { dynamoDBStreamsSource } from './streams/dynamodb-streams-adapter.js';
+import { kinesisSource } from './streams/kinesis-adapter.js';
+import { sqsSource } from './sqs/adapter.js';
 
 /** Any batch source, as a plain runner uses it. */
 export type AnySource = BatchSource<unknown, unknown, { batchItemFailures: Array<{ itemIdentifier: string }> }>;

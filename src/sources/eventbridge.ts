@@ -6,14 +6,20 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import type { BusinessKey } from '../core/keys.js';
-import type { AutoMargin } from '../core/lease.js';
-import { is, isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule, type RulesOf } from '../core/options.js';
-import { eventIdempotency } from '../lifecycle/event-middleware.js';
-import type { WaitPolicy } from '../lifecycle/in-progress-wait.js';
-import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../lifecycle/options.js';
-import type { EventSource } from '../lifecycle/source.js';
-import type { ConflictPolicy } from '../lifecycle/transaction-commit.js';
+import type { BusinessKey } from '../engine/keys.js';
+import type { AutoMargin } from '../engine/lease.js';
+import { is, isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule, type RulesOf } from '../engine/options.js';
+import { eventIdempotency } from '../event/middleware.js';
+import type { WaitPolicy } from '../engine/wait.js';
+import {
+  commonDefaults,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../engine/middleware-options.js';
+import type { EventSource } from './source.js';
+import type { ConflictPolicy } from '../transaction/commit-step.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;

@@ -4,8 +4,8 @@
  * `SchemaValidationError`, so the record fails alone with a clear reason.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { BodyParseError, SchemaValidationError } from '../core/errors.js';
-import { describeIssues, isStandardSchema, type StandardSchemaResult, type StandardSchemaV1 } from '../core/standard-schema.js';
+import { BodyParseError, SchemaValidationError } from '../engine/errors.js';
+import { describeIssues, isStandardSchema, type StandardSchemaResult, type StandardSchemaV1 } from '../engine/standard-schema.js';
 
 /** What the JSON helpers read from a record. */
 export type JsonRecord = Pick<SQSRecord, 'body' | 'messageId'>;

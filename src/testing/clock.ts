@@ -2,7 +2,7 @@
  * A clock tests move by hand, so visibility timeouts, leases and retry delays
  * pass instantly and deterministically instead of by sleeping.
  */
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../engine/clock.js';
 
 /** A clock that can be moved forward. The simulators advance one when they need time to pass. */
 export interface AdvanceableClock extends Clock {

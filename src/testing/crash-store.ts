@@ -13,10 +13,10 @@ import {
   type CompleteInput,
   type IdempotencyStore,
   type TransactionalIdempotencyStore,
-} from '../store/types.js';
-import type { IdempotencyRecord } from '../core/record.js';
+} from '../stores/types.js';
+import type { IdempotencyRecord } from '../engine/record.js';
 import { chanceOf, Occurrences } from './chance.js';
-import { checkOptions, isPlainObject, type OptionRules } from '../core/options.js';
+import { checkOptions, isPlainObject, type OptionRules } from '../engine/options.js';
 import { abandon } from './faults.js';
 import { checkpoint } from './invocation.js';
 import { intIn } from './rules.js';

@@ -13,7 +13,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { chanceOf, Occurrences } from './chance.js';
 import { SimulationError } from './errors.js';
 import { checkpoint } from './invocation.js';
-import { checkOptions, type OptionRules } from '../core/options.js';
+import { checkOptions, type OptionRules } from '../engine/options.js';
 import { intIn } from './rules.js';
 
 /** What an injected fault does. */

@@ -5,9 +5,9 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
-import { checkOptions, is, type OptionRules } from '../core/options.js';
+import type { Clock } from '../engine/clock.js';
+import { systemClock } from '../engine/clock.js';
+import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { testingDefaults } from './defaults.js';
 import { SimulationError } from './errors.js';
 import { clockRule, intIn, positiveMs } from './rules.js';

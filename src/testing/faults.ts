@@ -3,12 +3,12 @@
  * (no middleware `after`/`onError` runs), transient failures per key,
  * virtual-time delays, and a deferred for ordering real races.
  */
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../engine/clock.js';
 import { isAdvanceableClock } from './clock.js';
 import { SimulatedCrash, SimulatedFailure } from './errors.js';
 import { checkpoint, invocationKilled, signalCrash } from './invocation.js';
-import { checkOptions } from '../core/options.js';
-import type { OptionRules } from '../core/options.js';
+import { checkOptions } from '../engine/options.js';
+import type { OptionRules } from '../engine/options.js';
 import { intIn, required } from './rules.js';
 
 /**

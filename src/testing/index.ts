@@ -18,8 +18,8 @@ export type { KinesisStreamRecordOptions, DynamoDBStreamRecordOptions } from './
 // Time
 export { ManualClock } from './clock.js';
 // Stores
-export { MemoryIdempotencyStore } from './memory-store.js';
-export type { MemoryIdempotencyStoreOptions } from './memory-store.js';
+export { MemoryIdempotencyStore } from '../stores/memory.js';
+export type { MemoryIdempotencyStoreOptions } from '../stores/memory.js';
 export { storeContract } from './store-contract.js';
 export type {
   StoreContractFactory,

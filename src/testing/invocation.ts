@@ -8,11 +8,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
+import type { Clock } from '../engine/clock.js';
+import { systemClock } from '../engine/clock.js';
 import { testingDefaults } from './defaults.js';
 import { InvocationTimeoutError, type SimulatedCrash } from './errors.js';
-import { checkOptions, hasMethods, is, type OptionRules } from '../core/options.js';
+import { checkOptions, hasMethods, is, type OptionRules } from '../engine/options.js';
 import { lambdaContext } from './events.js';
 import { clockRule, positiveMs } from './rules.js';
 

@@ -3,8 +3,8 @@
  * for `checkOptions`: a wrong option is a `TypeError` that names it, raised
  * when the helper is built, not deep inside a run.
  */
-import { hasMethods } from '../core/options.js';
-import type { OptionRule } from '../core/options.js';
+import { hasMethods } from '../engine/options.js';
+import type { OptionRule } from '../engine/options.js';
 
 /** Rule: an integer in [min, max] (no upper bound when `max` is omitted). */
 export function intIn(min: number, max?: number): OptionRule {

@@ -3,8 +3,8 @@
  * payload hash, FAILED records, and a store's own retried writes.
  */
 import assert from 'node:assert/strict';
-import { InvalidRecordError } from '../core/errors.js';
-import type { ReleaseMode } from '../store/options.js';
+import { InvalidRecordError } from '../engine/errors.js';
+import type { ReleaseMode } from '../stores/dynamodb/options.js';
 import {
   claim,
   mustClaim,

@@ -5,8 +5,8 @@
  * Framework-neutral: it returns named cases that throw `node:assert` errors,
  * and the caller registers them with its test runner.
  */
-import type { ReleaseMode } from '../store/options.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { ReleaseMode } from '../stores/dynamodb/options.js';
+import type { IdempotencyStore } from '../stores/types.js';
 import { ManualClock } from './clock.js';
 import { claimCases, fencingCases } from './store-contract-claims.js';
 import { lostResponseCases, releaseCases, resultCases, retentionCases } from './store-contract-records.js';

@@ -1,6 +1,6 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { INFLIGHT_INDEX_NAME } from '../../src/store/stale.js';
+import { INFLIGHT_INDEX_NAME } from '../../src/stores/dynamodb/stale.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
 describe('DynamoDB Local test setup', () => {

@@ -13,8 +13,8 @@ import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';
 import { PAYMENTS_CONSUMER } from '../../functions/payments.js';
 import { POINTS_CONSUMER } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID } from '../../functions/shared/messages.js';
-import { outcomeMetricNames } from '../../src/core/metrics.js';
-import { metricsDefaults } from '../../src/lifecycle/metrics.js';
+import { outcomeMetricNames } from '../../src/observe/emf.js';
+import { metricsDefaults } from '../../src/observe/metrics.js';
 import { tableDefinitions } from '../../infra/tables.js';
 import {
   idsOfType,

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/core/hashing.js';
+import { sha256 } from '../../src/engine/hashing.js';
 import { DynamoDBIdempotencyStore, type DynamoDBIdempotencyStoreOptions } from '../../src/index.js';
 import { sqsEvent } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';

@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toEpochSeconds } from '../../src/core/clock.js';
-import { IdempotencyInProgressError, ItemTooLargeError, TransactionLimitError, TransactionRetryableError } from '../../src/core/errors.js';
-import { sha256 } from '../../src/core/hashing.js';
-import { INFLIGHT_SHARDS, inflightShard } from '../../src/store/layout.js';
-import { DynamoDBIdempotencyStore } from '../../src/store/dynamodb.js';
-import type { DynamoDBIdempotencyStoreOptions } from '../../src/store/options.js';
-import type { TransactItem } from '../../src/store/types.js';
+import { toEpochSeconds } from '../../src/engine/clock.js';
+import {
+  IdempotencyInProgressError,
+  ItemTooLargeError,
+  TransactionLimitError,
+  TransactionRetryableError,
+} from '../../src/engine/errors.js';
+import { sha256 } from '../../src/engine/hashing.js';
+import { INFLIGHT_SHARDS, inflightShard } from '../../src/stores/dynamodb/layout.js';
+import { DynamoDBIdempotencyStore } from '../../src/stores/dynamodb/store.js';
+import type { DynamoDBIdempotencyStoreOptions } from '../../src/stores/dynamodb/options.js';
+import type { TransactItem } from '../../src/stores/types.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { countRequests, rawItem } from '../support/store.js';

@@ -5,7 +5,7 @@
  * side) is reached within a few hundred runs.
  */
 import fc from 'fast-check';
-import type { IdempotencyRecord } from '../../src/core/record.js';
+import type { IdempotencyRecord } from '../../src/engine/record.js';
 
 /** Offsets around a boundary, with the boundary itself and its neighbours weighted in. */
 export const around = (range: number): fc.Arbitrary<number> => fc.oneof(fc.integer({ min: -range, max: range }), fc.constantFrom(-1, 0, 1));

@@ -1,7 +1,7 @@
 /**
  * Model check: the pure claim rule (`claimVerdict`, with the one lease rule
  * `leaseExpired`) against the condition DynamoDB Local really evaluates
- * (`claimable` in src/store/expressions.ts is its translation). For any
+ * (`claimable` in src/stores/dynamodb/expressions.ts is its translation). For any
  * stored record, a claim (claim strategy) and a commit (transaction
  * strategy) must end the way the verdict says, so every property proved on
  * the pure rule holds for the store too; the EventBridge wait path decides
@@ -10,9 +10,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claimVerdict } from '../../src/core/claim.js';
-import { leaseExpired } from '../../src/core/lease.js';
-import type { IdempotencyRecord } from '../../src/core/record.js';
+import { claimVerdict } from '../../src/engine/claim.js';
+import { leaseExpired } from '../../src/engine/lease.js';
+import type { IdempotencyRecord } from '../../src/engine/record.js';
 import { DynamoDBIdempotencyStore, IdempotencyInProgressError } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';

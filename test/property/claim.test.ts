@@ -1,16 +1,16 @@
 /**
  * Properties of what a claim means for the record already in the way
- * (src/core/claim.ts), of the payload check that can turn a lost claim into
+ * (src/engine/claim.ts), of the payload check that can turn a lost claim into
  * an invalid record, and of which outcomes leave the queue.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { claimVerdict } from '../../src/core/claim.js';
-import { BusinessConflictError, InvalidRecordError, LeaseLostError, PayloadMismatchError } from '../../src/core/errors.js';
-import { acknowledged, type RecordOutcome } from '../../src/core/outcomes.js';
-import type { IdempotencyRecord } from '../../src/core/record.js';
-import { payloadMismatch } from '../../src/lifecycle/prepare.js';
-import { followerOutcome } from '../../src/lifecycle/same-key.js';
+import { claimVerdict } from '../../src/engine/claim.js';
+import { BusinessConflictError, InvalidRecordError, LeaseLostError, PayloadMismatchError } from '../../src/engine/errors.js';
+import { acknowledged, type RecordOutcome } from '../../src/engine/outcomes.js';
+import type { IdempotencyRecord } from '../../src/engine/record.js';
+import { payloadMismatch } from '../../src/engine/prepare.js';
+import { followerOutcome } from '../../src/batch/same-key.js';
 import { hashArb, recordAt } from './arbitraries.js';
 import { seeded } from './seed.js';
 

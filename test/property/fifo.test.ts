@@ -1,5 +1,5 @@
 /**
- * Properties of FIFO group failure propagation (src/core/schedule.ts): before
+ * Properties of FIFO group failure propagation (src/batch/schedule.ts): before
  * the handler, `heldBack` holds back the records behind one already known to
  * come back; while it runs, `runLanes` stops a group at its first failure.
  * Either way: once a record of group G fails, every later record of G comes
@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { heldBack, runLanes, type Standing } from '../../src/core/schedule.js';
+import { heldBack, runLanes, type Standing } from '../../src/batch/schedule.js';
 import { seeded } from './seed.js';
 
 interface Item {

@@ -1,5 +1,5 @@
 /**
- * Properties of the payload encoding (src/core/encoding.ts, json-text.ts) and
+ * Properties of the payload encoding (src/engine/encoding.ts, json-text.ts) and
  * of `payloadHash`: two values share an encoding, and a hash, exactly when they
  * are the same value; the same value spelt otherwise (key order, number form,
  * binary container, set order, undefined properties, JSON spacing) shares
@@ -9,8 +9,8 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyPayload, canonicalEncoding, payloadHash } from '../../src/core/hashing.js';
-import { encodeJsonText } from '../../src/core/json-text.js';
+import { bodyPayload, canonicalEncoding, payloadHash } from '../../src/engine/hashing.js';
+import { encodeJsonText } from '../../src/engine/json-text.js';
 import { seeded } from './seed.js';
 
 // ---------------------------------------------------------------- the model
@@ -51,7 +51,7 @@ function presentKeys(o: object): string[] {
   return Object.keys(o).filter((k) => kindOf((o as Record<string, unknown>)[k]) !== 'absent');
 }
 
-/** The same value, as documented in src/core/encoding.ts. */
+/** The same value, as documented in src/engine/encoding.ts. */
 function equivalent(a: unknown, b: unknown): boolean {
   const kind = kindOf(a);
   if (kind !== kindOf(b)) return false;

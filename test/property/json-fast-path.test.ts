@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeJsonText, encodeJsonTextFast } from '../../src/core/json-text.js';
+import { encodeJsonText, encodeJsonTextFast } from '../../src/engine/json-text.js';
 import { seeded } from './seed.js';
 
 /** A number token in any JSON spelling: sign, leading digits, fraction, exponent of any size. */

@@ -1,12 +1,12 @@
 /**
- * Properties of business keys (src/core/keys.ts): which keys are accepted,
+ * Properties of business keys (src/engine/keys.ts): which keys are accepted,
  * and that two accepted keys that differ never share a record, even after
  * DynamoDB (UTF-8) or SHA-256 (over UTF-8) has seen them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MissingKeyError } from '../../src/core/errors.js';
-import { MAX_KEY_BYTES, normalizeKey, recordId } from '../../src/core/keys.js';
+import { MissingKeyError } from '../../src/engine/errors.js';
+import { MAX_KEY_BYTES, normalizeKey, recordId } from '../../src/engine/keys.js';
 import { seeded } from './seed.js';
 
 /** Any UTF-16 string, lone surrogates included, with surrogates frequent enough to matter. */

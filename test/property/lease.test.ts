@@ -1,17 +1,17 @@
 /**
- * Properties of the lease arithmetic (src/core/lease.ts): how long a claim is
+ * Properties of the lease arithmetic (src/engine/lease.ts): how long a claim is
  * protected, how much time is kept free at the end of an invocation, and how
  * the TTL in seconds relates to the lease in milliseconds.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { claimVerdict } from '../../src/core/claim.js';
-import { toEpochSeconds } from '../../src/core/clock.js';
-import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/core/lease.js';
+import { claimVerdict } from '../../src/engine/claim.js';
+import { toEpochSeconds } from '../../src/engine/clock.js';
+import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/engine/lease.js';
 import { eventBridgeDefaults } from '../../src/sources/eventbridge.js';
-import { sqsDefaults } from '../../src/sources/sqs.js';
-import { commonDefaults } from '../../src/lifecycle/options.js';
-import { claimRequest } from '../../src/store/expressions.js';
+import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
+import { commonDefaults } from '../../src/engine/middleware-options.js';
+import { claimRequest } from '../../src/stores/dynamodb/expressions.js';
 import { seeded } from './seed.js';
 
 const HOUR = 3_600_000;

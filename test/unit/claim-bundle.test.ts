@@ -44,40 +44,45 @@ async function bundledSources(entry: string): Promise<string[]> {
 /** What a claim-only handler must not carry: the three, and the other parts the claim entry leaves out. */
 const leftOut = [
   // the transaction builder and the transaction strategy
-  'src/transaction.ts',
-  'src/transaction-options.ts',
-  'src/lifecycle/transaction-commit.ts',
-  'src/lifecycle/group-commit.ts',
-  'src/store/dynamodb-commit.ts',
-  'src/store/group-commit.ts',
-  'src/core/group-plan.ts',
+  'src/transaction/builder.ts',
+  'src/transaction/options.ts',
+  'src/transaction/commit-step.ts',
+  'src/transaction/group-commit/queue.ts',
+  'src/transaction/dynamodb-commit.ts',
+  'src/transaction/group-commit/dynamodb.ts',
+  'src/transaction/group-commit/plan.ts',
   // the state machine
-  'src/state.ts',
-  'src/core/state-expressions.ts',
-  'src/core/transition.ts',
+  'src/transaction/state.ts',
+  'src/transaction/state-expressions.ts',
+  'src/transaction/transition.ts',
   // the stale-claims query
-  'src/store/stale.ts',
+  'src/stores/dynamodb/stale.ts',
   // metrics, DLQ and backoff, stream sources
-  'src/core/metrics.ts',
-  'src/lifecycle/metrics.ts',
-  'src/sources/sqs-after-settle.ts',
-  'src/sources/sqs-dlq.ts',
-  'src/sources/sqs-backoff.ts',
-  'src/sources/kinesis-source.ts',
-  'src/sources/dynamodb-streams-source.ts',
+  'src/observe/emf.ts',
+  'src/observe/metrics.ts',
+  'src/sources/sqs/after-settle.ts',
+  'src/sources/sqs/dlq.ts',
+  'src/sources/sqs/backoff.ts',
+  'src/sources/streams/kinesis-adapter.ts',
+  'src/sources/streams/dynamodb-streams-adapter.ts',
 ];
 
 describe('the claim-only entry’s bundle', () => {
   it('carries none of the transaction builder, the state machine, the stale-claims query or the other left-out parts', async () => {
     const sources = await bundledSources('./src/claim/index.ts');
-    expect(sources).toContain('src/lifecycle/batch-middleware.ts'); // the bundle is the handler's, not empty
-    expect(sources).toContain('src/store/dynamodb-claim.ts');
+    expect(sources).toContain('src/batch/middleware.ts'); // the bundle is the handler's, not empty
+    expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
     expect(sources.filter((s) => leftOut.includes(s))).toEqual([]);
   }, 60_000);
 
   it('control: the same handler on the main entry carries them', async () => {
     const sources = await bundledSources('./src/index.ts');
-    for (const file of ['src/transaction.ts', 'src/core/state-expressions.ts', 'src/store/stale.ts', 'src/lifecycle/metrics.ts']) {
+    for (const file of [
+      'src/transaction/builder.ts',
+      'src/transaction/state-expressions.ts',
+      'src/stores/dynamodb/stale.ts',
+      'src/observe/metrics.ts',
+    ]) {
       expect(sources).toContain(file);
     }
   }, 60_000);

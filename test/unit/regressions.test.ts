@@ -18,8 +18,8 @@ import {
   type IdempotencyStore,
   type WaitPolicy,
 } from '../../src/index.js';
-import { classifyCancellation } from '../../src/store/cancellation.js';
-import { checkTransactionLimits } from '../../src/store/transaction-limits.js';
+import { classifyCancellation } from '../../src/transaction/cancellation.js';
+import { checkTransactionLimits } from '../../src/transaction/commit-limits.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;

@@ -8,7 +8,7 @@
  * today every delivery throws, the replays too, so an event whose effect was
  * applied ends in the async on-failure destination.
  *
- * Fixed: both lifecycles hand the line to `safeLog` (src/lifecycle/log.ts),
+ * Fixed: both lifecycles hand the line to `safeLog` (src/observe/log.ts),
  * which reports a throwing logger on console.error and goes on.
  */
 import middy from '@middy/core';

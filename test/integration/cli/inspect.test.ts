@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../../src/core/hashing.js';
+import { sha256 } from '../../../src/engine/hashing.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { completed, localEnv, runCli, writer } from './support.js';

@@ -9,8 +9,8 @@ import { inject } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../infra/dynamodb-local.js';
 import type { CliIO } from '../../../src/cli/io.js';
 import { main } from '../../../src/cli/main.js';
-import { DynamoDBIdempotencyStore } from '../../../src/store/dynamodb.js';
-import type { Clock } from '../../../src/core/clock.js';
+import { DynamoDBIdempotencyStore } from '../../../src/stores/dynamodb/store.js';
+import type { Clock } from '../../../src/engine/clock.js';
 import { testDynamo } from '../../support/dynamodb.js';
 
 /** Environment for a CLI run against the test DynamoDB Local. */

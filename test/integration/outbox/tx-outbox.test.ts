@@ -6,7 +6,7 @@
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { RecordHandler } from '../../../src/index.js';
-import { outboxId } from '../../../src/core/outbox.js';
+import { outboxId } from '../../../src/transaction/outbox/item.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';

@@ -8,11 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toEpochSeconds } from '../../../src/core/clock.js';
-import { DynamoDBIdempotencyStore } from '../../../src/store/dynamodb.js';
-import type { DynamoDBIdempotencyStoreOptions } from '../../../src/store/options.js';
+import { toEpochSeconds } from '../../../src/engine/clock.js';
+import { DynamoDBIdempotencyStore } from '../../../src/stores/dynamodb/store.js';
+import type { DynamoDBIdempotencyStoreOptions } from '../../../src/stores/dynamodb/options.js';
 import { withRedisFilter } from '../../../src/index.js';
-import type { ClaimResult } from '../../../src/store/types.js';
+import type { ClaimResult } from '../../../src/stores/types.js';
 import { injectDynamoDBFaults, ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests, rawItem } from '../../support/store.js';

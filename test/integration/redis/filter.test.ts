@@ -12,8 +12,8 @@ import {
   type RedisConnection,
   type RedisFilterOptions,
 } from '../../../src/index.js';
-import { markerText } from '../../../src/store/redis/fields.js';
-import { markInProgressScript } from '../../../src/store/redis/scripts.js';
+import { markerText } from '../../../src/stores/redis/fields.js';
+import { markInProgressScript } from '../../../src/stores/redis/scripts.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';

@@ -6,17 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimVerdict } from '../../../src/core/claim.js';
-import { EffectivelyOnceError, ItemTooLargeError } from '../../../src/core/errors.js';
-import { sha256 } from '../../../src/core/hashing.js';
-import type { IdempotencyRecord } from '../../../src/core/record.js';
+import { claimVerdict } from '../../../src/engine/claim.js';
+import { EffectivelyOnceError, ItemTooLargeError } from '../../../src/engine/errors.js';
+import { sha256 } from '../../../src/engine/hashing.js';
+import type { IdempotencyRecord } from '../../../src/engine/record.js';
 import {
   MAX_REDIS_RESULT_BYTES,
   RedisIdempotencyStore,
   type RedisConnection,
   type RedisIdempotencyStoreOptions,
 } from '../../../src/index.js';
-import { verdictScript } from '../../../src/store/redis/scripts.js';
+import { verdictScript } from '../../../src/stores/redis/scripts.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { countingConnection, testRedis, type TestRedis } from './support.js';
 

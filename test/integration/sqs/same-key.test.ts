@@ -19,8 +19,8 @@ import {
   type SqsIdempotencyOptions,
   type Strategy,
 } from '../../../src/index.js';
-import { sqsDefaults } from '../../../src/sources/sqs.js';
-import { payloadHash } from '../../../src/core/hashing.js';
+import { sqsDefaults } from '../../../src/sources/sqs/middleware.js';
+import { payloadHash } from '../../../src/engine/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './harness.js';

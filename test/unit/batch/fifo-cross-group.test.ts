@@ -8,7 +8,7 @@
  * held back the rest of that group at every delivery, until it was
  * dead-lettered with the blocker without ever running.
  *
- * The rule now (docs/sqs.md, FIFO; src/lifecycle/cross-group.ts): the key is
+ * The rule now (docs/sqs.md, FIFO; src/batch/cross-group.ts): the key is
  * claimed once, by its first copy; the groups sharing it run as one lane in
  * batch order, each still stopping at its own first returned record; a copy
  * in another group follows the first copy, or, when that was held back

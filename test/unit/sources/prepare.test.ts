@@ -1,8 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { BodyParseError, MissingKeyError, jsonBody } from '../../../src/index.js';
-import { payloadHash, sha256 } from '../../../src/core/hashing.js';
-import { payloadMismatch, prepare } from '../../../src/lifecycle/prepare.js';
+import { payloadHash, sha256 } from '../../../src/engine/hashing.js';
+import { payloadMismatch, prepare } from '../../../src/engine/prepare.js';
 import { sqsRecord } from '../../../src/testing/index.js';
 
 const byOrderNo = {

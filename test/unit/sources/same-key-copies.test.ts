@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyRecord, RecordOutcome } from '../../../src/index.js';
-import { followerOutcome } from '../../../src/lifecycle/same-key.js';
+import { followerOutcome } from '../../../src/batch/same-key.js';
 
 const copy = (messageId: string) => ({ messageId, key: 'k', id: 'c#k' });
 const resultOf = (outcome: RecordOutcome): unknown => (outcome.kind === 'duplicate' ? outcome.existing.result : undefined);

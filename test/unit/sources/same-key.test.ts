@@ -6,7 +6,7 @@ import {
   type IdempotencyRecord,
   type RecordOutcome,
 } from '../../../src/index.js';
-import { followerOutcome } from '../../../src/lifecycle/same-key.js';
+import { followerOutcome } from '../../../src/batch/same-key.js';
 
 const follower = { messageId: 'm2', key: 'k', id: 'c#k', payloadHash: 'h1' };
 

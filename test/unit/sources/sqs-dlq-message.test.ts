@@ -1,7 +1,7 @@
 import type { SQSMessageAttributes } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../../src/core/hashing.js';
-import { dlqEntry, queueUrlOfArn } from '../../../src/sources/sqs-dlq-message.js';
+import { sha256 } from '../../../src/engine/hashing.js';
+import { dlqEntry, queueUrlOfArn } from '../../../src/sources/sqs/dlq-message.js';
 import { sqsRecord } from '../../../src/testing/index.js';
 
 const attribute = (stringValue: string) => ({ dataType: 'String', stringValue, stringListValues: [], binaryListValues: [] });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TransactionRetryableError, type CommitInput, type CommitResult, type TransactionalIdempotencyStore } from '../../../src/index.js';
-import { runTransactional } from '../../../src/lifecycle/transaction-commit.js';
+import { runTransactional } from '../../../src/transaction/commit-step.js';
 
 /** A store whose first `conflicts` commits are cancelled by contention. */
 function contendedStore(conflicts: number) {

@@ -15,8 +15,8 @@ import {
   kinesisData,
   kinesisIdempotency,
 } from '../../../src/index.js';
-import { dynamoDBStreamsSource } from '../../../src/sources/dynamodb-streams-source.js';
-import { kinesisSource } from '../../../src/sources/kinesis-source.js';
+import { dynamoDBStreamsSource } from '../../../src/sources/streams/dynamodb-streams-adapter.js';
+import { kinesisSource } from '../../../src/sources/streams/kinesis-adapter.js';
 import {
   MemoryIdempotencyStore,
   dynamoDBStreamEvent,

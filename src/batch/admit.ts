@@ -1,0 +1,194 @@
+/**
+ * Before the handler: claiming every record of the batch concurrently, one
+ * conditional write each, and sorting them into owned records, later copies
+ * of a key (followers) and early outcomes (duplicates, in-progress, invalid).
+ */
+import { InvalidRecordError } from '../engine/errors.js';
+import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
+import { heldBack, type Standing } from './schedule.js';
+import type { IdempotencyStore } from '../stores/types.js';
+import { payloadMismatch, prepare, type Extractors } from '../engine/prepare.js';
+import { followerOutcome, type LeaderRef } from './same-key.js';
+import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
+import { idOf, type BatchSource } from '../sources/source.js';
+
+/** One record's state after the before phase. */
+export type Admission<TRecord> =
+  | { readonly kind: 'owned'; readonly record: TRecord; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly record: TRecord; readonly outcome: RecordOutcome; readonly id?: string }
+  /**
+   * A later copy of a key already in its lane: not claimed; decided from its
+   * first copy's outcome (here when that is known before the handler, else
+   * when its lane reaches it).
+   */
+  | {
+      readonly kind: 'follower';
+      readonly record: TRecord;
+      readonly owned: OwnedRecord;
+      readonly leader: LeaderRef;
+      /** FIFO: an earlier record of its own group is already known to come back. */
+      readonly heldBack?: true;
+    };
+
+/** What the before phase needs. */
+export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
+  readonly source: BatchSource<unknown, TRecord, unknown>;
+  readonly store: IdempotencyStore;
+  readonly consumer: string;
+  readonly claim: boolean;
+  readonly leaseMs: number;
+}
+
+type PreparedRecord<TRecord> = { readonly record: TRecord; readonly owned: OwnedRecord };
+
+function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): PreparedRecord<TRecord> | Admission<TRecord> {
+  const messageId = idOf(config.source, record);
+  const invalid = (error: InvalidRecordError): Admission<TRecord> => ({
+    kind: 'settled',
+    record,
+    outcome: { kind: 'invalid', messageId, error },
+  });
+  // Checked here, not by the user's key function: it is typed to receive a readable record.
+  const unreadable = config.source.unreadable(record);
+  if (unreadable !== undefined) return invalid(unreadable);
+  const prepared = prepare(record, config);
+  if (prepared instanceof Error) return invalid(prepared);
+  let id: string;
+  try {
+    id = config.store.recordId(config.consumer, prepared.key);
+  } catch (err) {
+    if (err instanceof InvalidRecordError) return invalid(err); // e.g. a key too long to store unhashed
+    throw err;
+  }
+  const payload = prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash };
+  return { record, owned: { id, key: prepared.key, messageId, ...payload } };
+}
+
+/** What one claim found: the record owned (with its token), or its outcome. */
+export type ClaimAnswer =
+  | { readonly kind: 'owned'; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
+
+/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see batch-run.ts). */
+export async function claimRecord(
+  owned: OwnedRecord,
+  config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,
+): Promise<ClaimAnswer> {
+  const { id, key, messageId } = owned;
+  try {
+    const claim = await config.store.claim({ ...owned, consumer: config.consumer, leaseMs: config.leaseMs });
+    if (claim.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: claim.token } };
+    const existing = claim.existing;
+    const message = `Key already recorded under ${id} with a different payload (message ${messageId}).`;
+    const error = payloadMismatch(owned.payloadHash, existing.payloadHash, message, { key, existing });
+    if (error !== undefined) return { kind: 'settled', outcome: { kind: 'invalid', messageId, key, error } };
+    const outcome: RecordOutcome =
+      claim.kind === 'completed'
+        ? { kind: 'duplicate', messageId, key, existing, fromCache: claim.fromCache }
+        : { kind: 'in-progress', messageId, key, existing };
+    return { kind: 'settled', outcome };
+  } catch (error) {
+    // Throttling, network: this record fails alone and is retried.
+    return { kind: 'settled', outcome: { kind: 'failed', messageId, key, error } };
+  }
+}
+
+async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, config: AdmitConfig<TRecord>): Promise<Admission<TRecord>> {
+  if (!config.claim) return { kind: 'owned', record, owned };
+  const answer = await claimRecord(owned, config);
+  if (answer.kind === 'owned') return { kind: 'owned', record, owned: answer.owned };
+  return { kind: 'settled', record, id: owned.id, outcome: answer.outcome };
+}
+
+/** A first copy held back unrun (its claim released): a FIFO copy in another group may still take the key over. */
+export function releasedUnrun(outcome: RecordOutcome | undefined): boolean {
+  return outcome?.kind === 'not-started' && outcome.reason === 'group-failed';
+}
+
+/**
+ * Decides the followers whose first copy is already settled (found done, in
+ * progress, mismatched, failed or held back), so that one that comes back
+ * holds back the rest of its FIFO group like any other settled record.
+ */
+function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Admission<TRecord>[] {
+  const settled = new Map<string, RecordOutcome>();
+  for (const a of admissions) if (a.kind === 'settled') settled.set(a.outcome.messageId, a.outcome);
+  return admissions.map((a): Admission<TRecord> => {
+    const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
+    if (a.kind !== 'follower' || leader === undefined) return a;
+    // A copy in another FIFO group than its first copy, which was held back unrun: it may take the key over in its lane.
+    if (releasedUnrun(leader) && config.source.lane(a.record) !== a.leader.lane) return a;
+    return { kind: 'settled', record: a.record, id: a.owned.id, outcome: followerOutcome(a.owned, leader, a.leader.payloadHash) };
+  });
+}
+
+/**
+ * FIFO: once a record of a group is not acknowledged, the records after it in
+ * that group must not run before it does; their claims are released. A
+ * follower still undecided is decided in its lane, after its first copy.
+ */
+async function holdBackBlockedGroups<TRecord>(
+  admissions: Admission<TRecord>[],
+  config: AdmitConfig<TRecord>,
+): Promise<Admission<TRecord>[]> {
+  const held = heldBack(
+    admissions,
+    (a) => config.source.lane(a.record),
+    (a): Standing => {
+      if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
+      return 'waits';
+    },
+  );
+  const releases: Promise<void>[] = [];
+  const result = admissions.map((admission, i): Admission<TRecord> => {
+    if (held[i] === true && admission.kind === 'follower') return { ...admission, heldBack: true };
+    if (held[i] !== true || admission.kind !== 'owned') return admission;
+    releases.push(releaseClaim(config.store, admission.owned));
+    const { messageId, key, id } = admission.owned;
+    return { kind: 'settled', record: admission.record, id, outcome: { kind: 'not-started', messageId, key, reason: 'group-failed' } };
+  });
+  await Promise.all(releases);
+  return result;
+}
+
+/** A record whose admission has started: known synchronously (invalid, follower) or once its claim returns. */
+export interface StartedAdmission<TRecord> {
+  readonly record: TRecord;
+  /** The prepared record (absent when it was found invalid before any request). */
+  readonly owned?: OwnedRecord;
+  readonly leader?: LeaderRef;
+  readonly admission: Promise<Admission<TRecord>>;
+}
+
+/**
+ * Prepares every record at once and starts the claims without waiting for
+ * them: each record's admission settles when its own claim returns.
+ */
+export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[] {
+  // Two copies of one key in a batch: claim the first only. Claiming both would
+  // always send the second back as "in progress" and spend one of its receives.
+  // FIFO, claim strategy: a copy in another group too; it is decided in its
+  // lane (groups sharing a key run as one lane), and takes the key over when
+  // the first copy was held back unrun. Transactions: only within one group
+  // (each copy's commit is conditional; a held-back copy never commits).
+  const leaders = new Map<string, LeaderRef>();
+  return records.map((record): StartedAdmission<TRecord> => {
+    const p = prepareOne(record, config);
+    if ('kind' in p) return { record, admission: Promise.resolve(p) };
+    const group = config.source.lane(record);
+    const lane = config.claim ? p.owned.id : `${p.owned.id}\u0000${group ?? ''}`;
+    const leader = leaders.get(lane);
+    if (leader !== undefined) {
+      return { record, owned: p.owned, leader, admission: Promise.resolve({ kind: 'follower', record, owned: p.owned, leader }) };
+    }
+    leaders.set(lane, { messageId: p.owned.messageId, payloadHash: p.owned.payloadHash, lane: group });
+    return { record, owned: p.owned, admission: claimOne(p, config) };
+  });
+}
+
+/** Claims (or, for transactions, validates) every record of a batch concurrently. */
+export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
+  const admissions = await Promise.all(startAdmissions(records, config).map((s) => s.admission));
+  // Followers are settled again after the hold-back: a first copy held back settles its copies too.
+  return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions, config), config), config);
+}

@@ -1,0 +1,220 @@
+/**
+ * The link between a batch middleware (`sqsIdempotency`) and `eachRecord`.
+ * The middleware hands the handler an event holding only the records it owns
+ * and registers a runner for that invocation; `eachRecord` looks the runner
+ * up to run each record under the chosen strategy. Without the middleware,
+ * `eachRecord` falls back to a plain partial-batch runner.
+ */
+import type { Context, SQSRecord } from 'aws-lambda';
+import type { TransactionBuilder } from '../transaction/builder.js';
+import type { BatchSource } from '../sources/source.js';
+
+/** What a per-record handler receives besides the record. */
+export interface RecordContext {
+  /** The business key (the message id when no middleware is in front). */
+  readonly key: string;
+  readonly messageId: string;
+  /**
+   * Transaction builder: with `strategy: 'transaction'` its writes commit in
+   * one `TransactWriteItems` with the idempotency record. With any other
+   * strategy, using it throws (its writes would otherwise be silently lost).
+   */
+  readonly tx: TransactionBuilder;
+  /** The Lambda context of the invocation. */
+  readonly context: Context;
+  /** Delivery attempt of this message (SQS `ApproximateReceiveCount`), 1 on first delivery. */
+  readonly attempt: number;
+  /**
+   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * (`lease: { heartbeat }`) finds this record's claim lost, or cannot renew
+   * it for a whole lease: stop before applying the effect. Never aborts
+   * without a heartbeat, nor at the invocation's deadline.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** A per-record handler for {@link eachRecord}. Throw to fail the record. */
+export type RecordHandler<TResult = unknown, TRecord = SQSRecord> = (record: TRecord, ctx: RecordContext) => Promise<TResult> | TResult;
+
+/** Why a record was not started. */
+export type NotStartedReason = 'deadline' | 'group-failed';
+
+/** Runs records of one invocation under a strategy. */
+export interface BatchRunner<TRecord = SQSRecord> {
+  /** The source the records come from: their ids and lanes. */
+  readonly source: BatchSource<unknown, TRecord, unknown>;
+  /** The records to run, in delivery order. */
+  readonly records: readonly TRecord[];
+  /** A record is not started when the remaining time is under this. */
+  readonly safetyMarginMs: number;
+  /**
+   * The records handed to the handler (default: `records`). The others are
+   * later copies of a key that the runner decides itself, from their first
+   * copy, without running the handler.
+   */
+  readonly ownedRecords?: readonly TRecord[];
+  /** The ordered lane of a record (default: the source's lane; `undefined`: a lane of its own). */
+  laneOf?(record: TRecord): string | undefined;
+  /** Called once when `eachRecord` starts on the batch. */
+  begin?(): void;
+  /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
+  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
+  /** Marks a record as not started. */
+  skip(record: TRecord, reason: NotStartedReason): void;
+  /** The ids of the records this runner was given that must come back. */
+  failures(): string[];
+}
+
+/** One invocation's runner, with the message ids it owns. */
+interface Registration {
+  // The record type is the registering source's; each registration reads its events through that source.
+  readonly runner: BatchRunner<unknown>;
+  readonly ids: ReadonlySet<string>;
+  readonly event: object;
+  readonly context: object | undefined;
+}
+
+// A middleware after ours may replace `request.event` (a parser, a
+// normaliser), so the event we handed on is only the first way to find the
+// runner; the Lambda context is the second. A context may be shared by
+// concurrent invocations (tests, local runners): among its runners, the one
+// that owns the event's message ids is this invocation's.
+const byEvent = new WeakMap<object, Registration>();
+const byContext = new WeakMap<object, Set<Registration>>();
+// Keeps a registration alive as long as its runner (the middleware holds it until the batch is answered).
+const byRunner = new WeakMap<BatchRunner<unknown>, Registration>();
+// Every registered runner, weakly: to refuse a plain run of records a runner owns when the context was replaced too.
+const live = new Set<WeakRef<Registration>>();
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** Registers the runner that `eachRecord` uses for this invocation (the event handed on, and the Lambda context). */
+export function attachRunner<TRecord>(event: object, context: unknown, runner: BatchRunner<TRecord>): void {
+  const registration: Registration = {
+    runner: runner as BatchRunner<unknown>,
+    ids: new Set(runner.records.flatMap((r) => runner.source.itemId(r) ?? [])),
+    event,
+    context: isObject(context) ? context : undefined,
+  };
+  byEvent.set(event, registration);
+  byRunner.set(runner, registration);
+  if (registration.context !== undefined) {
+    const shared = byContext.get(registration.context) ?? new Set<Registration>();
+    byContext.set(registration.context, shared.add(registration));
+  }
+  for (const ref of live) if (ref.deref() === undefined) live.delete(ref);
+  live.add(new WeakRef(registration));
+}
+
+/** Removes the runner once its batch is answered: a later invocation on the same context must not find it. */
+export function detachRunner<TRecord>(runner: BatchRunner<TRecord>): void {
+  const registration = byRunner.get(runner as BatchRunner<unknown>);
+  if (registration === undefined) return;
+  byRunner.delete(runner as BatchRunner<unknown>);
+  byEvent.delete(registration.event);
+  if (registration.context !== undefined) byContext.get(registration.context)?.delete(registration);
+  for (const ref of live) if (ref.deref() === registration) live.delete(ref);
+}
+
+/**
+ * The runner of the invocation this event belongs to, running the handler's
+ * own record objects; `undefined` when no middleware registered one.
+ *
+ * @throws TypeError when a middleware registered state this event cannot be
+ * matched to (never a silent plain run of records a runner owns).
+ */
+export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown> | undefined {
+  const registration = registrationFor(event, context);
+  return registration === undefined ? undefined : matchedRunner(registration, event);
+}
+
+function registrationFor(event: unknown, context: unknown): Registration | undefined {
+  const exact = isObject(event) ? byEvent.get(event) : undefined;
+  if (exact !== undefined) return exact;
+  const owns = (r: Registration) => idsOf(r, event).some((id) => r.ids.has(id));
+  const onContext = [...((isObject(context) ? byContext.get(context) : undefined) ?? [])];
+  if (onContext.length === 0) {
+    const owner = [...live].map((ref) => ref.deref()).find((r) => r !== undefined && owns(r));
+    if (owner === undefined) return undefined;
+    throw new TypeError(
+      `eachRecord: ${owner.runner.source.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
+    );
+  }
+  const owners = onContext.filter(owns);
+  if (owners.length === 1 && owners[0] !== undefined) return owners[0];
+  const some = onContext[0];
+  if (some !== undefined && some.runner.source.recordsOf(event) === undefined) throw new TypeError(noRecords(some));
+  throw new TypeError(
+    owners.length === 0
+      ? `eachRecord: the event holds none of the records ${some?.runner.source.owner} handed on (a middleware after it replaced the event or changed the message ids).`
+      : `eachRecord: the event matches more than one ${some?.runner.source.owner} invocation sharing this context; it cannot tell which one it belongs to.`,
+  );
+}
+
+const noRecords = (r: Registration) =>
+  `eachRecord: the event has no Records array (a middleware after ${r.runner.source.owner} replaced it).`;
+
+/** The string ids of an event's records, read through the registration's source (none when it has no records). */
+function idsOf(registration: Registration, event: unknown): string[] {
+  const { source } = registration.runner;
+  return (source.recordsOf(event) ?? []).flatMap((r: unknown) => source.itemId(r) ?? []);
+}
+
+/**
+ * The handler's records by id. Every one must be a record the runner owns,
+ * once: another one (added by a middleware) has no claim and no place in the
+ * batch response, so running it would be running it unprotected.
+ */
+function handlerRecords(registration: Registration, event: unknown): Map<string, unknown> {
+  const { source } = registration.runner;
+  const records = source.recordsOf(event);
+  if (records === undefined) throw new TypeError(noRecords(registration));
+  const theirs = new Map<string, unknown>();
+  for (const [i, record] of records.entries()) {
+    const id = source.itemId(record);
+    if (id === undefined || !registration.ids.has(id)) {
+      throw new TypeError(
+        `eachRecord: record ${i} of the event (message ${String(id)}) is not one ${source.owner} handed on; a middleware after it must not add records.`,
+      );
+    }
+    if (theirs.has(id)) throw new TypeError(`eachRecord: message ${id} is in the event twice.`);
+    theirs.set(id, record);
+  }
+  return theirs;
+}
+
+/**
+ * The runner, running the handler's own record objects (what a parser
+ * produced) in the owned records' places. An owned record missing from the
+ * event fails (it is never acknowledged without running), which also stops
+ * the rest of its lane.
+ */
+function matchedRunner(registration: Registration, event: unknown): BatchRunner<unknown> {
+  const { runner } = registration;
+  const { source } = runner;
+  const theirs = handlerRecords(registration, event);
+  const handed = runner.ownedRecords ?? runner.records;
+  if (theirs.size === handed.length && handed.every((r) => theirs.get(source.itemId(r) ?? '') === r)) return runner;
+  return {
+    source,
+    records: runner.records,
+    ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
+    safetyMarginMs: runner.safetyMarginMs,
+    ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
+    begin: () => runner.begin?.(),
+    execute(record, fn, context) {
+      const id = source.itemId(record) ?? '';
+      const own = theirs.get(id);
+      const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(source.owner, id) : (_ours, ctx) => fn(own, ctx);
+      return runner.execute(record, run, context);
+    },
+    skip: (record, reason) => runner.skip(record, reason),
+    failures: () => runner.failures(),
+  };
+}
+
+function droppedBy(owner: string, id: string): never {
+  throw new TypeError(
+    `eachRecord: message ${id} was removed from the event by a middleware after ${owner}; it comes back rather than being acknowledged unrun.`,
+  );
+}

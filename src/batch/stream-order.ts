@@ -1,0 +1,46 @@
+/**
+ * Streams resume a shard from the lowest record a response names, so the
+ * response must name a shard's first failure and every record after it: an
+ * acknowledgement behind a failure would claim a record done that the retry
+ * delivers again (and, for a handler answering for itself, one never run).
+ */
+import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
+import { heldBack } from './schedule.js';
+import type { BatchSource } from '../sources/source.js';
+
+/**
+ * Streams: a record acknowledged behind one that comes back in its shard (a
+ * copy of a key done earlier, found before the handler or decided from its
+ * first copy) comes back too; the redelivery acknowledges the copy again.
+ * Other sources: the outcomes as they are. `records[i]` is `outcomes[i]`'s.
+ *
+ * @example
+ * ```ts
+ * import { behindFailures } from './stream-order.js';
+ * import { kinesisSource } from '../sources/streams/kinesis-adapter.js';
+ * import { kinesisStreamRecord } from '../testing/index.js';
+ * const records = ['1', '2'].map((sequenceNumber) => kinesisStreamRecord({ sequenceNumber, data: 'x' }));
+ * const outcomes = behindFailures(kinesisSource, records, [
+ *   { kind: 'failed', messageId: '1', key: 'a', error: new Error('boom') },
+ *   { kind: 'completed', messageId: '2', key: 'b', result: undefined },
+ * ]);
+ * console.log(outcomes[1]?.kind); // 'not-started'
+ * ```
+ */
+export function behindFailures<TRecord>(
+  source: BatchSource<unknown, TRecord, unknown>,
+  records: readonly TRecord[],
+  outcomes: readonly RecordOutcome[],
+): readonly RecordOutcome[] {
+  if (source.resumesFromFirstFailure !== true) return outcomes;
+  const pairs = outcomes.map((outcome, i) => ({ outcome, record: records[i] as TRecord }));
+  const held = heldBack(
+    pairs,
+    (p) => source.lane(p.record),
+    (p) => (acknowledged(p.outcome) ? 'waits' : 'blocks'),
+  );
+  return outcomes.map((o, i): RecordOutcome => {
+    if (held[i] !== true) return o;
+    return { kind: 'not-started', messageId: o.messageId, ...(o.key === undefined ? {} : { key: o.key }), reason: 'group-failed' };
+  });
+}

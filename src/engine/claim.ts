@@ -1,0 +1,46 @@
+/**
+ * What a claim means for the record already stored under its key. The store
+ * asks DynamoDB this question as a condition expression (`claimable` in
+ * `stores/dynamodb/expressions.ts`, evaluated atomically with the write); this is the
+ * same rule as a pure function, so the store reads a refused claim's record
+ * the way DynamoDB judged it, and the rule can be checked on its own.
+ */
+import { leaseExpired, retentionExpired } from './lease.js';
+import type { IdempotencyRecord } from './record.js';
+
+/**
+ * - `free`: nobody holds the key; a claim takes it.
+ * - `duplicate`: the key is COMPLETED within its retention; acknowledge without running.
+ * - `in-progress`: a live claim holds it; retry later, never acknowledge.
+ */
+export type ClaimVerdict = 'free' | 'duplicate' | 'in-progress';
+
+/**
+ * The verdict on `existing` at `now` (epoch ms). Free when there is no record,
+ * its retention has passed (TTL deletes lazily), it is FAILED, or it is an
+ * IN_PROGRESS claim whose lease has passed (a crashed consumer). Owner,
+ * payload hash and attempts play no part: the payload is compared separately.
+ *
+ * Every caller that judges a stored record uses this verdict: the store
+ * (reading a refused claim or commit) and the EventBridge wait. An
+ * IN_PROGRESS record without `leaseUntil` (never written by this library)
+ * stays in progress until its retention passes (see `leaseExpired`).
+ *
+ * @example
+ * ```ts
+ * import { claimVerdict } from './claim.js';
+ * const now = 1_700_000_000_000;
+ * claimVerdict({ id: 'c#k', status: 'IN_PROGRESS', leaseUntil: now, expiresAt: now / 1000 + 60, attempts: 1 }, now); // 'free'
+ * ```
+ */
+export function claimVerdict(existing: IdempotencyRecord | undefined, now: number): ClaimVerdict {
+  if (existing === undefined || retentionExpired(existing.expiresAt, now)) return 'free';
+  switch (existing.status) {
+    case 'COMPLETED':
+      return 'duplicate';
+    case 'FAILED':
+      return 'free';
+    case 'IN_PROGRESS':
+      return leaseExpired(existing.leaseUntil, now) ? 'free' : 'in-progress';
+  }
+}

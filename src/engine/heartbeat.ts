@@ -1,0 +1,148 @@
+/**
+ * The lease heartbeat (`lease: { heartbeat }`): while a claimed record's
+ * handler runs, renew its lease every period with the store's fenced
+ * `renew`, so a long effect is not taken over. A renewal refused by the
+ * owner-token condition, or no successful renewal for a whole lease (we can
+ * no longer prove ownership), aborts the record's `AbortSignal` with a
+ * `LeaseLostError`. A renewal error alone is retried at the next tick.
+ */
+import { LeaseLostError } from './errors.js';
+import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';
+import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from '../stores/types.js';
+
+/** What the heartbeat of one claim needs. */
+export interface HeartbeatPlan {
+  readonly store: RenewableIdempotencyStore;
+  readonly leaseMs: number;
+  readonly everyMs?: number | undefined;
+  /** When the claim was sent (local ms): its lease is proven from then. */
+  readonly since: number;
+  /** Local time (ms) for the proof; real time, as the timers are. */
+  readonly now?: () => number;
+}
+
+/** A running heartbeat: its signal, and how to stop it. */
+export interface LeaseKeeper {
+  /** Aborted (reason: a `LeaseLostError`) when a renewal finds the claim lost or cannot prove it for a lease. */
+  readonly signal: AbortSignal;
+  /** The reason it aborted, if it did. */
+  readonly lost: LeaseLostError | undefined;
+  /** Stops renewing; resolves once a renewal in flight has settled (its answer is then ignored). */
+  stop(): Promise<void>;
+}
+
+/** The `everyMs` of a heartbeat setting, or `undefined` for none (`false`, absent) or the default period (`true`). */
+function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefined {
+  return typeof setting === 'object' ? setting.everyMs : undefined;
+}
+
+/** Whether a heartbeat setting turns the heartbeat on. */
+export function heartbeatOn(setting: HeartbeatSetting | undefined): boolean {
+  return setting === true || typeof setting === 'object';
+}
+
+/**
+ * The heartbeat of claims sent at `since` with `leaseMs`, or `undefined`
+ * when the setting leaves it off or the store cannot renew (the option
+ * checks refuse a heartbeat on such a store when the middleware is built).
+ */
+export function heartbeatPlan(
+  setting: HeartbeatSetting | undefined,
+  store: IdempotencyStore,
+  leaseMs: number,
+  since: number,
+): HeartbeatPlan | undefined {
+  if (!heartbeatOn(setting) || !isRenewableStore(store)) return undefined;
+  return { store, leaseMs, everyMs: heartbeatEvery(setting), since };
+}
+
+class Heartbeat implements LeaseKeeper {
+  readonly #controller = new AbortController();
+  readonly #plan: HeartbeatPlan;
+  readonly #claim: { readonly id: string; readonly token: string; readonly key: string };
+  readonly #now: () => number;
+  #provenAt: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #inflight: Promise<void> = Promise.resolve();
+  #stopped = false;
+  lost: LeaseLostError | undefined;
+
+  constructor(plan: HeartbeatPlan, claim: { readonly id: string; readonly token: string; readonly key: string }) {
+    this.#plan = plan;
+    this.#claim = claim;
+    this.#now = plan.now ?? Date.now;
+    this.#provenAt = plan.since;
+    this.#schedule();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    return this.#inflight;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#inflight = this.#tick();
+      },
+      heartbeatPeriod(this.#plan.leaseMs, this.#plan.everyMs),
+    );
+    // A pending renewal must never keep a process (a test, a local run) alive on its own.
+    this.#timer.unref?.();
+  }
+
+  async #tick(): Promise<void> {
+    const { id, token, key } = this.#claim;
+    const sentAt = this.#now();
+    try {
+      const renewed = await this.#plan.store.renew({ id, token, leaseMs: this.#plan.leaseMs });
+      if (this.#stopped) return;
+      if (renewed.kind === 'lease-lost') {
+        const existing = renewed.current === undefined ? {} : { existing: renewed.current };
+        return this.#lose(new LeaseLostError(`Lease on ${id} was lost while the handler ran; renewal refused.`, { key, ...existing }));
+      }
+      this.#provenAt = sentAt;
+    } catch (cause) {
+      if (this.#stopped) return;
+      if (leaseUnproven(this.#provenAt, this.#plan.leaseMs, this.#now())) {
+        const message = `Lease on ${id} could not be renewed for ${this.#plan.leaseMs} ms; ownership can no longer be proven.`;
+        return this.#lose(new LeaseLostError(message, { key, cause }));
+      }
+    }
+    this.#schedule();
+  }
+
+  #lose(error: LeaseLostError): void {
+    this.lost = error;
+    this.#stopped = true;
+    this.#controller.abort(error);
+  }
+}
+
+/** Starts renewing the claim `{ id, token }` of `key`; stop it before completing or releasing the claim. */
+export function keepLease(plan: HeartbeatPlan, claim: { readonly id: string; readonly token: string; readonly key: string }): LeaseKeeper {
+  return new Heartbeat(plan, claim);
+}
+
+/**
+ * `base` with a `signal`: the heartbeat's, or (none) one that never aborts,
+ * made only when the handler reads it, so a record without a heartbeat pays
+ * nothing for it. Build the context once: spreading it would read the signal.
+ */
+export function withSignal<T extends object>(base: T, signal?: AbortSignal): T & { readonly signal: AbortSignal } {
+  if (signal !== undefined) return { ...base, signal };
+  let made: AbortSignal | undefined;
+  return Object.defineProperty({ ...base }, 'signal', {
+    enumerable: true,
+    get: () => {
+      made ??= new AbortController().signal;
+      return made;
+    },
+  }) as T & { readonly signal: AbortSignal };
+}

@@ -1,0 +1,63 @@
+/**
+ * Turning one delivery into what the store needs: the business key and the
+ * payload fingerprint. Anything wrong here makes the record invalid on its
+ * own; it never throws out of the batch.
+ */
+import { BodyParseError, InvalidRecordError, type MissingKeyError, PayloadMismatchError, type ErrorContext } from './errors.js';
+import { payloadHash, payloadsDiffer } from './hashing.js';
+import { normalizeKey, type BusinessKey } from './keys.js';
+
+/** A delivery whose key and payload fingerprint were extracted. */
+export interface Prepared {
+  readonly key: string;
+  /** Absent when payload checking is off. */
+  readonly payloadHash?: string;
+}
+
+/** What the user's functions may do with a delivery. */
+export interface Extractors<TInput> {
+  readonly key: (input: TInput) => BusinessKey | undefined | null;
+  /** The part of the delivery whose change under the same key is flagged; `false` turns the check off. */
+  readonly payload: ((input: TInput) => unknown) | false;
+}
+
+/** Extracts key and payload hash, or returns the typed reason it cannot. */
+export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): Prepared | InvalidRecordError {
+  let raw: unknown;
+  try {
+    raw = extractors.key(input);
+  } catch (err) {
+    if (err instanceof InvalidRecordError) return err;
+    return new BodyParseError(`The key function threw: ${(err as Error).message ?? String(err)}`, { cause: err });
+  }
+  let key: string;
+  try {
+    key = normalizeKey(raw);
+  } catch (err) {
+    return err as MissingKeyError; // normalizeKey throws nothing else
+  }
+  if (extractors.payload === false) return { key };
+  try {
+    return { key, payloadHash: payloadHash(extractors.payload(input)) };
+  } catch (err) {
+    return new BodyParseError(`The payload function threw: ${(err as Error).message ?? String(err)}`, {
+      cause: err,
+      key,
+    });
+  }
+}
+
+/**
+ * The error for a delivery whose payload differs from the one recorded under
+ * its key, or `undefined` when they match, either side was not hashed, or the
+ * recorded hash is of another form (0.1.0's): see `payloadsDiffer`.
+ */
+export function payloadMismatch(
+  hash: string | undefined,
+  recordedHash: string | undefined,
+  message: string,
+  context: ErrorContext,
+): PayloadMismatchError | undefined {
+  if (!payloadsDiffer(hash, recordedHash)) return undefined;
+  return new PayloadMismatchError(message, context);
+}

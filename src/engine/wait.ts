@@ -1,0 +1,51 @@
+/**
+ * Waiting for an in-progress duplicate (EventBridge, `inProgress: 'wait'`):
+ * poll the record with backoff, within the remaining time, until its owner
+ * completes it (replay its result) or gives it up (claim it ourselves).
+ */
+import { claimVerdict } from './claim.js';
+import type { Clock } from './clock.js';
+import type { IdempotencyRecord } from './record.js';
+import type { IdempotencyStore } from '../stores/types.js';
+
+/** Backoff bounds for waiting, ms. */
+export interface WaitPolicy {
+  /** Give up after this long (also bounded by the Lambda's remaining time). */
+  readonly maxMs: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** What the wait ended with. */
+export type WaitResult =
+  | { readonly kind: 'completed'; readonly record: IdempotencyRecord }
+  /** The owner released it or its lease passed: the caller may claim again. */
+  | { readonly kind: 'claimable' }
+  | { readonly kind: 'timed-out'; readonly record: IdempotencyRecord };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `id` until it is no longer in progress or `budgetMs` is spent. */
+export async function waitForOwner(
+  store: IdempotencyStore,
+  id: string,
+  last: IdempotencyRecord,
+  budgetMs: number,
+  policy: WaitPolicy,
+  clock: Clock,
+): Promise<WaitResult> {
+  const deadline = clock.now() + Math.min(budgetMs, policy.maxMs);
+  let delay = Math.min(policy.initialDelayMs, policy.maxDelayMs);
+  let current = last;
+  while (clock.now() + delay < deadline) {
+    await sleep(delay);
+    delay = Math.min(policy.maxDelayMs, delay * 2);
+    const record = await store.get(id);
+    // The claim's own rule, so the wait never calls "claimable" what the claim condition refuses.
+    const verdict = claimVerdict(record, clock.now());
+    if (record === undefined || verdict === 'free') return { kind: 'claimable' };
+    if (verdict === 'duplicate') return { kind: 'completed', record };
+    current = record;
+  }
+  return { kind: 'timed-out', record: current };
+}

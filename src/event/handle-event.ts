@@ -1,0 +1,119 @@
+/**
+ * `handleEvent`: gives an EventBridge handler its business key and, with the
+ * transaction strategy, a transaction builder whose writes commit with the
+ * idempotency record.
+ */
+import type { Context } from 'aws-lambda';
+import type { RecordOutcome } from '../engine/outcomes.js';
+import type { IdempotencyStore } from '../stores/types.js';
+import type { TransactionBuilder } from '../transaction/builder.js';
+import { remainingTime } from '../engine/time.js';
+import { disabledTransaction } from '../batch/disabled-tx.js';
+import { withSignal, type LeaseKeeper } from '../engine/heartbeat.js';
+import type { OwnedRecord } from '../engine/settle.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from '../transaction/commit-step.js';
+
+/** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
+export interface EventRun {
+  readonly consumer: string;
+  owned: OwnedRecord;
+  readonly startedAt: number;
+  readonly transactional: boolean;
+  /** Transaction strategy: how the commit went. */
+  committed: RecordOutcome | undefined;
+  readonly storeResult: boolean;
+  readonly onConflict: ConflictPolicy;
+  readonly store: IdempotencyStore;
+  /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
+  readonly safetyMarginMs: number;
+  /** `lease: { heartbeat }`: renews the claim while the handler runs. */
+  keeper?: LeaseKeeper;
+  /** What a duplicate answered from the stored result returns (the `onReplay` option, or the result itself). */
+  readonly replayed: (result: unknown, event: unknown) => Promise<unknown>;
+}
+
+/** What an event handler receives besides the event. */
+export interface EventContext {
+  /** The business key (the event id when no middleware is in front). */
+  readonly key: string;
+  /** Transaction builder (strategy 'transaction' only; otherwise using it throws). */
+  readonly tx: TransactionBuilder;
+  readonly context: Context;
+  /**
+   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * (`lease: { heartbeat }`) finds the claim lost, or cannot renew it for a
+   * whole lease: stop before applying the effect. Never aborts without a heartbeat.
+   */
+  readonly signal: AbortSignal;
+}
+
+// Looked up by event first; by context when another middleware replaced the event object.
+const byEvent = new WeakMap<object, EventRun>();
+const byContext = new WeakMap<object, EventRun>();
+
+/** Registers the run for an invocation. */
+export function attachEventRun(event: object, context: object | undefined, run: EventRun): void {
+  byEvent.set(event, run);
+  if (context !== undefined && context !== null) byContext.set(context, run);
+}
+
+const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: "transaction" }) in front of handleEvent.');
+
+/**
+ * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With
+ * the transaction strategy, the writes added to `tx` commit in one
+ * `TransactWriteItems` with the idempotency record when the handler returns;
+ * a duplicate returns the first delivery's stored result (through `onReplay` when set).
+ *
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { EventBridgeEvent } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from 'effectively-once';
+ *
+ * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; points: number }>;
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<OrderPaid, void>()
+ *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: 'transaction', key: (e) => e.detail.orderNo }))
+ *   .handler(handleEvent<OrderPaid, void>(async (event, { tx }) => {
+ *     tx.update({
+ *       TableName: 'points',
+ *       Key: { pk: `customer#${event.detail.customerId}` },
+ *       UpdateExpression: 'ADD points :p',
+ *       ExpressionAttributeValues: { ':p': event.detail.points },
+ *     });
+ *   }));
+ * ```
+ */
+export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
+  fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
+): (event: TEvent, context: Context) => Promise<TResult> {
+  if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
+  return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
+    const run = byEvent.get(event) ?? (context === undefined ? undefined : byContext.get(context));
+    if (run === undefined || !run.transactional) {
+      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
+    }
+    const { store, storeResult, onConflict, consumer, owned } = run;
+    const retry = { timeLeftMs: () => remainingTime(context) - run.safetyMarginMs };
+    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict, retry }, async (tx) =>
+      fn(event, withSignal({ key: owned.key, tx, context })),
+    );
+    run.committed = outcome;
+    switch (outcome.kind) {
+      case 'completed':
+        return outcome.result as TResult;
+      case 'duplicate':
+        return (await run.replayed(outcome.existing.result, event)) as TResult;
+      case 'conflict':
+        if (outcome.final) return undefined as TResult;
+        throw outcome.error;
+      default:
+        throw 'error' in outcome ? outcome.error : new Error(`Unexpected outcome ${outcome.kind}.`);
+    }
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The metrics of one batch (SQS) or event (EventBridge) as CloudWatch
+ * Embedded Metric Format (EMF): pure, no I/O. The lifecycle writes the
+ * document at the edge (see observe/metrics.ts).
+ *
+ * Every metric is published in every document, zeros included, so that
+ * metric math over two of them (duplicates / records) never divides by a
+ * missing value.
+ */
+import type { RecordOutcomeKind } from '../engine/outcomes.js';
+
+/** The CloudWatch units the metrics use. */
+export type MetricUnit = 'Count' | 'Milliseconds';
+
+/** One metric of a batch: name, unit and value. */
+export interface MetricDatum {
+  readonly name: string;
+  readonly unit: MetricUnit;
+  readonly value: number;
+}
+
+/**
+ * The metric counting each outcome kind. A mapped type over every kind: a new
+ * outcome kind does not compile until it has its metric.
+ *
+ * @example
+ * ```ts
+ * import { outcomeMetricNames } from 'effectively-once';
+ * // The metric to alarm on for lease takeovers.
+ * console.log(outcomeMetricNames['lease-lost']); // 'RecordsLeaseLost'
+ * ```
+ */
+export const outcomeMetricNames: { readonly [K in RecordOutcomeKind]: string } = {
+  completed: 'RecordsCompleted',
+  duplicate: 'RecordsDuplicate',
+  'in-progress': 'RecordsInProgress',
+  failed: 'RecordsFailed',
+  invalid: 'RecordsInvalid',
+  'lease-lost': 'RecordsLeaseLost',
+  'not-started': 'RecordsNotStarted',
+  conflict: 'RecordsConflict',
+  'dead-lettered': 'RecordsDeadLettered',
+};
+
+/** What one batch or event observed, for {@link metricData}. */
+export interface MetricsInput {
+  readonly counts: Readonly<Record<RecordOutcomeKind, number>>;
+  /** Records not acknowledged (returned to the queue, or thrown for a retry). */
+  readonly retried: number;
+  /** Duplicates answered without a request (warm cache) or, for an event, with the stored result. */
+  readonly replays: number;
+  readonly durationMs: number;
+}
+
+/**
+ * The metrics of one batch or event, in a fixed order: one count per outcome
+ * kind, then `Records`, `RecordsRetried`, `Replays` and `Duration`.
+ *
+ * @example
+ * ```ts
+ * import { metricData } from './emf.js';
+ * const counts = { completed: 2, duplicate: 1, 'in-progress': 0, failed: 0, invalid: 0, 'lease-lost': 0, 'not-started': 0, conflict: 0, 'dead-lettered': 0 };
+ * const data = metricData({ counts, retried: 0, replays: 1, durationMs: 42 });
+ * console.log(data.find((d) => d.name === 'Records')?.value); // 3
+ * ```
+ */
+export function metricData(input: MetricsInput): MetricDatum[] {
+  const kinds = Object.keys(outcomeMetricNames) as RecordOutcomeKind[];
+  const total = kinds.reduce((sum, kind) => sum + input.counts[kind], 0);
+  return [
+    ...kinds.map((kind): MetricDatum => ({ name: outcomeMetricNames[kind], unit: 'Count', value: input.counts[kind] })),
+    { name: 'Records', unit: 'Count', value: total },
+    { name: 'RecordsRetried', unit: 'Count', value: input.retried },
+    { name: 'Replays', unit: 'Count', value: input.replays },
+    { name: 'Duration', unit: 'Milliseconds', value: input.durationMs },
+  ];
+}
+
+/** The `_aws` metadata of an EMF document. */
+export interface EmfMetadata {
+  /** Epoch ms the metrics are recorded at. */
+  readonly Timestamp: number;
+  readonly CloudWatchMetrics: readonly [
+    {
+      readonly Namespace: string;
+      /** One dimension set: every dimension name, each a string member of the document. */
+      readonly Dimensions: readonly [readonly string[]];
+      readonly Metrics: readonly { readonly Name: string; readonly Unit: MetricUnit }[];
+    },
+  ];
+}
+
+/** An EMF document: `_aws`, then each dimension (string) and each metric (number) as a member of its own. */
+export interface EmfDocument {
+  readonly _aws: EmfMetadata;
+  readonly [member: string]: string | number | EmfMetadata;
+}
+
+/** The EMF limits this library keeps to (CloudWatch's EMF specification). */
+export const emfLimits = { metrics: 100, dimensions: 30, namespaceLength: 255, dimensionNameLength: 250, dimensionValueLength: 1024 };
+
+/**
+ * The EMF document for `data` under `namespace`, with `dimensions` as its one
+ * dimension set. The caller keeps within {@link emfLimits} (names checked
+ * when the middleware is built); a dimension value is cut to the longest
+ * CloudWatch takes, since a longer one would drop the whole document.
+ *
+ * @example
+ * ```ts
+ * import { emfDocument } from './emf.js';
+ * const doc = emfDocument([{ name: 'Records', unit: 'Count', value: 3 }], 'EffectivelyOnce', { Consumer: 'payments' }, 0);
+ * console.log(doc.Records, doc.Consumer, doc._aws.CloudWatchMetrics[0].Dimensions); // 3 'payments' [['Consumer']]
+ * ```
+ */
+export function emfDocument(
+  data: readonly MetricDatum[],
+  namespace: string,
+  dimensions: Readonly<Record<string, string>>,
+  timestamp: number,
+): EmfDocument {
+  const names = Object.keys(dimensions);
+  const members: Record<string, string | number> = {};
+  for (const name of names) members[name] = (dimensions[name] ?? '').slice(0, emfLimits.dimensionValueLength);
+  for (const d of data) members[d.name] = d.value;
+  const _aws: EmfMetadata = {
+    Timestamp: timestamp,
+    CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [names], Metrics: data.map((d) => ({ Name: d.name, Unit: d.unit })) }],
+  };
+  return { ...members, _aws };
+}
+
+/** ASCII printable, at least one non-space: what CloudWatch takes in names and values. */
+const PRINTABLE = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
+
+/**
+ * Why `name` cannot be a CloudWatch namespace, or `undefined` when it can.
+ *
+ * @example
+ * ```ts
+ * import { invalidNamespace } from './emf.js';
+ * console.log(invalidNamespace('EffectivelyOnce'), invalidNamespace('AWS/Lambda')); // undefined 'it starts with "AWS/" (reserved)'
+ * ```
+ */
+export function invalidNamespace(name: string): string | undefined {
+  if (name.length === 0 || name.length > emfLimits.namespaceLength)
+    return `it has ${name.length} characters (1 to ${emfLimits.namespaceLength})`;
+  if (!PRINTABLE.test(name)) return 'it has a character that is not printable ASCII';
+  if (name.startsWith('AWS/')) return 'it starts with "AWS/" (reserved)';
+  return undefined;
+}
+
+/**
+ * Why `name: value` cannot be a dimension, or `undefined` when it can.
+ *
+ * @example
+ * ```ts
+ * import { invalidDimension } from './emf.js';
+ * console.log(invalidDimension('Service', 'orders'), invalidDimension(':x', 'y')); // undefined 'its name starts with ":"'
+ * ```
+ */
+export function invalidDimension(name: string, value: string): string | undefined {
+  if (name.length === 0 || name.length > emfLimits.dimensionNameLength || !PRINTABLE.test(name)) {
+    return `its name is not 1 to ${emfLimits.dimensionNameLength} printable ASCII characters`;
+  }
+  if (name.startsWith(':')) return 'its name starts with ":"';
+  if (name === '_aws') return 'its name is "_aws" (the EMF metadata)';
+  if (value.length === 0 || value.length > emfLimits.dimensionValueLength || !PRINTABLE.test(value)) {
+    return `its value is not 1 to ${emfLimits.dimensionValueLength} printable ASCII characters`;
+  }
+  return undefined;
+}

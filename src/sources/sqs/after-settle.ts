@@ -1,0 +1,160 @@
+/**
+ * The SQS-only step after every record's outcome is final and before the
+ * response: permanent failures to the DLQ (`permanentFailures`), then a
+ * backoff for the records that come back (`backoff`). The SQS client and its
+ * commands are loaded on first use, from sqs-dlq.ts and sqs-backoff.ts only.
+ */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { MAX_VISIBILITY_SECONDS } from './backoff-schedule.js';
+import { isPlainObject, type OptionRule } from '../../engine/options.js';
+import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../../engine/outcomes.js';
+import { deadLetterable, type IsPermanent } from './permanent.js';
+import type { AfterSettle, AfterSettleResult } from '../../batch/middleware.js';
+import { errorText } from '../../stores/dynamodb/records.js';
+import { fifoGroup } from './record.js';
+
+/** Option `permanentFailures` of `sqsIdempotency`. */
+export interface PermanentFailureOptions {
+  /** The client the DLQ messages (and the redrive policy lookup) go through. */
+  readonly sqs: SQSClient;
+  /** The DLQ. Default: the source queue's redrive policy target, looked up once per container. */
+  readonly dlqUrl?: string;
+  /** Which other errors the handler throws are permanent. `PermanentError` and invalid records always are. */
+  readonly isPermanent?: IsPermanent;
+  /** A queue ARN's URL. Default: `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
+  readonly queueUrl?: (queueArn: string) => string;
+}
+
+/** Option `backoff` of `sqsIdempotency`. */
+export interface BackoffOptions {
+  /** The client the `ChangeMessageVisibilityBatch` calls go through. */
+  readonly sqs: SQSClient;
+  /** Ceiling after the first receive, doubling per receive (seconds). Default 2. */
+  readonly baseSeconds?: number;
+  /** Largest ceiling (seconds, at most 43200). Default 900. */
+  readonly maxSeconds?: number;
+  /** A number in [0, 1) for the jitter. Default `Math.random`. */
+  readonly random?: () => number;
+  /** A queue ARN's URL. Default: `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
+  readonly queueUrl?: (queueArn: string) => string;
+}
+
+/** Backoff defaults. */
+const backoffDefaults = { baseSeconds: 2, maxSeconds: 900 } as const;
+
+/** An SQS client, recognised by its `send` (the class itself is not imported here). */
+const hasSend = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { send?: unknown }).send === 'function';
+const optionalFn = (v: unknown): boolean => v === undefined || typeof v === 'function';
+const seconds = (v: unknown): boolean =>
+  v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_VISIBILITY_SECONDS);
+
+function onlyKeys(v: Record<string, unknown>, known: readonly string[]): boolean {
+  return Object.keys(v).every((k) => known.includes(k));
+}
+
+/** Rule for `permanentFailures`. */
+export const permanentFailuresRule = {
+  expected:
+    'an object { sqs: an SQSClient, dlqUrl?: a non-empty string, isPermanent?: a function, queueUrl?: a function } and nothing else',
+  check: (v: unknown) =>
+    isPlainObject(v) &&
+    onlyKeys(v, ['sqs', 'dlqUrl', 'isPermanent', 'queueUrl']) &&
+    hasSend(v['sqs']) &&
+    (v['dlqUrl'] === undefined || (typeof v['dlqUrl'] === 'string' && v['dlqUrl'].length > 0)) &&
+    optionalFn(v['isPermanent']) &&
+    optionalFn(v['queueUrl']),
+} satisfies OptionRule;
+
+/** Rule for `backoff`. */
+export const backoffRule = {
+  expected: `an object { sqs: an SQSClient, baseSeconds?, maxSeconds?: whole seconds 1..${MAX_VISIBILITY_SECONDS} (base <= max), random?, queueUrl?: functions } and nothing else`,
+  check: (v: unknown) => {
+    if (!isPlainObject(v) || !onlyKeys(v, ['sqs', 'baseSeconds', 'maxSeconds', 'random', 'queueUrl'])) return false;
+    if (!hasSend(v['sqs'])) return false;
+    if (!seconds(v['baseSeconds']) || !seconds(v['maxSeconds']) || !optionalFn(v['random']) || !optionalFn(v['queueUrl'])) return false;
+    const base = (v['baseSeconds'] as number | undefined) ?? backoffDefaults.baseSeconds;
+    return base <= ((v['maxSeconds'] as number | undefined) ?? backoffDefaults.maxSeconds);
+  },
+} satisfies OptionRule;
+
+async function deadLetter(
+  outcomes: readonly RecordOutcome[],
+  records: ReadonlyMap<string, SQSRecord>,
+  consumer: string,
+  options: PermanentFailureOptions,
+  errors: string[],
+): Promise<readonly RecordOutcome[]> {
+  const laneOf = (o: RecordOutcome) => {
+    const record = records.get(o.messageId);
+    return record === undefined ? undefined : fifoGroup(record);
+  };
+  // FIFO: only the first record of a group that comes back may leave it, so nothing behind it is acknowledged first.
+  const eligible = deadLetterable(outcomes, laneOf, options.isPermanent);
+  const failures = outcomes.flatMap((outcome, i) => {
+    const record = records.get(outcome.messageId);
+    // deadLetterable asked isPermanentFailure once per record (the user's predicate runs once): only failed or invalid are eligible.
+    return record !== undefined && eligible[i] === true ? [{ record, outcome: outcome as FailedOutcome | InvalidOutcome }] : [];
+  });
+  if (failures.length === 0) return outcomes;
+  const { sendToDlq } = await import('./dlq.js');
+  const { sent, errors: sendErrors } = await sendToDlq(failures, consumer, options);
+  errors.push(...sendErrors);
+  return outcomes.map((o): RecordOutcome => {
+    const dlqMessageId = sent.get(o.messageId);
+    if (dlqMessageId === undefined || (o.kind !== 'failed' && o.kind !== 'invalid')) return o;
+    return {
+      messageId: o.messageId,
+      ...(o.key === undefined ? {} : { key: o.key }),
+      kind: 'dead-lettered',
+      was: o.kind,
+      error: o.error,
+      dlqMessageId,
+    };
+  });
+}
+
+async function backOffReturning(
+  outcomes: readonly RecordOutcome[],
+  records: ReadonlyMap<string, SQSRecord>,
+  options: BackoffOptions,
+  errors: string[],
+): Promise<number> {
+  const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
+  if (returning.length === 0) return 0;
+  const { backOff } = await import('./backoff.js');
+  // Field by field: an option given as undefined (JavaScript callers) keeps its default.
+  const settings = {
+    ...options,
+    baseSeconds: options.baseSeconds ?? backoffDefaults.baseSeconds,
+    maxSeconds: options.maxSeconds ?? backoffDefaults.maxSeconds,
+    random: options.random ?? Math.random,
+  };
+  const result = await backOff(returning, settings);
+  errors.push(...result.errors);
+  return result.backedOff;
+}
+
+/**
+ * The after-settle step for the options given, or `undefined` when neither
+ * is. It never throws: a failure leaves the outcomes as they were (the
+ * records come back, as without the options) and is named in the log line.
+ */
+export function sqsAfterSettle(
+  permanentFailures: PermanentFailureOptions | undefined,
+  backoff: BackoffOptions | undefined,
+): AfterSettle<SQSRecord> | undefined {
+  if (permanentFailures === undefined && backoff === undefined) return undefined;
+  return async (outcomes, { records, consumer }): Promise<AfterSettleResult> => {
+    const errors: string[] = [];
+    let final = outcomes;
+    let backedOff = 0;
+    try {
+      if (permanentFailures !== undefined) final = await deadLetter(outcomes, records, consumer, permanentFailures, errors);
+      if (backoff !== undefined) backedOff = await backOffReturning(final, records, backoff, errors);
+    } catch (err) {
+      errors.push(errorText(err));
+    }
+    return { outcomes: final, ...(backoff === undefined ? {} : { backedOff }), ...(errors.length === 0 ? {} : { sqsErrors: errors }) };
+  };
+}

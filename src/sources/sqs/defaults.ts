@@ -1,0 +1,29 @@
+/**
+ * The defaults of `sqsIdempotency`, in one place: a file of their own, so
+ * the claim-only entry takes them without the main entry's option rules.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { bodyPayload } from '../../engine/hashing.js';
+import type { ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
+import type { CommitMode } from '../../transaction/group-commit/queue.js';
+import { batchDefaults } from '../../engine/middleware-options.js';
+
+/** When the records of a batch are claimed: all before the handler, or each just before it runs. */
+export type ClaimsMode = 'batch' | 'pipelined';
+
+/**
+ * Defaults of `sqsIdempotency`, in one place.
+ *
+ * @example
+ * ```ts
+ * import { sqsDefaults } from './defaults.js';
+ * console.log(sqsDefaults.strategy, sqsDefaults.autoSafetyMargin.maxMs); // 'claim' 5000
+ * ```
+ */
+export const sqsDefaults = {
+  ...batchDefaults,
+  commit: 'group' as CommitMode,
+  probeDuplicates: 'auto' as ProbeMode,
+  payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
+  claims: 'batch' as ClaimsMode,
+};

@@ -1,0 +1,108 @@
+/**
+ * Permanent failures straight to the dead-letter queue (SQS only). The only
+ * module besides sqs-backoff.ts that loads `@aws-sdk/client-sqs`, and only
+ * when `permanentFailures` is set, so a claim-only user needs no SQS client.
+ */
+import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import type { FailedOutcome, InvalidOutcome } from '../../engine/outcomes.js';
+import { chunks } from '../../engine/chunks.js';
+import { errorText } from '../../stores/dynamodb/records.js';
+import { byQueue, SQS_BATCH_LIMIT } from './calls.js';
+import { dlqEntry, isFifoUrl, queueUrlFor } from './dlq-message.js';
+
+/** What the DLQ send needs (the resolved `permanentFailures` option). */
+export interface DlqSettings {
+  readonly sqs: SQSClient;
+  readonly dlqUrl?: string;
+  readonly queueUrl?: (queueArn: string) => string;
+}
+
+/** A permanently failed record and its outcome. */
+export interface PermanentFailure {
+  readonly record: SQSRecord;
+  readonly outcome: FailedOutcome | InvalidOutcome;
+}
+
+/** What the sends did: the DLQ message id of each record the DLQ took, and what went wrong. */
+export interface DlqResult {
+  readonly sent: Map<string, string>;
+  readonly errors: string[];
+}
+
+/** DLQ URLs found through redrive policies, by source queue ARN: one lookup per queue per container. */
+const redriveTargets = new Map<string, Promise<string>>();
+
+function urlOf(arn: string, settings: DlqSettings): string {
+  const url = queueUrlFor(arn, settings.queueUrl);
+  if (url === undefined) throw new Error(`"${arn}" is not an SQS queue ARN.`);
+  return url;
+}
+
+async function discover(queueArn: string, settings: DlqSettings): Promise<string> {
+  const command = new GetQueueAttributesCommand({ QueueUrl: urlOf(queueArn, settings), AttributeNames: ['RedrivePolicy'] });
+  const policy = (await settings.sqs.send(command)).Attributes?.['RedrivePolicy'];
+  const target: unknown = policy === undefined ? undefined : (JSON.parse(policy) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
+  if (typeof target !== 'string') {
+    throw new Error(`queue ${queueArn} has no redrive policy with a deadLetterTargetArn: give it a DLQ or set permanentFailures.dlqUrl.`);
+  }
+  return urlOf(target, settings);
+}
+
+/** The DLQ of a source queue: the option, else its redrive policy's target (cached; a failed lookup is retried next batch). */
+function dlqUrlOf(queueArn: string, settings: DlqSettings): Promise<string> {
+  if (settings.dlqUrl !== undefined) return Promise.resolve(settings.dlqUrl);
+  const cached = redriveTargets.get(queueArn);
+  if (cached !== undefined) return cached;
+  const lookup = discover(queueArn, settings);
+  redriveTargets.set(queueArn, lookup);
+  lookup.catch(() => redriveTargets.delete(queueArn));
+  return lookup;
+}
+
+async function sendChunk(
+  url: string,
+  failures: readonly PermanentFailure[],
+  consumer: string,
+  settings: DlqSettings,
+  result: DlqResult,
+): Promise<void> {
+  const fifo = isFifoUrl(url);
+  const entries = failures.map(({ record, outcome }, i) =>
+    dlqEntry(String(i), record, { consumer, key: outcome.key, error: outcome.error }, fifo),
+  );
+  try {
+    const out = await settings.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+    for (const ok of out.Successful ?? []) {
+      const failure = failures[Number(ok.Id)];
+      if (failure !== undefined && ok.MessageId !== undefined) result.sent.set(failure.record.messageId, ok.MessageId);
+    }
+    for (const failed of out.Failed ?? []) {
+      const id = failures[Number(failed.Id)]?.record.messageId ?? failed.Id;
+      result.errors.push(`SendMessageBatch to ${url} refused ${id}: ${failed.Code ?? ''} ${failed.Message ?? ''}`.trim());
+    }
+  } catch (err) {
+    result.errors.push(`SendMessageBatch to ${url} failed: ${errorText(err)}`);
+  }
+}
+
+/**
+ * Sends each permanent failure to its queue's DLQ, 10 per request. A record
+ * is in `sent` only when SQS confirmed its entry; every other one comes back
+ * as it would have without a DLQ, so nothing is acknowledged unsent.
+ */
+export async function sendToDlq(failures: readonly PermanentFailure[], consumer: string, settings: DlqSettings): Promise<DlqResult> {
+  const result: DlqResult = { sent: new Map(), errors: [] };
+  const queues = [...byQueue(failures, (f) => f.record)];
+  await Promise.all(
+    queues.map(async ([arn, group]) => {
+      const url = await dlqUrlOf(arn, settings).catch((err: unknown) => {
+        result.errors.push(`No DLQ for ${arn}: ${errorText(err)}`);
+        return undefined;
+      });
+      if (url === undefined) return;
+      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => sendChunk(url, chunk, consumer, settings, result)));
+    }),
+  );
+  return result;
+}

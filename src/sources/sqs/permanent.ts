@@ -1,0 +1,109 @@
+/**
+ * Which failed records are permanent failures, for the SQS dead-letter path.
+ * Pure: the send lives in src/sources/sqs/dlq.ts.
+ */
+import { EffectivelyOnceError, PermanentError } from '../../engine/errors.js';
+import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../../engine/outcomes.js';
+
+/** Errors about a whole batch or its set-up, never about one message (see {@link aboutTheBatch}). */
+const batchErrors = new WeakSet<object>();
+
+/**
+ * Marks an error given to every record of a batch that the record's handler
+ * never threw (the batch handler threw before reaching it, or the set-up was
+ * wrong): never a permanent failure, whatever it is and whatever
+ * `isPermanent` says, since those records never ran. Returns the error.
+ *
+ * @example
+ * ```ts
+ * import { aboutTheBatch, isPermanentFailure } from './permanent.js';
+ * const error = aboutTheBatch(new SyntaxError('config is not JSON'));
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error } as const;
+ * console.log(isPermanentFailure(failed, (e) => e instanceof SyntaxError)); // false
+ * ```
+ */
+export function aboutTheBatch<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) batchErrors.add(error);
+  return error;
+}
+
+/**
+ * A `TypeError` the library reports for every record of a batch it could not
+ * run as set up (e.g. no `eachRecord`), marked {@link aboutTheBatch}.
+ *
+ * @example
+ * ```ts
+ * import { usageError } from './permanent.js';
+ * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
+ * console.log(error instanceof TypeError); // true
+ * ```
+ */
+export function usageError(message: string): TypeError {
+  return aboutTheBatch(new TypeError(message));
+}
+
+/** A user's rule: whether an error the handler threw will never go away. */
+export type IsPermanent = (error: unknown) => boolean;
+
+/**
+ * Whether a record's outcome is a permanent failure: an invalid record (it
+ * never heals), a `PermanentError`, or an error the user's predicate names.
+ * The library's own errors (a deadline, a lost lease, a conflict) and
+ * errors {@link aboutTheBatch} are about this delivery, not the message, so the
+ * predicate is never asked about them; a predicate that throws counts as "no" (the record comes back).
+ *
+ * @example
+ * ```ts
+ * import { PermanentError } from '../../engine/errors.js';
+ * import { isPermanentFailure } from './permanent.js';
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new PermanentError('gone') } as const;
+ * console.log(isPermanentFailure(failed, undefined)); // true
+ * ```
+ */
+export function isPermanentFailure(
+  outcome: RecordOutcome,
+  isPermanent: IsPermanent | undefined,
+): outcome is FailedOutcome | InvalidOutcome {
+  if (outcome.kind === 'invalid') return true;
+  if (outcome.kind !== 'failed') return false;
+  const { error } = outcome;
+  if (typeof error === 'object' && error !== null && batchErrors.has(error)) return false;
+  if (error instanceof PermanentError) return true;
+  if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
+  try {
+    return isPermanent(error) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Which outcomes may be sent to the DLQ (and so acknowledged), in delivery
+ * order: permanent failures, but in a FIFO lane only the first record that
+ * is not acknowledged. A record behind one that comes back must come back
+ * too, or it would leave its group before the earlier one (and a later
+ * record would be acknowledged while an earlier one's DLQ send failed).
+ * Records without a lane (standard queues) are never held back.
+ *
+ * @example
+ * ```ts
+ * import { PermanentError } from '../../engine/errors.js';
+ * import { deadLetterable } from './permanent.js';
+ * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new Error('timeout') } as const;
+ * const gone = { kind: 'failed', messageId: 'm-2', key: 'k2', error: new PermanentError('gone') } as const;
+ * console.log(deadLetterable([failed, gone], () => 'group-1', undefined)); // [false, false]
+ * ```
+ */
+export function deadLetterable(
+  outcomes: readonly RecordOutcome[],
+  laneOf: (outcome: RecordOutcome) => string | undefined,
+  isPermanent: IsPermanent | undefined,
+): boolean[] {
+  const blocked = new Set<string>();
+  return outcomes.map((outcome) => {
+    const lane = laneOf(outcome);
+    const held = lane !== undefined && blocked.has(lane);
+    if (lane !== undefined && !acknowledged(outcome)) blocked.add(lane);
+    return !held && isPermanentFailure(outcome, isPermanent);
+  });
+}

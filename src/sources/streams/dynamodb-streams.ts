@@ -1,0 +1,111 @@
+/**
+ * `dynamoDBStreamsIdempotency`: the Middy middleware that makes a DynamoDB
+ * Streams-triggered Lambda idempotent per record, keeps the shard in
+ * sequence order and answers with the partial batch response the event
+ * source mapping checkpoints on (`ReportBatchItemFailures`).
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { BusinessKey } from '../../engine/keys.js';
+import { is, type RulesOf } from '../../engine/options.js';
+import { allFeatures } from '../../batch/all-features.js';
+import { batchIdempotency } from '../../batch/middleware.js';
+import {
+  batchDefaults,
+  batchRules,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../../engine/middleware-options.js';
+import type { ConflictPolicy } from '../../transaction/commit-step.js';
+import { dynamoDBStreamsSource } from './dynamodb-streams-adapter.js';
+
+/** Options of {@link dynamoDBStreamsIdempotency}. */
+export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOptions {
+  /**
+   * The business key of a record (recommended, e.g. the item's key and
+   * version from `dynamoDBImages`). Default: the record's `eventID`, the same
+   * on every redelivery by a retry or a bisection.
+   */
+  readonly key?: (record: DynamoDBRecord) => BusinessKey | undefined | null;
+  /**
+   * What must not change under the same key (flagged when it does). Default:
+   * `dynamodb.NewImage` (`OldImage` for a REMOVE). `false`: no check.
+   */
+  readonly payload?: ((record: DynamoDBRecord) => unknown) | false;
+  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
+  readonly onConflict?: ConflictPolicy;
+  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
+  readonly safetyMarginMs?: number;
+}
+
+/**
+ * Defaults of {@link dynamoDBStreamsIdempotency}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { dynamoDBStreamsDefaults } from './dynamodb-streams.js';
+ * console.log(dynamoDBStreamsDefaults.strategy); // 'claim'
+ * ```
+ */
+export const dynamoDBStreamsDefaults = {
+  ...batchDefaults,
+  key: ((record: DynamoDBRecord) => record.eventID) as (record: DynamoDBRecord) => BusinessKey | undefined | null,
+  payload: ((record: DynamoDBRecord) => record.dynamodb?.NewImage ?? record.dynamodb?.OldImage ?? null) as
+    | ((record: DynamoDBRecord) => unknown)
+    | false,
+};
+
+const dynamoDBStreamsRules = {
+  ...commonRules,
+  ...recordRules,
+  ...batchRules,
+  key: is.fn,
+} satisfies RulesOf<DynamoDBStreamsIdempotencyOptions>;
+
+/**
+ * Makes a DynamoDB Streams batch handler idempotent per record, with
+ * DynamoDB conditional writes. Pair it with {@link eachRecord}: records run
+ * in sequence order; the first failure stops the batch, and the response
+ * names it (and the records after it) by sequence number. Enable
+ * `ReportBatchItemFailures` on the event source mapping.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type (at build time).
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from 'effectively-once';
+ *
+ * type Order = { orderNo: string; status: string; version: number };
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+ *   .use(dynamoDBStreamsIdempotency({
+ *     store,
+ *     consumer: 'order-mailer',
+ *     // One effect per version; a REMOVE has only an OldImage.
+ *     key: (r) => {
+ *       const { newImage, oldImage } = dynamoDBImages<Order>(r);
+ *       const order = newImage ?? oldImage;
+ *       return order === undefined ? undefined : `${order.orderNo}#${order.version}#${r.eventName}`;
+ *     },
+ *   }))
+ *   .handler(eachRecord(async (record: DynamoDBStreamEvent['Records'][number]) => {
+ *     console.log('order changed', dynamoDBImages<Order>(record).newImage?.status);
+ *   }));
+ * ```
+ */
+export function dynamoDBStreamsIdempotency(
+  options: DynamoDBStreamsIdempotencyOptions,
+): MiddlewareObj<DynamoDBStreamEvent, DynamoDBBatchResponse> {
+  return batchIdempotency(
+    dynamoDBStreamsSource,
+    resolveMiddlewareOptions(dynamoDBStreamsSource.owner, options, dynamoDBStreamsRules, dynamoDBStreamsDefaults),
+    allFeatures,
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * `kinesisIdempotency`: the Middy middleware that makes a Kinesis-triggered
+ * Lambda idempotent per record, keeps each shard in sequence order and
+ * answers with the partial batch response the event source mapping
+ * checkpoints on (`ReportBatchItemFailures`).
+ */
+import type { MiddlewareObj } from '@middy/core';
+import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import type { BusinessKey } from '../../engine/keys.js';
+import { is, type RulesOf } from '../../engine/options.js';
+import { allFeatures } from '../../batch/all-features.js';
+import { batchIdempotency } from '../../batch/middleware.js';
+import {
+  batchDefaults,
+  batchRules,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../../engine/middleware-options.js';
+import type { ConflictPolicy } from '../../transaction/commit-step.js';
+import { kinesisSource } from './kinesis-adapter.js';
+
+/** Options of {@link kinesisIdempotency}. */
+export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
+  /**
+   * The business key of a record (recommended: a producer that puts the same
+   * event twice makes two records). Default: the record's `eventID`
+   * (`shardId:sequenceNumber`), the same on every redelivery by a retry or a
+   * bisection. See `kinesisData`.
+   */
+  readonly key?: (record: KinesisStreamRecord) => BusinessKey | undefined | null;
+  /** What must not change under the same key (flagged when it does). Default: `kinesis.data`. `false`: no check. */
+  readonly payload?: ((record: KinesisStreamRecord) => unknown) | false;
+  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
+  readonly onConflict?: ConflictPolicy;
+  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
+  readonly safetyMarginMs?: number;
+}
+
+/**
+ * Defaults of {@link kinesisIdempotency}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { kinesisDefaults } from './kinesis.js';
+ * console.log(kinesisDefaults.strategy); // 'claim'
+ * ```
+ */
+export const kinesisDefaults = {
+  ...batchDefaults,
+  key: ((record: KinesisStreamRecord) => record.eventID) as (record: KinesisStreamRecord) => BusinessKey | undefined | null,
+  payload: ((record: KinesisStreamRecord) => record.kinesis.data) as ((record: KinesisStreamRecord) => unknown) | false,
+};
+
+const kinesisRules = {
+  ...commonRules,
+  ...recordRules,
+  ...batchRules,
+  key: is.fn,
+} satisfies RulesOf<KinesisIdempotencyOptions>;
+
+/**
+ * Makes a Kinesis batch handler idempotent per record, with DynamoDB
+ * conditional writes. Pair it with {@link eachRecord}: each shard's records
+ * run in sequence order; the first failure in a shard stops that shard, and
+ * the response names it (and the records after it) by sequence number.
+ * Enable `ReportBatchItemFailures` on the event source mapping.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type (at build time).
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+ * import { DynamoDBIdempotencyStore, eachRecord, kinesisData, kinesisIdempotency } from 'effectively-once';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ *
+ * export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+ *   .use(kinesisIdempotency({ store, consumer: 'clicks', key: (r) => kinesisData<{ clickId: string }>(r).clickId }))
+ *   .handler(eachRecord(async (record: KinesisStreamEvent['Records'][number]) => {
+ *     console.log('counting', kinesisData(record));
+ *   }));
+ * ```
+ */
+export function kinesisIdempotency(options: KinesisIdempotencyOptions): MiddlewareObj<KinesisStreamEvent, KinesisStreamBatchResponse> {
+  return batchIdempotency(
+    kinesisSource,
+    resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults),
+    allFeatures,
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * The DynamoDB implementation of `TransactionalIdempotencyStore`: the claim
+ * store (dynamodb-claim.ts) plus the transaction strategy's commit, group
+ * commit and the stale-claims query. I/O only: the decisions (conditions,
+ * limits, what a cancellation means) live in the helpers next to it. The
+ * commit path (prepare, send, read a refusal) is in dynamodb-commit.ts.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';
+import { commitRefused, committed, prepare, readMany, sendOne, type CommitContext } from '../../transaction/dynamodb-commit.js';
+import type { IdempotencyRecord } from '../../engine/record.js';
+import { commitInRounds, type PreparedCommit } from '../../transaction/group-commit/dynamodb.js';
+import type { DynamoDBIdempotencyStoreOptions } from './options.js';
+import { queryStaleClaims } from './stale.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../types.js';
+
+/**
+ * Idempotency records in a DynamoDB table (see `infra/tables.json`), for
+ * every strategy: the claim methods of {@link DynamoDBClaimStore}, plus
+ * `commit` (transaction strategy) and `staleClaims`. Every state change is a
+ * conditional request whose lost condition returns the record that caused it
+ * from the same round trip (`ALL_OLD`). A commit's idempotency Put is first
+ * sent under the fresh-key condition (a FAILED or expired record refuses it,
+ * and it is sent again under the full rule); group commit may read the
+ * batch's records first (`getMany`, the duplicate probe), as a hint only.
+ *
+ * @example
+ * ```ts
+ * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { DynamoDBIdempotencyStore } from 'effectively-once';
+ *
+ * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+ *   marshallOptions: { removeUndefinedValues: true },
+ * });
+ * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', cache: { maxEntries: 1000 } });
+ * const claim = await store.claim({ consumer: 'payments', key: 'order-42', leaseMs: 30_000 });
+ * if (claim.kind === 'claimed') await store.complete({ id: claim.id, token: claim.token });
+ * ```
+ */
+export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements TransactionalIdempotencyStore {
+  readonly #commit: CommitContext;
+
+  /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
+  constructor(options: DynamoDBIdempotencyStoreOptions) {
+    super(options);
+    const { options: resolved, cache } = claimStoreParts(this);
+    this.#commit = {
+      options: resolved,
+      cache,
+      recordId: (consumer, key) => this.recordId(consumer, key),
+      get: (id) => this.get(id),
+    };
+  }
+
+  /**
+   * Transaction strategy: the COMPLETED record and the handler's `actions` in
+   * one `TransactWriteItems`; nothing is half applied.
+   * @throws TransactionLimitError before sending when the transaction breaks a DynamoDB limit.
+   * @throws ItemTooLargeError when the record with its result would exceed 400 KB.
+   * @throws IdempotencyInProgressError when a claim (claim strategy) holds the key with a live lease.
+   * @throws TransactionRetryableError on transaction conflict or throttling; nothing was written.
+   */
+  async commit(input: CommitInput): Promise<CommitResult> {
+    const prepared = prepare(this.#commit, input, 0);
+    return prepared.kind === 'answered' ? prepared.result : sendOne(this.#commit, prepared);
+  }
+
+  /**
+   * Group commit: the records' commits packed into as few `TransactWriteItems`
+   * as the limits allow (no item twice in one, at most 100 actions and 4 MB),
+   * sent side by side; each record stays atomic on its own. A cancelled group
+   * is read per record: a duplicate or a failed condition decides that
+   * record alone; the records cancelled only with it are sent again.
+   * Each answer is what {@link commit} would return or throw for that record.
+   * `found` (from {@link getMany}): a record found COMPLETED is answered as
+   * the duplicate its refused commit would be, without sending it; one held
+   * by a live claim or under another payload is sent alone.
+   */
+  async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>): Promise<GroupCommitAnswer[]> {
+    const answers = new Map<number, GroupCommitAnswer>();
+    const ready: PreparedCommit[] = [];
+    inputs.forEach((input, index) => {
+      try {
+        const prepared = prepare(this.#commit, input, index, found);
+        if (prepared.kind === 'answered') answers.set(index, { kind: 'result', result: prepared.result });
+        else ready.push(prepared);
+      } catch (error) {
+        answers.set(index, { kind: 'error', error });
+      }
+    });
+    const { client } = this.#commit.options;
+    const sent = await commitInRounds(ready, {
+      send: async (items) => void (await client.send(new TransactWriteCommand({ TransactItems: items }))),
+      single: (c) => sendOne(this.#commit, c),
+      refused: (err, reasons, c) => commitRefused(this.#commit, err, reasons, c),
+      committed: (c) => committed(this.#commit, c),
+    });
+    return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
+  }
+
+  /**
+   * Group commit's duplicate probe: the records under `ids`, in strongly
+   * consistent `BatchGetItem`s (100 keys each). Keys DynamoDB leaves
+   * unprocessed are absent from the answer.
+   */
+  async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
+    return readMany(this.#commit, ids);
+  }
+
+  /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */
+  async staleClaims(options: { readonly leaseEndedBefore: number; readonly limit?: number }): Promise<StaleClaim[]> {
+    const { client, tableName } = this.#commit.options;
+    return queryStaleClaims(client, tableName, options.leaseEndedBefore, options.limit);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Group commit for the transaction strategy: a record whose handler has
+ * finished waits in a queue, and the queue is committed in one go (see the
+ * store's `commitGroup`) once no handler of the batch is running, that is
+ * when every lane is waiting for its commit or done. The records that run
+ * and the order they run in do not change: a lane still awaits its record's
+ * commit before its next record starts (FIFO), and a record's outcome is
+ * still decided from its own commit answer.
+ *
+ * When this container has met duplicates often enough (`DuplicateRate`),
+ * the batch's idempotency records are read once (`getMany`) while the
+ * handlers run, and the commit is handed what was found: a known duplicate
+ * then cancels no group. The read is a hint only; the conditional Put stays
+ * the one authority on whether an effect commits.
+ */
+import { setImmediate as nextTurn } from 'node:timers';
+import type { DuplicateRate } from './duplicate-probe.js';
+import type { IdempotencyRecord } from '../../engine/record.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../stores/types.js';
+
+/**
+ * How long a commit waits for the duplicate probe's answer, ms. The probe is
+ * a hint worth about one cancelled transaction (tens of ms): a read slowed by
+ * throttling or the network must not hold the batch's commits back towards
+ * the invocation's deadline, so past this bound the commit goes without it.
+ */
+export const PROBE_WAIT_MS = 250;
+
+/** The probe's answer, or `undefined` (no probe) when it has not come within {@link PROBE_WAIT_MS} of being sent. */
+async function withinBound<T>(answer: Promise<T | undefined>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), PROBE_WAIT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How a record's commit is sent: one `TransactWriteItems` per record, or group commit. */
+export type CommitMode = 'group' | 'record';
+
+interface Waiting {
+  readonly input: CommitInput;
+  readonly resolve: (answer: GroupCommitAnswer) => void;
+}
+
+type GroupStore = TransactionalIdempotencyStore & Required<Pick<TransactionalIdempotencyStore, 'commitGroup'>>;
+
+/** The per-batch commit queue. */
+export class GroupCommitter {
+  readonly #store: GroupStore;
+  readonly #rate: DuplicateRate | undefined;
+  /** The probe's answer (`undefined` when it failed); absent when no probe was sent. */
+  #found: Promise<ReadonlyMap<string, IdempotencyRecord> | undefined> | undefined;
+  #running = 0;
+  #queue: Waiting[] = [];
+  #scheduled = false;
+
+  constructor(store: GroupStore, rate?: DuplicateRate) {
+    this.#store = store;
+    this.#rate = rate;
+  }
+
+  /** A group committer when the store can commit groups, else `undefined` (records commit one by one). */
+  static for(store: TransactionalIdempotencyStore, mode: CommitMode, rate?: DuplicateRate): GroupCommitter | undefined {
+    if (mode !== 'group' || typeof store.commitGroup !== 'function') return undefined;
+    return new GroupCommitter(store as GroupStore, rate);
+  }
+
+  /**
+   * Sends the duplicate probe for the batch's idempotency record ids, when
+   * the container's duplicate rate says it pays and the store can read many.
+   * A failed read is no answer: the batch commits as without it.
+   */
+  probe(ids: readonly string[]): void {
+    const store = this.#store;
+    if (this.#rate?.wantsProbe(ids.length) !== true || typeof store.getMany !== 'function') return;
+    const getMany = store.getMany.bind(store);
+    // Bounded once, from the moment it is sent: every commit round of the batch shares that deadline.
+    this.#found = withinBound(
+      Promise.resolve()
+        .then(() => getMany(ids))
+        .catch(() => undefined),
+    );
+  }
+
+  /** Runs a record's handler, counted as running: the queue is not committed while a handler may still add to it. */
+  async running<T>(handler: () => Promise<T>): Promise<T> {
+    this.#running += 1;
+    try {
+      return await handler();
+    } finally {
+      this.#running -= 1;
+      this.#schedule();
+    }
+  }
+
+  /** Queues a record's commit; resolves or rejects as `store.commit` would for it. */
+  commit(input: CommitInput): Promise<CommitResult> {
+    const answer = new Promise<GroupCommitAnswer>((resolve) => this.#queue.push({ input, resolve }));
+    this.#schedule();
+    return answer.then((a) => {
+      if (a.kind === 'error') throw a.error;
+      return a.result;
+    });
+  }
+
+  // Waits a turn of the event loop before deciding: the lanes a commit just
+  // released start their next handler in microtasks, and must be counted first.
+  #schedule(): void {
+    if (this.#scheduled || this.#running > 0 || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    nextTurn(() => {
+      this.#scheduled = false;
+      if (this.#running > 0 || this.#queue.length === 0) return;
+      void this.#flush(this.#queue.splice(0));
+    });
+  }
+
+  async #flush(batch: readonly Waiting[]): Promise<void> {
+    let answers: GroupCommitAnswer[];
+    try {
+      const found = await this.#found;
+      answers = await this.#store.commitGroup(
+        batch.map((w) => w.input),
+        found,
+      );
+    } catch (error) {
+      answers = batch.map(() => ({ kind: 'error', error }));
+    }
+    this.#observe(answers);
+    batch.forEach((w, i) => {
+      w.resolve(answers[i] ?? { kind: 'error', error: new Error('The group commit gave no answer for this record.') });
+    });
+  }
+
+  // Duplicates the cache answered cost no commit, so they do not count towards the probe.
+  #observe(answers: readonly GroupCommitAnswer[]): void {
+    const decided = answers.flatMap((a) =>
+      a.kind === 'result' && !(a.result.kind === 'duplicate' && a.result.fromCache) ? [a.result] : [],
+    );
+    this.#rate?.observe(decided.filter((r) => r.kind === 'duplicate').length, decided.length);
+  }
+}
