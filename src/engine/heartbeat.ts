@@ -1,5 +1,5 @@
 /**
- * The lease heartbeat (`lease: { heartbeat }`): while a claimed record's
+ * The lease heartbeat (`strategy: claim({ heartbeat })`): while a claimed record's
  * handler runs, renew its lease every period with the store's fenced
  * `renew`, so a long effect is not taken over. A renewal refused by the
  * owner-token condition, or no successful renewal for a whole lease (we can
@@ -8,6 +8,7 @@
  */
 import { LeaseLostError } from './errors.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';
+import { isMsIn, isPlainObject, MAX_TIMER_MS } from './options.js';
 import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from '../stores/types.js';
 
 /** What the heartbeat of one claim needs. */
@@ -34,6 +35,22 @@ export interface LeaseKeeper {
 /** The `everyMs` of a heartbeat setting, or `undefined` for none (`false`, absent) or the default period (`true`). */
 function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefined {
   return typeof setting === 'object' ? setting.everyMs : undefined;
+}
+
+/**
+ * Whether `v` is a heartbeat setting: a boolean or `{ everyMs }` (`claim({ heartbeat })`
+ * and `idempotent`'s lease). Each period feeds a timer, so it is bounded like one.
+ *
+ * @example
+ * ```ts
+ * import { isHeartbeat } from './heartbeat.js';
+ * console.log(isHeartbeat(true), isHeartbeat({ everyMs: 1_000 }), isHeartbeat({ everyMs: 0 })); // true true false
+ * ```
+ */
+export function isHeartbeat(v: unknown): v is HeartbeatSetting {
+  if (typeof v === 'boolean') return true;
+  if (!isPlainObject(v)) return false;
+  return Object.keys(v).every((k) => k === 'everyMs') && isMsIn(v['everyMs'], true, MAX_TIMER_MS);
 }
 
 /** Whether a heartbeat setting turns the heartbeat on. */

@@ -62,17 +62,18 @@ export function safetyMargin(remainingAtStartMs: number, explicitMs: number | un
 }
 
 /**
- * `lease.heartbeat`: renew the claim while the handler runs. `true` renews
- * every third of the lease; `{ everyMs }` sets the period (never more than a
- * third of the lease, so two renewals can fail before the lease is at risk).
+ * A heartbeat setting (`claim({ heartbeat })`): renew the claim while the
+ * handler runs. `true` renews every third of the lease; `{ everyMs }` sets
+ * the period (never more than a third of the lease, so two renewals can fail
+ * before the lease is at risk).
  */
 export type HeartbeatSetting = boolean | { readonly everyMs: number };
 
-/** The lease option: its bounds, and whether a heartbeat renews it. */
-export interface LeaseOptions extends Partial<LeasePolicy> {
-  /** Renew the claim while the handler runs (claim strategy; the store needs `renew`). Default false. */
-  readonly heartbeat?: HeartbeatSetting;
-}
+/**
+ * The `lease` option of the middlewares: its bounds (ms), each optional. A
+ * heartbeat is the claim strategy's: `strategy: claim({ heartbeat })`.
+ */
+export type LeaseOptions = Partial<LeasePolicy>;
 
 /** Period of the heartbeat for a lease of `leaseMs`: `everyMs` when given, at most a third of the lease (at least 1 ms). */
 export function heartbeatPeriod(leaseMs: number, everyMs: number | undefined): number {

@@ -2,7 +2,7 @@
  * Options shared by the middlewares of every source, their defaults (one
  * object) and their rules.
  */
-import type { AutoMargin, LeaseOptions, LeasePolicy } from './lease.js';
+import type { AutoMargin, HeartbeatSetting, LeaseOptions, LeasePolicy } from './lease.js';
 import {
   hasMethods,
   is,
@@ -15,33 +15,46 @@ import {
   type RulesOf,
 } from './options.js';
 import { isRenewableStore, isTransactionalStore, type IdempotencyStore } from '../stores/types.js';
-import { heartbeatOn } from './heartbeat.js';
+import { heartbeatOn, isHeartbeat } from './heartbeat.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { consumerDimensionProblem, metricsRule, type MetricsOption } from '../observe/metrics.js';
 import type { Extractors } from './prepare.js';
 import type { ConflictPolicy } from '../transaction/commit-step.js';
 import type { CommitMode } from '../transaction/group-commit/queue.js';
 import type { ProbeMode } from '../transaction/group-commit/duplicate-probe.js';
+import type { ClaimStrategy, PipelinedClaimStrategy } from '../batch/strategies/claim.js';
+import { transactionDefaults, type SqsTransactionStrategy, type TransactionStrategy } from '../transaction/strategy.js';
 
-/** Idempotency strategy: a claim record around the handler, or one transaction with its writes. */
+export { isHeartbeat } from './heartbeat.js';
+
+/** Idempotency strategy by name: a claim record around the handler, or one transaction with its writes. */
 export type Strategy = 'claim' | 'transaction';
 
-/** Options both middlewares take. */
-export interface CommonIdempotencyOptions {
-  /** Where idempotency records live. `strategy: 'transaction'` needs a `TransactionalIdempotencyStore` (one with `commit`). */
+/**
+ * The `strategy` option every middleware takes: what `claim()` or
+ * `transaction()` returns, or a name for one with its defaults (`'claim'`
+ * is `claim()`, `'transaction'` is `transaction()`).
+ */
+export type StrategyOption = Strategy | ClaimStrategy | TransactionStrategy;
+
+/** The `strategy` option of `sqsIdempotency`: also pipelined claims, and a transaction's batch commit settings. */
+export type SqsStrategyOption = StrategyOption | PipelinedClaimStrategy | SqsTransactionStrategy;
+
+/** Options every middleware takes; `TStrategy` is what its `strategy` option accepts. */
+export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = StrategyOption> {
+  /** Where idempotency records live. The transaction strategy needs a `TransactionalIdempotencyStore` (one with `commit`). */
   readonly store: IdempotencyStore;
   /** Names the consumer in record ids (`consumer#key`). Default: the Lambda function name. */
   readonly consumer?: string;
-  /** Default 'claim'. 'transaction' commits the handler's `tx` writes with the idempotency record. */
-  readonly strategy?: Strategy;
+  /**
+   * Default `'claim'`. `claim({ heartbeat })` renews the claim while the
+   * handler runs; `transaction({ onConflict })` (or `'transaction'`) commits
+   * the handler's `tx` writes with the idempotency record.
+   */
+  readonly strategy?: TStrategy;
   /** Keep the handler's result on the record (replayed to duplicates). */
   readonly storeResult?: boolean;
-  /**
-   * Lease bounds (ms). Default: margin 5 s, floor 10 s, cap 15 min.
-   * `heartbeat: true | { everyMs }` renews the claim while the handler runs
-   * (claim strategy, a store with `renew`); the handler's `signal` aborts
-   * when a renewal finds the claim lost.
-   */
+  /** Lease bounds (ms). Default: margin 5 s, floor 10 s, cap 15 min. */
   readonly lease?: LeaseOptions;
   /** Receives the structured line per batch/event; `false` for none. Default: JSON on stdout. */
   readonly logger?: BatchLogger | false;
@@ -65,19 +78,17 @@ export const commonDefaults = {
 export const batchDefaults = {
   ...commonDefaults,
   storeResult: false,
-  onConflict: 'fail' as ConflictPolicy,
+  onConflict: transactionDefaults.onConflict,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
 };
 
 const leaseRule = {
   partial: true,
-  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap) and heartbeat (a boolean or { everyMs: a positive number of ms })`,
+  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap)`,
   check: (v: unknown) => {
     if (!isPlainObject(v)) return false;
-    const { heartbeat, ...bounds } = v;
-    if (heartbeat !== undefined && !isHeartbeat(heartbeat)) return false;
-    const entries = Object.entries(bounds).filter(([, n]) => n !== undefined);
+    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
     const known = ['marginMs', 'floorMs', 'capMs'];
     // Bounded like a timer delay: a lease is at most what one invocation (15 min) needs, and the wait polls within it.
     if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
@@ -86,11 +97,26 @@ const leaseRule = {
   },
 } satisfies OptionRule;
 
-/** A `heartbeat` setting: a boolean or `{ everyMs }` (the lease option of the middlewares and of `idempotent`). */
-export function isHeartbeat(v: unknown): boolean {
-  if (typeof v === 'boolean') return true;
-  if (!isPlainObject(v)) return false;
-  return Object.keys(v).every((k) => k === 'everyMs') && isMsIn(v['everyMs'], true, MAX_TIMER_MS);
+/** Each setting a strategy object may carry, by its `kind`, and what it must be. */
+const strategySettings: Readonly<Record<string, Readonly<Record<string, (v: unknown) => boolean>>>> = {
+  claim: { pipelined: (v) => typeof v === 'boolean', heartbeat: isHeartbeat },
+  transaction: {
+    onConflict: (v) => v === 'fail' || v === 'acknowledge',
+    commit: (v) => v === 'group' || v === 'record',
+    probeDuplicates: (v) => v === 'auto' || v === 'always' || v === 'never',
+  },
+};
+
+/** A strategy name, or an object shaped like what `claim()` / `transaction()` return (JavaScript callers may write one by hand). */
+function isStrategyOption(v: unknown): boolean {
+  if (v === 'claim' || v === 'transaction') return true;
+  if (!isPlainObject(v) || typeof v['kind'] !== 'string') return false;
+  const settings = strategySettings[v['kind']];
+  if (settings === undefined) return false;
+  // Functions are the strategy's own code, not settings.
+  return Object.entries(v).every(
+    ([name, value]) => name === 'kind' || typeof value === 'function' || value === undefined || settings[name]?.(value) === true,
+  );
 }
 
 // Each rule a const of its own, and the rule objects below plain literals of
@@ -100,7 +126,7 @@ const consumerRule = {
   expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
   check: (v: unknown) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
 };
-const strategyRule = is.oneOf('claim', 'transaction');
+const strategyRule = { expected: '"claim", "transaction", or what claim() or transaction() returns', check: isStrategyOption };
 const booleanRule = is.boolean;
 const loggerRule = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
 
@@ -132,36 +158,130 @@ export const recordRules = {
 
 /** Rules of the batch middlewares' own options (SQS, Kinesis, DynamoDB Streams): what a batch adds to {@link commonRules}. */
 export const batchRules = {
-  onConflict: is.oneOf('fail', 'acknowledge'),
   safetyMarginMs: is.timerMs,
-} as const satisfies Record<'onConflict' | 'safetyMarginMs', OptionRule>;
+} as const satisfies Record<'safetyMarginMs', OptionRule>;
+
+/** The options that moved into a strategy object, and what to write instead. */
+const MOVED: Readonly<Record<string, string>> = {
+  commit: 'strategy: transaction({ commit })',
+  probeDuplicates: 'strategy: transaction({ probeDuplicates })',
+  onConflict: 'strategy: transaction({ onConflict })',
+  claims: 'strategy: claim({ pipelined })',
+};
 
 /**
- * The middlewares' one resolve step: the rules (typed against the options
- * interface), the defaults laid under the options once, then the rule that
- * spans two options (a transaction needs a store with `commit`).
+ * A `TypeError` for an option that moved into `claim()` / `transaction()`,
+ * saying where it went: the types refuse them, a JavaScript caller learns
+ * it here rather than from "unknown option". `where` ends the sentence
+ * (the claim-only entry names the entry that serves them).
+ *
+ * @example
+ * ```ts
+ * import { refuseMovedOptions } from './middleware-options.js';
+ * try {
+ *   refuseMovedOptions('sqsIdempotency', { commit: 'record' });
+ * } catch (err) {
+ *   console.log((err as TypeError).message); // sqsIdempotency: option "commit" moved: use strategy: transaction({ commit }).
+ * }
+ * ```
  */
-export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions, D extends object>(
+export function refuseMovedOptions(owner: string, options: unknown, where = ''): void {
+  if (!isPlainObject(options)) return; // checkOptions names it
+  for (const [name, instead] of Object.entries(MOVED)) {
+    if (options[name] !== undefined) throw new TypeError(`${owner}: option "${name}" moved: use ${instead}${where}.`);
+  }
+  const lease = options['lease'];
+  if (isPlainObject(lease) && lease['heartbeat'] !== undefined) {
+    throw new TypeError(`${owner}: option "lease.heartbeat" moved: use strategy: claim({ heartbeat })${where}.`);
+  }
+}
+
+/**
+ * Which strategy settings a source can use beyond the common ones
+ * (`claim({ heartbeat })`, `transaction({ onConflict })`). Pipelined claims
+ * and a transaction's commit settings shape how an SQS batch is claimed and
+ * committed; a stream's shard order and a single event have no use for them.
+ */
+export interface StrategyScope {
+  /** `claim({ pipelined: true })`. */
+  readonly pipelined: boolean;
+  /** `transaction({ commit, probeDuplicates })`. */
+  readonly commitSettings: boolean;
+}
+
+/** The scope of every source but SQS. */
+const COMMON_SCOPE: StrategyScope = { pipelined: false, commitSettings: false };
+
+/** The `strategy` option as the lifecycle reads it: flat fields, each absent where the source's default holds. */
+interface StrategyFields {
+  readonly strategy: Strategy;
+  readonly onConflict?: ConflictPolicy;
+  readonly commit?: CommitMode;
+  readonly probeDuplicates?: ProbeMode;
+  readonly claims?: 'batch' | 'pipelined';
+  readonly heartbeat?: HeartbeatSetting;
+}
+
+/** The lifecycle's fields from a `strategy` option its rule accepted; a `TypeError` for a setting the source cannot use. */
+function strategyFields(owner: string, option: SqsStrategyOption | undefined, scope: StrategyScope): StrategyFields {
+  if (option === undefined || option === 'claim') return { strategy: 'claim' };
+  if (option === 'transaction') return { strategy: 'transaction' };
+  if (option.kind === 'claim') {
+    const { pipelined, heartbeat = false } = option;
+    if (pipelined === true && !scope.pipelined) {
+      throw new TypeError(`${owner}: option "strategy" is claim({ pipelined: true }), which only sqsIdempotency takes.`);
+    }
+    if (pipelined === true && heartbeatOn(heartbeat)) {
+      throw new TypeError(`${owner}: option "strategy" is a claim pipelined and with a heartbeat; choose one.`);
+    }
+    const claims = scope.pipelined ? { claims: pipelined === true ? ('pipelined' as const) : ('batch' as const) } : {};
+    return { strategy: 'claim', ...claims, ...(heartbeatOn(heartbeat) ? { heartbeat } : {}) };
+  }
+  const { onConflict, commit, probeDuplicates } = option;
+  if ((commit !== undefined || probeDuplicates !== undefined) && !scope.commitSettings) {
+    throw new TypeError(
+      `${owner}: option "strategy" is transaction({ commit, probeDuplicates }), which only sqsIdempotency takes; use transaction({ onConflict }).`,
+    );
+  }
+  return {
+    strategy: 'transaction',
+    ...(onConflict === undefined ? {} : { onConflict }),
+    ...(commit === undefined ? {} : { commit }),
+    ...(probeDuplicates === undefined ? {} : { probeDuplicates }),
+  };
+}
+
+/**
+ * The middlewares' one resolve step: the moved options named, the rules
+ * (typed against the options interface), the defaults laid under the
+ * options once, the `strategy` option turned into the flat fields the
+ * lifecycle reads (`strategy` its name, `onConflict`, `commit`,
+ * `probeDuplicates`, `claims`, `lease.heartbeat`), then the rules that span
+ * two options (a heartbeat or a transaction needs a store that can serve it).
+ * `scope`: the strategy settings the source can use besides the common ones.
+ */
+export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions<SqsStrategyOption>, D extends object>(
   owner: string,
   options: T,
   rules: RulesOf<T>,
   defaults: D,
+  scope: StrategyScope = COMMON_SCOPE,
 ): Resolved<T, D> {
-  const resolved = resolveOptions(owner, options, rules, defaults);
-  const { store, strategy } = options;
-  if (heartbeatOn(options.lease?.heartbeat)) {
-    // A transaction has no claim to renew: its commit is conditional on the key being free when it lands.
-    if (strategy === 'transaction')
-      throw new TypeError(`${owner}: option "lease" has heartbeat, which needs strategy "claim" (a transaction holds no claim to renew).`);
-    requireRenewableStore(owner, store);
-  }
+  refuseMovedOptions(owner, options);
+  const checked = resolveOptions(owner, options, rules, defaults);
+  const { store } = options;
+  const { heartbeat, ...fields } = strategyFields(owner, options.strategy, scope);
+  // The defaults carry every field the strategy sets (strategy, onConflict, lease; commit, probeDuplicates, claims for SQS).
+  const lease = (checked as { readonly lease?: object }).lease;
+  const resolved = { ...checked, ...fields, ...(heartbeat === undefined ? {} : { lease: { ...lease, heartbeat } }) } as Resolved<T, D>;
+  if (heartbeat !== undefined) requireRenewableStore(owner, store, 'strategy');
   const dimension = consumerDimensionProblem(options.metrics ?? commonDefaults.metrics, options.consumer);
   if (dimension !== undefined) {
     throw new TypeError(
       `${owner}: option "consumer" is the Consumer dimension of the EMF metrics, but ${dimension} (CloudWatch would drop every document); use another name, or set metrics: false.`,
     );
   }
-  if (strategy === 'transaction' && !isTransactionalStore(store)) {
+  if (fields.strategy === 'transaction' && !isTransactionalStore(store)) {
     throw new TypeError(
       `${owner}: option "store" must be a TransactionalIdempotencyStore (with commit) for strategy "transaction"; this store supports only strategy "claim".`,
     );
@@ -185,7 +305,8 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly consumer?: string;
   readonly strategy: Strategy;
   readonly storeResult: boolean;
-  readonly lease: LeasePolicy & Pick<LeaseOptions, 'heartbeat'>;
+  /** The bounds, and `claim({ heartbeat })`'s setting when it is on. */
+  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting };
   readonly logger: BatchLogger | false;
   readonly metrics: MetricsOption;
   readonly onConflict: ConflictPolicy;
@@ -200,7 +321,8 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
 
 /**
  * A lease heartbeat renews claims: `store` must have `renew`, else a
- * `TypeError` naming the `lease` option (the middlewares and `idempotent()`).
+ * `TypeError` naming the option that asked for it (`strategy` of the
+ * middlewares, `lease` of `idempotent()`).
  *
  * @example
  * ```ts
@@ -209,6 +331,6 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
  * requireRenewableStore('idempotent', new MemoryIdempotencyStore());
  * ```
  */
-export function requireRenewableStore(owner: string, store: IdempotencyStore): void {
-  if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "lease" has heartbeat, but the store has no renew method.`);
+export function requireRenewableStore(owner: string, store: IdempotencyStore, option: 'lease' | 'strategy' = 'lease'): void {
+  if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "${option}" has heartbeat, but the store has no renew method.`);
 }

@@ -13,38 +13,40 @@ import { deadLetterable, type IsPermanent } from './permanent.js';
 import type { AfterSettle, AfterSettleResult } from '../../batch/middleware.js';
 import { errorText } from '../../stores/dynamodb/records.js';
 import { fifoGroup } from './record.js';
+import type { DlqSettings } from './dlq.js';
+import type { BackoffSettings } from './backoff.js';
 
-/** Option `permanentFailures` of `sqsIdempotency`. */
+/** Option `permanentFailures` of `sqsIdempotency` (the client is its option `sqs`). */
 export interface PermanentFailureOptions {
-  /** The client the DLQ messages (and the redrive policy lookup) go through. */
-  readonly sqs: SQSClient;
   /** The DLQ. Default: the source queue's redrive policy target, looked up once per container. */
   readonly dlqUrl?: string;
   /** Which other errors the handler throws are permanent. `PermanentError` and invalid records always are. */
   readonly isPermanent?: IsPermanent;
-  /** A queue ARN's URL. Default: `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
-  readonly queueUrl?: (queueArn: string) => string;
 }
 
-/** Option `backoff` of `sqsIdempotency`. */
+/** Option `backoff` of `sqsIdempotency` (the client is its option `sqs`). */
 export interface BackoffOptions {
-  /** The client the `ChangeMessageVisibilityBatch` calls go through. */
-  readonly sqs: SQSClient;
   /** Ceiling after the first receive, doubling per receive (seconds). Default 2. */
   readonly baseSeconds?: number;
   /** Largest ceiling (seconds, at most 43200). Default 900. */
   readonly maxSeconds?: number;
   /** A number in [0, 1) for the jitter. Default `Math.random`. */
   readonly random?: () => number;
-  /** A queue ARN's URL. Default: `https://sqs.<region>.amazonaws.com/<account>/<name>`. */
+}
+
+/** What the after-settle step reads of the `sqsIdempotency` options. */
+export interface SqsSettleOptions {
+  readonly sqs?: SQSClient;
   readonly queueUrl?: (queueArn: string) => string;
+  readonly permanentFailures?: PermanentFailureOptions;
+  readonly backoff?: BackoffOptions;
 }
 
 /** Backoff defaults. */
 const backoffDefaults = { baseSeconds: 2, maxSeconds: 900 } as const;
 
 /** An SQS client, recognised by its `send` (the class itself is not imported here). */
-const hasSend = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { send?: unknown }).send === 'function';
+export const hasSend = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { send?: unknown }).send === 'function';
 const optionalFn = (v: unknown): boolean => v === undefined || typeof v === 'function';
 const seconds = (v: unknown): boolean =>
   v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_VISIBILITY_SECONDS);
@@ -55,24 +57,20 @@ function onlyKeys(v: Record<string, unknown>, known: readonly string[]): boolean
 
 /** Rule for `permanentFailures`. */
 export const permanentFailuresRule = {
-  expected:
-    'an object { sqs: an SQSClient, dlqUrl?: a non-empty string, isPermanent?: a function, queueUrl?: a function } and nothing else',
+  expected: 'an object { dlqUrl?: a non-empty string, isPermanent?: a function } and nothing else',
   check: (v: unknown) =>
     isPlainObject(v) &&
-    onlyKeys(v, ['sqs', 'dlqUrl', 'isPermanent', 'queueUrl']) &&
-    hasSend(v['sqs']) &&
+    onlyKeys(v, ['dlqUrl', 'isPermanent']) &&
     (v['dlqUrl'] === undefined || (typeof v['dlqUrl'] === 'string' && v['dlqUrl'].length > 0)) &&
-    optionalFn(v['isPermanent']) &&
-    optionalFn(v['queueUrl']),
+    optionalFn(v['isPermanent']),
 } satisfies OptionRule;
 
 /** Rule for `backoff`. */
 export const backoffRule = {
-  expected: `an object { sqs: an SQSClient, baseSeconds?, maxSeconds?: whole seconds 1..${MAX_VISIBILITY_SECONDS} (base <= max), random?, queueUrl?: functions } and nothing else`,
+  expected: `an object { baseSeconds?, maxSeconds?: whole seconds 1..${MAX_VISIBILITY_SECONDS} (base <= max), random?: a function } and nothing else`,
   check: (v: unknown) => {
-    if (!isPlainObject(v) || !onlyKeys(v, ['sqs', 'baseSeconds', 'maxSeconds', 'random', 'queueUrl'])) return false;
-    if (!hasSend(v['sqs'])) return false;
-    if (!seconds(v['baseSeconds']) || !seconds(v['maxSeconds']) || !optionalFn(v['random']) || !optionalFn(v['queueUrl'])) return false;
+    if (!isPlainObject(v) || !onlyKeys(v, ['baseSeconds', 'maxSeconds', 'random'])) return false;
+    if (!seconds(v['baseSeconds']) || !seconds(v['maxSeconds']) || !optionalFn(v['random'])) return false;
     const base = (v['baseSeconds'] as number | undefined) ?? backoffDefaults.baseSeconds;
     return base <= ((v['maxSeconds'] as number | undefined) ?? backoffDefaults.maxSeconds);
   },
@@ -82,7 +80,7 @@ async function deadLetter(
   outcomes: readonly RecordOutcome[],
   records: ReadonlyMap<string, SQSRecord>,
   consumer: string,
-  options: PermanentFailureOptions,
+  options: PermanentFailureOptions & DlqSettings,
   errors: string[],
 ): Promise<readonly RecordOutcome[]> {
   const laneOf = (o: RecordOutcome) => {
@@ -117,7 +115,7 @@ async function deadLetter(
 async function backOffReturning(
   outcomes: readonly RecordOutcome[],
   records: ReadonlyMap<string, SQSRecord>,
-  options: BackoffOptions,
+  options: BackoffOptions & Pick<BackoffSettings, 'sqs' | 'queueUrl'>,
   errors: string[],
 ): Promise<number> {
   const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
@@ -137,14 +135,17 @@ async function backOffReturning(
 
 /**
  * The after-settle step for the options given, or `undefined` when neither
- * is. It never throws: a failure leaves the outcomes as they were (the
- * records come back, as without the options) and is named in the log line.
+ * `permanentFailures` nor `backoff` is. It never throws: a failure leaves
+ * the outcomes as they were (the records come back, as without the options)
+ * and is named in the log line. The option checks require `sqs` with either.
  */
-export function sqsAfterSettle(
-  permanentFailures: PermanentFailureOptions | undefined,
-  backoff: BackoffOptions | undefined,
-): AfterSettle<SQSRecord> | undefined {
-  if (permanentFailures === undefined && backoff === undefined) return undefined;
+export function sqsAfterSettle(options: SqsSettleOptions): AfterSettle<SQSRecord> | undefined {
+  const { sqs, queueUrl } = options;
+  if (sqs === undefined || (options.permanentFailures === undefined && options.backoff === undefined)) return undefined;
+  // The client and the URL rule are given once, for both.
+  const client = { sqs, ...(queueUrl === undefined ? {} : { queueUrl }) };
+  const permanentFailures = options.permanentFailures === undefined ? undefined : { ...options.permanentFailures, ...client };
+  const backoff = options.backoff === undefined ? undefined : { ...options.backoff, ...client };
   return async (outcomes, { records, consumer }): Promise<AfterSettleResult> => {
     const errors: string[] = [];
     let final = outcomes;

@@ -4,11 +4,10 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../../engine/hashing.js';
-import type { ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
-import type { CommitMode } from '../../transaction/group-commit/queue.js';
 import { batchDefaults } from '../../engine/middleware-options.js';
+import { transactionDefaults } from '../../transaction/strategy.js';
 
-/** When the records of a batch are claimed: all before the handler, or each just before it runs. */
+/** When the records of a batch are claimed (`claim({ pipelined })`): all before the handler, or each just before it runs. */
 export type ClaimsMode = 'batch' | 'pipelined';
 
 /**
@@ -22,8 +21,8 @@ export type ClaimsMode = 'batch' | 'pipelined';
  */
 export const sqsDefaults = {
   ...batchDefaults,
-  commit: 'group' as CommitMode,
-  probeDuplicates: 'auto' as ProbeMode,
+  commit: transactionDefaults.commit,
+  probeDuplicates: transactionDefaults.probeDuplicates,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
   claims: 'batch' as ClaimsMode,
 };

@@ -3,10 +3,11 @@
  * idempotent per record and answers with a partial batch response covering
  * exactly the records that must come back.
  */
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import { is, type RulesOf } from '../../engine/options.js';
+import { is, isPlainObject, type RulesOf } from '../../engine/options.js';
 import { allFeatures } from '../../batch/all-features.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import {
@@ -15,17 +16,25 @@ import {
   recordRules,
   resolveMiddlewareOptions,
   type CommonIdempotencyOptions,
+  type SqsStrategyOption,
 } from '../../engine/middleware-options.js';
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
-import type { CommitMode } from '../../transaction/group-commit/queue.js';
-import type { ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
-import { heartbeatOn } from '../../engine/heartbeat.js';
-import { backoffRule, permanentFailuresRule, sqsAfterSettle, type BackoffOptions, type PermanentFailureOptions } from './after-settle.js';
-import { sqsDefaults, type ClaimsMode } from './defaults.js';
+import {
+  backoffRule,
+  hasSend,
+  permanentFailuresRule,
+  sqsAfterSettle,
+  type BackoffOptions,
+  type PermanentFailureOptions,
+} from './after-settle.js';
+import { sqsDefaults } from './defaults.js';
 import { sqsSource } from './adapter.js';
 
-/** Options of {@link sqsIdempotency}. */
-export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
+/**
+ * Options of {@link sqsIdempotency}. `strategy` also takes
+ * `claim({ pipelined: true })` and `transaction({ commit, probeDuplicates })`,
+ * which shape how an SQS batch is claimed and committed.
+ */
+export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrategyOption> {
   /** The business key of a record (not the message id: a re-sent event gets a new one). See `jsonBody`. */
   readonly key: (record: SQSRecord) => BusinessKey | undefined | null;
   /**
@@ -35,27 +44,6 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    * text. `false`: no check.
    */
   readonly payload?: ((record: SQSRecord) => unknown) | false;
-  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
-  readonly onConflict?: ConflictPolicy;
-  /**
-   * Transaction strategy: how records' transactions are sent. `'group'`
-   * (default): once no handler of the batch is running, the waiting records
-   * commit together (group commit, usually one `TransactWriteItems` per
-   * batch), each still atomic on its own. `'record'`: each record commits
-   * right after its handler, in its own `TransactWriteItems`. See
-   * docs/transactions.md, "Group commit".
-   */
-  readonly commit?: CommitMode;
-  /**
-   * Transaction strategy with group commit: when to read the batch's
-   * idempotency records first (one strongly consistent `BatchGetItem`, sent
-   * while the handlers run), so that a record already COMPLETED is answered
-   * as a duplicate without cancelling the batch's transaction. `'auto'`
-   * (default): when this container's recent records were duplicates often
-   * enough to pay for the read; `'always'`; `'never'`. See
-   * docs/transactions.md, "Group commit".
-   */
-  readonly probeDuplicates?: ProbeMode;
   /**
    * Records are not started when less than this remains (ms). Default: 20 %
    * of the time left when the batch starts, at most 5000 (so a 3 s function
@@ -63,26 +51,27 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions {
    */
   readonly safetyMarginMs?: number;
   /**
+   * The SQS client that `permanentFailures` and `backoff` send through
+   * (`@aws-sdk/client-sqs`); required with either of them.
+   */
+  readonly sqs?: SQSClient;
+  /**
+   * A queue ARN's URL, for `permanentFailures` and `backoff`. Default:
+   * `https://sqs.<region>.amazonaws.com/<account>/<name>`.
+   */
+  readonly queueUrl?: (queueArn: string) => string;
+  /**
    * Send permanent failures (a `PermanentError`, an error `isPermanent`
    * names, an invalid record) straight to the DLQ and acknowledge them once
-   * SQS took the copy. Needs `@aws-sdk/client-sqs`. Default: off.
+   * SQS took the copy, through the `sqs` client. Default: off.
    */
   readonly permanentFailures?: PermanentFailureOptions;
   /**
    * Give each record that comes back a visibility timeout from an
-   * exponential backoff on its receive count, with full jitter. Needs
-   * `@aws-sdk/client-sqs`. Default: off (the queue's visibility timeout).
+   * exponential backoff on its receive count, with full jitter, through the
+   * `sqs` client. Default: off (the queue's visibility timeout).
    */
   readonly backoff?: BackoffOptions;
-  /**
-   * Claim strategy with `eachRecord`: `'batch'` (default) claims every record
-   * before the handler runs; `'pipelined'` starts each record as soon as its
-   * own claim returns. Pipelined hands the handler an event with no records
-   * (none is known to be claimed yet), so it needs the handler wrapped in
-   * `eachRecord`: a handler that reads `event.Records` itself sees none, and
-   * every record comes back. FIFO batches are claimed as a batch either way.
-   */
-  readonly claims?: ClaimsMode;
 }
 
 export type { ClaimsMode } from './defaults.js';
@@ -93,12 +82,32 @@ const sqsRules = {
   ...commonRules,
   ...recordRules,
   ...batchRules,
-  commit: is.oneOf('group', 'record'),
-  probeDuplicates: is.oneOf('auto', 'always', 'never'),
+  sqs: { expected: 'an SQSClient (an object with send)', check: hasSend },
+  queueUrl: is.fn,
   permanentFailures: permanentFailuresRule,
   backoff: backoffRule,
-  claims: is.oneOf('batch', 'pipelined'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
+
+/** Settings that moved out of `permanentFailures` and `backoff` to the top level (the client is given once). */
+function refuseMovedSqsSettings(options: SqsIdempotencyOptions): void {
+  for (const option of ['permanentFailures', 'backoff'] as const) {
+    const value: unknown = options[option];
+    if (!isPlainObject(value)) continue; // the option's rule names it
+    for (const name of ['sqs', 'queueUrl']) {
+      if (value[name] !== undefined) {
+        throw new TypeError(`${sqsSource.owner}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`);
+      }
+    }
+  }
+}
+
+/** Both SQS options need the client: refused at build time, not when the first failure would go to the DLQ. */
+function requireClient(options: SqsIdempotencyOptions): void {
+  const needs = options.permanentFailures !== undefined ? 'permanentFailures' : options.backoff !== undefined ? 'backoff' : undefined;
+  if (needs !== undefined && options.sqs === undefined) {
+    throw new TypeError(`${sqsSource.owner}: option "${needs}" needs the option "sqs" (the SQSClient it sends through).`);
+  }
+}
 
 /**
  * Makes an SQS batch handler idempotent per business key, with DynamoDB
@@ -125,14 +134,8 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults);
-  if (resolved.claims === 'pipelined' && resolved.strategy !== 'claim') {
-    throw new TypeError(
-      `${sqsSource.owner}: option "claims" may be "pipelined" only with strategy "claim" (a transaction claims nothing).`,
-    );
-  }
-  if (resolved.claims === 'pipelined' && heartbeatOn(options.lease?.heartbeat)) {
-    throw new TypeError(`${sqsSource.owner}: option "claims" may be "pipelined" only without a lease heartbeat (choose one).`);
-  }
-  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) }, allFeatures);
+  if (isPlainObject(options)) refuseMovedSqsSettings(options);
+  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
+  requireClient(options);
+  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options) }, allFeatures);
 }

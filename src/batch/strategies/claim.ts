@@ -1,0 +1,89 @@
+/**
+ * `claim()`: the claim strategy as the value of a middleware's `strategy`
+ * option. A claim record guards each handler run; the two settings only a
+ * claim has (pipelined claims, a lease heartbeat) live here, so a
+ * transaction cannot be given them, and the pair that cannot combine
+ * (pipelined claims with a heartbeat) is refused where it is written: by the
+ * types, and for JavaScript callers by a `TypeError` when `claim()` runs.
+ */
+import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
+import type { HeartbeatSetting } from '../../engine/lease.js';
+import { checkOptions, is } from '../../engine/options.js';
+
+/** Options of {@link claim}. */
+export interface ClaimOptions {
+  /**
+   * `sqsIdempotency` with `eachRecord` only: start each record as soon as
+   * its own claim returns, instead of claiming every record before the
+   * handler runs. The handler is then handed an event with no records (none
+   * is known to be claimed yet), so it must be wrapped in `eachRecord`. FIFO
+   * batches are claimed as a batch either way. Not with a heartbeat.
+   * Default false.
+   */
+  readonly pipelined?: boolean;
+  /**
+   * Renew the claim while the handler runs (the store needs `renew`): `true`
+   * every third of the lease, `{ everyMs }` a period of your own. The
+   * handler's `signal` aborts when a renewal finds the claim lost. Default false.
+   */
+  readonly heartbeat?: HeartbeatSetting;
+}
+
+/** The claim strategy every middleware takes: what {@link claim} returns without `pipelined: true`. */
+export interface ClaimStrategy {
+  readonly kind: 'claim';
+  readonly pipelined: false;
+  readonly heartbeat: HeartbeatSetting;
+}
+
+/** The claim strategy with pipelined claims (`claim({ pipelined: true })`): `sqsIdempotency` only, never with a heartbeat. */
+export interface PipelinedClaimStrategy {
+  readonly kind: 'claim';
+  readonly pipelined: true;
+  readonly heartbeat: false;
+}
+
+const OWNER = 'claim()';
+
+const claimRules = {
+  pipelined: is.boolean,
+  heartbeat: { expected: 'a boolean or { everyMs: a positive number of ms }', check: isHeartbeat },
+};
+
+/**
+ * The claim strategy, for a middleware's `strategy` option: a DynamoDB
+ * claim record (IN_PROGRESS with a lease) before the handler runs, marked
+ * COMPLETED after it. `strategy: 'claim'` (the default) is `claim()`.
+ *
+ * @throws TypeError naming the option when one is unknown or of the wrong
+ * type, or when `pipelined` and `heartbeat` are both on.
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+ * import { claim, eachRecord, jsonBody, sqsIdempotency, type IdempotencyStore } from 'effectively-once';
+ *
+ * declare const store: IdempotencyStore; // a DynamoDBIdempotencyStore (it can renew claims)
+ * export const handler = middy<SQSEvent, SQSBatchResponse>()
+ *   .use(sqsIdempotency({
+ *     store,
+ *     consumer: 'reports',
+ *     key: (r) => jsonBody<{ reportId: string }>(r).reportId,
+ *     strategy: claim({ heartbeat: { everyMs: 10_000 } }),
+ *   }))
+ *   .handler(eachRecord(async (_record, { signal }) => {
+ *     if (signal.aborted) return; // the claim was lost: another invocation owns it now
+ *   }));
+ * ```
+ */
+export function claim(options?: ClaimOptions & { readonly pipelined?: false }): ClaimStrategy;
+export function claim(options: ClaimOptions & { readonly heartbeat?: false }): ClaimStrategy | PipelinedClaimStrategy;
+export function claim(options: ClaimOptions = {}): ClaimStrategy | PipelinedClaimStrategy {
+  checkOptions(OWNER, options, claimRules);
+  const pipelined = options.pipelined ?? false;
+  const heartbeat = options.heartbeat ?? false;
+  if (!pipelined) return Object.freeze({ kind: 'claim', pipelined, heartbeat });
+  // A pipelined record may start before its claim's token, which every renewal needs, is known (sqsIdempotency refused the pair before).
+  if (heartbeatOn(heartbeat)) throw new TypeError(`${OWNER}: option "pipelined" may be true only without a heartbeat (choose one).`);
+  return Object.freeze({ kind: 'claim', pipelined, heartbeat: false });
+}
