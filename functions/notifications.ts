@@ -59,8 +59,9 @@ export const NOTIFICATIONS_BACKOFF = { baseSeconds: 2, maxSeconds: 300 } as cons
 function sqsOptions(deps: NotificationsDeps) {
   if (deps.sqs === undefined) return {};
   return {
-    permanentFailures: { sqs: deps.sqs },
-    backoff: { sqs: deps.sqs, ...NOTIFICATIONS_BACKOFF, ...deps.backoff },
+    sqs: deps.sqs,
+    permanentFailures: {},
+    backoff: { ...NOTIFICATIONS_BACKOFF, ...deps.backoff },
   };
 }
 

@@ -12,7 +12,7 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBridgeIdempotency, handleEvent, type BatchLogger, type MetricsOption } from 'effectively-once';
+import { eventBridgeIdempotency, handleEvent, transaction, type BatchLogger, type MetricsOption } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -76,9 +76,8 @@ export function createPointsHandler(deps: PointsDeps) {
       eventBridgeIdempotency({
         store: storeFrom(deps),
         consumer: POINTS_CONSUMER,
-        strategy: 'transaction',
+        strategy: transaction({ onConflict: 'acknowledge' }),
         key: (event) => keyField(event.detail, 'orderNo'),
-        onConflict: 'acknowledge',
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       }),

@@ -28,7 +28,12 @@ export type {
   StandardSchemaPathSegment,
   StandardSchemaOutput,
 } from './engine/standard-schema.js';
-export type { Strategy, CommonIdempotencyOptions } from './engine/middleware-options.js';
+export type { Strategy, StrategyOption, SqsStrategyOption, CommonIdempotencyOptions } from './engine/middleware-options.js';
+// Strategies as option values (`strategy: claim({ heartbeat })`, `strategy: transaction({ commit })`)
+export { claim } from './batch/strategies/claim.js';
+export type { ClaimOptions, ClaimStrategy, PipelinedClaimStrategy } from './batch/strategies/claim.js';
+export { transaction } from './transaction/strategy.js';
+export type { TransactionOptions, TransactionStrategy, SqsTransactionStrategy } from './transaction/strategy.js';
 export type { ConflictPolicy } from './transaction/commit-step.js';
 export { jsonLineLogger } from './observe/log.js';
 export type { BatchLogLine, BatchLogger, RecordLogEntry } from './observe/log.js';
@@ -130,7 +135,7 @@ export type { MetricsOption, MetricsOptions, PowertoolsMetricsLike } from './obs
 export { outcomeMetricNames } from './observe/emf.js';
 export type { EmfDocument, EmfMetadata, MetricUnit } from './observe/emf.js';
 
-// Lease heartbeat (`lease: { heartbeat }`): the store's optional `renew`
+// Lease heartbeat (`claim({ heartbeat })`): the store's optional `renew`
 export type { RenewInput, RenewableIdempotencyStore } from './stores/types.js';
 export type { LeaseOptions, HeartbeatSetting } from './engine/lease.js';
 
@@ -154,7 +159,6 @@ export type {
   OutboxRelayLogger,
 } from './transaction/outbox/relay.js';
 export type { OutboxEvent, OutboxOptions, OutboxStatus } from './transaction/outbox/item.js';
-export type { ClaimsMode } from './sources/sqs/middleware.js';
 
 // Group commit (transaction strategy)
 export type { CommitMode } from './transaction/group-commit/queue.js';

@@ -2,65 +2,70 @@
  * `sqsIdempotency` of the claim-only entry (`effectively-once/claim`): the
  * same middleware, options and behaviour as the main entry's for the claim
  * strategy, built on the same lifecycle with none of its optional parts
- * (transaction strategy, metrics, heartbeat, DLQ and backoff). Options only
- * those parts serve are a `TypeError` naming them, so a handler never runs
- * without what it asked for.
+ * (transaction strategy, metrics, heartbeat, pipelined claims, DLQ and
+ * backoff). Options only those parts serve are a `TypeError` naming them, so
+ * a handler never runs without what it asked for.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { LeasePolicy } from '../engine/lease.js';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
-import { claimCommonRules, recordRules } from '../engine/middleware-options.js';
+import { claimCommonRules, recordRules, refuseMovedOptions } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
 import { sqsDefaults } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
 
 /** Options the claim-only entry refuses whatever their value: the main entry's parts it leaves out. */
-const REFUSED = ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff'] as const;
+const REFUSED = ['sqs', 'queueUrl', 'permanentFailures', 'backoff'] as const;
 type Refused = (typeof REFUSED)[number];
 
 /**
  * Options of the claim-only {@link sqsIdempotency}: the main entry's, less
- * what needs a part this entry leaves out (`strategy: 'transaction'`,
- * `onConflict`, `commit`, `probeDuplicates`, `metrics`, `lease.heartbeat`, `permanentFailures`,
- * `backoff`, `claims: 'pipelined'`).
+ * what needs a part this entry leaves out (a `strategy` other than `'claim'`:
+ * `transaction()`, `claim({ heartbeat })`, `claim({ pipelined: true })`;
+ * `metrics`; `sqs`, `queueUrl`, `permanentFailures`, `backoff`).
  */
-export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics' | 'lease' | 'claims'> {
-  /** Only `'claim'` (the default). */
+export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics'> {
+  /** Only `'claim'` (the default): every record is claimed before the handler runs, with no heartbeat. */
   readonly strategy?: 'claim';
   /** Only `false`: this entry writes no metrics (the main entry's default is EMF on stdout). */
   readonly metrics?: false;
-  /** Lease bounds (ms), as in the main entry; no heartbeat. Default: margin 5 s, floor 10 s, cap 15 min. */
-  readonly lease?: Partial<LeasePolicy> & { readonly heartbeat?: false };
-  /** Only `'batch'` (the default): every record is claimed before the handler runs. */
-  readonly claims?: 'batch';
 }
 
 const OWNER = sqsSource.owner;
 
 /** The options this entry cannot serve, with the value that would need the left-out part. */
 function unservable(options: Record<string, unknown>): string | undefined {
-  const lease = options['lease'];
   const needs: Record<string, boolean> = {
-    strategy: options['strategy'] === 'transaction',
+    strategy: needsMainStrategy(options['strategy']),
     ...Object.fromEntries(REFUSED.map((name) => [name, options[name] !== undefined])),
     metrics: options['metrics'] !== undefined && options['metrics'] !== false,
-    // Named with its part: every other `lease` setting is served here.
-    'lease.heartbeat': isPlainObject(lease) && heartbeatOn(lease['heartbeat'] as boolean | { everyMs: number } | undefined),
-    claims: options['claims'] === 'pipelined',
   };
   return Object.keys(needs).find((name) => needs[name]);
+}
+
+/**
+ * A strategy this entry cannot serve: a transaction, or a claim that is
+ * pipelined or has a heartbeat. `claim()` with its defaults is served (a
+ * JavaScript caller may hand it in); the types take `'claim'` only, since
+ * `claim` is not exported here.
+ */
+function needsMainStrategy(strategy: unknown): boolean {
+  if (strategy === undefined || strategy === 'claim') return false;
+  // Not a claim: the main entry's ('transaction', transaction()), or a wrong value the rule names.
+  if (!isPlainObject(strategy)) return strategy === 'transaction';
+  if (strategy['kind'] !== 'claim') return strategy['kind'] === 'transaction';
+  return strategy['pipelined'] === true || heartbeatOn(strategy['heartbeat'] as boolean | { everyMs: number } | undefined);
 }
 
 const rules = {
   ...claimCommonRules,
   ...recordRules,
-  strategy: is.oneOf('claim'),
+  // A default claim() object passed the check above; the lifecycle reads the name.
+  strategy: { expected: '"claim"', check: (v: unknown) => v === 'claim' || (isPlainObject(v) && v['kind'] === 'claim') },
   metrics: { expected: 'false', check: (v: unknown) => v === false },
   safetyMarginMs: is.timerMs,
-  claims: is.oneOf('batch'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 // Known, so that one set to `undefined` counts as not given, as in the main entry; any other value was refused above.
@@ -97,11 +102,13 @@ const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyM
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+  refuseMovedOptions(OWNER, options, ` (with ${OWNER} from 'effectively-once': this entry serves the claim strategy only)`);
   const name = isPlainObject(options) ? unservable(options) : undefined;
   if (name !== undefined) {
     throw new TypeError(
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  return batchIdempotency(sqsSource, resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults), {});
+  const resolved = resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults);
+  return batchIdempotency(sqsSource, { ...resolved, strategy: 'claim' }, {});
 }

@@ -19,7 +19,7 @@ import {
   type CommonIdempotencyOptions,
 } from '../engine/middleware-options.js';
 import type { EventSource } from './source.js';
-import type { ConflictPolicy } from '../transaction/commit-step.js';
+import { transactionDefaults } from '../transaction/strategy.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
@@ -35,8 +35,6 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of the wait with `inProgress: 'wait'` (ms). */
   readonly wait?: Partial<WaitPolicy>;
-  /** Transaction strategy: a failed business condition throws (`fail`, default) or returns undefined (`acknowledge`). */
-  readonly onConflict?: ConflictPolicy;
   /** Time kept free when waiting or retrying a cancelled commit (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
   /**
@@ -62,7 +60,7 @@ export const eventBridgeDefaults = {
   storeResult: true,
   inProgress: 'throw' as 'throw' | 'wait',
   wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
-  onConflict: 'fail' as ConflictPolicy,
+  onConflict: transactionDefaults.onConflict,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 2_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((event: AnyEventBridgeEvent) => event.detail) as ((event: AnyEventBridgeEvent) => unknown) | false,
@@ -91,7 +89,6 @@ const eventBridgeRules = {
   ...recordRules,
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
-  onConflict: is.oneOf('fail', 'acknowledge'),
   safetyMarginMs: is.timerMs,
   onReplay: is.fn,
 } satisfies RulesOf<EventBridgeIdempotencyOptions>;

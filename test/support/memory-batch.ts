@@ -7,15 +7,8 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  eachRecord,
-  jsonBody,
-  payloadHash,
-  sqsIdempotency,
-  type BatchLogLine,
-  type ClaimsMode,
-  type RecordHandler,
-} from '../../src/index.js';
+import { claim, eachRecord, jsonBody, payloadHash, sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../src/index.js';
+import type { ClaimsMode } from '../../src/sources/sqs/defaults.js';
 import { lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { acknowledgedKinds, type Bad, type PlanRecord, type Stored } from './batch-matrix-model.js';
 
@@ -95,7 +88,7 @@ export function rig(options: RigOptions = {}): Rig {
         key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
         logger: (line) => lines.push(line),
         metrics: false,
-        ...(options.claims === undefined ? {} : { claims: options.claims }),
+        ...(options.claims === undefined ? {} : { strategy: claim({ pipelined: options.claims === 'pipelined' }) }),
       }),
     )
     .handler(eachRecord(fn));

@@ -74,8 +74,6 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
   readonly backoff?: BackoffOptions;
 }
 
-export type { ClaimsMode } from './defaults.js';
-
 export { sqsDefaults } from './defaults.js';
 
 const sqsRules = {

@@ -8,7 +8,6 @@ import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
 import { dynamoDBStreamsSource } from './adapter.js';
 import { streamDefaults, streamIdempotency } from './middleware.js';
 
@@ -25,8 +24,6 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
    * `dynamodb.NewImage` (`OldImage` for a REMOVE). `false`: no check.
    */
   readonly payload?: ((record: DynamoDBRecord) => unknown) | false;
-  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
-  readonly onConflict?: ConflictPolicy;
   /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
   readonly safetyMarginMs?: number;
 }

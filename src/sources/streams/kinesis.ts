@@ -8,7 +8,6 @@ import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
 import { kinesisSource } from './adapter.js';
 import { streamDefaults, streamIdempotency } from './middleware.js';
 
@@ -23,8 +22,6 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
   readonly key?: (record: KinesisStreamRecord) => BusinessKey | undefined | null;
   /** What must not change under the same key (flagged when it does). Default: `kinesis.data`. `false`: no check. */
   readonly payload?: ((record: KinesisStreamRecord) => unknown) | false;
-  /** Transaction strategy: a failed business condition is retried (`fail`, default) or final (`acknowledge`). */
-  readonly onConflict?: ConflictPolicy;
   /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
   readonly safetyMarginMs?: number;
 }

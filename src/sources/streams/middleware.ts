@@ -17,14 +17,12 @@ import {
   type CommonIdempotencyOptions,
 } from '../../engine/middleware-options.js';
 import { is, type RulesOf } from '../../engine/options.js';
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
 import type { BatchSource } from '../source.js';
 
 /** What every stream middleware's options hold, for records of `TRecord` (each source's options interface has this shape). */
 export interface StreamOptions<TRecord> extends CommonIdempotencyOptions {
   readonly key?: (record: TRecord) => BusinessKey | undefined | null;
   readonly payload?: ((record: TRecord) => unknown) | false;
-  readonly onConflict?: ConflictPolicy;
   readonly safetyMarginMs?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 4: `lease: { heartbeat }` through `sqsIdempotency` +
+ * Issue 14, item 4: `strategy: claim({ heartbeat })` through `sqsIdempotency` +
  * `eachRecord` on DynamoDB Local, with real takeover attempts during a long
  * effect. Real time with small numbers: a 1.5 s lease, renewed every 250 ms,
  * and a second invocation that tries the same key once the first lease has
@@ -11,12 +11,15 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  claim,
   DynamoDBIdempotencyStore,
   eachRecord,
   jsonBody,
   LeaseLostError,
   sqsIdempotency,
+  transaction,
   type BatchLogLine,
+  type HeartbeatSetting,
   type LeaseOptions,
   type RecordHandler,
   type RenewableIdempotencyStore,
@@ -25,6 +28,14 @@ import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../.
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 
 const LEASE = { marginMs: 0, floorMs: 0, capMs: 1_500 } as const;
+
+/** A test's lease bounds and, when it has one, its heartbeat (given to the middleware as `claim({ heartbeat })`). */
+type LeaseSetup = LeaseOptions & { readonly heartbeat?: HeartbeatSetting };
+
+/** The middleware options of a setup: the bounds as `lease`, the heartbeat in the strategy. */
+function leaseOptions({ heartbeat, ...lease }: LeaseSetup) {
+  return { lease, strategy: heartbeat === undefined ? ('claim' as const) : claim({ heartbeat }) };
+}
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A promise the test opens by hand. */
@@ -47,7 +58,7 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
     tableName = await freshTable(client);
   });
 
-  function build(lease: LeaseOptions, fn: RecordHandler, lines: BatchLogLine[]) {
+  function build(lease: LeaseSetup, fn: RecordHandler, lines: BatchLogLine[]) {
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName });
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use(
@@ -55,7 +66,7 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
           store,
           consumer: 'lease',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-          lease,
+          ...leaseOptions(lease),
           logger: (l) => lines.push(l),
         }),
       )
@@ -64,7 +75,7 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
   }
 
   /** A first delivery that runs until the test opens its gate, and a second delivery of the same key tried after the first lease. */
-  async function race(lease: LeaseOptions, key: string) {
+  async function race(lease: LeaseSetup, key: string) {
     const effects: string[] = [];
     const lines: BatchLogLine[] = [];
     const started = gate();
@@ -159,7 +170,8 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
       store,
       consumer: 'lease',
       key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-      lease: { ...LEASE, heartbeat: { everyMs: 250 } },
+      lease: LEASE,
+      strategy: claim({ heartbeat: { everyMs: 250 } }),
       logger: (l) => lines.push(l),
     });
     const fn: RecordHandler = async (record, { signal }) => {
@@ -229,7 +241,8 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
           store,
           consumer: 'lease',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-          lease: { ...LEASE, heartbeat: { everyMs: 50 } },
+          lease: LEASE,
+          strategy: claim({ heartbeat: { everyMs: 50 } }),
           logger: false,
         }),
       )
@@ -264,24 +277,29 @@ describe('lease heartbeat through sqsIdempotency + eachRecord (DynamoDB Local)',
   });
 });
 
-describe('lease heartbeat options are checked when the middleware is built', () => {
+describe('heartbeat options are checked when the factory or the middleware is built', () => {
   const key = (r: SQSRecord) => r.messageId;
   const store = new MemoryIdempotencyStore();
   it.each([
-    ['a heartbeat that is not a boolean or { everyMs }', { lease: { heartbeat: 'yes' as never } }, /option "lease"/],
-    ['everyMs 0', { lease: { heartbeat: { everyMs: 0 } } }, /option "lease"/],
-    ['an unknown heartbeat setting', { lease: { heartbeat: { everyMs: 100, jitter: 1 } as never } }, /option "lease"/],
-    [
-      'heartbeat with the transaction strategy',
-      { lease: { heartbeat: true }, strategy: 'transaction' as const },
-      /heartbeat.*strategy "claim"/,
-    ],
-  ])('%s is a TypeError naming lease', (_name, options, message) => {
-    expect(() => sqsIdempotency({ store, key, ...options })).toThrow(message);
-    expect(() => sqsIdempotency({ store, key, ...options })).toThrow(TypeError);
+    ['a heartbeat that is not a boolean or { everyMs }', 'yes'],
+    ['everyMs 0', { everyMs: 0 }],
+    ['an unknown heartbeat setting', { everyMs: 100, jitter: 1 }],
+  ])('%s is a TypeError naming heartbeat (claim()) or strategy (a hand-made strategy object)', (_name, heartbeat) => {
+    expect(() => claim({ heartbeat: heartbeat as never })).toThrow(/claim\(\): option "heartbeat"/);
+    expect(() => claim({ heartbeat: heartbeat as never })).toThrow(TypeError);
+    const handMade = { kind: 'claim', pipelined: false, heartbeat } as never;
+    expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(/option "strategy"/);
+    expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(TypeError);
   });
 
-  it('heartbeat on a store without renew is a TypeError naming lease', () => {
+  it('a heartbeat has no place in a transaction, nor in the lease any more: a TypeError saying where it went', () => {
+    expect(() => transaction({ heartbeat: true } as never)).toThrow(/transaction\(\): unknown option "heartbeat"/);
+    const flat = { store, key, lease: { heartbeat: true } } as never;
+    expect(() => sqsIdempotency(flat)).toThrow(TypeError);
+    expect(() => sqsIdempotency(flat)).toThrow('option "lease.heartbeat" moved: use strategy: claim({ heartbeat })');
+  });
+
+  it('heartbeat on a store without renew is a TypeError naming strategy', () => {
     const { renew: _renew, ...rest } = {
       ...store,
       recordId: store.recordId.bind(store),
@@ -291,9 +309,9 @@ describe('lease heartbeat options are checked when the middleware is built', () 
       get: store.get.bind(store),
       renew: undefined,
     };
-    expect(() => sqsIdempotency({ store: rest, key, lease: { heartbeat: true } })).toThrow(
-      /"lease" has heartbeat, but the store has no renew/,
+    expect(() => sqsIdempotency({ store: rest, key, strategy: claim({ heartbeat: true }) })).toThrow(
+      /"strategy" has heartbeat, but the store has no renew/,
     );
-    expect(() => sqsIdempotency({ store: rest, key, lease: { heartbeat: false } })).not.toThrow();
+    expect(() => sqsIdempotency({ store: rest, key, strategy: claim({ heartbeat: false }) })).not.toThrow();
   });
 });

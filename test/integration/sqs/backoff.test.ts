@@ -24,7 +24,7 @@ const failing: RecordHandler = (_record, { key }) => {
   if (key.startsWith('fail-')) throw new Error('downstream timeout');
 };
 /** A long backoff whatever the jitter draws (0.999 of a 600 s ceiling). */
-const long = () => ({ sqs: sqs.client, baseSeconds: 600, maxSeconds: 600, random: () => 0.999 });
+const long = () => ({ baseSeconds: 600, maxSeconds: 600, random: () => 0.999 });
 
 describe('backoff', () => {
   it('hides a failed record for its backoff: the next poll does not get it, while without backoff it comes straight back', async () => {
@@ -34,7 +34,7 @@ describe('backoff', () => {
     const b = await send(sqs.client, without.source, { orderNo: 'fail-b' });
     const lines = h.lines.length;
 
-    expect((await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { backoff: long() })))?.retained).toEqual([a]);
+    expect((await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { sqs: sqs.client, backoff: long() })))?.retained).toEqual([a]);
     expect((await pollOnce(sqs.client, without.source, h.handler(failing)))?.retained).toEqual([b]);
 
     expect(await receiveAll(sqs.client, withBackoff.source)).toEqual([]);
@@ -46,7 +46,7 @@ describe('backoff', () => {
   it('uses the injected jitter: a draw of 0 makes the record visible again at once', async () => {
     const { source } = await queuePair(sqs.client, { visibility: 30 });
     const a = await send(sqs.client, source, { orderNo: 'fail-zero' });
-    const handler = h.handler(failing, { backoff: { ...long(), random: () => 0 } });
+    const handler = h.handler(failing, { sqs: sqs.client, backoff: { ...long(), random: () => 0 } });
     expect((await pollOnce(sqs.client, source, handler))?.retained).toEqual([a]);
     // Without the change it would stay hidden for the queue's 30 s.
     expect((await receiveAll(sqs.client, source)).map((m) => m.MessageId)).toEqual([a]);
@@ -60,7 +60,7 @@ describe('backoff', () => {
     await send(sqs.client, source, { orderNo: 'ok-many' });
     await send(sqs.client, source, { orderNo: 'perm-many' });
     const lines = h.lines.length;
-    const handler = h.handler(failing, { backoff: { ...long(), sqs: client }, permanentFailures: { sqs: client, dlqUrl: dlq.url } });
+    const handler = h.handler(failing, { sqs: client, backoff: long(), permanentFailures: { dlqUrl: dlq.url } });
     const report = await pollOnce(sqs.client, source, handler, 14);
     expect(report?.retained).toHaveLength(12);
     expect(commands.filter((c) => c === 'ChangeMessageVisibilityBatchCommand')).toHaveLength(2);
@@ -75,7 +75,7 @@ describe('backoff', () => {
     const { source } = await queuePair(sqs.client, { visibility: 0 });
     const a = await send(sqs.client, source, { orderNo: 'fail-broken' });
     const lines = h.lines.length;
-    const handler = h.handler(failing, { backoff: { ...long(), queueUrl: () => source.url.replace(/[^/]+$/, 'no-such-queue') } });
+    const handler = h.handler(failing, { sqs: sqs.client, queueUrl: () => source.url.replace(/[^/]+$/, 'no-such-queue'), backoff: long() });
     const report = await pollOnce(sqs.client, source, handler);
     expect(report?.outcome).toBe('partial');
     expect(report?.retained).toEqual([a]);

@@ -9,7 +9,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonBody, PermanentError, sqsIdempotency, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
+import { claim, jsonBody, PermanentError, sqsIdempotency, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 
@@ -56,7 +56,7 @@ describe('permanentFailures x FIFO', () => {
     const bad = fifoRaw('{not json', 'g-inv');
     const third = order('ok-fifo-3', {}, { groupId: 'g-inv' });
     const other = order('ok-fifo-other', {}, { groupId: 'g-other' });
-    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
     const response = await handler(sqsEvent([first, bad, third, other]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId, third.messageId]);
     expect(sent).toEqual([]);
@@ -76,7 +76,7 @@ describe('permanentFailures x FIFO', () => {
     expect(busy.kind).toBe('claimed');
     const first = order('ok-busy', {}, { groupId: 'g-busy' });
     const bad = fifoRaw('{"noKey":1}', 'g-busy');
-    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
     expect(sent).toEqual([]);
@@ -86,7 +86,7 @@ describe('permanentFailures x FIFO', () => {
     const first = order('perm-fifo-refused', {}, { groupId: 'g-part' });
     const bad = fifoRaw('{broken', 'g-part');
     const { client } = scriptedSqs((body) => body.includes('perm-fifo-refused'));
-    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
     const lines = h.lines.length;
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
@@ -100,7 +100,7 @@ describe('permanentFailures x FIFO', () => {
     const b = order('perm-std-b');
     const bad = sqsRecord({ body: '{broken' });
     const { client, sent } = scriptedSqs((body) => body.includes('perm-std-b'));
-    const handler = h.handler(handlerFn, { metrics: false, permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq' } });
+    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq' } });
     const response = await handler(sqsEvent([a, b, bad]), h.context());
     expect(failedIds(response)).toEqual([b.messageId]);
     expect(sent.sort()).toEqual([a.body, bad.body].sort());
@@ -125,10 +125,10 @@ describe('permanentFailures x a handler without eachRecord', () => {
   // A user rule that treats TypeErrors as bugs in the message: it must not be asked about the library's own usage errors.
   const isPermanent = (e: unknown) => e instanceof TypeError;
 
-  it('claims "pipelined": every record comes back, none dead-lettered (the library\'s TypeError is not about the message)', async () => {
+  it('pipelined claims: every record comes back, none dead-lettered (the library\'s TypeError is not about the message)', async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('pipe-unrun-a'), order('pipe-unrun-b')];
-    const handler = plain({ claims: 'pipelined', permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const handler = plain({ strategy: claim({ pipelined: true }), sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(sent).toEqual([]);
@@ -138,7 +138,7 @@ describe('permanentFailures x a handler without eachRecord', () => {
   it('strategy "transaction": every record comes back, none dead-lettered', async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('tx-unrun-a'), order('tx-unrun-b')];
-    const handler = plain({ strategy: 'transaction', permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const handler = plain({ strategy: 'transaction', sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(sent).toEqual([]);
@@ -157,7 +157,8 @@ describe('permanentFailures x a handler that throws for the whole batch', () => 
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: (line) => h.lines.push(line),
           metrics: false,
-          permanentFailures: { sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent: (e) => e instanceof SyntaxError },
+          sqs: client,
+          permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent: (e) => e instanceof SyntaxError },
         }),
       )
       .handler(async () => {

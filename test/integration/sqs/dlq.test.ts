@@ -40,7 +40,7 @@ describe('permanentFailures on a standard queue', () => {
     const failId = await send(sqs.client, source, { orderNo: 'fail-1' });
     await send(sqs.client, source, { orderNo: 'ok-1' });
     const lines = h.lines.length;
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: sqs.client } });
+    const handler = h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} });
     const report = await pollOnce(sqs.client, source, handler);
 
     expect(report?.outcome).toBe('partial');
@@ -72,7 +72,7 @@ describe('permanentFailures on a standard queue', () => {
       (_r, { key }) => {
         throw key === 'fail-named' ? new RangeError('no such account') : new Error('other');
       },
-      { permanentFailures: { sqs: sqs.client, isPermanent: (e) => e instanceof RangeError } },
+      { sqs: sqs.client, permanentFailures: { isPermanent: (e) => e instanceof RangeError } },
     );
     const report = await pollOnce(sqs.client, source, handler);
     expect([...(report?.deleted ?? [])].sort()).toEqual([badId, namedId].sort());
@@ -88,8 +88,8 @@ describe('permanentFailures on a standard queue', () => {
         throw new RangeError('x');
       },
       {
+        sqs: sqs.client,
         permanentFailures: {
-          sqs: sqs.client,
           isPermanent: () => {
             throw new Error('predicate bug');
           },
@@ -104,7 +104,7 @@ describe('permanentFailures on a standard queue', () => {
     const permId = await send(sqs.client, source, { orderNo: 'perm-unsent' });
     const lines = h.lines.length;
     const missing = source.url.replace(/[^/]+$/, 'no-such-queue');
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: sqs.client, dlqUrl: missing } });
+    const handler = h.handler(handlerFn, { sqs: sqs.client, permanentFailures: { dlqUrl: missing } });
     const report = await pollOnce(sqs.client, source, handler);
     expect(report?.retained).toEqual([permId]);
     const line = h.lines.slice(lines).at(-1);
@@ -119,7 +119,7 @@ describe('permanentFailures on a standard queue', () => {
     const { source } = await queuePair(sqs.client, { redrive: false });
     const permId = await send(sqs.client, source, { orderNo: 'perm-nodlq' });
     const lines = h.lines.length;
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { permanentFailures: { sqs: sqs.client } }));
+    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} }));
     expect(report?.retained).toEqual([permId]);
     expect(h.lines.slice(lines).at(-1)?.sqsErrors?.join()).toMatch(/no redrive policy/);
   });
@@ -127,7 +127,7 @@ describe('permanentFailures on a standard queue', () => {
   it('looks the redrive policy up once per queue per container', async () => {
     const { client, commands } = countingClient(sqs);
     const { source, dlq } = await queuePair(sqs.client);
-    const handler = h.handler(handlerFn, { permanentFailures: { sqs: client } });
+    const handler = h.handler(handlerFn, { sqs: client, permanentFailures: {} });
     for (const n of [1, 2]) {
       await send(sqs.client, source, { orderNo: `perm-cache-${n}` });
       await pollOnce(sqs.client, source, handler);
@@ -142,7 +142,7 @@ describe('permanentFailures on a standard queue', () => {
     const { client, commands } = countingClient(sqs);
     const { source, dlq } = await queuePair(sqs.client);
     for (let i = 0; i < 12; i++) await send(sqs.client, source, { orderNo: `perm-many-${i}` });
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { permanentFailures: { sqs: client, dlqUrl: dlq.url } }), 12);
+    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: client, permanentFailures: { dlqUrl: dlq.url } }), 12);
     expect(report?.deleted).toHaveLength(12);
     expect(commands.filter((c) => c === 'SendMessageBatchCommand')).toHaveLength(2);
     const received = [...(await receiveAll(sqs.client, dlq)), ...(await receiveAll(sqs.client, dlq))];
@@ -157,7 +157,7 @@ describe('permanentFailures on a FIFO queue', () => {
     const permId = await send(sqs.client, source, { orderNo: 'perm-fifo' }, { group: 'g-1' });
     const nextId = await send(sqs.client, source, { orderNo: 'ok-fifo-next' }, { group: 'g-1' });
     const otherId = await send(sqs.client, source, { orderNo: 'ok-fifo-other' }, { group: 'g-2' });
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { permanentFailures: { sqs: sqs.client } }));
+    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} }));
     expect(report?.deleted).toContain(permId);
     expect(report?.deleted).not.toContain(nextId);
     // The group's next record was not acknowledged: it is still on the queue, now first in its group.
@@ -174,7 +174,7 @@ describe('permanentFailures with the transaction strategy', () => {
   it('dead-letters a PermanentError thrown before anything was committed', async () => {
     const { source, dlq } = await queuePair(sqs.client);
     const permId = await send(sqs.client, source, { orderNo: 'perm-tx' });
-    const handler = h.handler(handlerFn, { strategy: 'transaction', permanentFailures: { sqs: sqs.client } });
+    const handler = h.handler(handlerFn, { strategy: 'transaction', sqs: sqs.client, permanentFailures: {} });
     expect((await pollOnce(sqs.client, source, handler))?.deleted).toEqual([permId]);
     expect(await receiveAll(sqs.client, dlq)).toHaveLength(1);
     expect(await h.store.get(h.store.recordId('test', 'perm-tx'))).toBeUndefined();
@@ -185,12 +185,28 @@ describe('option checks', () => {
   it('names permanentFailures and backoff when they are wrong', () => {
     const store = h.store;
     const key = () => 'k';
-    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs: sqs.client, dlq: 'x' } as never })).toThrow(
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, permanentFailures: { dlq: 'x' } as never })).toThrow(
       /option "permanentFailures" must be/,
     );
     expect(() => sqsIdempotency({ store, key, permanentFailures: {} as never })).toThrow(/option "permanentFailures"/);
-    expect(() => sqsIdempotency({ store, key, backoff: { sqs: sqs.client, baseSeconds: 0 } })).toThrow(/option "backoff" must be/);
-    expect(() => sqsIdempotency({ store, key, backoff: { sqs: sqs.client, baseSeconds: 60, maxSeconds: 30 } })).toThrow(TypeError);
-    expect(() => sqsIdempotency({ store, key, backoff: { sqs: sqs.client, maxSeconds: 43_201 } })).toThrow(/option "backoff"/);
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { baseSeconds: 0 } })).toThrow(/option "backoff" must be/);
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { baseSeconds: 60, maxSeconds: 30 } })).toThrow(TypeError);
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { maxSeconds: 43_201 } })).toThrow(/option "backoff"/);
+  });
+
+  it('takes the SQS client once, at the top level: either option without it, or a client still inside one, is a TypeError', () => {
+    const store = h.store;
+    const key = () => 'k';
+    expect(() => sqsIdempotency({ store, key, permanentFailures: {} })).toThrow('option "permanentFailures" needs the option "sqs"');
+    expect(() => sqsIdempotency({ store, key, backoff: {} })).toThrow('option "backoff" needs the option "sqs"');
+    expect(() => sqsIdempotency({ store, key, sqs: {} as never, backoff: {} })).toThrow(/option "sqs" must be an SQSClient/);
+    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs: sqs.client } as never })).toThrow(
+      'option "permanentFailures.sqs" moved: use the option "sqs"',
+    );
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { queueUrl: () => 'u' } as never })).toThrow(
+      'option "backoff.queueUrl" moved: use the option "queueUrl"',
+    );
+    // The client alone (neither option on) is no error: nothing is sent through it.
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, queueUrl: () => 'u' })).not.toThrow();
   });
 });

@@ -12,7 +12,8 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogLine, type ClaimsMode } from '../../../src/index.js';
+import { claim, eachRecord, jsonBody, sqsIdempotency, type BatchLogLine } from '../../../src/index.js';
+import type { ClaimsMode } from '../../../src/sources/sqs/defaults.js';
 import { Deferred, lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:overlap.fifo';
@@ -35,7 +36,7 @@ function setUp(claims: ClaimsMode) {
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         logger: (line) => lines.push(line),
         metrics: false,
-        claims,
+        strategy: claim({ pipelined: claims === 'pipelined' }),
       }),
     )
     .handler(

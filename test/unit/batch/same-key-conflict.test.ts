@@ -14,6 +14,7 @@ import {
   eachRecord,
   jsonBody,
   sqsIdempotency,
+  transaction,
   type BatchLogLine,
   type CommitInput,
   type CommitResult,
@@ -58,7 +59,7 @@ async function run(options: Partial<SqsIdempotencyOptions>) {
       eachRecord(async (_record, { key }) => {
         runs += 1;
         // The claim strategy's own conditional write refused: the handler says so with the same error.
-        if (options.strategy !== 'transaction') throw new BusinessConflictError(`order ${key} is CANCELLED`, [], { key });
+        if (options.strategy === 'claim') throw new BusinessConflictError(`order ${key} is CANCELLED`, [], { key });
       }),
     );
   const first = paid('o-1');
@@ -79,12 +80,12 @@ async function run(options: Partial<SqsIdempotencyOptions>) {
 
 describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
   ['claim strategy', { strategy: 'claim' }],
-  ['transaction strategy, commit: "group"', { strategy: 'transaction', commit: 'group' }],
-  ['transaction strategy, commit: "record"', { strategy: 'transaction', commit: 'record' }],
+  ['transaction strategy, commit: "group"', { strategy: transaction({ commit: 'group' }) }],
+  ['transaction strategy, commit: "record"', { strategy: transaction({ commit: 'record' }) }],
 ])('same key twice in a batch, the first copy hits a business conflict, %s (MemoryIdempotencyStore)', (_name, options) => {
   it('the later copy is not-started (same-key-failed) in the log line and retried; the handler ran once', async () => {
     const r = await run(options);
-    expect(r.first?.outcome).toBe(options.strategy === 'transaction' ? 'conflict' : 'failed');
+    expect(r.first?.outcome).toBe(options.strategy === 'claim' ? 'failed' : 'conflict');
     expect(r.copy).toMatchObject({ outcome: 'not-started', reason: 'same-key-failed' });
     expect(r.line?.counts['not-started']).toBe(1);
     expect(r.response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual([r.firstId, r.copyId].sort());
