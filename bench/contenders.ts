@@ -13,10 +13,12 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
+  claim,
   DynamoDBIdempotencyStore,
   eachRecord,
   jsonBody,
   sqsIdempotency,
+  transaction,
   type CommitMode,
   type LeasePolicy,
   type ProbeMode,
@@ -57,9 +59,9 @@ export interface OursOptions extends HandlerOptions {
   /** Lease bounds and start margin, for the takeover check (short leases). */
   readonly lease?: Partial<LeasePolicy>;
   readonly safetyMarginMs?: number;
-  /** `claims: 'pipelined'`: each record starts as soon as its own claim returns. */
+  /** `'pipelined'`: `claim({ pipelined: true })`, each record starts as soon as its own claim returns. */
   readonly claims?: 'batch' | 'pipelined';
-  /** Transaction strategy: `probeDuplicates` and `commit` (library defaults when undefined). */
+  /** Transaction strategy: `transaction({ probeDuplicates, commit })` (library defaults when undefined). */
   readonly probeDuplicates?: ProbeMode;
   readonly commit?: CommitMode;
 }
@@ -81,6 +83,15 @@ function middyFor(options: HandlerOptions) {
   return middy<SQSEvent, SQSBatchResponse>(options.timeoutEarly === false ? { timeoutEarlyInMillis: 0 } : {});
 }
 
+/** The `strategy` option of a bench run: the strategy object its settings make. */
+function oursStrategy(options: OursOptions) {
+  if (options.strategy === 'claim') return options.claims === 'pipelined' ? claim({ pipelined: true }) : 'claim';
+  return transaction({
+    ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
+    ...(options.commit === undefined ? {} : { commit: options.commit }),
+  });
+}
+
 export function oursHandler(options: OursOptions): BatchHandler {
   const store = new DynamoDBIdempotencyStore({
     client: options.counted.doc,
@@ -92,16 +103,13 @@ export function oursHandler(options: OursOptions): BatchHandler {
     store,
     consumer: 'bench',
     key: (r) => jsonBody<OrderPaid>(r).orderNo,
-    strategy: options.strategy,
+    strategy: oursStrategy(options),
     // The batch line is still built; only the stdout write is dropped (Powertools writes nothing per batch).
     logger: () => {},
     // Likewise the EMF document: built, not written (Powertools emits no metrics here).
     metrics: { emit: () => {} },
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
-    ...(options.claims === undefined ? {} : { claims: options.claims }),
-    ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
-    ...(options.commit === undefined ? {} : { commit: options.commit }),
   });
   const { effect } = options;
   return middyFor(options)

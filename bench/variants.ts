@@ -90,7 +90,7 @@ export const variants: readonly Variant[] = [
     id: 'ours-claim-pipelined',
     title: 'ours, claim, pipelined',
     setup:
-      "sqsIdempotency (strategy 'claim', claims 'pipelined': each record starts when its own claim returns) + eachRecord; points ADD in the handler",
+      'sqsIdempotency (strategy claim({ pipelined: true }): each record starts when its own claim returns) + eachRecord; points ADD in the handler',
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',
@@ -126,7 +126,7 @@ export const variants: readonly Variant[] = [
     (probe): Variant => ({
       id: `ours-transaction-probe-${probe}`,
       title: `ours, transaction, probeDuplicates '${probe}'`,
-      setup: `as ours, transaction, with probeDuplicates '${probe}' (default 'auto')`,
+      setup: `as ours, transaction, with transaction({ probeDuplicates: '${probe}' }) (default 'auto')`,
       comparedWith: 'powertools',
       idempotencyTable: 'ours',
       business: 'points',
@@ -147,7 +147,7 @@ export const variants: readonly Variant[] = [
   {
     id: 'ours-transaction-per-record',
     title: "ours, transaction, commit 'record'",
-    setup: "as ours, transaction, with commit 'record': each record its own TransactWriteItems right after its handler",
+    setup: "as ours, transaction, with transaction({ commit: 'record' }): each record its own TransactWriteItems right after its handler",
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',

@@ -11,7 +11,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
-import { claimCommonRules, recordRules, refuseMovedOptions } from '../engine/middleware-options.js';
+import { claimCommonRules, recordRules, withoutMovedOptions } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
 import { sqsDefaults } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
@@ -102,13 +102,18 @@ const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyM
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  refuseMovedOptions(OWNER, options, ` (with ${OWNER} from 'effectively-once': this entry serves the claim strategy only)`);
-  const name = isPlainObject(options) ? unservable(options) : undefined;
+  const given = withoutMovedOptions(
+    OWNER,
+    options,
+    `, and import ${OWNER} from 'effectively-once' (this entry serves the claim strategy only)`,
+  );
+  const name = isPlainObject(given) ? unservable(given) : undefined;
   if (name !== undefined) {
     throw new TypeError(
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  const resolved = resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults);
+  const resolved = resolveOptions(OWNER, given, { ...rules, ...refusedRules }, defaults);
+  // A default claim() object was let through above: the lifecycle reads the strategy's name.
   return batchIdempotency(sqsSource, { ...resolved, strategy: 'claim' }, {});
 }

@@ -173,20 +173,22 @@ const MOVED: Readonly<Record<string, string>> = {
  * A `TypeError` for an option that moved into `claim()` / `transaction()`,
  * saying where it went: the types refuse them, a JavaScript caller learns
  * it here rather than from "unknown option". `where` ends the sentence
- * (the claim-only entry names the entry that serves them).
+ * (the claim-only entry names the entry that serves them). Returns the
+ * options without the moved names, so one given as `undefined` counts as
+ * not given, as any option does.
  *
  * @example
  * ```ts
- * import { refuseMovedOptions } from './middleware-options.js';
+ * import { withoutMovedOptions } from './middleware-options.js';
  * try {
- *   refuseMovedOptions('sqsIdempotency', { commit: 'record' });
+ *   withoutMovedOptions('sqsIdempotency', { commit: 'record' });
  * } catch (err) {
  *   console.log((err as TypeError).message); // sqsIdempotency: option "commit" moved: use strategy: transaction({ commit }).
  * }
  * ```
  */
-export function refuseMovedOptions(owner: string, options: unknown, where = ''): void {
-  if (!isPlainObject(options)) return; // checkOptions names it
+export function withoutMovedOptions<T>(owner: string, options: T, where = ''): T {
+  if (!isPlainObject(options)) return options; // checkOptions names it
   for (const [name, instead] of Object.entries(MOVED)) {
     if (options[name] !== undefined) throw new TypeError(`${owner}: option "${name}" moved: use ${instead}${where}.`);
   }
@@ -194,6 +196,8 @@ export function refuseMovedOptions(owner: string, options: unknown, where = ''):
   if (isPlainObject(lease) && lease['heartbeat'] !== undefined) {
     throw new TypeError(`${owner}: option "lease.heartbeat" moved: use strategy: claim({ heartbeat })${where}.`);
   }
+  // Every moved name left is undefined; the same options otherwise.
+  return Object.fromEntries(Object.entries(options).filter(([name]) => !Object.hasOwn(MOVED, name))) as T;
 }
 
 /**
@@ -267,10 +271,10 @@ export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions<SqsS
   defaults: D,
   scope: StrategyScope = COMMON_SCOPE,
 ): Resolved<T, D> {
-  refuseMovedOptions(owner, options);
-  const checked = resolveOptions(owner, options, rules, defaults);
+  const given = withoutMovedOptions(owner, options);
+  const checked = resolveOptions(owner, given, rules, defaults);
   const { store } = options;
-  const { heartbeat, ...fields } = strategyFields(owner, options.strategy, scope);
+  const { heartbeat, ...fields } = strategyFields(owner, given.strategy, scope);
   // The defaults carry every field the strategy sets (strategy, onConflict, lease; commit, probeDuplicates, claims for SQS).
   const lease = (checked as { readonly lease?: object }).lease;
   const resolved = { ...checked, ...fields, ...(heartbeat === undefined ? {} : { lease: { ...lease, heartbeat } }) } as Resolved<T, D>;

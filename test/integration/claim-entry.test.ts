@@ -173,17 +173,21 @@ describe('effectively-once/claim: what it refuses', () => {
   const { doc } = testDynamo();
   const store = new DynamoDBClaimStore({ client: doc, tableName: 'unused' });
   const base = { store, consumer: 'c', key: (r: SQSRecord) => r.messageId };
+  const client = { send: async () => ({}) };
   const refused: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
     ['strategy', { strategy: 'transaction' }],
-    ['onConflict', { onConflict: 'acknowledge' }],
-    ['commit', { commit: 'record' }],
-    ['probeDuplicates', { probeDuplicates: 'always' }],
+    ['strategy', { strategy: main.transaction() }],
+    ['strategy', { strategy: main.transaction({ onConflict: 'acknowledge' }) }],
+    ['strategy', { strategy: main.transaction({ commit: 'record' }) }],
+    ['strategy', { strategy: main.transaction({ probeDuplicates: 'always' }) }],
+    ['strategy', { strategy: main.claim({ heartbeat: true }) }],
+    ['strategy', { strategy: main.claim({ heartbeat: { everyMs: 1_000 } }), lease: { capMs: 60_000 } }],
+    ['strategy', { strategy: main.claim({ pipelined: true }) }],
     ['metrics', { metrics: {} }],
-    ['lease.heartbeat', { lease: { heartbeat: true } }],
-    ['lease.heartbeat', { lease: { heartbeat: { everyMs: 1_000 }, capMs: 60_000 } }],
-    ['permanentFailures', { permanentFailures: { sqs: { send: async () => ({}) } } }],
-    ['backoff', { backoff: { sqs: { send: async () => ({}) } } }],
-    ['claims', { claims: 'pipelined' }],
+    ['sqs', { sqs: client }],
+    ['queueUrl', { queueUrl: () => 'https://sqs/q' }],
+    ['permanentFailures', { permanentFailures: {} }],
+    ['backoff', { backoff: {} }],
   ];
 
   for (const [name, option] of refused) {
@@ -195,17 +199,33 @@ describe('effectively-once/claim: what it refuses', () => {
     });
   }
 
-  it('takes a refused option set to undefined as not given, as the main entry does (one options object serves both)', () => {
-    for (const name of ['onConflict', 'commit', 'probeDuplicates', 'permanentFailures', 'backoff']) {
+  const moved: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+    ['onConflict', { onConflict: 'acknowledge' }, 'transaction({ onConflict })'],
+    ['commit', { commit: 'record' }, 'transaction({ commit })'],
+    ['probeDuplicates', { probeDuplicates: 'always' }, 'transaction({ probeDuplicates })'],
+    ['lease.heartbeat', { lease: { heartbeat: true } }, 'claim({ heartbeat })'],
+    ['claims', { claims: 'pipelined' }, 'claim({ pipelined })'],
+  ];
+  for (const [name, option, instead] of moved) {
+    it(`the flat option "${name}" of before is a TypeError saying where it went (${instead}) and pointing to the main entry`, () => {
+      const build = () => sqsIdempotency({ ...base, ...option } as unknown as SqsIdempotencyOptions);
+      expect(build).toThrow(TypeError);
+      expect(build).toThrow(`option "${name}" moved: use strategy: ${instead}`);
+      expect(build).toThrow("import sqsIdempotency from 'effectively-once'");
+    });
+  }
+
+  it('takes a refused or moved option set to undefined as not given, as the main entry does (one options object serves both)', () => {
+    for (const name of ['onConflict', 'commit', 'probeDuplicates', 'claims', 'sqs', 'queueUrl', 'permanentFailures', 'backoff']) {
       expect(() => sqsIdempotency({ ...base, [name]: undefined } as unknown as SqsIdempotencyOptions), name).not.toThrow();
       expect(() => main.sqsIdempotency({ ...base, [name]: undefined } as never), name).not.toThrow();
     }
   });
 
   it('takes what it serves, with the main entry’s checks for the rest', () => {
-    expect(() =>
-      sqsIdempotency({ ...base, strategy: 'claim', metrics: false, claims: 'batch', lease: { heartbeat: false, capMs: 60_000 } }),
-    ).not.toThrow();
+    expect(() => sqsIdempotency({ ...base, strategy: 'claim', metrics: false, lease: { capMs: 60_000 } })).not.toThrow();
+    // A JavaScript caller handing in the main entry's claim() with its defaults asks for nothing left out.
+    expect(() => sqsIdempotency({ ...base, strategy: main.claim() } as unknown as SqsIdempotencyOptions)).not.toThrow();
     expect(() => sqsIdempotency({ ...base, storeResult: 'yes' } as unknown as SqsIdempotencyOptions)).toThrow(
       'option "storeResult" must be a boolean',
     );

@@ -27,7 +27,15 @@ import { describe, expect, it } from 'vitest';
 import { badBodyArb } from './arbitraries.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBIdempotencyStore, outcomeMetricNames, PermanentError, type EmfDocument, type RecordHandler } from '../../src/index.js';
+import {
+  claim,
+  DynamoDBIdempotencyStore,
+  outcomeMetricNames,
+  PermanentError,
+  transaction,
+  type EmfDocument,
+  type RecordHandler,
+} from '../../src/index.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
 import { ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -222,16 +230,14 @@ async function runCase(c: Case) {
   // Commits of one key from two groups race when lanes run side by side: keep those batches to one lane at a time.
   const concurrency = c.strategy === 'transaction' && keyInTwoGroups(plan) ? 1 : c.concurrency;
   const options = {
-    strategy: c.strategy,
+    strategy:
+      c.strategy === 'transaction' ? transaction({ commit: c.commit, probeDuplicates: c.probe }) : claim({ pipelined: c.pipelined }),
     storeResult: c.storeResult,
-    commit: c.commit,
-    probeDuplicates: c.probe,
     ...(c.payloadCheck ? {} : { payload: false as const }),
-    ...(c.strategy === 'claim' && c.pipelined ? { claims: 'pipelined' as const } : {}),
     ...(c.dlq
       ? {
+          sqs: scriptedDlq(new Set(records.filter((_, i) => plan[i]?.dlqRefuses).map((x) => x.messageId))),
           permanentFailures: {
-            sqs: scriptedDlq(new Set(records.filter((_, i) => plan[i]?.dlqRefuses).map((x) => x.messageId))),
             dlqUrl: `https://sqs.local/model-dlq${c.fifo ? '.fifo' : ''}`,
           },
         }

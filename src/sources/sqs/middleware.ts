@@ -93,7 +93,9 @@ function refuseMovedSqsSettings(options: SqsIdempotencyOptions): void {
     if (!isPlainObject(value)) continue; // the option's rule names it
     for (const name of ['sqs', 'queueUrl']) {
       if (value[name] !== undefined) {
-        throw new TypeError(`${sqsSource.owner}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`);
+        throw new TypeError(
+          `${sqsSource.owner}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`,
+        );
       }
     }
   }

@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 4 on EventBridge: `lease: { heartbeat }` through
+ * Issue 14, item 4 on EventBridge: `strategy: claim({ heartbeat })` through
  * `eventBridgeIdempotency` + `handleEvent` on DynamoDB Local. A retry of the
  * same key after the first lease has passed finds it in progress while the
  * long effect runs; a stolen claim aborts `signal` and the event is logged lease-lost.
@@ -9,6 +9,7 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  claim,
   DynamoDBIdempotencyStore,
   eventBridgeIdempotency,
   handleEvent,
@@ -21,7 +22,7 @@ import { Deferred, eventBridgeEvent, lambdaContext } from '../../../src/testing/
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
-const lease = { marginMs: 0, floorMs: 0, capMs: 1_500, heartbeat: { everyMs: 200 } } as const;
+const lease = { marginMs: 0, floorMs: 0, capMs: 1_500 } as const;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const paid = (orderNo: string): OrderPaid => eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo } });
 const context = () => lambdaContext({ functionName: 'points-fn', timeoutMs: 30_000 });
@@ -42,6 +43,7 @@ describe('lease heartbeat through eventBridgeIdempotency + handleEvent (DynamoDB
           consumer: 'points',
           key: (e) => e.detail.orderNo,
           lease,
+          strategy: claim({ heartbeat: { everyMs: 200 } }),
           logger: (l) => lines.push(l),
         }),
       )

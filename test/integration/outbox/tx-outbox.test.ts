@@ -5,7 +5,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { RecordHandler } from '../../../src/index.js';
+import { transaction, type RecordHandler } from '../../../src/index.js';
 import { outboxId } from '../../../src/transaction/outbox/item.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -78,7 +78,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     const emit: RecordHandler = (_r, { key, tx }) => {
       tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
     };
-    const handler = h.handler(emit, { strategy: 'transaction', onConflict: 'acknowledge' });
+    const handler = h.handler(emit, { strategy: transaction({ onConflict: 'acknowledge' }) });
     await handler(sqsEvent([order('o4')]), h.context());
     await doc.send(new DeleteCommand({ TableName: h.table, Key: { id: 'test#o4' } }));
     expect(failedIds(await handler(sqsEvent([order('o4')]), h.context()))).toEqual([]);

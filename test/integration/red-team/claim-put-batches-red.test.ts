@@ -7,13 +7,13 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { RecordHandler, SqsIdempotencyOptions } from '../../../src/index.js';
+import { claim, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
 
 const variants: ReadonlyArray<{ name: string; options: Partial<SqsIdempotencyOptions>; fifo: boolean }> = [
   { name: 'standard queue, batched claims', options: {}, fifo: false },
-  { name: 'standard queue, pipelined claims', options: { claims: 'pipelined' }, fifo: false },
+  { name: 'standard queue, pipelined claims', options: { strategy: claim({ pipelined: true }) }, fifo: false },
   { name: 'FIFO queue, one group', options: {}, fifo: true },
 ];
 
@@ -22,7 +22,7 @@ describe('overlapping batches racing on fresh keys (claim strategy, PutItem clai
     it(`${v.name}: every acknowledged record's effect is applied, every effect once`, async () => {
       const h = await harness();
       for (let round = 0; round < 6; round += 1) {
-        const k = (n: number) => `r${round}-k${n}-${v.fifo ? 'f' : 's'}${v.options.claims ?? ''}`;
+        const k = (n: number) => `r${round}-k${n}-${v.fifo ? 'f' : 's'}${v.options.strategy === undefined ? '' : 'pipelined'}`;
         const failedOnce = new Set<string>();
         const effects = new Map<string, number>();
         // k2's first execution fails (a failure in the middle of both batches).

@@ -34,7 +34,9 @@ describe('backoff', () => {
     const b = await send(sqs.client, without.source, { orderNo: 'fail-b' });
     const lines = h.lines.length;
 
-    expect((await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { sqs: sqs.client, backoff: long() })))?.retained).toEqual([a]);
+    expect((await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { sqs: sqs.client, backoff: long() })))?.retained).toEqual([
+      a,
+    ]);
     expect((await pollOnce(sqs.client, without.source, h.handler(failing)))?.retained).toEqual([b]);
 
     expect(await receiveAll(sqs.client, withBackoff.source)).toEqual([]);

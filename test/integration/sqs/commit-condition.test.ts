@@ -8,6 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { transaction } from '../../../src/index.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { rawItem } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
@@ -33,7 +34,7 @@ describe('transaction strategy: the idempotency condition', () => {
     it(`commit "${commit}": a fresh key is committed under the fresh-key condition alone`, async () => {
       const h = await harness();
       const puts = watchPuts(h.doc, h.table);
-      const handler = h.handler(undefined, { strategy: 'transaction', commit });
+      const handler = h.handler(undefined, { strategy: transaction({ commit }) });
       expect(failedIds(await handler(sqsEvent([order('n1'), order('n2')]), h.context()))).toEqual([]);
       expect(puts.flat()).toEqual([FRESH, FRESH]);
       expect(h.effects.get('n1')).toBe(1);
@@ -48,7 +49,7 @@ describe('transaction strategy: the idempotency condition', () => {
       await h.store.claim({ consumer: 'test', key: 'x1', leaseMs: 1_000 });
       h.clock.advance(5_000);
       const puts = watchPuts(h.doc, h.table);
-      const handler = h.handler(undefined, { strategy: 'transaction', commit, probeDuplicates: 'never' });
+      const handler = h.handler(undefined, { strategy: transaction({ commit, probeDuplicates: 'never' }) });
       const records = [order('f1'), order('x1'), order('n1')];
       expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
       expect(h.lines.at(-1)?.counts.completed).toBe(3);
@@ -67,7 +68,7 @@ describe('transaction strategy: the idempotency condition', () => {
     if (failed.kind !== 'claimed') throw new Error(failed.kind);
     await h.store.release({ id: failed.id, token: failed.token, error: new Error('earlier failure') });
     const puts = watchPuts(h.doc, h.table);
-    const handler = h.handler(undefined, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(undefined, { strategy: transaction({ probeDuplicates: 'always' }) });
     expect(failedIds(await handler(sqsEvent([order('f1'), order('n1')]), h.context()))).toEqual([]);
     expect(puts).toHaveLength(1);
     expect(puts[0]?.filter((c) => c === FRESH)).toHaveLength(1);
@@ -76,7 +77,7 @@ describe('transaction strategy: the idempotency condition', () => {
 
   it('a COMPLETED record refused by it is a duplicate, as before: the effect is not applied again', async () => {
     const h = await harness();
-    const handler = h.handler(undefined, { strategy: 'transaction', probeDuplicates: 'never' });
+    const handler = h.handler(undefined, { strategy: transaction({ probeDuplicates: 'never' }) });
     await handler(sqsEvent([order('d1')]), h.context());
     const puts = watchPuts(h.doc, h.table);
     expect(failedIds(await handler(sqsEvent([order('d1'), order('n1')]), h.context()))).toEqual([]);

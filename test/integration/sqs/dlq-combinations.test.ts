@@ -125,10 +125,14 @@ describe('permanentFailures x a handler without eachRecord', () => {
   // A user rule that treats TypeErrors as bugs in the message: it must not be asked about the library's own usage errors.
   const isPermanent = (e: unknown) => e instanceof TypeError;
 
-  it('pipelined claims: every record comes back, none dead-lettered (the library\'s TypeError is not about the message)', async () => {
+  it("pipelined claims: every record comes back, none dead-lettered (the library's TypeError is not about the message)", async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('pipe-unrun-a'), order('pipe-unrun-b')];
-    const handler = plain({ strategy: claim({ pipelined: true }), sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const handler = plain({
+      strategy: claim({ pipelined: true }),
+      sqs: client,
+      permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent },
+    });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(sent).toEqual([]);

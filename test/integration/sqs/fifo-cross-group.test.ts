@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
-import type { ClaimsMode, RecordHandler, Strategy } from '../../../src/index.js';
+import { claim, type RecordHandler, type Strategy } from '../../../src/index.js';
+import type { ClaimsMode } from '../../../src/sources/sqs/defaults.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
 
@@ -24,7 +25,7 @@ async function deliverThrice(mode: Mode, records: readonly SQSRecord[], poison?:
     if (record.messageId === poison) throw new Error('poison');
     ran.set(key, (ran.get(key) ?? 0) + 1);
   };
-  const handler = h.handler(fn, { strategy: mode.strategy, ...(mode.claims === undefined ? {} : { claims: mode.claims }) });
+  const handler = h.handler(fn, { strategy: mode.claims === 'pipelined' ? claim({ pipelined: true }) : mode.strategy });
   const deliveries: { outcomes: Record<string, string>; failed: string[] }[] = [];
   for (let i = 0; i < 3; i++) {
     const response = await handler(sqsEvent([...records]), h.context());

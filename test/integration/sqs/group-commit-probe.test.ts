@@ -10,7 +10,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
+import { sqsIdempotency, transaction, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
@@ -64,7 +64,7 @@ function afterFirstProbe(doc: DynamoDBDocumentClient, after: () => Promise<void>
 describe('sqsIdempotency, transaction strategy: group commit with the duplicate probe', () => {
   it('a duplicate inside a batch is answered from the probe; the others commit in one TransactWriteItems', async () => {
     const { h, award, runs, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('d4')]), h.context());
     const requests = countRequests(h.doc);
     const records = keys(8, 'd').map((k) => order(k));
@@ -87,7 +87,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     await first(sqsEvent([order('r1'), order('r2')]), h.context());
     const answers = [];
     for (const probeDuplicates of ['never', 'always'] as const) {
-      const handler = h.handler(award, { ...options, probeDuplicates });
+      const handler = h.handler(award, { ...options, strategy: transaction({ probeDuplicates }) });
       const records = [order('r1'), order(`fresh-${probeDuplicates}`)];
       const response = await handler(sqsEvent(records), h.context());
       const { messageId: _m, ...entry } = entryOf(h.lines.at(-1), records[0] as SQSRecord) ?? {};
@@ -100,7 +100,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a key completed by another invocation between the probe and the commit: the commit’s refusal answers it', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     afterFirstProbe(h.doc, async () => {
       await h.store.commit({ consumer: 'test', key: 'race2', actions: [] });
     });
@@ -118,7 +118,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     const { h, award, points } = await setup();
     const claim = await h.store.claim({ consumer: 'test', key: 'held1', leaseMs: 600_000 });
     expect(claim.kind).toBe('claimed');
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const requests = countRequests(h.doc);
     const records = keys(4, 'held').map((k) => order(k));
     const response = await handler(sqsEvent(records), h.context());
@@ -135,7 +135,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a payload mismatch found by the probe is decided by the commit, as without the probe (invalid, not acknowledged)', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('p1', { amount: 1 })]), h.context());
     const requests = countRequests(h.doc);
     const records = [order('p0'), order('p1', { amount: 2 }), order('p2')];
@@ -150,7 +150,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('FIFO: a duplicate answered by the probe lets its group go on; every group commits in order', async () => {
     const { h, award, points, runs } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('fa1', {}, { groupId: 'A' })]), h.context());
     const requests = countRequests(h.doc);
     const records = [
@@ -173,7 +173,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a probe that is throttled throughout, or fails, leaves the batch to commit as without it', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('t1'), order('e1')]), h.context());
     const faults = injectDynamoDBFaults(h.doc, { rules: [{ fault: 'throttle', commands: ['BatchGetItem'], probability: 1 }] });
     const throttled = keys(3, 't').map((k) => order(k));
@@ -200,7 +200,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a slow probe holds the commits back for at most a short bound, never until the invocation runs out', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const faults = injectDynamoDBFaults(h.doc, {
       rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
     });
@@ -216,7 +216,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a slow probe is waited for once per batch, not once per commit round (FIFO: one round per record of a group)', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction', probeDuplicates: 'always' });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const faults = injectDynamoDBFaults(h.doc, {
       rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
     });
@@ -243,16 +243,21 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     expect(requests.commands).toEqual([GET, TX]);
     expect(h.lines.at(-1)?.counts).toMatchObject({ duplicate: 5, completed: 5 });
     for (const options of [{ probeDuplicates: 'never' as const }, { commit: 'record' as const, probeDuplicates: 'always' as const }]) {
-      const handler = h.handler(award, { strategy: 'transaction', ...options });
+      const handler = h.handler(award, { strategy: transaction(options) });
       requests.reset();
       await handler(sqsEvent(keys(3, 'a').map((k) => order(k))), h.context());
       expect(requests.commands).not.toContain(GET);
     }
   });
 
-  it('the probeDuplicates option is checked when the middleware is built', async () => {
+  it('the probeDuplicates option is checked when transaction() or the middleware is built', async () => {
     const { h } = await setup();
-    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'sometimes' as never })).toThrow(TypeError);
-    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'sometimes' as never })).toThrow(/"probeDuplicates"/);
+    expect(() => transaction({ probeDuplicates: 'sometimes' as never })).toThrow(TypeError);
+    expect(() => transaction({ probeDuplicates: 'sometimes' as never })).toThrow(/transaction\(\): option "probeDuplicates"/);
+    const handMade = { kind: 'transaction', onConflict: 'fail', commit: 'group', probeDuplicates: 'sometimes' } as never;
+    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', strategy: handMade })).toThrow(/option "strategy"/);
+    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'always' } as never)).toThrow(
+      'option "probeDuplicates" moved: use strategy: transaction({ probeDuplicates })',
+    );
   });
 });

@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { sqsIdempotency, type RecordHandler } from '../../../src/index.js';
+import { sqsIdempotency, transaction, type RecordHandler } from '../../../src/index.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
@@ -55,7 +55,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
     expect(h.lines.at(-1)?.counts.completed).toBe(10);
     for (const k of keys(10, 'g')) expect(await points(k)).toBe(1);
 
-    const perRecord = h.handler(award, { strategy: 'transaction', commit: 'record' });
+    const perRecord = h.handler(award, { strategy: transaction({ commit: 'record' }) });
     expect(failedIds(await perRecord(sqsEvent(keys(10, 'r').map((k) => order(k))), h.context()))).toEqual([]);
     expect(requests.commands.length).toBe(11);
     expect(h.lines.at(-1)?.counts.completed).toBe(10);
@@ -174,8 +174,11 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
     expect(failedIds(first).length + failedIds(second).length).toBe(outcomes.filter((o) => o !== 'completed' && o !== 'duplicate').length);
   });
 
-  it('the commit option is checked when the middleware is built', async () => {
+  it('the commit option is checked when transaction() or the middleware is built', async () => {
     const { h } = await setup();
-    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', commit: 'batch' as never })).toThrow(/"commit"/);
+    expect(() => transaction({ commit: 'batch' as never })).toThrow(/transaction\(\): option "commit"/);
+    expect(() => sqsIdempotency({ store: h.store, key: () => 'k', commit: 'record' } as never)).toThrow(
+      'option "commit" moved: use strategy: transaction({ commit })',
+    );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Red-team combinations for `claims: 'pipelined'` on DynamoDB Local: a handler
+ * Red-team combinations for `strategy: claim({ pipelined: true })` on DynamoDB Local: a handler
  * that runs `eachRecord` twice (one after the other, or side by side) over a
  * batch with a stored duplicate, two copies of a key and a failing record;
  * a handler that throws before `eachRecord`; with `permanentFailures`. Each
@@ -11,6 +11,7 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
+  claim,
   eachRecord,
   jsonBody,
   outcomeMetricNames,
@@ -43,10 +44,11 @@ function build(h: Harness, inner: (event: SQSEvent, context: Parameters<ReturnTy
         store: h.store,
         consumer: 'test',
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-        claims: 'pipelined',
+        strategy: claim({ pipelined: true }),
         logger: (line) => h.lines.push(line),
         metrics: { emit: (d) => docs.push(d) },
-        permanentFailures: { sqs, dlqUrl: 'https://sqs.local/dlq' },
+        sqs,
+        permanentFailures: { dlqUrl: 'https://sqs.local/dlq' },
       }),
     )
     .handler(inner);

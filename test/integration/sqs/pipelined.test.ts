@@ -1,5 +1,5 @@
 /**
- * `claims: 'pipelined'` (claim strategy, with eachRecord): each record starts
+ * `strategy: claim({ pipelined: true })` (claim strategy, with eachRecord): each record starts
  * as soon as its own claim returns, on DynamoDB Local. A slow claim is made
  * slow by a store wrapper that holds it until the test lets it go, so "before
  * the other claims returned" is an ordering, not a timing.
@@ -7,7 +7,7 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { jsonBody, sqsIdempotency, type ClaimInput, type IdempotencyStore } from '../../../src/index.js';
+import { claim, jsonBody, sqsIdempotency, transaction, type ClaimInput, type IdempotencyStore } from '../../../src/index.js';
 import { Deferred, sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 
@@ -40,7 +40,7 @@ describe('sqsIdempotency claims: "pipelined"', () => {
         h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
         if (key === 'o-fast') fastDone.resolve();
       },
-      { store, claims: 'pipelined' },
+      { store, strategy: claim({ pipelined: true }) },
     );
     const slow = order('o-slow');
     const fast = order('o-fast');
@@ -54,7 +54,9 @@ describe('sqsIdempotency claims: "pipelined"', () => {
     expect(h.lines.at(-1)?.counts.completed).toBe(2);
     // Both were completed in the store: a redelivery is a duplicate, not run again.
     expect(
-      failedIds(await h.handler(undefined, { claims: 'pipelined' })(sqsEvent([order('o-slow'), order('o-fast')]), h.context())),
+      failedIds(
+        await h.handler(undefined, { strategy: claim({ pipelined: true }) })(sqsEvent([order('o-slow'), order('o-fast')]), h.context()),
+      ),
     ).toEqual([]);
     expect(h.lines.at(-1)?.counts.duplicate).toBe(2);
     expect(Object.fromEntries(h.effects)).toEqual({ 'o-fast': 1, 'o-slow': 1 });
@@ -67,7 +69,7 @@ describe('sqsIdempotency claims: "pipelined"', () => {
         if (key === 'o-bad') throw new Error('boom');
         h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
       },
-      { claims: 'pipelined' },
+      { strategy: claim({ pipelined: true }) },
     );
     expect(failedIds(await handler(sqsEvent([order('o-done')]), h.context()))).toEqual([]);
     const held = await h.store.claim({ consumer: 'test', key: 'o-held', leaseMs: 60_000 });
@@ -85,13 +87,15 @@ describe('sqsIdempotency claims: "pipelined"', () => {
     expect(counts?.['in-progress']).toBe(1);
     expect(counts?.failed).toBe(1);
     // The failed record's claim was released: its retry runs at once.
-    expect(failedIds(await h.handler(undefined, { claims: 'pipelined' })(sqsEvent([bad]), h.context()))).toEqual([]);
+    expect(failedIds(await h.handler(undefined, { strategy: claim({ pipelined: true }) })(sqsEvent([bad]), h.context()))).toEqual([]);
     expect(h.effects.get('o-bad')).toBe(1);
   });
 
   it('a handler without eachRecord sees no records; every record comes back, none acknowledged, claims released', async () => {
     const h = await harness();
-    expect(failedIds(await h.handler(undefined, { claims: 'pipelined' })(sqsEvent([order('o-old')]), h.context()))).toEqual([]);
+    expect(
+      failedIds(await h.handler(undefined, { strategy: claim({ pipelined: true }) })(sqsEvent([order('o-old')]), h.context())),
+    ).toEqual([]);
     const seen: string[] = [];
     const plain = middy<SQSEvent, SQSBatchResponse>()
       .use(
@@ -99,7 +103,7 @@ describe('sqsIdempotency claims: "pipelined"', () => {
           store: h.store,
           consumer: 'test',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-          claims: 'pipelined',
+          strategy: claim({ pipelined: true }),
           logger: (line) => h.lines.push(line),
         }),
       )
@@ -113,7 +117,7 @@ describe('sqsIdempotency claims: "pipelined"', () => {
     expect(failedIds(response).sort()).toEqual(records.map((r) => r.messageId).sort());
     expect(h.lines.at(-1)?.counts.failed).toBe(3);
     // Released, not left in progress: the retry through eachRecord runs them now.
-    expect(failedIds(await h.handler(undefined, { claims: 'pipelined' })(sqsEvent(records), h.context()))).toEqual([]);
+    expect(failedIds(await h.handler(undefined, { strategy: claim({ pipelined: true }) })(sqsEvent(records), h.context()))).toEqual([]);
     expect(Object.fromEntries(h.effects)).toEqual({ 'o-old': 1, 'o-a': 1, 'o-b': 1 });
   });
 
@@ -125,7 +129,7 @@ describe('sqsIdempotency claims: "pipelined"', () => {
         order_.push(key);
         if (key === 'f-2') throw new Error('boom');
       },
-      { claims: 'pipelined' },
+      { strategy: claim({ pipelined: true }) },
     );
     const records = [order('f-1', {}, { groupId: 'g' }), order('f-2', {}, { groupId: 'g' }), order('f-3', {}, { groupId: 'g' })];
     const response = await handler(sqsEvent(records), h.context());
@@ -136,11 +140,18 @@ describe('sqsIdempotency claims: "pipelined"', () => {
   it('is checked when the middleware is built', async () => {
     const h = await harness();
     const base = { store: h.store, consumer: 'test', key: (r: { body: string }) => r.body };
-    expect(() => sqsIdempotency({ ...base, claims: 'eager' as 'pipelined' })).toThrow(/"claims"/);
-    expect(() => sqsIdempotency({ ...base, claims: 'pipelined', strategy: 'transaction' })).toThrow(TypeError);
-    expect(() => sqsIdempotency({ ...base, claims: 'pipelined', strategy: 'transaction' })).toThrow(/"claims"/);
+    expect(() => claim({ pipelined: 'eager' as never })).toThrow(/claim\(\): option "pipelined"/);
+    // The flat option of before: a TypeError saying where it went. A transaction has no pipelined setting at all.
+    expect(() => sqsIdempotency({ ...base, claims: 'pipelined' } as never)).toThrow(TypeError);
+    expect(() => sqsIdempotency({ ...base, claims: 'pipelined' } as never)).toThrow(
+      'option "claims" moved: use strategy: claim({ pipelined })',
+    );
+    expect(() => transaction({ pipelined: true } as never)).toThrow(/transaction\(\): unknown option "pipelined"/);
     // The heartbeat renews claims it knows the tokens of; pipelined claims learn theirs only as each returns.
-    expect(() => sqsIdempotency({ ...base, claims: 'pipelined', lease: { heartbeat: true } })).toThrow(/"claims".*heartbeat/);
-    expect(() => sqsIdempotency({ ...base, claims: 'pipelined', lease: { heartbeat: false } })).not.toThrow();
+    expect(() => claim({ pipelined: true, heartbeat: true } as never)).toThrow(TypeError);
+    expect(() => claim({ pipelined: true, heartbeat: true } as never)).toThrow(/"pipelined".*heartbeat/);
+    const handMade = { kind: 'claim', pipelined: true, heartbeat: true } as never;
+    expect(() => sqsIdempotency({ ...base, strategy: handMade })).toThrow(/"strategy".*pipelined.*heartbeat/);
+    expect(() => sqsIdempotency({ ...base, strategy: claim({ pipelined: true, heartbeat: false }) })).not.toThrow();
   });
 });

@@ -9,6 +9,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
+  transaction,
   BusinessConflictError,
   eachRecord,
   jsonBody,
@@ -168,8 +169,8 @@ describe.each<Strategy>(['claim', 'transaction'])(
 
 describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
   ['claim strategy', { strategy: 'claim' }],
-  ['transaction strategy, commit: "group"', { strategy: 'transaction', commit: 'group' }],
-  ['transaction strategy, commit: "record"', { strategy: 'transaction', commit: 'record' }],
+  ['transaction strategy, commit: "group"', { strategy: transaction({ commit: 'group' }) }],
+  ['transaction strategy, commit: "record"', { strategy: transaction({ commit: 'record' }) }],
 ])('a copy of a key behind a first copy that hit a business conflict, %s', (_name, options) => {
   // The same order paid twice in one batch, but the order is CANCELLED: the first copy's transition is refused.
   async function setup() {
@@ -180,7 +181,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     const pay: RecordHandler = async (_record, { key, tx }) => {
       runs.set(key, (runs.get(key) ?? 0) + 1);
       const paid = { table: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
-      if (options.strategy === 'transaction') {
+      if (options.strategy !== 'claim') {
         tx.transition(paid);
         return;
       }
@@ -191,7 +192,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     return { h, pay, runs, cancel };
   }
   const entry = (h: Harness, r: SQSRecord) => h.lines.at(-1)?.records.find((x) => x.messageId === r.messageId);
-  const firstCopy = options.strategy === 'transaction' ? 'conflict' : 'failed';
+  const firstCopy = options.strategy === 'claim' ? 'failed' : 'conflict';
 
   it('standard queue: the later copy is not-started (same-key-failed) in the log line, and both come back; the handler ran once', async () => {
     const { h, pay, runs, cancel } = await setup();
@@ -235,7 +236,7 @@ describe.each<CommitMode>(['group', 'record'])(
       };
       const a = order('bc-a', { v: 1 });
       const same = order('bc-a', { v: 1 });
-      const handler = h.handler(pay, { strategy: 'transaction', commit, onConflict: 'acknowledge' });
+      const handler = h.handler(pay, { strategy: transaction({ commit, onConflict: 'acknowledge' }) });
       const response = await handler(sqsEvent([a, same]), h.context());
       expect(outcomes(h)).toEqual({ [a.messageId]: 'conflict', [same.messageId]: 'conflict' });
       expect(failedIds(response)).toEqual([]);

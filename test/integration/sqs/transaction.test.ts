@@ -4,7 +4,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { RecordHandler } from '../../../src/index.js';
+import { transaction, type RecordHandler } from '../../../src/index.js';
 import { abandon, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
@@ -91,7 +91,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
     expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'conflict', error: { name: 'BusinessConflictError' } });
     expect(await balance()).toBeUndefined();
     expect(await h.store.get(h.store.recordId('test', 't-conflict'))).toBeUndefined();
-    const final = await h.handler(award, { strategy: 'transaction', onConflict: 'acknowledge' })(sqsEvent([record]), h.context());
+    const final = await h.handler(award, { strategy: transaction({ onConflict: 'acknowledge' }) })(sqsEvent([record]), h.context());
     expect(failedIds(final)).toEqual([]);
   });
 
