@@ -1,0 +1,147 @@
+/**
+ * Type tests of the strategy objects: options that cannot combine do not
+ * compile. `claim()` carries what only a claim has (pipelined claims, a
+ * heartbeat), `transaction()` what only a transaction has (commit,
+ * probeDuplicates, onConflict), and each middleware takes only the settings
+ * its source can use. Each `@ts-expect-error` proves a refusal (if the
+ * library accepted the line, the directive itself would be an error); each
+ * case also runs, and asserts the run-time answer a JavaScript caller gets.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  claim,
+  dynamoDBStreamsIdempotency,
+  eventBridgeIdempotency,
+  kinesisIdempotency,
+  sqsIdempotency,
+  transaction,
+  type ClaimStrategy,
+  type PipelinedClaimStrategy,
+  type SqsTransactionStrategy,
+  type TransactionStrategy,
+} from '../../src/index.js';
+import { MemoryIdempotencyStore } from '../../src/testing/index.js';
+
+// Built, never run: a store with commit is all the transaction strategy's option check asks for.
+const store = Object.assign(new MemoryIdempotencyStore(), {
+  commit: async () => {
+    throw new Error('unused');
+  },
+});
+const key = (r: SQSRecord) => r.messageId;
+
+describe('claim()', () => {
+  it('returns a frozen claim strategy with its settings resolved', () => {
+    const plain = claim();
+    expectTypeOf(plain).toEqualTypeOf<ClaimStrategy>();
+    expect(plain).toEqual({ kind: 'claim', pipelined: false, heartbeat: false });
+    expect(Object.isFrozen(plain)).toBe(true);
+    expectTypeOf(claim({ heartbeat: { everyMs: 500 } })).toEqualTypeOf<ClaimStrategy>();
+    expect(claim({ heartbeat: { everyMs: 500 } })).toEqual({ kind: 'claim', pipelined: false, heartbeat: { everyMs: 500 } });
+    expect(claim({ pipelined: true })).toEqual({ kind: 'claim', pipelined: true, heartbeat: false });
+  });
+
+  it('refuses pipelined claims with a heartbeat, and any transaction setting', () => {
+    // @ts-expect-error pipelined claims take no heartbeat.
+    expect(() => claim({ pipelined: true, heartbeat: true })).toThrow('claim(): option "pipelined" may be true only without a heartbeat');
+    // @ts-expect-error commit is a transaction's setting.
+    expect(() => claim({ commit: 'record' })).toThrow('claim(): unknown option "commit"');
+    // @ts-expect-error onConflict is a transaction's setting.
+    expect(() => claim({ onConflict: 'acknowledge' })).toThrow('claim(): unknown option "onConflict"');
+    // A period the type takes but a timer cannot: the run-time check names it.
+    expect(() => claim({ heartbeat: { everyMs: 0 } })).toThrow('claim(): option "heartbeat" must be');
+  });
+});
+
+describe('transaction()', () => {
+  it('returns the strategy every source takes, or with commit settings the one only SQS takes', () => {
+    expectTypeOf(transaction()).toEqualTypeOf<TransactionStrategy>();
+    expect(transaction()).toEqual({ kind: 'transaction', onConflict: 'fail' });
+    expectTypeOf(transaction({ onConflict: 'acknowledge' })).toEqualTypeOf<TransactionStrategy>();
+    expectTypeOf(transaction({ commit: 'record' })).toEqualTypeOf<TransactionStrategy | SqsTransactionStrategy>();
+    expect(transaction({ commit: 'record' })).toEqual({
+      kind: 'transaction',
+      onConflict: 'fail',
+      commit: 'record',
+      probeDuplicates: 'auto',
+    });
+    expect(Object.isFrozen(transaction({ probeDuplicates: 'never' }))).toBe(true);
+  });
+
+  it('refuses claim settings', () => {
+    // @ts-expect-error a transaction holds no claim to renew.
+    expect(() => transaction({ heartbeat: true })).toThrow('transaction(): unknown option "heartbeat"');
+    // @ts-expect-error a transaction claims nothing, pipelined or not.
+    expect(() => transaction({ pipelined: true })).toThrow('transaction(): unknown option "pipelined"');
+    // @ts-expect-error commit is 'group' or 'record'.
+    expect(() => transaction({ commit: 'batch' })).toThrow('transaction(): option "commit" must be one of "group", "record"');
+  });
+});
+
+describe('sqsIdempotency takes every strategy setting', () => {
+  it('takes the names, claim() with pipelined or a heartbeat, transaction() with commit settings', () => {
+    for (const strategy of [
+      'claim',
+      'transaction',
+      claim({ pipelined: true }),
+      claim({ heartbeat: true }),
+      transaction({ commit: 'record' }),
+    ] as const) {
+      expect(() => sqsIdempotency({ store, key, strategy })).not.toThrow();
+    }
+    const pipelined: PipelinedClaimStrategy = claim({ pipelined: true }) as PipelinedClaimStrategy;
+    expect(() => sqsIdempotency({ store, key, strategy: pipelined })).not.toThrow();
+  });
+
+  it('refuses the flat options of before, at compile time and at run time', () => {
+    // @ts-expect-error moved: strategy: transaction({ commit }).
+    expect(() => sqsIdempotency({ store, key, strategy: 'transaction', commit: 'record' })).toThrow('option "commit" moved');
+    // @ts-expect-error moved: strategy: transaction({ probeDuplicates }).
+    expect(() => sqsIdempotency({ store, key, probeDuplicates: 'never' })).toThrow('option "probeDuplicates" moved');
+    // @ts-expect-error moved: strategy: transaction({ onConflict }).
+    expect(() => sqsIdempotency({ store, key, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
+    // @ts-expect-error moved: strategy: claim({ pipelined }).
+    expect(() => sqsIdempotency({ store, key, claims: 'pipelined' })).toThrow('option "claims" moved');
+    // @ts-expect-error moved: strategy: claim({ heartbeat }); the lease is its bounds only.
+    expect(() => sqsIdempotency({ store, key, lease: { heartbeat: true } })).toThrow('option "lease.heartbeat" moved');
+  });
+
+  it('takes the SQS client once: not inside permanentFailures or backoff', () => {
+    const sqs = { send: async () => ({}) } as never;
+    expect(() => sqsIdempotency({ store, key, sqs, permanentFailures: {}, backoff: { maxSeconds: 60 } })).not.toThrow();
+    // @ts-expect-error the client is the top-level option sqs.
+    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs } })).toThrow('option "permanentFailures.sqs" moved');
+    // @ts-expect-error queueUrl is a top-level option too.
+    expect(() => sqsIdempotency({ store, key, sqs, backoff: { queueUrl: () => 'u' } })).toThrow('option "backoff.queueUrl" moved');
+  });
+});
+
+describe('the other sources refuse the settings only SQS can use', () => {
+  const kinesis = { store, consumer: 'clicks' };
+  it('EventBridge, Kinesis and DynamoDB Streams take claim({ heartbeat }) and transaction({ onConflict })', () => {
+    for (const strategy of [claim({ heartbeat: true }), transaction({ onConflict: 'acknowledge' }), 'transaction'] as const) {
+      expect(() => eventBridgeIdempotency({ store, consumer: 'mailer', key: (e) => e.id, strategy })).not.toThrow();
+      expect(() => kinesisIdempotency({ ...kinesis, strategy })).not.toThrow();
+      expect(() => dynamoDBStreamsIdempotency({ ...kinesis, strategy })).not.toThrow();
+    }
+  });
+
+  it('refuses transaction({ commit | probeDuplicates }) and claim({ pipelined: true })', () => {
+    const eb = { store, consumer: 'mailer', key: (e: { id: string }) => e.id };
+    // @ts-expect-error a single event has no batch to commit together.
+    expect(() => eventBridgeIdempotency({ ...eb, strategy: transaction({ commit: 'record' }) })).toThrow(/"strategy".*only sqsIdempotency/);
+    // @ts-expect-error nor batch records to probe.
+    expect(() => eventBridgeIdempotency({ ...eb, strategy: transaction({ probeDuplicates: 'always' }) })).toThrow(/"strategy"/);
+    // @ts-expect-error a single event has no claims to pipeline.
+    expect(() => eventBridgeIdempotency({ ...eb, strategy: claim({ pipelined: true }) })).toThrow(/"strategy".*only sqsIdempotency/);
+    // @ts-expect-error a stream's transactions are committed its own way.
+    expect(() => kinesisIdempotency({ ...kinesis, strategy: transaction({ commit: 'group' }) })).toThrow(/"strategy"/);
+    // @ts-expect-error a stream's records run in shard order: pipelining has nothing to start early.
+    expect(() => dynamoDBStreamsIdempotency({ ...kinesis, strategy: claim({ pipelined: true }) })).toThrow(/"strategy"/);
+    // @ts-expect-error moved: strategy: transaction({ onConflict }).
+    expect(() => eventBridgeIdempotency({ ...eb, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
+    // @ts-expect-error moved: strategy: transaction({ onConflict }).
+    expect(() => kinesisIdempotency({ ...kinesis, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
+  });
+});
