@@ -26,7 +26,7 @@ export interface RecordContext {
   readonly attempt: number;
   /**
    * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
-   * (`lease: { heartbeat }`) finds this record's claim lost, or cannot renew
+   * (`claim({ heartbeat })`) finds this record's claim lost, or cannot renew
    * it for a whole lease: stop before applying the effect. Never aborts
    * without a heartbeat, nor at the invocation's deadline.
    */

@@ -26,7 +26,7 @@ export interface EventRun {
   readonly store: IdempotencyStore;
   /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
   readonly safetyMarginMs: number;
-  /** `lease: { heartbeat }`: renews the claim while the handler runs. */
+  /** `claim({ heartbeat })`: renews the claim while the handler runs. */
   keeper?: LeaseKeeper;
   /** What a duplicate answered from the stored result returns (the `onReplay` option, or the result itself). */
   readonly replayed: (result: unknown, event: unknown) => Promise<unknown>;
@@ -41,7 +41,7 @@ export interface EventContext {
   readonly context: Context;
   /**
    * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
-   * (`lease: { heartbeat }`) finds the claim lost, or cannot renew it for a
+   * (`claim({ heartbeat })`) finds the claim lost, or cannot renew it for a
    * whole lease: stop before applying the effect. Never aborts without a heartbeat.
    */
   readonly signal: AbortSignal;

@@ -134,7 +134,7 @@ export interface IdempotencyStore {
   /**
    * Extends a live claim's lease to now + `leaseMs`, fenced on the owner token
    * and IN_PROGRESS (`lease-lost` with the current record otherwise). Optional:
-   * `lease: { heartbeat }` needs it, and is a `TypeError` at build time on a
+   * `claim({ heartbeat })` needs it, and is a `TypeError` at build time on a
    * store without it.
    */
   renew?(input: RenewInput): Promise<FencedWriteResult>;
@@ -182,7 +182,7 @@ export interface TransactionalIdempotencyStore extends IdempotencyStore {
   getMany?(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>>;
 }
 
-/** A store whose claims can be renewed (it has `renew`): what `lease: { heartbeat }` needs. */
+/** A store whose claims can be renewed (it has `renew`): what `claim({ heartbeat })` needs. */
 export type RenewableIdempotencyStore = IdempotencyStore & Required<Pick<IdempotencyStore, 'renew'>>;
 
 /**

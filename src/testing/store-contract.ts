@@ -58,7 +58,7 @@ export interface StoreContractOptions {
   readonly ownWrite?: boolean;
   /**
    * Run the `renew` cases (default true): the lease heartbeat
-   * (`lease: { heartbeat }`) needs the store's optional `renew`. Leave them
+   * (`claim({ heartbeat })`) needs the store's optional `renew`. Leave them
    * out only for a store without `renew`.
    */
   readonly renew?: boolean;
