@@ -73,7 +73,8 @@ export type HeartbeatSetting = boolean | { readonly everyMs: number };
  * The `lease` option of the middlewares: its bounds (ms), each optional. A
  * heartbeat is the claim strategy's: `strategy: claim({ heartbeat })`.
  */
-export type LeaseOptions = Partial<LeasePolicy>;
+// An interface, not an alias: the API report and editors then show the name, not its expansion.
+export interface LeaseOptions extends Partial<LeasePolicy> {}
 
 /** Period of the heartbeat for a lease of `leaseMs`: `everyMs` when given, at most a third of the lease (at least 1 ms). */
 export function heartbeatPeriod(leaseMs: number, everyMs: number | undefined): number {
