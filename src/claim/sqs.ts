@@ -8,6 +8,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { LeasePolicy } from '../engine/lease.js';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
@@ -26,7 +27,9 @@ type Refused = (typeof REFUSED)[number];
  * `transaction()`, `claim({ heartbeat })`, `claim({ pipelined: true })`;
  * `metrics`; `sqs`, `queueUrl`, `permanentFailures`, `backoff`).
  */
-export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics'> {
+export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics' | 'lease'> {
+  /** Lease bounds (ms), as in the main entry. Default: margin 5 s, floor 10 s, cap 15 min. */
+  readonly lease?: Partial<LeasePolicy>;
   /** Only `'claim'` (the default): every record is claimed before the handler runs, with no heartbeat. */
   readonly strategy?: 'claim';
   /** Only `false`: this entry writes no metrics (the main entry's default is EMF on stdout). */
