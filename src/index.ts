@@ -138,13 +138,18 @@ export type { LeaseOptions, HeartbeatSetting } from './engine/lease.js';
 export { idempotent } from './event/idempotent.js';
 export type { IdempotentOptions } from './event/idempotent.js';
 
-// Stream sources (Kinesis, DynamoDB Streams)
+// Stream sources (Kinesis, DynamoDB Streams, Kafka)
 export { kinesisIdempotency } from './sources/streams/kinesis.js';
 export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
 export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
 export type { DynamoDBStreamsIdempotencyOptions } from './sources/streams/dynamodb-streams.js';
 export { kinesisData, dynamoDBImages } from './sources/streams/data.js';
 export type { KinesisDataRecord, DynamoDBImagesRecord, DynamoDBImages } from './sources/streams/data.js';
+// Kafka: Amazon MSK and self-managed Apache Kafka (docs/kafka.md)
+export { kafkaIdempotency, eachKafkaRecord } from './sources/kafka-middleware.js';
+export type { KafkaIdempotencyOptions } from './sources/kafka-middleware.js';
+export { kafkaValue, kafkaHeaders } from './sources/kafka.js';
+export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafka.js';
 export { outboxRelay } from './transaction/outbox/relay.js';
 export type {
   OutboxRelayOptions,

@@ -11,8 +11,8 @@
  * package.
  */
 // Lambda inputs
-export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext } from './events.js';
-export type { SqsRecordOptions, EventBridgeEventOptions, LambdaContextOptions } from './events.js';
+export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, kafkaEvent } from './events.js';
+export type { SqsRecordOptions, EventBridgeEventOptions, LambdaContextOptions, KafkaRecordOptions } from './events.js';
 export { kinesisStreamRecord, kinesisStreamEvent, dynamoDBStreamRecord, dynamoDBStreamEvent } from './stream-records.js';
 export type { KinesisStreamRecordOptions, DynamoDBStreamRecordOptions } from './stream-records.js';
 // Time
