@@ -45,7 +45,8 @@ async function drain(handler: Handler, records: readonly KafkaRecordOptions[], r
     const response = await handler(kafkaEvent(pending));
     responses.push(response);
     const from = new Map<string, number>();
-    for (const { itemIdentifier: i } of response.batchItemFailures) from.set(i.partition, Math.min(i.offset, from.get(i.partition) ?? i.offset));
+    for (const { itemIdentifier: i } of response.batchItemFailures)
+      from.set(i.partition, Math.min(i.offset, from.get(i.partition) ?? i.offset));
     pending = pending.filter((r) => r.offset >= (from.get(`${r.topic ?? 'orders'}-${r.partition ?? 0}`) ?? Number.POSITIVE_INFINITY));
   }
   return responses;
@@ -83,13 +84,19 @@ async function setup(strategy: Strategy) {
           failing.set(key, left - 1);
           throw new Error(`${key} fails`);
         }
-        const effect = { TableName: ledger, Key: { pk: key }, UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } };
+        const effect = {
+          TableName: ledger,
+          Key: { pk: key },
+          UpdateExpression: 'ADD applied :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        };
         if (strategy === 'transaction') tx.update(effect);
         else await doc.send(new UpdateCommand(effect));
       }),
     );
   const handler: Handler = (event) => middleware(event, lambdaContext({ functionName: 'kafka-fn', timeoutMs: 30_000 }));
-  const applied = async (k: string) => (await doc.send(new GetCommand({ TableName: ledger, Key: { pk: k }, ConsistentRead: true }))).Item?.['applied'];
+  const applied = async (k: string) =>
+    (await doc.send(new GetCommand({ TableName: ledger, Key: { pk: k }, ConsistentRead: true }))).Item?.['applied'];
   const outcomes = () => Object.fromEntries((lines.at(-1)?.records ?? []).map((r) => [r.messageId, r.outcome]));
   return { store, runs, lines, failing, handler, applied, outcomes };
 }
