@@ -8,7 +8,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import { is, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
+import { metricsWriter } from '../../batch/metrics.js';
+import { strategySteps } from '../../batch/strategies/choose.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import {
   batchDefaults,
@@ -103,9 +104,10 @@ const dynamoDBStreamsRules = {
 export function dynamoDBStreamsIdempotency(
   options: DynamoDBStreamsIdempotencyOptions,
 ): MiddlewareObj<DynamoDBStreamEvent, DynamoDBBatchResponse> {
-  return batchIdempotency(
-    dynamoDBStreamsSource,
-    resolveMiddlewareOptions(dynamoDBStreamsSource.owner, options, dynamoDBStreamsRules, dynamoDBStreamsDefaults),
-    allFeatures,
-  );
+  const resolved = resolveMiddlewareOptions(dynamoDBStreamsSource.owner, options, dynamoDBStreamsRules, dynamoDBStreamsDefaults);
+  return batchIdempotency(dynamoDBStreamsSource, {
+    ...resolved,
+    steps: strategySteps(dynamoDBStreamsSource.owner, resolved),
+    writeMetrics: metricsWriter(resolved.metrics),
+  });
 }

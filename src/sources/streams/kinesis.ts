@@ -8,7 +8,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import { is, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
+import { metricsWriter } from '../../batch/metrics.js';
+import { strategySteps } from '../../batch/strategies/choose.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import {
   batchDefaults,
@@ -87,9 +88,10 @@ const kinesisRules = {
  * ```
  */
 export function kinesisIdempotency(options: KinesisIdempotencyOptions): MiddlewareObj<KinesisStreamEvent, KinesisStreamBatchResponse> {
-  return batchIdempotency(
-    kinesisSource,
-    resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults),
-    allFeatures,
-  );
+  const resolved = resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults);
+  return batchIdempotency(kinesisSource, {
+    ...resolved,
+    steps: strategySteps(kinesisSource.owner, resolved),
+    writeMetrics: metricsWriter(resolved.metrics),
+  });
 }
