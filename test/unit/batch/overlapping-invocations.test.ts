@@ -32,28 +32,25 @@ function setUp(claims: ClaimsMode, shareInternal = false) {
   const gates = new Map<string, Deferred>();
   const enteredBy = (id: string) => entered.get(id) ?? (entered.set(id, new Deferred()).get(id) as Deferred);
   const gateOf = (id: string) => gates.get(id) ?? (gates.set(id, new Deferred()).get(id) as Deferred);
+  const middleware = sqsIdempotency({
+    store,
+    consumer: 'overlap',
+    key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+    logger: (line) => lines.push(line),
+    metrics: false,
+    claims,
+  });
+  const perRecord = eachRecord(async (record: SQSRecord, { key }) => {
+    calls.push(record.messageId);
+    enteredBy(record.messageId).resolve();
+    await gateOf(record.messageId).promise;
+    effects.set(key, (effects.get(key) ?? 0) + 1);
+  });
   // Middy 6 seeds every request with the plugin's own `internal` object, shared by overlapping requests.
-  const base = shareInternal ? middy6<SQSEvent, SQSBatchResponse>({ internal: {} }) : middy<SQSEvent, SQSBatchResponse>();
-  const built = base
-    .use(
-      sqsIdempotency({
-        store,
-        consumer: 'overlap',
-        key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-        logger: (line) => lines.push(line),
-        metrics: false,
-        claims,
-      }),
-    )
-    .handler(
-      eachRecord(async (record, { key }) => {
-        calls.push(record.messageId);
-        enteredBy(record.messageId).resolve();
-        await gateOf(record.messageId).promise;
-        effects.set(key, (effects.get(key) ?? 0) + 1);
-      }),
-    );
-  const handler = async (event: SQSEvent, context: Context) => (await built(event, context)) as SQSBatchResponse;
+  const six = middy6<SQSEvent, SQSBatchResponse>({ internal: {} }).use(middleware).handler(perRecord);
+  const seven = middy<SQSEvent, SQSBatchResponse>().use(middleware).handler(perRecord);
+  const handler = async (event: SQSEvent, context: Context) =>
+    (await (shareInternal ? six(event, context) : seven(event, context))) as SQSBatchResponse;
   const context = () => lambdaContext({ clock, timeoutMs: 60_000, functionName: 'overlap-fn' });
   return { clock, store, lines, effects, calls, handler, context, enteredBy, gateOf };
 }
