@@ -15,8 +15,7 @@ import {
   kinesisData,
   kinesisIdempotency,
 } from '../../../src/index.js';
-import { dynamoDBStreamsSource } from '../../../src/sources/streams/dynamodb-streams-adapter.js';
-import { kinesisSource } from '../../../src/sources/streams/kinesis-adapter.js';
+import { dynamoDBStreamsSource, kinesisSource } from '../../../src/sources/streams/adapter.js';
 import {
   MemoryIdempotencyStore,
   dynamoDBStreamEvent,
