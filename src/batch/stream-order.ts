@@ -17,7 +17,7 @@ import type { BatchSource } from '../sources/source.js';
  * @example
  * ```ts
  * import { behindFailures } from './stream-order.js';
- * import { kinesisSource } from '../sources/streams/kinesis-adapter.js';
+ * import { kinesisSource } from '../sources/streams/adapter.js';
  * import { kinesisStreamRecord } from '../testing/index.js';
  * const records = ['1', '2'].map((sequenceNumber) => kinesisStreamRecord({ sequenceNumber, data: 'x' }));
  * const outcomes = behindFailures(kinesisSource, records, [

@@ -4,8 +4,7 @@
  * and its ordering lane (FIFO group, shard).
  */
 import type { BatchSource } from './source.js';
-import { dynamoDBStreamsSource } from './streams/dynamodb-streams-adapter.js';
-import { kinesisSource } from './streams/kinesis-adapter.js';
+import { dynamoDBStreamsSource, kinesisSource } from './streams/adapter.js';
 import { sqsSource } from './sqs/adapter.js';
 
 /** Any batch source, as a plain runner uses it. */

@@ -63,8 +63,8 @@ const leftOut = [
   'src/sources/sqs/after-settle.ts',
   'src/sources/sqs/dlq.ts',
   'src/sources/sqs/backoff.ts',
-  'src/sources/streams/kinesis-adapter.ts',
-  'src/sources/streams/dynamodb-streams-adapter.ts',
+  'src/sources/streams/adapter.ts',
+  'src/sources/streams/middleware.ts',
 ];
 
 describe('the claim-only entry’s bundle', () => {

@@ -1,50 +1,138 @@
 /**
- * What Kinesis and DynamoDB Streams share as batch sources: the event's
- * `Records`, the check that each record comes from the stream and can be
- * named in the response, and the `batchItemFailures` response (the same
- * shape as SQS's, naming sequence numbers).
+ * Kinesis and DynamoDB Streams as batch sources (see `BatchSource`), built by
+ * one factory: both events are `Records` of one `eventSource`, a record's id
+ * in the response is its sequence number, and the response is the
+ * `batchItemFailures` shape (SQS's, naming sequence numbers). What differs
+ * is in each source's spec: where the sequence number sits, the lane, and
+ * what makes a record unreadable.
  */
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+} from 'aws-lambda';
+import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
+import type { BatchSource } from '../source.js';
+import { dynamoDBImages, kinesisDataError } from './data.js';
 
 /** The partial batch response of both stream sources (`KinesisStreamBatchResponse` and `DynamoDBBatchResponse` have this shape). */
 interface StreamsBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
+/** What one stream source adds to the shared shape. */
+interface StreamSpec<TRecord> extends Pick<BatchSource<unknown, TRecord, unknown>, 'name' | 'owner' | 'eventKind' | 'lane' | 'unreadable'> {
+  /** The records' `eventSource` (`aws:kinesis`). */
+  readonly eventSource: string;
+  /** Where the sequence number sits: the record's object, then its field (`['kinesis', 'sequenceNumber']`). */
+  readonly sequenceAt: readonly [string, string];
+}
+
 /** The event's Records array, if it has one. */
-export function streamRecordsOf(event: unknown): unknown[] | undefined {
+function streamRecordsOf(event: unknown): unknown[] | undefined {
   const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
   return Array.isArray(records) ? records : undefined;
 }
 
 /**
- * Why the event is not a stream event of `eventSource`, or `undefined`. A
- * record without a sequence number cannot be named in the response; one
- * from another source means the function is wired to the wrong trigger.
+ * A stream source from its spec. An event is refused as a whole only for a
+ * record without a sequence number (it cannot be named in the response) or
+ * one from another source (the function is wired to the wrong trigger).
+ * Stream records carry no delivery count: `attempt` is 1.
  */
-export function validStreamEvent(
-  event: unknown,
-  eventSource: string,
-  sequenceOf: (record: unknown) => string | undefined,
-  field: string,
-): string | undefined {
-  const records = streamRecordsOf(event);
-  if (records === undefined) return 'it has no Records array';
-  for (const [i, record] of records.entries()) {
-    const source: unknown = isPlainObject(record) ? record['eventSource'] : undefined;
-    if (source !== undefined && source !== eventSource) return `record ${i} comes from ${JSON.stringify(source)}, not "${eventSource}"`;
-    if (sequenceOf(record) === undefined) return `record ${i} has no string ${field}`;
+function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse extends StreamsBatchResponse>(
+  spec: StreamSpec<TRecord>,
+): BatchSource<TEvent, TRecord, TResponse> {
+  const [container, field] = spec.sequenceAt;
+  const sequenceOf = (record: unknown): string | undefined => {
+    const inner: unknown = isPlainObject(record) ? record[container] : undefined;
+    const sequence: unknown = isPlainObject(inner) ? inner[field] : undefined;
+    return typeof sequence === 'string' && sequence.length > 0 ? sequence : undefined;
+  };
+  return {
+    name: spec.name,
+    owner: spec.owner,
+    eventKind: spec.eventKind,
+    invalidEvent(event) {
+      const records = streamRecordsOf(event);
+      if (records === undefined) return 'it has no Records array';
+      for (const [i, record] of records.entries()) {
+        const source: unknown = isPlainObject(record) ? record['eventSource'] : undefined;
+        if (source !== undefined && source !== spec.eventSource)
+          return `record ${i} comes from ${JSON.stringify(source)}, not "${spec.eventSource}"`;
+        if (sequenceOf(record) === undefined) return `record ${i} has no string ${container}.${field}`;
+      }
+      return undefined;
+    },
+    records: (event) => event.Records,
+    withRecords: (event, records) => ({ ...event, Records: [...records] }),
+    recordsOf: streamRecordsOf,
+    itemId: sequenceOf,
+    lane: spec.lane,
+    resumesFromFirstFailure: true,
+    attempt: () => 1,
+    unreadable: spec.unreadable,
+    // The event source mapping checkpoints before the lowest sequence number named.
+    respond: (retry) => ({ batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) }) as TResponse,
+    retriedIn(response) {
+      const failures = (response as Partial<StreamsBatchResponse> | undefined)?.batchItemFailures ?? [];
+      return new Set(failures.map((f) => f.itemIdentifier));
+    },
+  };
+}
+
+/**
+ * Kinesis: a record's id is `kinesis.sequenceNumber`; its lane is its shard,
+ * the part of `eventID` (`shardId-000000000000:<sequenceNumber>`) before the
+ * `:`; a record without one falls back to the stream, so records are never
+ * run out of order.
+ */
+export const kinesisSource = streamSource<KinesisStreamEvent, KinesisStreamRecord, KinesisStreamBatchResponse>({
+  name: 'kinesis',
+  owner: 'kinesisIdempotency',
+  eventKind: 'a Kinesis stream event',
+  eventSource: 'aws:kinesis',
+  sequenceAt: ['kinesis', 'sequenceNumber'],
+  lane(record) {
+    const eventID: unknown = record.eventID;
+    const colon = typeof eventID === 'string' ? eventID.indexOf(':') : -1;
+    return colon > 0 ? (eventID as string).slice(0, colon) : String(record.eventSourceARN ?? 'stream');
+  },
+  unreadable(record) {
+    if (!isPlainObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
+    // Checked, not decoded: the key function and the handler decode it when they read it.
+    return kinesisDataError(record);
+  },
+});
+
+function dynamoDBUnreadable(record: DynamoDBRecord): InvalidRecordError | undefined {
+  if (!isPlainObject(record.dynamodb))
+    return new BodyParseError(`DynamoDB stream record ${record.eventID ?? '(no eventID)'} has no dynamodb change.`);
+  try {
+    // Numbers wrapped: a valid image with a number beyond 2^53 is readable (the handler chooses how).
+    dynamoDBImages(record, { wrapNumbers: true });
+    return undefined;
+  } catch (err) {
+    return err as BodyParseError;
   }
-  return undefined;
 }
 
-/** The response naming these sequence numbers; the event source mapping checkpoints before the lowest. */
-export function streamResponse(retry: readonly string[]): StreamsBatchResponse {
-  return { batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) };
-}
-
-/** The sequence numbers a handler's own response names. */
-export function streamRetriedIn(response: unknown): ReadonlySet<string> {
-  const failures = (response as Partial<StreamsBatchResponse> | undefined)?.batchItemFailures ?? [];
-  return new Set(failures.map((f) => f.itemIdentifier));
-}
+/**
+ * DynamoDB Streams: a record's id is `dynamodb.SequenceNumber`. Its records
+ * name no shard, but Lambda reads each shard on its own, so one invocation's
+ * batch comes from one shard: the lane is the stream (`eventSourceARN`),
+ * which keeps the whole batch in sequence order.
+ */
+export const dynamoDBStreamsSource = streamSource<DynamoDBStreamEvent, DynamoDBRecord, DynamoDBBatchResponse>({
+  name: 'dynamodb-streams',
+  owner: 'dynamoDBStreamsIdempotency',
+  eventKind: 'a DynamoDB Streams event',
+  eventSource: 'aws:dynamodb',
+  sequenceAt: ['dynamodb', 'SequenceNumber'],
+  lane: (record) => record.eventSourceARN ?? 'stream',
+  unreadable: dynamoDBUnreadable,
+});

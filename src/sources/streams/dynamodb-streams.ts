@@ -7,19 +7,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import { is, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
-import { batchIdempotency } from '../../batch/middleware.js';
-import {
-  batchDefaults,
-  batchRules,
-  commonRules,
-  recordRules,
-  resolveMiddlewareOptions,
-  type CommonIdempotencyOptions,
-} from '../../engine/middleware-options.js';
+import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
 import type { ConflictPolicy } from '../../transaction/commit-step.js';
-import { dynamoDBStreamsSource } from './dynamodb-streams-adapter.js';
+import { dynamoDBStreamsSource } from './adapter.js';
+import { streamDefaults, streamIdempotency } from './middleware.js';
 
 /** Options of {@link dynamoDBStreamsIdempotency}. */
 export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOptions {
@@ -49,20 +40,10 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
  * console.log(dynamoDBStreamsDefaults.strategy); // 'claim'
  * ```
  */
-export const dynamoDBStreamsDefaults = {
-  ...batchDefaults,
-  key: ((record: DynamoDBRecord) => record.eventID) as (record: DynamoDBRecord) => BusinessKey | undefined | null,
-  payload: ((record: DynamoDBRecord) => record.dynamodb?.NewImage ?? record.dynamodb?.OldImage ?? null) as
-    | ((record: DynamoDBRecord) => unknown)
-    | false,
-};
-
-const dynamoDBStreamsRules = {
-  ...commonRules,
-  ...recordRules,
-  ...batchRules,
-  key: is.fn,
-} satisfies RulesOf<DynamoDBStreamsIdempotencyOptions>;
+export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({
+  key: (record) => record.eventID,
+  payload: (record) => record.dynamodb?.NewImage ?? record.dynamodb?.OldImage ?? null,
+});
 
 /**
  * Makes a DynamoDB Streams batch handler idempotent per record, with
@@ -103,9 +84,5 @@ const dynamoDBStreamsRules = {
 export function dynamoDBStreamsIdempotency(
   options: DynamoDBStreamsIdempotencyOptions,
 ): MiddlewareObj<DynamoDBStreamEvent, DynamoDBBatchResponse> {
-  return batchIdempotency(
-    dynamoDBStreamsSource,
-    resolveMiddlewareOptions(dynamoDBStreamsSource.owner, options, dynamoDBStreamsRules, dynamoDBStreamsDefaults),
-    allFeatures,
-  );
+  return streamIdempotency(dynamoDBStreamsSource, options, dynamoDBStreamsDefaults);
 }

@@ -7,19 +7,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import { is, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
-import { batchIdempotency } from '../../batch/middleware.js';
-import {
-  batchDefaults,
-  batchRules,
-  commonRules,
-  recordRules,
-  resolveMiddlewareOptions,
-  type CommonIdempotencyOptions,
-} from '../../engine/middleware-options.js';
+import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
 import type { ConflictPolicy } from '../../transaction/commit-step.js';
-import { kinesisSource } from './kinesis-adapter.js';
+import { kinesisSource } from './adapter.js';
+import { streamDefaults, streamIdempotency } from './middleware.js';
 
 /** Options of {@link kinesisIdempotency}. */
 export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
@@ -47,18 +38,10 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
  * console.log(kinesisDefaults.strategy); // 'claim'
  * ```
  */
-export const kinesisDefaults = {
-  ...batchDefaults,
-  key: ((record: KinesisStreamRecord) => record.eventID) as (record: KinesisStreamRecord) => BusinessKey | undefined | null,
-  payload: ((record: KinesisStreamRecord) => record.kinesis.data) as ((record: KinesisStreamRecord) => unknown) | false,
-};
-
-const kinesisRules = {
-  ...commonRules,
-  ...recordRules,
-  ...batchRules,
-  key: is.fn,
-} satisfies RulesOf<KinesisIdempotencyOptions>;
+export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
+  key: (record) => record.eventID,
+  payload: (record) => record.kinesis.data,
+});
 
 /**
  * Makes a Kinesis batch handler idempotent per record, with DynamoDB
@@ -87,9 +70,5 @@ const kinesisRules = {
  * ```
  */
 export function kinesisIdempotency(options: KinesisIdempotencyOptions): MiddlewareObj<KinesisStreamEvent, KinesisStreamBatchResponse> {
-  return batchIdempotency(
-    kinesisSource,
-    resolveMiddlewareOptions(kinesisSource.owner, options, kinesisRules, kinesisDefaults),
-    allFeatures,
-  );
+  return streamIdempotency(kinesisSource, options, kinesisDefaults);
 }

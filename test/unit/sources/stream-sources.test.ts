@@ -9,8 +9,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisSt
 import { describe, expect, it } from 'vitest';
 import { dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord, kinesisData, kinesisIdempotency } from '../../../src/index.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
-import { dynamoDBStreamsSource } from '../../../src/sources/streams/dynamodb-streams-adapter.js';
-import { kinesisSource } from '../../../src/sources/streams/kinesis-adapter.js';
+import { dynamoDBStreamsSource, kinesisSource } from '../../../src/sources/streams/adapter.js';
 import {
   MemoryIdempotencyStore,
   dynamoDBStreamEvent,

@@ -1,0 +1,76 @@
+/**
+ * The one middleware factory of the stream sources (Kinesis, DynamoDB
+ * Streams, Kafka): their options are the same apart from the record type and
+ * the default key and payload, so each source's public function is this
+ * factory given its adapter and its defaults.
+ */
+import type { MiddlewareObj } from '@middy/core';
+import { allFeatures } from '../../batch/all-features.js';
+import { batchIdempotency } from '../../batch/middleware.js';
+import type { BusinessKey } from '../../engine/keys.js';
+import {
+  batchDefaults,
+  batchRules,
+  commonRules,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../../engine/middleware-options.js';
+import { is, type RulesOf } from '../../engine/options.js';
+import type { ConflictPolicy } from '../../transaction/commit-step.js';
+import type { BatchSource } from '../source.js';
+
+/** What every stream middleware's options hold, for records of `TRecord` (each source's options interface has this shape). */
+export interface StreamOptions<TRecord> extends CommonIdempotencyOptions {
+  readonly key?: (record: TRecord) => BusinessKey | undefined | null;
+  readonly payload?: ((record: TRecord) => unknown) | false;
+  readonly onConflict?: ConflictPolicy;
+  readonly safetyMarginMs?: number;
+}
+
+/** A stream source's default key and payload. */
+export interface StreamRecordDefaults<TRecord> {
+  readonly key: (record: TRecord) => BusinessKey | undefined | null;
+  readonly payload: ((record: TRecord) => unknown) | false;
+}
+
+/**
+ * The defaults of a stream middleware, in one object: the batch defaults
+ * and the source's key and payload.
+ *
+ * @example
+ * ```ts
+ * import type { KinesisStreamRecord } from 'aws-lambda';
+ * import { streamDefaults } from './middleware.js';
+ *
+ * const defaults = streamDefaults<KinesisStreamRecord>({ key: (r) => r.eventID, payload: (r) => r.kinesis.data });
+ * console.log(defaults.strategy); // 'claim'
+ * ```
+ */
+export function streamDefaults<TRecord>(record: StreamRecordDefaults<TRecord>) {
+  return { ...batchDefaults, ...record };
+}
+
+// The key is optional on a stream (every source has a default), required on SQS.
+const streamRules = {
+  ...commonRules,
+  ...recordRules,
+  ...batchRules,
+  key: is.fn,
+} satisfies RulesOf<StreamOptions<unknown>>;
+
+/**
+ * A stream source's middleware: its options checked (a `TypeError` naming the
+ * option) and laid over its defaults. `TOptions` is the source's public
+ * options interface; an option it declares beyond {@link StreamOptions} has
+ * no rule here, so it does not type-check (rather than fail as unknown at
+ * build time).
+ */
+export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOptions extends StreamOptions<TRecord>>(
+  source: BatchSource<TEvent, TRecord, TResponse>,
+  options: TOptions & Record<Exclude<keyof TOptions, keyof StreamOptions<TRecord>>, never>,
+  defaults: ReturnType<typeof streamDefaults<TRecord>>,
+): MiddlewareObj<TEvent, TResponse> {
+  const checked: StreamOptions<TRecord> = options;
+  return batchIdempotency(source, resolveMiddlewareOptions(source.owner, checked, streamRules, defaults), allFeatures);
+}
