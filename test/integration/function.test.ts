@@ -6,14 +6,8 @@
  * over rejects with `LeaseLostError` unless a heartbeat kept it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  DynamoDBIdempotencyStore,
-  IdempotencyInProgressError,
-  idempotent,
-  LeaseLostError,
-  MissingKeyError,
-  PayloadMismatchError,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, IdempotencyInProgressError, idempotent, LeaseLostError, PayloadMismatchError } from '../../src/index.js';
+import { MissingKeyError } from '../../src/engine/errors.js';
 import { Deferred, MemoryIdempotencyStore } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
