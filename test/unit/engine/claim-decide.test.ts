@@ -9,7 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { claimAndDecide, decisionOutcome, type ClaimAsk } from '../../../src/engine/claim-decide.js';
 import { completeClaim, releaseHeld } from '../../../src/engine/finish.js';
-import { IdempotencyInProgressError, LeaseLostError, PayloadMismatchError, UnstorableResultError } from '../../../src/index.js';
+import { UnstorableResultError } from '../../../src/engine/errors.js';
+import { IdempotencyInProgressError, LeaseLostError, PayloadMismatchError } from '../../../src/index.js';
 import type { IdempotencyStore } from '../../../src/stores/types.js';
 import { ManualClock, MemoryIdempotencyStore } from '../../../src/testing/index.js';
 
