@@ -70,7 +70,8 @@ export type BatchLogger = (line: BatchLogLine) => void;
  *
  * @example
  * ```ts
- * import { jsonLineLogger, type BatchLogger } from 'effectively-once';
+ * import type { BatchLogger } from 'effectively-once';
+ * import { jsonLineLogger } from './log.js';
  *
  * // Pass as the middleware's `logger` option: only batches that retried something are logged.
  * const logger: BatchLogger = (line) => {

@@ -17,7 +17,9 @@ import middy from '@middy/core';
 import middy6 from 'middy-core-6';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogLine, type ClaimsMode } from '../../../src/index.js';
+import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { ClaimsMode } from '../../../src/sources/sqs/middleware.js';
 import { Deferred, lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:overlap.fifo';
