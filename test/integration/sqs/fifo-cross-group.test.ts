@@ -8,7 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
-import type { ClaimsMode, RecordHandler, Strategy } from '../../../src/index.js';
+import type { ClaimsMode } from '../../../src/sources/sqs/middleware.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { Strategy } from '../../../src/engine/middleware-options.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
 

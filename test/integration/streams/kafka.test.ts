@@ -19,13 +19,14 @@ import {
   kafkaIdempotency,
   kafkaValue,
   transition,
-  type BatchLogLine,
   type KafkaBatchResponse,
   type KafkaEvent,
   type KafkaRecord,
-  type Strategy,
 } from '../../../src/index.js';
-import { kafkaEvent, lambdaContext, type KafkaRecordOptions } from '../../../src/testing/index.js';
+import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { KafkaRecordOptions } from '../../../src/testing/events.js';
+import { kafkaEvent, lambdaContext } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 
 const { client, doc } = testDynamo();

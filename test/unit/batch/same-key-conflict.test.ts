@@ -9,17 +9,9 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  BusinessConflictError,
-  eachRecord,
-  jsonBody,
-  sqsIdempotency,
-  type BatchLogLine,
-  type CommitInput,
-  type CommitResult,
-  type GroupCommitAnswer,
-  type SqsIdempotencyOptions,
-} from '../../../src/index.js';
+import { BusinessConflictError, eachRecord, jsonBody, sqsIdempotency, type SqsIdempotencyOptions } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer } from '../../../src/stores/types.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 /** A memory store whose commits all fail their business condition (nothing is written). */

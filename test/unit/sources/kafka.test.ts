@@ -9,26 +9,20 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import {
-  BodyParseError,
   eachKafkaRecord,
   kafkaHeaders,
   kafkaIdempotency,
   kafkaValue,
-  type BatchLogLine,
   type KafkaBatchResponse,
   type KafkaEvent,
   type KafkaIdempotencyOptions,
   type KafkaRecord,
 } from '../../../src/index.js';
 import { kafkaSource } from '../../../src/sources/kafka.js';
-import {
-  kafkaEvent,
-  lambdaContext,
-  MemoryIdempotencyStore,
-  sqsEvent,
-  sqsRecord,
-  type KafkaRecordOptions,
-} from '../../../src/testing/index.js';
+import { BodyParseError } from '../../../src/engine/errors.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { KafkaRecordOptions } from '../../../src/testing/events.js';
+import { kafkaEvent, lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const recordsOf = (event: KafkaEvent): KafkaRecord[] => Object.values(event.records).flat();
 const one = (options: KafkaRecordOptions): KafkaRecord => recordsOf(kafkaEvent([options]))[0] as KafkaRecord;
