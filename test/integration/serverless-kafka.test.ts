@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const CONFIG = 'serverless.kafka-example.test.yml';
 
 /** serverless.yml with the example's lines uncommented (`# x` -> `x`; its prose, `## y`, stays a comment). */
-export function withKafkaExample(yml: string): string {
+function withKafkaExample(yml: string): string {
   let inside = false;
   return yml
     .split('\n')
