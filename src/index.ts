@@ -35,6 +35,7 @@ export { kinesisData, dynamoDBImages } from './sources/streams/data.js';
 
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
+export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';
 export type { DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
 export type { IdempotencyStore, TransactionalIdempotencyStore } from './stores/types.js';
 export type { IdempotencyRecord } from './engine/record.js';
