@@ -11,11 +11,16 @@
  * An entry point brings a strategy in by importing it, so a handler that
  * never names the transaction strategy bundles none of its code.
  */
+import type { HeartbeatSetting, LeasePolicy } from '../../engine/lease.js';
 import type { Strategy } from '../../engine/middleware-options.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import type { BatchSource } from '../../sources/source.js';
+import type { IdempotencyStore } from '../../stores/types.js';
 import type { TransactionBuilder } from '../../transaction/builder.js';
+import type { ConflictPolicy } from '../../transaction/commit-step.js';
+import type { ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
+import type { CommitMode } from '../../transaction/group-commit/queue.js';
 import type { Admission, AdmitConfig, ClaimAnswer } from '../admit.js';
 
 /** What one invocation's batch starts from. */
@@ -69,4 +74,34 @@ export interface BatchStrategy {
   readonly name: Strategy;
   /** Starts one invocation's batch: admits its records (claims them, or validates them). */
   begin<TRecord>(batch: BatchStart<TRecord>): Promise<StrategyBatch<TRecord>>;
+}
+
+/** What a strategy's steps are built from, once per middleware: the resolved options they read, and the middleware's name. */
+export interface StepSettings {
+  readonly store: IdempotencyStore;
+  readonly storeResult: boolean;
+  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting | undefined };
+  readonly onConflict: ConflictPolicy;
+  readonly commit?: CommitMode | undefined;
+  readonly probeDuplicates?: ProbeMode | undefined;
+  /** The middleware's name, for errors. */
+  readonly owner: string;
+}
+
+/** Builds a strategy's steps for one middleware. */
+export type StepsFactory = (settings: StepSettings) => BatchStrategy;
+
+/**
+ * Where a strategy object (what `claim()` or `transaction()` returns)
+ * carries its batch steps: the batch middleware builds them from the
+ * object, and imports no strategy itself. A symbol, so the object's
+ * settings (what the option checks and the types see) stay as they are.
+ */
+export const BATCH_STEPS: unique symbol = Symbol('effectively-once: the batch steps of a strategy');
+
+/** The steps a `strategy` option carries, if it is a strategy object that carries any. */
+export function carriedSteps(option: unknown): StepsFactory | undefined {
+  if (typeof option !== 'object' || option === null) return undefined;
+  const steps: unknown = (option as { readonly [BATCH_STEPS]?: unknown })[BATCH_STEPS];
+  return typeof steps === 'function' ? (steps as StepsFactory) : undefined;
 }
