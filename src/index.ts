@@ -39,6 +39,7 @@ export { kafkaValue, kafkaHeaders } from './sources/kafka.js';
 
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
+export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';
 export type { DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
 export type { IdempotencyStore, TransactionalIdempotencyStore } from './stores/types.js';
 export type { IdempotencyRecord } from './engine/record.js';
