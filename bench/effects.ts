@@ -12,7 +12,8 @@
  *   the updates applied.
  */
 import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { transition, type TransitionInput } from '../src/index.js';
+import { transition } from '../src/index.js';
+import type { TransitionInput } from '../src/transaction/state.js';
 import type { CountedClient } from './dynamo.js';
 import type { BusinessTableKind } from './dynamo.js';
 import { pointsFor, type OrderPaid, type Workload } from './workload.js';

@@ -18,21 +18,17 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import {
-  eachRecord,
-  jsonBody,
-  PermanentError,
-  sqsIdempotency,
-  type BackoffOptions,
-  type BatchLogger,
-  type MetricsOption,
-} from 'effectively-once';
+import { eachRecord, jsonBody, PermanentError, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions } from 'effectively-once';
 import { sharedDocumentClient, sharedSqsClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { middyOptions } from './shared/middy.js';
 import { keyField, parseNotification, type NotificationMessage } from './shared/messages.js';
 import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
+
+/** The middleware's option types, reached through its options (the package exports the main ones only). */
+type MetricsOption = NonNullable<SqsIdempotencyOptions['metrics']>;
+type BackoffOptions = NonNullable<SqsIdempotencyOptions['backoff']>;
 
 /** The external side effect: sends one notification, rejects when it was not sent. */
 export type SendNotification = (notification: NotificationMessage) => Promise<void>;

@@ -10,11 +10,15 @@
  * time, and `points` is idempotent on the order number anyway.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { outboxRelay, type EventBridgePutEvents, type OutboxRelayHandler } from 'effectively-once';
+import { outboxRelay, type OutboxRelayOptions } from 'effectively-once';
 import { sharedDocumentClient, sharedEventBridgeClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { stdoutEventBridge } from './shared/publish.js';
+
+/** The relay's EventBridge client and handler types, reached through its options and return type. */
+type EventBridgePutEvents = OutboxRelayOptions['eventBridge'];
+type OutboxRelayHandler = ReturnType<typeof outboxRelay>;
 
 /** Dependencies of {@link createOutboxRelayHandler}. */
 export interface OutboxRelayDeps {

@@ -14,13 +14,16 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type MetricsOption } from 'effectively-once';
+import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { middyOptions } from './shared/middy.js';
 import { keyField, ORDER_EVENTS_SOURCE, ORDER_PAID, parsePayment, type OrderPaid, type PaymentMessage } from './shared/messages.js';
 import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
+
+/** The middleware's `metrics` option (the package exports the main option types only). */
+type MetricsOption = NonNullable<SqsIdempotencyOptions['metrics']>;
 
 /** Dependencies of {@link createPaymentsHandler}. */
 export interface PaymentsDeps extends StoreDeps {

@@ -12,13 +12,16 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBridgeIdempotency, handleEvent, transaction, type BatchLogger, type MetricsOption } from 'effectively-once';
+import { eventBridgeIdempotency, handleEvent, transaction, type BatchLogger, type EventBridgeIdempotencyOptions } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { middyOptions } from './shared/middy.js';
 import { keyField, parseOrderPaid } from './shared/messages.js';
 import { storeFrom, type StoreDeps } from './shared/store.js';
+
+/** The middleware's `metrics` option (the package exports the main option types only). */
+type MetricsOption = NonNullable<EventBridgeIdempotencyOptions['metrics']>;
 
 /** Dependencies of {@link createPointsHandler}. */
 export interface PointsDeps extends StoreDeps {

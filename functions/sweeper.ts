@@ -9,11 +9,14 @@
  * whether such an effect happened needs a human or a replay from the DLQ.
  */
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { StaleClaim } from 'effectively-once';
+import type { DynamoDBIdempotencyStore } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { numberFromEnv, requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { dynamoDBStoreFrom, type StoreDeps } from './shared/store.js';
+
+/** One claim `staleClaims` returns. */
+type StaleClaim = Awaited<ReturnType<DynamoDBIdempotencyStore['staleClaims']>>[number];
 
 /** Dependencies of {@link createSweeperHandler}. */
 export interface SweeperDeps extends Omit<StoreDeps, 'store'> {

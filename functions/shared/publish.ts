@@ -4,7 +4,10 @@
  * writes each entry as a JSON line (`PUBLISH_TARGET=stdout`).
  */
 import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
-import type { EventBridgePutEvents } from 'effectively-once';
+import type { OutboxRelayOptions } from 'effectively-once';
+
+/** What the outbox relay sends events with. */
+type EventBridgePutEvents = OutboxRelayOptions['eventBridge'];
 
 /**
  * An EventBridge stand-in that accepts every entry and writes it as a JSON line.

@@ -3,7 +3,10 @@
  * one is injected (the local run may wrap it with fault injection).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBIdempotencyStore, type Clock, type LeasePolicy, type TransactionalIdempotencyStore } from 'effectively-once';
+import { DynamoDBIdempotencyStore, type Clock, type SqsIdempotencyOptions, type TransactionalIdempotencyStore } from 'effectively-once';
+
+/** The middlewares' `lease` option (the same shape for every source). */
+type LeaseOption = NonNullable<SqsIdempotencyOptions['lease']>;
 
 /** What a consumer needs to reach its idempotency records. */
 export interface StoreDeps {
@@ -18,11 +21,11 @@ export interface StoreDeps {
    * chaos run scales them down with its shortened timeouts, so a crashed
    * claim frees up within its few-second visibility timeouts.
    */
-  readonly lease?: Partial<LeasePolicy>;
+  readonly lease?: LeaseOption;
 }
 
 /** The middleware's `lease` option from the deps, or nothing (the library's default). */
-export function leaseFrom(deps: StoreDeps): { readonly lease?: Partial<LeasePolicy> } {
+export function leaseFrom(deps: StoreDeps): { readonly lease?: LeaseOption } {
   return deps.lease === undefined ? {} : { lease: deps.lease };
 }
 

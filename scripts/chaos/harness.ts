@@ -7,15 +7,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
-import {
-  abandon,
-  checkpoint,
-  crashingStore,
-  injectDynamoDBFaults,
-  type DynamoDBFaultInjector,
-  type DynamoDBFaultRule,
-  type PipelineCrashPoint,
-} from '../../src/testing/index.js';
+import { abandon, checkpoint, crashingStore, injectDynamoDBFaults, type DynamoDBFaultInjector } from '../../src/testing/index.js';
+import type { DynamoDBFaultRule } from '../../src/testing/dynamodb-faults.js';
+import type { PipelineCrashPoint } from '../../src/testing/crash-store.js';
 import { chanceOf } from '../../src/testing/chance.js';
 import type { FaultCounts } from '../../src/testing/dynamodb-faults.js';
 import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';

@@ -5,7 +5,7 @@
  * (DynamoDB), per record and crash point (pipeline), per batch (mapping) or
  * per business key (slow effects); the seed decides where they fall.
  */
-import type { LeasePolicy } from '../../src/index.js';
+import type { LeasePolicy } from '../../src/engine/lease.js';
 import { middyOptions } from '../../functions/shared/middy.js';
 
 /** How often each fault strikes (0..1). */

@@ -6,9 +6,10 @@
  * can be told apart from a bug (e.g. a lease that let a second owner in).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CompleteInput, TransactionalIdempotencyStore } from '../../src/index.js';
+import type { TransactionalIdempotencyStore } from '../../src/index.js';
+import type { CompleteInput } from '../../src/stores/types.js';
 import { invocationKilled } from '../../src/testing/invocation.js';
-import type { PipelineCrashPoint } from '../../src/testing/index.js';
+import type { PipelineCrashPoint } from '../../src/testing/crash-store.js';
 import { storeWith } from '../local/faults.js';
 
 export type Consumer = 'payments' | 'notifications' | 'points';

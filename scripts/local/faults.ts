@@ -4,7 +4,8 @@
  * retry that then succeeds. Decided by key, not by call order, so the same
  * seed injects the same faults whatever the scheduling.
  */
-import type { CommitInput, CommitResult, TransactionalIdempotencyStore } from '../../src/index.js';
+import type { TransactionalIdempotencyStore } from '../../src/index.js';
+import type { CommitInput, CommitResult } from '../../src/stores/types.js';
 
 /** The error an injected fault throws; its name makes it easy to find in the logs. */
 export class InjectedFault extends Error {

@@ -1,7 +1,7 @@
 /**
  * The report as readable text tables for the terminal.
  */
-import type { RecordOutcomeKind } from '../../src/index.js';
+import type { RecordOutcomeKind } from '../../src/engine/outcomes.js';
 import type { DlqEntry } from './dlq.js';
 import type { MetricTotals } from './metrics-collector.js';
 import type { LocalRunReport } from './report.js';

@@ -6,7 +6,9 @@
  * ended in a DLQ).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type { BatchLogger, BatchLogLine, RecordOutcomeKind } from '../../src/index.js';
+import type { BatchLogger } from '../../src/index.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
+import type { RecordOutcomeKind } from '../../src/engine/outcomes.js';
 
 /** Outcome counts per consumer, summed over every logged batch. */
 export type OutcomeTotals = Record<string, Partial<Record<RecordOutcomeKind, number>>>;

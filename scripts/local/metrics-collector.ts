@@ -4,7 +4,8 @@
  * and summed per consumer for the report's metrics table.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { outcomeMetricNames, type EmfDocument, type MetricsOptions } from '../../src/index.js';
+import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
+import type { MetricsOptions } from '../../src/observe/metrics.js';
 
 /** The counted metrics, summed per consumer; `Documents` counts EMF documents, `DurationMax` is the slowest batch (ms). */
 export type MetricTotals = Record<string, Record<string, number>>;

@@ -4,7 +4,8 @@
  * hold. `ok` is false when any invariant is broken; `npm start` then exits
  * non-zero.
  */
-import { outcomeMetricNames, type RecordOutcomeKind } from '../../src/index.js';
+import { outcomeMetricNames } from '../../src/observe/emf.js';
+import type { RecordOutcomeKind } from '../../src/engine/outcomes.js';
 import type { RequestCounts } from './ddb-metrics.js';
 import type { DlqEntry } from './dlq.js';
 import type { OutcomeTotals } from './log-collector.js';

@@ -18,14 +18,10 @@ import { createPaymentsHandler } from '../../functions/payments.js';
 import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
-import type {
-  BatchLogger,
-  EventBridgePutEvents,
-  LeasePolicy,
-  MetricsOption,
-  OutboxRelayHandler,
-  TransactionalIdempotencyStore,
-} from '../../src/index.js';
+import type { BatchLogger, TransactionalIdempotencyStore } from '../../src/index.js';
+import type { EventBridgePutEvents, OutboxRelayHandler } from '../../src/transaction/outbox/relay.js';
+import type { LeasePolicy } from '../../src/engine/lease.js';
+import type { MetricsOption } from '../../src/observe/metrics.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';

@@ -7,7 +7,8 @@ import { InvalidRecordError } from '../engine/errors.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { heldBack, type Standing } from './schedule.js';
 import type { IdempotencyStore } from '../stores/types.js';
-import { payloadMismatch, prepare, type Extractors } from '../engine/prepare.js';
+import { prepare, type Extractors } from '../engine/prepare.js';
+import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
 import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
 import { idOf, type BatchSource } from '../sources/source.js';
@@ -74,19 +75,15 @@ export async function claimRecord(
   owned: OwnedRecord,
   config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,
 ): Promise<ClaimAnswer> {
-  const { id, key, messageId } = owned;
+  const { key, messageId } = owned;
   try {
-    const claim = await config.store.claim({ ...owned, consumer: config.consumer, leaseMs: config.leaseMs });
-    if (claim.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: claim.token } };
-    const existing = claim.existing;
-    const message = `Key already recorded under ${id} with a different payload (message ${messageId}).`;
-    const error = payloadMismatch(owned.payloadHash, existing.payloadHash, message, { key, existing });
-    if (error !== undefined) return { kind: 'settled', outcome: { kind: 'invalid', messageId, key, error } };
-    const outcome: RecordOutcome =
-      claim.kind === 'completed'
-        ? { kind: 'duplicate', messageId, key, existing, fromCache: claim.fromCache }
-        : { kind: 'in-progress', messageId, key, existing };
-    return { kind: 'settled', outcome };
+    const decision = await claimAndDecide({
+      store: config.store,
+      claim: { ...owned, consumer: config.consumer, leaseMs: config.leaseMs },
+      wording: { differs: `a different payload (message ${messageId})`, holder: 'invocation' },
+    });
+    if (decision.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: decision.token } };
+    return { kind: 'settled', outcome: decisionOutcome(decision, messageId) };
   } catch (error) {
     // Throttling, network: this record fails alone and is retried.
     return { kind: 'settled', outcome: { kind: 'failed', messageId, key, error } };

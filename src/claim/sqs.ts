@@ -11,6 +11,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LeasePolicy } from '../engine/lease.js';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
+import { claimBatchStrategy } from '../batch/strategies/claim-steps.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
 import { claimCommonRules, recordRules, withoutMovedOptions } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
@@ -117,6 +118,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
     );
   }
   const resolved = resolveOptions(OWNER, given, { ...rules, ...refusedRules }, defaults);
-  // A default claim() object was let through above: the lifecycle reads the strategy's name.
-  return batchIdempotency(sqsSource, { ...resolved, strategy: 'claim' }, {});
+  // The claim strategy's batch claims alone, and no metrics: what this entry serves is all it bundles.
+  // (A default claim() object was let through above: the steps read the strategy's name.)
+  return batchIdempotency(sqsSource, { ...resolved, strategy: 'claim', steps: claimBatchStrategy({ ...resolved, owner: OWNER }) });
 }

@@ -16,7 +16,7 @@ export interface Clock {
  *
  * @example
  * ```ts
- * import { systemClock } from 'effectively-once';
+ * import { systemClock } from './clock.js';
  * const startedAt = systemClock.now();
  * ```
  */

@@ -53,11 +53,11 @@ export class IdempotencyInProgressError extends EffectivelyOnceError {
  *
  * @example
  * ```ts
- * import { LeaseLostError, type RecordOutcome } from 'effectively-once';
+ * import { LeaseLostError } from 'effectively-once';
  *
- * // The effect may have run twice: the lease was too short for this handler.
- * function leaseTooShort(outcome: RecordOutcome): boolean {
- *   return outcome.kind === 'lease-lost' && outcome.error instanceof LeaseLostError;
+ * // The effect may have run twice (`idempotent()` throws it): the lease was too short for this function.
+ * function leaseTooShort(err: unknown): boolean {
+ *   return err instanceof LeaseLostError;
  * }
  * ```
  */
@@ -71,7 +71,8 @@ export class LeaseLostError extends EffectivelyOnceError {
  *
  * @example
  * ```ts
- * import { DeadlineError, type RecordOutcome } from 'effectively-once';
+ * import { DeadlineError } from './errors.js';
+ * import type { RecordOutcome } from './outcomes.js';
  *
  * // Left for the redelivery: raise the function timeout or lower the batch size if this is frequent.
  * const ranOutOfTime = (outcome: RecordOutcome): boolean =>

@@ -60,7 +60,7 @@ const PAYLOAD_HASH_PREFIX = 'v2:';
  *
  * @example
  * ```ts
- * import { payloadHash } from 'effectively-once';
+ * import { payloadHash } from './hashing.js';
  * payloadHash({ orderNo: 'A-1', total: 10 }) === payloadHash({ total: 10, orderNo: 'A-1' }); // true: key order is ignored
  * payloadHash({ total: 10 }) === payloadHash({ total: '10' }); // false
  * payloadHash({ total: 10 }); // 'v2:…' (64 hex digits after the prefix)

@@ -104,7 +104,7 @@ export type RecordOutcomeKind = RecordOutcome['kind'];
  *
  * @example
  * ```ts
- * import { acknowledged } from 'effectively-once';
+ * import { acknowledged } from './outcomes.js';
  * acknowledged({ kind: 'completed', messageId: 'm-1', key: 'order-1' }); // true
  * acknowledged({ kind: 'failed', messageId: 'm-2', key: 'order-2', error: new Error('boom') }); // false
  * ```

@@ -35,7 +35,8 @@ export class InvalidRecordError extends EffectivelyOnceError {
  * @example
  * ```ts
  * import type { SQSRecord } from 'aws-lambda';
- * import { MissingKeyError, jsonBody } from 'effectively-once';
+ * import { jsonBody } from 'effectively-once';
+ * import { MissingKeyError } from './record-errors.js';
  *
  * // Thrown from a `key` function, it makes this record invalid with your message.
  * const key = (record: SQSRecord): string => {
@@ -56,7 +57,7 @@ export class MissingKeyError extends InvalidRecordError {
  *
  * @example
  * ```ts
- * import { KeyTooLongError, MissingKeyError } from 'effectively-once';
+ * import { KeyTooLongError, MissingKeyError } from './record-errors.js';
  *
  * const err = new KeyTooLongError('The business key is longer than 1024 bytes.', { key: 'k'.repeat(64) });
  * console.log(err.name, err instanceof MissingKeyError); // KeyTooLongError true
@@ -72,7 +73,8 @@ export class KeyTooLongError extends MissingKeyError {
  *
  * @example
  * ```ts
- * import { BodyParseError, jsonBody } from 'effectively-once';
+ * import { jsonBody } from 'effectively-once';
+ * import { BodyParseError } from './record-errors.js';
  * try {
  *   jsonBody({ messageId: 'm-1', body: '{not json' });
  * } catch (err) {
@@ -90,7 +92,7 @@ export class BodyParseError extends InvalidRecordError {
  *
  * @example
  * ```ts
- * import { SchemaValidationError } from 'effectively-once';
+ * import { SchemaValidationError } from './record-errors.js';
  * const err = new SchemaValidationError('Message m-1: orderNo: expected a string', [{ message: 'expected a string', path: ['orderNo'] }]);
  * console.log(err.name, err.issues.length); // SchemaValidationError 1
  * ```
@@ -115,11 +117,10 @@ export class SchemaValidationError extends InvalidRecordError {
  *
  * @example
  * ```ts
- * import { PayloadMismatchError, type RecordOutcome } from 'effectively-once';
+ * import { PayloadMismatchError } from 'effectively-once';
  *
- * // A producer reused a business key for another event: worth an alarm, not a retry.
- * const reusedKey = (outcome: RecordOutcome): boolean =>
- *   outcome.kind === 'invalid' && outcome.error instanceof PayloadMismatchError;
+ * // A producer reused a business key for another event (`idempotent()` throws it): worth an alarm, not a retry.
+ * const reusedKey = (err: unknown): boolean => err instanceof PayloadMismatchError;
  * ```
  */
 export class PayloadMismatchError extends InvalidRecordError {
@@ -131,7 +132,8 @@ export class PayloadMismatchError extends InvalidRecordError {
  *
  * @example
  * ```ts
- * import { ItemTooLargeError, createTransactionBuilder } from 'effectively-once';
+ * import { ItemTooLargeError } from './record-errors.js';
+ * import { createTransactionBuilder } from '../transaction/builder.js';
  * try {
  *   createTransactionBuilder().put({ TableName: 'files', Item: { pk: 'f-1', blob: 'x'.repeat(500_000) } });
  * } catch (err) {
@@ -160,7 +162,7 @@ export class ItemTooLargeError extends InvalidRecordError {
  *
  * @example
  * ```ts
- * import { UnstorableResultError } from 'effectively-once';
+ * import { UnstorableResultError } from './record-errors.js';
  * const err = new UnstorableResultError('The result holds a BigInt.', { key: 'order-1' });
  * console.log(err.name); // 'UnstorableResultError'
  * ```

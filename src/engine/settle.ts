@@ -1,10 +1,12 @@
 /**
  * Settling a claim, for every source: turning an owned record's execution
- * into its final outcome with fenced writes — complete on success, release on failure.
+ * into its final outcome with fenced writes — complete on success, release
+ * on failure (both through the one finish routine, `finish.ts`).
  * Every write is conditioned on the claim's owner token, so an invocation
  * whose lease was taken over can change nothing.
  */
-import { DeadlineError, InvalidRecordError, LeaseLostError } from './errors.js';
+import { DeadlineError, InvalidRecordError } from './errors.js';
+import { completeClaim, releaseHeld } from './finish.js';
 import type { RecordOutcome } from './outcomes.js';
 import type { IdempotencyStore } from '../stores/types.js';
 import type { NotStartedReason } from '../batch/runner-link.js';
@@ -33,39 +35,28 @@ export type Execution =
 export type UnsettledExecution = Exclude<Execution, { readonly kind: 'settled' }>;
 
 /**
- * Releases a claim so the retry can take it. A failed release is not fatal:
- * the claim then expires with its lease and the retry takes it over.
+ * Releases a claim so the retry can take it (see `releaseHeld`: a failed
+ * release is not fatal, the claim then ends with its lease). A record
+ * without a token (transaction strategy) holds no claim.
  */
 export async function releaseClaim(store: IdempotencyStore, owned: OwnedRecord, error?: unknown): Promise<void> {
   if (owned.token === undefined) return;
-  try {
-    await store.release({ id: owned.id, token: owned.token, ...(error === undefined ? {} : { error }) });
-  } catch {
-    // Deliberately swallowed: see above. The record is reported failed either way.
-  }
+  await releaseHeld(store, { id: owned.id, token: owned.token }, error);
 }
 
-async function completeClaim(store: IdempotencyStore, owned: OwnedRecord, result: unknown, storeResult: boolean): Promise<RecordOutcome> {
+async function completeOwned(store: IdempotencyStore, owned: OwnedRecord, result: unknown, storeResult: boolean): Promise<RecordOutcome> {
   const base = { messageId: owned.messageId, key: owned.key };
-  const token = owned.token ?? '';
-  try {
-    const written = await store.complete({ id: owned.id, token, result, storeResult });
-    if (written.kind === 'lease-lost') {
-      const error = new LeaseLostError(`Lease on ${owned.id} was taken over; completion refused.`, {
-        key: owned.key,
-        ...(written.current === undefined ? {} : { existing: written.current }),
-      });
-      return { ...base, kind: 'lease-lost', error };
-    }
-    return { ...base, kind: 'completed', result };
-  } catch (err) {
-    if (!(err instanceof InvalidRecordError)) return { ...base, kind: 'failed', error: err };
-    // The result is too large or not storable, but the effect has happened:
-    // record it without its result so it never runs twice, and fail this
-    // delivery loudly; its redelivery is a duplicate.
-    const retried = await store.complete({ id: owned.id, token, storeResult: false }).catch((e: unknown) => e);
-    if (retried instanceof Error) return { ...base, kind: 'failed', error: retried };
-    return { ...base, kind: 'invalid', error: err };
+  const done = await completeClaim(store, { id: owned.id, key: owned.key, token: owned.token ?? '' }, result, storeResult);
+  switch (done.kind) {
+    case 'completed':
+      return { ...base, kind: 'completed', result };
+    case 'completed-without-result':
+      // The effect happened and is recorded without its result: fail this delivery loudly; its redelivery is a duplicate.
+      return { ...base, kind: 'invalid', error: done.error };
+    case 'lease-lost':
+      return { ...base, kind: 'lease-lost', error: done.error };
+    case 'failed':
+      return { ...base, kind: 'failed', error: done.error };
   }
 }
 
@@ -79,7 +70,7 @@ export async function settleClaim(
   const base = { messageId: owned.messageId, key: owned.key };
   switch (execution.kind) {
     case 'succeeded':
-      return completeClaim(store, owned, execution.result, storeResult);
+      return completeOwned(store, owned, execution.result, storeResult);
     case 'threw':
       await releaseClaim(store, owned, execution.error);
       // A record the handler found invalid (a body failing its schema) never heals: invalid, not failed.

@@ -5,18 +5,19 @@
  * its result for the duplicates); a failure releases the claim and rethrows;
  * a duplicate gets the stored result without running `fn`.
  */
-import { systemClock } from '../engine/clock.js';
-import { IdempotencyInProgressError, InvalidRecordError, LeaseLostError } from '../engine/errors.js';
+import { claimAndDecide, type ClaimDecision } from '../engine/claim-decide.js';
+import { completeClaim, releaseHeld, type HeldClaim } from '../engine/finish.js';
 import type { BusinessKey } from '../engine/keys.js';
-import type { HeartbeatSetting } from '../engine/lease.js';
-import { is, isMsIn, isPlainObject, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../engine/options.js';
+import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
+import { is, isMsIn, isPlainObject, MAX_TIMER_MS, resolveOptions, type OptionRule, type RulesOf } from '../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../engine/heartbeat.js';
-import { waitForOwner, type WaitPolicy } from '../engine/wait.js';
-import { commonRules, isHeartbeat, recordRules, requireRenewableStore } from '../engine/middleware-options.js';
-import { payloadMismatch, prepare, type Extractors } from '../engine/prepare.js';
+import type { WaitPolicy } from '../engine/wait.js';
+import { commonRules, isHeartbeat, recordRules } from '../engine/middleware-options.js';
+import { prepare, type Extractors } from '../engine/prepare.js';
+import { remainingTime } from '../engine/time.js';
 import { waitRule } from '../sources/eventbridge.js';
-import type { ClaimResult, IdempotencyStore } from '../stores/types.js';
+import { isRenewableStore, type IdempotencyStore } from '../stores/types.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */
 export interface IdempotentOptions<TArgs extends readonly unknown[]> {
@@ -30,8 +31,15 @@ export interface IdempotentOptions<TArgs extends readonly unknown[]> {
   readonly payload?: ((...args: TArgs) => unknown) | false;
   /** Keep the result for duplicate calls (default true). `false`: a duplicate call resolves `undefined`. */
   readonly storeResult?: boolean;
-  /** The claim's lease (default 60 s) and an optional heartbeat renewing it while `fn` runs (the store needs `renew`). */
-  readonly lease?: { readonly ms?: number; readonly heartbeat?: HeartbeatSetting };
+  /**
+   * The claim's lease bounds, ms, the middlewares' shape. With a Lambda
+   * context among the arguments: its remaining time + `marginMs`, at least
+   * `floorMs`, at most `capMs`. Without one: `floorMs` (a fixed lease).
+   * Default: margin 5 s, floor 60 s, cap 15 min.
+   */
+  readonly lease?: Partial<LeasePolicy>;
+  /** Renew the claim while `fn` runs: `true` (every third of the lease) or `{ everyMs }` (the store needs `renew`). Default false. */
+  readonly heartbeat?: HeartbeatSetting;
   /** A call whose key another call holds: throw `IdempotencyInProgressError` (default) or wait for its result. */
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of that wait, ms (default: at most 30 s, polling from 100 ms doubling to 2 s). */
@@ -40,10 +48,26 @@ export interface IdempotentOptions<TArgs extends readonly unknown[]> {
 
 const defaults = {
   storeResult: true,
-  lease: { ms: 60_000 } as { readonly ms: number; readonly heartbeat?: HeartbeatSetting },
+  // Without a Lambda context the lease is floorMs: 60 s, the lease idempotent() always had.
+  lease: { marginMs: 5_000, floorMs: 60_000, capMs: 15 * 60_000 } satisfies LeasePolicy,
+  heartbeat: false as HeartbeatSetting,
   inProgress: 'throw' as 'throw' | 'wait',
   wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
 };
+
+const leaseRule = {
+  partial: true,
+  expected: `an object with marginMs, floorMs and capMs (numbers of ms, at most ${MAX_TIMER_MS}; floorMs above 0 and at most capMs; lease.ms is now lease.floorMs)`,
+  check: (v: unknown) => {
+    if (!isPlainObject(v)) return false;
+    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
+    const known = ['marginMs', 'floorMs', 'capMs'];
+    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
+    const merged = { ...defaults.lease, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
+    // floorMs is the lease itself when no Lambda context is given: it must be a lease a store accepts.
+    return merged.floorMs > 0 && merged.floorMs <= merged.capMs;
+  },
+} satisfies OptionRule;
 
 const rules = {
   store: commonRules.store,
@@ -51,18 +75,22 @@ const rules = {
   key: recordRules.key,
   payload: recordRules.payload,
   storeResult: is.boolean,
-  lease: {
-    partial: true,
-    expected: `an object with ms (a positive number of ms, at most ${MAX_TIMER_MS}) and heartbeat (a boolean or { everyMs })`,
-    check: (v: unknown) =>
-      isPlainObject(v) &&
-      Object.keys(v).every((k) => k === 'ms' || k === 'heartbeat') &&
-      (v['ms'] === undefined || isMsIn(v['ms'], true, MAX_TIMER_MS)) &&
-      (v['heartbeat'] === undefined || isHeartbeat(v['heartbeat'])),
-  },
+  lease: leaseRule,
+  heartbeat: { expected: 'a boolean or { everyMs } (a positive number of ms)', check: isHeartbeat },
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
 } satisfies RulesOf<IdempotentOptions<unknown[]>>;
+
+/** A Lambda context among a call's arguments (by shape: it has `getRemainingTimeInMillis`), if any. */
+function lambdaContextIn(args: readonly unknown[]): { getRemainingTimeInMillis(): number } | undefined {
+  for (const arg of args) {
+    const candidate = arg as { getRemainingTimeInMillis?: unknown } | null;
+    if (typeof candidate === 'object' && candidate !== null && typeof candidate.getRemainingTimeInMillis === 'function') {
+      return candidate as { getRemainingTimeInMillis(): number };
+    }
+  }
+  return undefined;
+}
 
 /**
  * Makes `fn` idempotent per business key, outside Middy: the returned
@@ -75,8 +103,8 @@ const rules = {
  * rethrown, so a retry runs it again. Two concurrent calls with one key run
  * `fn` once: the other throws `IdempotencyInProgressError` (or waits, with
  * `inProgress: 'wait'`). Every write after the claim is fenced on its owner
- * token: a call whose lease was taken over (it ran past `lease.ms` without
- * a heartbeat) rejects with `LeaseLostError` after `fn` ran (its effect
+ * token: a call whose lease was taken over (it ran past its lease without
+ * a `heartbeat`) rejects with `LeaseLostError` after `fn` ran (its effect
  * happened, possibly twice; its result is not stored).
  *
  * @throws TypeError when built with an unknown or wrong option (named).
@@ -102,86 +130,61 @@ export function idempotent<TArgs extends unknown[], TResult>(
 ): (...args: TArgs) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('idempotent: the first argument must be a function.');
   const config = resolveOptions('idempotent', options, rules, defaults);
-  const { store, consumer, storeResult, lease, wait } = config;
-  if (heartbeatOn(lease.heartbeat)) requireRenewableStore('idempotent', store);
+  const { store, consumer, storeResult, lease, heartbeat, wait } = config;
+  if (heartbeatOn(heartbeat) && !isRenewableStore(store)) {
+    throw new TypeError('idempotent: option "heartbeat" is on, but the store has no renew method.');
+  }
   const payload = config.payload ?? ((...args: TArgs) => args);
   const extractors: Extractors<TArgs> = {
     key: (args) => config.key(...args),
     payload: payload === false ? false : (args) => payload(...args),
   };
+  const wording = { differs: 'different arguments', holder: 'call' };
 
   /** The stored result of a duplicate, as an independent copy (`fn`'s type: it was `fn`'s result). */
   const replay = (record: IdempotencyRecord): TResult => (storeResult ? replayCopy(record.result) : undefined) as TResult;
 
-  async function run(
-    self: unknown,
-    args: TArgs,
-    claim: Extract<ClaimResult, { kind: 'claimed' }>,
-    key: string,
-    sentAt: number,
-  ): Promise<TResult> {
-    const { id, token } = claim;
-    const plan = heartbeatPlan(lease.heartbeat, store, lease.ms, sentAt);
-    const keeper: LeaseKeeper | undefined = plan === undefined ? undefined : keepLease(plan, { id, token, key });
+  /** The lease of one call: from the Lambda's remaining time when a context is among the arguments, else `floorMs`. */
+  function leaseOf(args: TArgs): number {
+    const context = lambdaContextIn(args);
+    return context === undefined ? lease.floorMs : leaseDuration(remainingTime(context), lease);
+  }
+
+  async function run(self: unknown, args: TArgs, claim: HeldClaim, leaseMs: number, sentAt: number): Promise<TResult> {
+    const plan = heartbeatPlan(heartbeat, store, leaseMs, sentAt);
+    const keeper: LeaseKeeper | undefined = plan === undefined ? undefined : keepLease(plan, claim);
     let result: TResult;
     try {
       result = await fn.apply(self, args);
     } catch (error) {
       await keeper?.stop();
       // A failed release is not fatal: the claim then ends with its lease.
-      await store.release({ id, token, error }).catch(() => undefined);
+      await releaseHeld(store, claim, error);
       throw error;
     }
     await keeper?.stop();
-    await complete(id, token, key, result);
+    const done = await completeClaim(store, claim, result, storeResult);
+    // The effect happened either way; a result not stored, a lost lease or a refused write is the caller's to know.
+    if (done.kind !== 'completed') throw done.error;
     // What a duplicate would get: a caller never depends on what only the first call sees (a Date, a Map, a class).
     return storeResult ? (replayCopy(result) as TResult) : result;
   }
 
-  async function complete(id: string, token: string, key: string, result: TResult): Promise<void> {
-    let written: Awaited<ReturnType<IdempotencyStore['complete']>>;
-    try {
-      written = await store.complete({ id, token, result, storeResult });
-    } catch (err) {
-      if (!(err instanceof InvalidRecordError)) throw err;
-      // The effect happened: record it without its result so it never runs again, and say why the result is not kept.
-      written = await store.complete({ id, token, storeResult: false });
-      if (written.kind === 'ok') throw err;
-    }
-    if (written.kind === 'lease-lost') {
-      const existing = written.current === undefined ? {} : { existing: written.current };
-      throw new LeaseLostError(`Lease on ${id} was taken over while the function ran; completion refused.`, { key, ...existing });
-    }
+  /** A decision that does not run `fn`: the stored result, or the error to reject with. */
+  function answer(decision: Exclude<ClaimDecision, { readonly kind: 'claimed' }>): TResult {
+    if (decision.kind === 'duplicate') return replay(decision.existing);
+    throw decision.error;
   }
 
   return async function idempotentCall(this: unknown, ...args: TArgs): Promise<TResult> {
     const prepared = prepare(args, extractors);
     if (prepared instanceof Error) throw prepared;
     const { key, payloadHash } = prepared;
-    const hash = payloadHash === undefined ? {} : { payloadHash };
-    const waitUntil = Date.now() + wait.maxMs;
-    for (;;) {
-      const sentAt = Date.now();
-      const claim = await store.claim({ consumer, key, leaseMs: lease.ms, ...hash });
-      if (claim.kind === 'claimed') return run(this, args, claim, key, sentAt);
-      const existing = claim.existing;
-      const mismatch = payloadMismatch(
-        payloadHash,
-        existing.payloadHash,
-        `Key already recorded under ${claim.id} with different arguments.`,
-        {
-          key,
-          existing,
-        },
-      );
-      if (mismatch !== undefined) throw mismatch;
-      if (claim.kind === 'completed') return replay(existing);
-      const busy = new IdempotencyInProgressError(`${claim.id} is being processed by another call.`, { key, existing });
-      const budget = waitUntil - Date.now();
-      if (config.inProgress === 'throw' || budget <= 0) throw busy;
-      const waited = await waitForOwner(store, claim.id, existing, budget, wait, systemClock);
-      if (waited.kind === 'timed-out') throw busy;
-      if (waited.kind === 'completed') return replay(waited.record);
-    }
+    const leaseMs = leaseOf(args);
+    const claim = { consumer, key, leaseMs, ...(payloadHash === undefined ? {} : { payloadHash }) };
+    const waitFor = config.inProgress === 'wait' ? { until: Date.now() + wait.maxMs, policy: wait } : undefined;
+    const decision = await claimAndDecide({ store, claim, wording, wait: waitFor });
+    if (decision.kind !== 'claimed') return answer(decision);
+    return run(this, args, { id: decision.id, key, token: decision.token }, leaseMs, decision.sentAt);
   };
 }

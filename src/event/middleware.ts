@@ -6,17 +6,17 @@
  * handler; a failure is thrown so Lambda's async retry tries again.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
-import { systemClock } from '../engine/clock.js';
-import { IdempotencyInProgressError, InvalidRecordError } from '../engine/errors.js';
+import { InvalidRecordError } from '../engine/errors.js';
+import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
 import { leaseDuration, safetyMargin } from '../engine/lease.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
 import { attachEventRun, type EventRun } from './handle-event.js';
-import { waitForOwner, type WaitPolicy } from '../engine/wait.js';
+import type { WaitPolicy } from '../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../engine/heartbeat.js';
 import { batchLine, safeLog } from '../observe/log.js';
 import { metricsSink, safeMetrics } from '../observe/metrics.js';
 import { consumerName, type LifecycleConfig } from '../engine/middleware-options.js';
-import { payloadMismatch, prepare } from '../engine/prepare.js';
+import { prepare } from '../engine/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
 import type { EventSource } from '../sources/source.js';
 import { remainingTime } from '../engine/time.js';
@@ -76,41 +76,27 @@ export function eventIdempotency<TEvent extends object, TResult>(
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const left = remainingTime(request.context);
     const leaseMs = leaseDuration(left, config.lease);
+    const { messageId, key, payloadHash } = run.owned;
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
-    const waitUntil = Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs);
-    for (;;) {
-      const sentAt = Date.now();
-      const claim = await storeCall(run, () => store.claim({ ...run.owned, consumer: run.consumer, leaseMs }));
-      if (claim.kind === 'claimed') {
-        run.owned = { ...run.owned, token: claim.token };
-        const plan = heartbeatPlan(config.lease.heartbeat, store, leaseMs, sentAt);
-        if (plan !== undefined) run.keeper = keepLease(plan, { id: claim.id, token: claim.token, key: run.owned.key });
+    const wait =
+      config.inProgress === 'wait'
+        ? { until: Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs), policy: config.wait }
+        : undefined;
+    const claim = { consumer: run.consumer, key, messageId, leaseMs, ...(payloadHash === undefined ? {} : { payloadHash }) };
+    const wording = { differs: 'a different payload', holder: 'invocation' };
+    const decision = await storeCall(run, () => claimAndDecide({ store, claim, wording, wait }));
+    switch (decision.kind) {
+      case 'claimed': {
+        run.owned = { ...run.owned, token: decision.token };
+        const plan = heartbeatPlan(config.lease.heartbeat, store, leaseMs, decision.sentAt);
+        if (plan !== undefined) run.keeper = keepLease(plan, { id: decision.id, token: decision.token, key });
         return undefined;
       }
-      const message = `Key already recorded under ${run.owned.id} with a different payload.`;
-      const mismatch = payloadMismatch(run.owned.payloadHash, claim.existing.payloadHash, message, {
-        key: run.owned.key,
-        existing: claim.existing,
-      });
-      const { messageId, key } = run.owned;
-      if (mismatch !== undefined) throw refused(run, mismatch, { kind: 'invalid', messageId, key, error: mismatch });
-      if (claim.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId, key, existing: claim.existing, fromCache: claim.fromCache }, true);
-        return { replay: claim.existing.result };
-      }
-      const inProgress = new IdempotencyInProgressError(`${run.owned.id} is being processed by another invocation.`, {
-        key: run.owned.key,
-        existing: claim.existing,
-      });
-      const busy: RecordOutcome = { kind: 'in-progress', messageId, key, existing: claim.existing };
-      const budget = waitUntil - Date.now();
-      if (config.inProgress === 'throw' || budget <= 0) throw refused(run, inProgress, busy);
-      const waited = await storeCall(run, () => waitForOwner(store, run.owned.id, claim.existing, budget, config.wait, systemClock));
-      if (waited.kind === 'timed-out') throw refused(run, inProgress, busy);
-      if (waited.kind === 'completed') {
-        log(run, { kind: 'duplicate', messageId, key, existing: waited.record, fromCache: false }, true);
-        return { replay: waited.record.result };
-      }
+      case 'duplicate':
+        log(run, decisionOutcome(decision, messageId), true);
+        return { replay: decision.existing.result };
+      default:
+        throw refused(run, decision.error, decisionOutcome(decision, messageId));
     }
   }
 

@@ -25,7 +25,7 @@ export interface MetricDatum {
  *
  * @example
  * ```ts
- * import { outcomeMetricNames } from 'effectively-once';
+ * import { outcomeMetricNames } from './emf.js';
  * // The metric to alarm on for lease takeovers.
  * console.log(outcomeMetricNames['lease-lost']); // 'RecordsLeaseLost'
  * ```

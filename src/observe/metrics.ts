@@ -42,7 +42,7 @@ export const metricsDefaults = { namespace: 'EffectivelyOnce' };
  *
  * @example
  * ```ts
- * import { emfStdoutWriter, type MetricsOptions } from 'effectively-once';
+ * import { emfStdoutWriter, type MetricsOptions } from './metrics.js';
  *
  * // Only documents that counted a lease-lost record, written as by default.
  * const metrics: MetricsOptions = {

@@ -289,7 +289,7 @@ interface ActionTarget {
  *
  * @example
  * ```ts
- * import { createTransactionBuilder } from 'effectively-once';
+ * import { createTransactionBuilder } from './builder.js';
  * const tx = createTransactionBuilder({ reservedItem: { table: 'idempotency', key: { id: 'payments#order-1' } } });
  * tx.update({ TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
  * ```

@@ -11,7 +11,8 @@ import { EffectivelyOnceError, type ErrorContext } from '../engine/error-base.js
  *
  * @example
  * ```ts
- * import { TransactionLimitError, createTransactionBuilder } from 'effectively-once';
+ * import { TransactionLimitError } from './errors.js';
+ * import { createTransactionBuilder } from './builder.js';
  * const tx = createTransactionBuilder();
  * const addPoints = { TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 1 } };
  * tx.update(addPoints);

@@ -134,8 +134,8 @@ export type CancellationReasonInput = CancellationReason | CancellationReasonInf
  *
  * @example
  * ```ts
- * import { transitionFailure, type TransitionInput } from 'effectively-once';
- * declare const input: TransitionInput;
+ * import { transitionFailure } from 'effectively-once';
+ * const input = { table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' }; // as given to transitionAction()
  * declare const reasons: { Code?: string }[];
  * const refused = reasons[0] === undefined ? undefined : transitionFailure(reasons[0], input);
  * if (refused?.outcome === 'already') console.log('duplicate: the order is already paid');
@@ -156,8 +156,8 @@ export function transitionFailure<TItem extends StateItem = StateItem>(
  *
  * @example
  * ```ts
- * import { versionedUpdateFailure, type VersionedUpdateInput } from 'effectively-once';
- * declare const input: VersionedUpdateInput;
+ * import { versionedUpdateFailure } from 'effectively-once';
+ * const input = { table: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } }; // as given to versionedUpdateAction()
  * const refused = versionedUpdateFailure({ Code: 'ConditionalCheckFailed' }, input);
  * console.log(refused?.outcome); // 'missing': no item came back
  * ```

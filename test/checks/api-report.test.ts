@@ -50,6 +50,12 @@ describe('API report', () => {
     }
   });
 
+  it('keeps each entry point within its budget (the redesign issue: at most 60 names in the main entry, 40 in /testing)', () => {
+    const count = (path: string): number => Number(/ (\d+) exports\./.exec(reports.get(path) ?? '')?.[1] ?? Number.NaN);
+    expect(count('api/effectively-once.api.md')).toBeLessThanOrEqual(60);
+    expect(count('api/testing.api.md')).toBeLessThanOrEqual(40);
+  });
+
   it('reports a surface change as a readable diff', () => {
     expect(lineDiff('a\nb\nc', 'a\nc\nd')).toBe('- b\n+ d');
   });

@@ -9,14 +9,10 @@ import middy from '@middy/core';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  MissingKeyError,
-  DynamoDBIdempotencyStore,
-  eventBridgeIdempotency,
-  handleEvent,
-  type BatchLogLine,
-  type Strategy,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { MissingKeyError } from '../../src/engine/errors.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
+import type { Strategy } from '../../src/engine/middleware-options.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 

@@ -8,13 +8,9 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  DynamoDBIdempotencyStore,
-  eventBridgeIdempotency,
-  handleEvent,
-  SchemaValidationError,
-  type BatchLogLine,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { SchemaValidationError } from '../../src/engine/errors.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 

@@ -13,9 +13,9 @@ import {
   IdempotencyInProgressError,
   eventBridgeIdempotency,
   handleEvent,
-  type BatchLogLine,
   type EventBridgeIdempotencyOptions,
 } from '../../src/index.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 

@@ -6,14 +6,8 @@
  * over rejects with `LeaseLostError` unless a heartbeat kept it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  DynamoDBIdempotencyStore,
-  IdempotencyInProgressError,
-  idempotent,
-  LeaseLostError,
-  MissingKeyError,
-  PayloadMismatchError,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, IdempotencyInProgressError, idempotent, LeaseLostError, PayloadMismatchError } from '../../src/index.js';
+import { MissingKeyError } from '../../src/engine/errors.js';
 import { Deferred, MemoryIdempotencyStore } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
@@ -128,7 +122,7 @@ describe('idempotent(fn) on DynamoDB Local', () => {
           if (runs === 1) await gate.promise;
           return `${id}-${runs}`;
         },
-        { store, consumer: consumer(), key: (id) => id, lease: { ms: 600, heartbeat: heartbeat ? { everyMs: 100 } : false } },
+        { store, consumer: consumer(), key: (id) => id, lease: { floorMs: 600 }, heartbeat: heartbeat ? { everyMs: 100 } : false },
       );
       const first = slow('L');
       await sleep(1_200); // past the first lease
@@ -157,8 +151,11 @@ describe('idempotent options are checked when it is built', () => {
     ['no consumer', { store, key }, /option "consumer" is required/],
     ['no key', { store, consumer: 'c' }, /option "key" is required/],
     ['a store that is not one', { store: {}, consumer: 'c', key }, /option "store"/],
-    ['lease.ms 0', { store, consumer: 'c', key, lease: { ms: 0 } }, /option "lease"/],
-    ['a wrong heartbeat', { store, consumer: 'c', key, lease: { heartbeat: { everyMs: -1 } } }, /option "lease"/],
+    ['lease.floorMs 0', { store, consumer: 'c', key, lease: { floorMs: 0 } }, /option "lease"/],
+    ['lease.floorMs above capMs', { store, consumer: 'c', key, lease: { floorMs: 2_000, capMs: 1_000 } }, /option "lease"/],
+    ['the former lease.ms', { store, consumer: 'c', key, lease: { ms: 600 } }, /option "lease".*lease\.ms is now lease\.floorMs/],
+    ['the former lease.heartbeat', { store, consumer: 'c', key, lease: { heartbeat: true } }, /option "lease"/],
+    ['a wrong heartbeat', { store, consumer: 'c', key, heartbeat: { everyMs: -1 } }, /option "heartbeat"/],
     ['a wrong inProgress', { store, consumer: 'c', key, inProgress: 'block' }, /option "inProgress"/],
   ])('%s is a TypeError naming it', (_name, options, message) => {
     expect(() => idempotent(fn, options as never)).toThrow(TypeError);
@@ -175,6 +172,6 @@ describe('idempotent options are checked when it is built', () => {
       get: store.get.bind(store),
       renew: undefined,
     };
-    expect(() => idempotent(fn, { store: noRenew, consumer: 'c', key, lease: { heartbeat: true } })).toThrow(/no renew method/);
+    expect(() => idempotent(fn, { store: noRenew, consumer: 'c', key, heartbeat: true })).toThrow(/option "heartbeat".*no renew method/);
   });
 });

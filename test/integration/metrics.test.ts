@@ -9,16 +9,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  DynamoDBIdempotencyStore,
-  eachRecord,
-  eventBridgeIdempotency,
-  handleEvent,
-  jsonBody,
-  sqsIdempotency,
-  type EmfDocument,
-  type MetricsOption,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eachRecord, eventBridgeIdempotency, handleEvent, jsonBody, sqsIdempotency } from '../../src/index.js';
+import type { EmfDocument } from '../../src/observe/emf.js';
+import type { MetricsOption } from '../../src/observe/metrics.js';
 import { Deferred, eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order } from './sqs/harness.js';

@@ -19,9 +19,8 @@ import {
   versionedUpdate,
   versionedUpdateAction,
   versionedUpdateFailure,
-  type TransitionInput,
-  type VersionedUpdateInput,
 } from '../../src/index.js';
+import type { TransitionInput, VersionedUpdateInput } from '../../src/transaction/state.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 

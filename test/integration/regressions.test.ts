@@ -15,11 +15,11 @@ import {
   handleEvent,
   jsonBody,
   sqsIdempotency,
-  type BatchLogLine,
-  type RecordHandler,
   type SqsIdempotencyOptions,
   type EventBridgeIdempotencyOptions,
 } from '../../src/index.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order } from './sqs/harness.js';

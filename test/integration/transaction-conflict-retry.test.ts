@@ -9,8 +9,10 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { TransactionRetryableError, eventBridgeIdempotency, handleEvent, type RecordHandler } from '../../src/index.js';
-import { eventBridgeEvent, injectDynamoDBFaults, lambdaContext, sqsEvent, type DynamoDBFaultRule } from '../../src/testing/index.js';
+import { TransactionRetryableError, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
+import { eventBridgeEvent, injectDynamoDBFaults, lambdaContext, sqsEvent } from '../../src/testing/index.js';
+import type { DynamoDBFaultRule } from '../../src/testing/dynamodb-faults.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order } from './sqs/harness.js';
 

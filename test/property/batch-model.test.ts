@@ -27,15 +27,9 @@ import { describe, expect, it } from 'vitest';
 import { badBodyArb } from './arbitraries.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  claim,
-  DynamoDBIdempotencyStore,
-  outcomeMetricNames,
-  PermanentError,
-  transaction,
-  type EmfDocument,
-  type RecordHandler,
-} from '../../src/index.js';
+import { DynamoDBIdempotencyStore, PermanentError, claim, transaction } from '../../src/index.js';
+import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
 import { ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';

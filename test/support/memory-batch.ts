@@ -7,8 +7,11 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { claim, eachRecord, jsonBody, payloadHash, sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../src/index.js';
-import type { ClaimsMode } from '../../src/sources/sqs/defaults.js';
+import { eachRecord, jsonBody, sqsIdempotency, claim } from '../../src/index.js';
+import { payloadHash } from '../../src/engine/hashing.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
+import type { ClaimsMode } from '../../src/sources/sqs/middleware.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { acknowledgedKinds, type Bad, type PlanRecord, type Stored } from './batch-matrix-model.js';
 

@@ -18,17 +18,17 @@ import {
   sqsIdempotency,
   transition,
   versionedUpdate,
-  type BusinessKey,
   type EventContext,
   type IdempotencyStore,
   type RecordContext,
-  type RecordHandler,
-  type RecordOutcome,
   type SqsIdempotencyOptions,
-  type StandardSchemaV1,
-  type StateOutcome,
   type TransactionBuilder,
 } from '../../src/index.js';
+import type { BusinessKey } from '../../src/engine/keys.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
+import type { RecordOutcome } from '../../src/engine/outcomes.js';
+import type { StandardSchemaV1 } from '../../src/engine/standard-schema.js';
+import type { StateOutcome } from '../../src/transaction/transition.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 
 const store: IdempotencyStore = new MemoryIdempotencyStore();

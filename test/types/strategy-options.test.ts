@@ -16,11 +16,9 @@ import {
   kinesisIdempotency,
   sqsIdempotency,
   transaction,
-  type ClaimStrategy,
-  type PipelinedClaimStrategy,
-  type SqsTransactionStrategy,
-  type TransactionStrategy,
 } from '../../src/index.js';
+import type { ClaimStrategy, PipelinedClaimStrategy } from '../../src/batch/strategies/claim.js';
+import type { SqsTransactionStrategy, TransactionStrategy } from '../../src/transaction/strategy.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 
 // Built, never run: a store with commit is all the transaction strategy's option check asks for.

@@ -10,7 +10,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   DynamoDBIdempotencyStore,
-  createTransactionBuilder,
   dynamoDBStreamsIdempotency,
   eachRecord,
   eventBridgeIdempotency,
@@ -18,6 +17,7 @@ import {
   sqsIdempotency,
   type IdempotencyStore,
 } from '../../src/index.js';
+import { createTransactionBuilder } from '../../src/transaction/builder.js';
 import { SqsQueueSimulator, drain, invokeAsync, runEventSourceMapping } from '../../scripts/sim/index.js';
 import { crashAfter, crashingStore, flaky, injectDynamoDBFaults, invoke, lambdaContext } from '../../src/testing/index.js';
 

@@ -12,12 +12,11 @@ import {
   eachRecord,
   eventBridgeIdempotency,
   sqsIdempotency,
-  type ClaimInput,
-  type ClaimResult,
   type IdempotencyRecord,
   type IdempotencyStore,
-  type WaitPolicy,
 } from '../../src/index.js';
+import type { ClaimInput, ClaimResult } from '../../src/stores/types.js';
+import type { WaitPolicy } from '../../src/engine/wait.js';
 import { classifyCancellation } from '../../src/transaction/cancellation.js';
 import { checkTransactionLimits } from '../../src/transaction/commit-limits.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';

@@ -8,8 +8,9 @@ import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import { is, isPlainObject, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
+import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
+import { strategySteps } from '../../batch/strategies/choose.js';
 import {
   batchRules,
   commonRules,
@@ -74,6 +75,7 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
   readonly backoff?: BackoffOptions;
 }
 
+export type { ClaimsMode } from './defaults.js';
 export { sqsDefaults } from './defaults.js';
 
 const sqsRules = {
@@ -137,5 +139,10 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   if (isPlainObject(options)) refuseMovedSqsSettings(options);
   const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
   requireClient(options);
-  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options) }, allFeatures);
+  return batchIdempotency(sqsSource, {
+    ...resolved,
+    afterSettle: sqsAfterSettle(options),
+    steps: strategySteps(sqsSource.owner, resolved, options.strategy),
+    writeMetrics: metricsWriter(resolved.metrics),
+  });
 }

@@ -25,7 +25,7 @@ import { claimScript, completeScript, markFailedScript, readScript, releaseScrip
  *
  * @example
  * ```ts
- * import { MAX_REDIS_RESULT_BYTES } from 'effectively-once';
+ * import { MAX_REDIS_RESULT_BYTES } from './store.js';
  * const fits = (result: unknown): boolean => Buffer.byteLength(JSON.stringify(result) ?? '') <= MAX_REDIS_RESULT_BYTES;
  * ```
  */

@@ -12,7 +12,8 @@
  */
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { eventBridgeIdempotency, type BatchLogLine } from '../../../src/index.js';
+import { eventBridgeIdempotency } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../../src/testing/index.js';
 import { harness } from '../sqs/harness.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationsHandler, outboxSender } from '../../../functions/notifications.js';
 import type { NotificationMessage } from '../../../functions/shared/messages.js';
-import type { BatchLogLine } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';

@@ -15,9 +15,9 @@ import {
   handleEvent,
   IdempotencyInProgressError,
   LeaseLostError,
-  type BatchLogLine,
   type EventContext,
 } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 

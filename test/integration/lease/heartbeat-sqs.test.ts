@@ -10,20 +10,12 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  claim,
-  DynamoDBIdempotencyStore,
-  eachRecord,
-  jsonBody,
-  LeaseLostError,
-  sqsIdempotency,
-  transaction,
-  type BatchLogLine,
-  type HeartbeatSetting,
-  type LeaseOptions,
-  type RecordHandler,
-  type RenewableIdempotencyStore,
-} from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, eachRecord, jsonBody, LeaseLostError, sqsIdempotency, claim, transaction } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { LeaseOptions } from '../../../src/engine/lease.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { RenewableIdempotencyStore } from '../../../src/stores/types.js';
+import type { HeartbeatSetting } from '../../../src/engine/lease.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 

@@ -8,7 +8,9 @@ import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, outboxRelay, type OutboxRelayLogLine, type RecordHandler } from '../../../src/index.js';
+import { eventBridgeIdempotency, handleEvent, outboxRelay } from '../../../src/index.js';
+import type { OutboxRelayLogLine } from '../../../src/transaction/outbox/relay.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';

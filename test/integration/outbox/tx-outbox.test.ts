@@ -5,7 +5,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { transaction, type RecordHandler } from '../../../src/index.js';
+import { transaction } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { outboxId } from '../../../src/transaction/outbox/item.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';

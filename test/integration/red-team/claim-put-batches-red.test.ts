@@ -7,7 +7,8 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { claim, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
+import { claim, type SqsIdempotencyOptions } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
 

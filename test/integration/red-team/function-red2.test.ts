@@ -4,7 +4,8 @@
  * concurrent calls with other arguments, sync functions.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, idempotent, KeyTooLongError, MissingKeyError, PayloadMismatchError } from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, idempotent, PayloadMismatchError } from '../../../src/index.js';
+import { KeyTooLongError, MissingKeyError } from '../../../src/engine/errors.js';
 import { Deferred } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 

@@ -7,7 +7,9 @@ import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-e
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createTransactionBuilder, outboxRelay, type RecordHandler } from '../../../src/index.js';
+import { outboxRelay } from '../../../src/index.js';
+import { createTransactionBuilder } from '../../../src/transaction/builder.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';

@@ -16,11 +16,11 @@ import {
   jsonBody,
   sqsIdempotency,
   withRedisFilter,
-  type BatchLogLine,
   type IdempotencyStore,
-  type RecordHandler,
   type SqsIdempotencyOptions,
 } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';

@@ -10,12 +10,8 @@ import { claimVerdict } from '../../../src/engine/claim.js';
 import { EffectivelyOnceError, ItemTooLargeError } from '../../../src/engine/errors.js';
 import { sha256 } from '../../../src/engine/hashing.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';
-import {
-  MAX_REDIS_RESULT_BYTES,
-  RedisIdempotencyStore,
-  type RedisConnection,
-  type RedisIdempotencyStoreOptions,
-} from '../../../src/index.js';
+import { RedisIdempotencyStore, type RedisConnection, type RedisIdempotencyStoreOptions } from '../../../src/index.js';
+import { MAX_REDIS_RESULT_BYTES } from '../../../src/stores/redis/store.js';
 import { verdictScript } from '../../../src/stores/redis/scripts.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { countingConnection, testRedis, type TestRedis } from './support.js';

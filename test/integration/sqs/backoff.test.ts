@@ -5,7 +5,7 @@
  * here is 0). Order of receives, never wall-clock durations, is asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordHandler } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { PermanentError } from '../../../src/index.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { harness, type Harness } from './harness.js';

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
-import { sqsIdempotency, type RecordHandler } from '../../../src/index.js';
+import { sqsIdempotency } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
 

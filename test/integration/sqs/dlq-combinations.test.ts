@@ -9,7 +9,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claim, jsonBody, PermanentError, sqsIdempotency, type RecordHandler, type SqsIdempotencyOptions } from '../../../src/index.js';
+import { jsonBody, PermanentError, sqsIdempotency, type SqsIdempotencyOptions, claim } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsIdempotency, PermanentError, type RecordHandler } from '../../../src/index.js';
+import { sqsIdempotency, PermanentError } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { harness, failedIds, type Harness } from './harness.js';
 import { countingClient, pollOnce, queuePair, receiveAll, send } from './sqs-queues.js';

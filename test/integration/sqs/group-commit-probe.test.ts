@@ -10,7 +10,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { sqsIdempotency, transaction, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
+import { sqsIdempotency, transaction } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';

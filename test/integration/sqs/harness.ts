@@ -12,11 +12,11 @@ import {
   eachRecord,
   jsonBody,
   sqsIdempotency,
-  type BatchLogLine,
   type DynamoDBIdempotencyStoreOptions,
-  type RecordHandler,
   type SqsIdempotencyOptions,
 } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { lambdaContext, ManualClock, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 

@@ -10,16 +10,9 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  claim,
-  eachRecord,
-  jsonBody,
-  outcomeMetricNames,
-  PermanentError,
-  sqsIdempotency,
-  type EmfDocument,
-  type RecordHandler,
-} from '../../../src/index.js';
+import { eachRecord, jsonBody, PermanentError, sqsIdempotency, claim } from '../../../src/index.js';
+import { outcomeMetricNames, type EmfDocument } from '../../../src/observe/emf.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 

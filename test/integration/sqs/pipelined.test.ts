@@ -7,7 +7,8 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { claim, jsonBody, sqsIdempotency, transaction, type ClaimInput, type IdempotencyStore } from '../../../src/index.js';
+import { jsonBody, sqsIdempotency, type IdempotencyStore, claim, transaction } from '../../../src/index.js';
+import type { ClaimInput } from '../../../src/stores/types.js';
 import { Deferred, sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 

@@ -9,17 +9,17 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
-  transaction,
   BusinessConflictError,
   eachRecord,
   jsonBody,
   sqsIdempotency,
   transition,
-  type CommitMode,
-  type RecordHandler,
   type SqsIdempotencyOptions,
-  type Strategy,
+  transaction,
 } from '../../../src/index.js';
+import type { CommitMode } from '../../../src/transaction/group-commit/queue.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { Strategy } from '../../../src/engine/middleware-options.js';
 import { sqsDefaults } from '../../../src/sources/sqs/middleware.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';

@@ -5,7 +5,10 @@
  * group it holds back the records behind it.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonBody, SchemaValidationError, type RecordHandler, type StandardSchemaV1 } from '../../../src/index.js';
+import { jsonBody } from '../../../src/index.js';
+import { SchemaValidationError } from '../../../src/engine/errors.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { StandardSchemaV1 } from '../../../src/engine/standard-schema.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
 

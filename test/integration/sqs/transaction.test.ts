@@ -4,7 +4,8 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { transaction, type RecordHandler } from '../../../src/index.js';
+import { transaction } from '../../../src/index.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { abandon, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';

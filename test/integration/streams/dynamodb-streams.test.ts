@@ -10,14 +10,9 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  DynamoDBIdempotencyStore,
-  dynamoDBImages,
-  dynamoDBStreamsIdempotency,
-  eachRecord,
-  type BatchLogLine,
-  type Strategy,
-} from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { Strategy } from '../../../src/engine/middleware-options.js';
 import {
   streamPoller,
   type DynamoDBStreamsPollerSource,

@@ -14,9 +14,9 @@ import {
   eachRecord,
   kinesisData,
   kinesisIdempotency,
-  type BatchLogLine,
   type KinesisIdempotencyOptions,
 } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
 import { streamPoller, type StreamFailure, type StreamInvocationReport } from '../../../scripts/sim/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { putOnShard } from '../../support/streams.js';

@@ -7,7 +7,9 @@
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogLine, type RecordHandler } from '../../../src/index.js';
+import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 function build(fn: RecordHandler, plugin?: { timeoutEarlyInMillis: number }) {

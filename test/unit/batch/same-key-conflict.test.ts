@@ -14,13 +14,11 @@ import {
   eachRecord,
   jsonBody,
   sqsIdempotency,
-  transaction,
-  type BatchLogLine,
-  type CommitInput,
-  type CommitResult,
-  type GroupCommitAnswer,
   type SqsIdempotencyOptions,
+  transaction,
 } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer } from '../../../src/stores/types.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 /** A memory store whose commits all fail their business condition (nothing is written). */

@@ -4,15 +4,9 @@
  * asynchronous schemas refused by the synchronous helper.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  BodyParseError,
-  InvalidRecordError,
-  SchemaValidationError,
-  jsonBody,
-  jsonBodyAsync,
-  type StandardSchemaResult,
-  type StandardSchemaV1,
-} from '../../../src/index.js';
+import { InvalidRecordError, jsonBody, jsonBodyAsync } from '../../../src/index.js';
+import { BodyParseError, SchemaValidationError } from '../../../src/engine/errors.js';
+import type { StandardSchemaResult, StandardSchemaV1 } from '../../../src/engine/standard-schema.js';
 
 interface Order {
   readonly orderNo: string;

@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { BodyParseError, MissingKeyError, jsonBody } from '../../../src/index.js';
+import { jsonBody } from '../../../src/index.js';
+import { BodyParseError, MissingKeyError } from '../../../src/engine/errors.js';
 import { payloadHash, sha256 } from '../../../src/engine/hashing.js';
 import { payloadMismatch, prepare } from '../../../src/engine/prepare.js';
 import { sqsRecord } from '../../../src/testing/index.js';

@@ -4,7 +4,8 @@
  * item 4).
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyRecord, RecordOutcome } from '../../../src/index.js';
+import type { IdempotencyRecord } from '../../../src/index.js';
+import type { RecordOutcome } from '../../../src/engine/outcomes.js';
 import { followerOutcome } from '../../../src/batch/same-key.js';
 
 const copy = (messageId: string) => ({ messageId, key: 'k', id: 'c#k' });

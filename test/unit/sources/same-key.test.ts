@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BusinessConflictError,
-  PayloadMismatchError,
-  acknowledged,
-  type IdempotencyRecord,
-  type RecordOutcome,
-} from '../../../src/index.js';
+import { BusinessConflictError, PayloadMismatchError, type IdempotencyRecord } from '../../../src/index.js';
+import { acknowledged, type RecordOutcome } from '../../../src/engine/outcomes.js';
 import { followerOutcome } from '../../../src/batch/same-key.js';
 
 const follower = { messageId: 'm2', key: 'k', id: 'c#k', payloadHash: 'h1' };

@@ -5,7 +5,8 @@
  * Sleep and random are injected: nothing sleeps here.
  */
 import { describe, expect, it } from 'vitest';
-import { TransactionRetryableError, type CommitInput, type CommitResult, type TransactionalIdempotencyStore } from '../../../src/index.js';
+import { TransactionRetryableError, type TransactionalIdempotencyStore } from '../../../src/index.js';
+import type { CommitInput, CommitResult } from '../../../src/stores/types.js';
 import { runTransactional } from '../../../src/transaction/commit-step.js';
 
 /** A store whose first `conflicts` commits are cancelled by contention. */

@@ -7,14 +7,8 @@
 import middy from '@middy/core';
 import type { DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import {
-  BodyParseError,
-  dynamoDBImages,
-  dynamoDBStreamsIdempotency,
-  eachRecord,
-  kinesisData,
-  kinesisIdempotency,
-} from '../../../src/index.js';
+import { dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord, kinesisData, kinesisIdempotency } from '../../../src/index.js';
+import { BodyParseError } from '../../../src/engine/errors.js';
 import { dynamoDBStreamsSource, kinesisSource } from '../../../src/sources/streams/adapter.js';
 import {
   MemoryIdempotencyStore,

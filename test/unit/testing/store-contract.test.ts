@@ -6,14 +6,10 @@
  */
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import type { ClaimInput, IdempotencyStore } from '../../../src/index.js';
-import {
-  MemoryIdempotencyStore,
-  storeContract,
-  type StoreContractCase,
-  type StoreContractSetup,
-  type StoreContractSubject,
-} from '../../../src/testing/index.js';
+import type { IdempotencyStore } from '../../../src/index.js';
+import type { ClaimInput } from '../../../src/stores/types.js';
+import { MemoryIdempotencyStore, storeContract, type StoreContractSubject } from '../../../src/testing/index.js';
+import type { StoreContractCase, StoreContractSetup } from '../../../src/testing/store-contract.js';
 
 type Overrides = (inner: MemoryIdempotencyStore) => Partial<IdempotencyStore>;
 

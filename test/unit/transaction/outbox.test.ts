@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ItemTooLargeError, createTransactionBuilder } from '../../../src/index.js';
+import { ItemTooLargeError } from '../../../src/engine/errors.js';
+import { createTransactionBuilder } from '../../../src/transaction/builder.js';
 import { outboxId, outboxItem, readOutboxImage } from '../../../src/transaction/outbox/item.js';
 import { chunkEntries } from '../../../src/transaction/outbox/publish.js';
 
