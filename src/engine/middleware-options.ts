@@ -23,7 +23,7 @@ import type { ConflictPolicy } from '../transaction/commit-step.js';
 import type { CommitMode } from '../transaction/group-commit/queue.js';
 import type { ProbeMode } from '../transaction/group-commit/duplicate-probe.js';
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../batch/strategies/claim.js';
-import { transactionDefaults, type SqsTransactionStrategy, type TransactionStrategy } from '../transaction/strategy.js';
+import type { SqsTransactionStrategy, TransactionStrategy } from '../transaction/strategy.js';
 
 export { isHeartbeat } from './heartbeat.js';
 
@@ -65,6 +65,17 @@ export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = 
    */
   readonly metrics?: MetricsOption;
 }
+
+/**
+ * Defaults of `transaction()`'s settings, in one place. Here, not beside
+ * `transaction()`: the middlewares' defaults read them, and a claim-only
+ * bundle then carries no file of the transaction strategy.
+ */
+export const transactionDefaults = {
+  onConflict: 'fail' as ConflictPolicy,
+  commit: 'group' as CommitMode,
+  probeDuplicates: 'auto' as ProbeMode,
+};
 
 /** Defaults shared by both middlewares. */
 export const commonDefaults = {

@@ -16,10 +16,10 @@ import {
   commonRules,
   recordRules,
   resolveMiddlewareOptions,
+  transactionDefaults,
   type CommonIdempotencyOptions,
 } from '../engine/middleware-options.js';
 import type { EventSource } from './source.js';
-import { transactionDefaults } from '../transaction/strategy.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;

@@ -10,6 +10,7 @@ import type { ConflictPolicy } from './commit-step.js';
 import type { ProbeMode } from './group-commit/duplicate-probe.js';
 import type { CommitMode } from './group-commit/queue.js';
 import { checkOptions } from '../engine/options.js';
+import { transactionDefaults } from '../engine/middleware-options.js';
 
 /** Options of {@link transaction}. */
 export interface TransactionOptions {
@@ -56,13 +57,6 @@ export interface SqsTransactionStrategy {
   readonly commit: CommitMode;
   readonly probeDuplicates: ProbeMode;
 }
-
-/** Defaults of {@link transaction}, in one place. */
-export const transactionDefaults = {
-  onConflict: 'fail' as ConflictPolicy,
-  commit: 'group' as CommitMode,
-  probeDuplicates: 'auto' as ProbeMode,
-};
 
 const OWNER = 'transaction()';
 

@@ -48,6 +48,7 @@ async function bundledSources(entry: string, store?: string): Promise<string[]> 
 const leftOut = [
   // the transaction builder and the transaction strategy
   'src/transaction/builder.ts',
+  'src/transaction/strategy.ts',
   'src/transaction/options.ts',
   'src/transaction/commit-step.ts',
   'src/transaction/group-commit/queue.ts',

@@ -4,8 +4,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../../engine/hashing.js';
-import { batchDefaults } from '../../engine/middleware-options.js';
-import { transactionDefaults } from '../../transaction/strategy.js';
+import { batchDefaults, transactionDefaults } from '../../engine/middleware-options.js';
 
 /** When the records of a batch are claimed (`claim({ pipelined })`): all before the handler, or each just before it runs. */
 export type ClaimsMode = 'batch' | 'pipelined';
