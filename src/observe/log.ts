@@ -22,7 +22,7 @@ export interface RecordLogEntry {
 export interface BatchLogLine {
   readonly level: 'INFO' | 'WARN';
   readonly message: 'effectively-once';
-  readonly source: 'sqs' | 'eventbridge' | 'kinesis' | 'dynamodb-streams';
+  readonly source: 'sqs' | 'eventbridge' | 'kinesis' | 'dynamodb-streams' | 'kafka';
   readonly consumer: string;
   readonly strategy: 'claim' | 'transaction';
   readonly counts: Readonly<Record<RecordOutcomeKind, number>>;
