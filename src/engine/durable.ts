@@ -6,6 +6,7 @@
  * from checkpoints), so a claim is keyed to the execution, not to the
  * invocation: see docs/durable-functions.md.
  */
+import type { Context } from 'aws-lambda';
 
 /**
  * The lease of a durable execution's claim, ms: 366 days, the longest a
@@ -18,6 +19,9 @@
  * `idempotent()` (the function's execution timeout + a margin).
  */
 export const DURABLE_LEASE_MS = 366 * 24 * 60 * 60 * 1000;
+
+/** What this library reads of a Lambda context. */
+export type LambdaContextLike = Partial<Pick<Context, 'functionName' | 'getRemainingTimeInMillis'>>;
 
 /** What this library reads of a durable function's `DurableContext`. */
 export interface DurableContextLike {
@@ -92,8 +96,8 @@ export function durableExecutionOf(context: unknown, leaseMs?: number): DurableE
  * console.log(lambdaContextOf(durable) === lambda, lambdaContextOf(lambda) === lambda); // true true
  * ```
  */
-export function lambdaContextOf<T>(context: T): T {
+export function lambdaContextOf<T>(context: T): T | LambdaContextLike {
   if (!isDurableContext(context)) return context;
   const inner = context.lambdaContext;
-  return (typeof inner === 'object' && inner !== null ? inner : context) as T;
+  return typeof inner === 'object' && inner !== null ? (inner as LambdaContextLike) : context;
 }
