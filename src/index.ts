@@ -1,5 +1,5 @@
 /**
- * effectively-once: idempotent AWS Lambda consumers for SQS, EventBridge, Kinesis and DynamoDB Streams.
+ * effectively-once: idempotent AWS Lambda consumers for SQS, EventBridge, Kinesis, DynamoDB Streams and Kafka.
  * At-least-once delivery + idempotent consumers = effects applied once.
  *
  * Explicit export list: what is here is the public API, at most 60 names (api/effectively-once.api.md
@@ -24,6 +24,9 @@ export { kinesisIdempotency } from './sources/streams/kinesis.js';
 export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
 export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
 export type { DynamoDBStreamsIdempotencyOptions } from './sources/streams/dynamodb-streams.js';
+export { kafkaIdempotency, eachKafkaRecord } from './sources/kafka-middleware.js';
+export type { KafkaIdempotencyOptions } from './sources/kafka-middleware.js';
+export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafka.js';
 export { idempotent } from './event/idempotent.js';
 export type { IdempotentOptions } from './event/idempotent.js';
 export type { BatchLogger } from './observe/log.js';
@@ -32,9 +35,11 @@ export type { BatchLogger } from './observe/log.js';
 export { jsonBody, jsonBodyAsync } from './sources/json.js';
 export type { StandardSchemaV1 } from './engine/standard-schema.js';
 export { kinesisData, dynamoDBImages } from './sources/streams/data.js';
+export { kafkaValue, kafkaHeaders } from './sources/kafka.js';
 
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
+export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';
 export type { DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
 export type { IdempotencyStore, TransactionalIdempotencyStore } from './stores/types.js';
 export type { IdempotencyRecord } from './engine/record.js';

@@ -1,34 +1,31 @@
 /**
  * The batch lifecycle as a Middy middleware, for any {@link BatchSource}:
- * admit every record before the handler (claim, or validate for the
- * transaction strategy), run the owned ones through `eachRecord`, settle each
- * record once, and answer with the source's response naming exactly the
- * records that must come back. The source says how to read its events; this
- * file never reads one itself.
+ * admit every record before the handler through the strategy (claim, or
+ * validate for the transaction strategy), run the owned ones through
+ * `eachRecord`, settle each record once, and answer with the source's
+ * response naming exactly the records that must come back. The source says
+ * how to read its events and the strategy how to run a record; this file
+ * never reads an event itself, nor asks which strategy it has.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../engine/errors.js';
 import { leaseDuration, safetyMargin } from '../engine/lease.js';
-import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
-import type { DuplicateRate } from '../transaction/group-commit/duplicate-probe.js';
-import { aboutTheBatch, usageError } from '../sources/sqs/permanent.js';
-import { admitBatch, startAdmissions, type Admission } from './admit.js';
-import { BatchRun, type RunRecord } from './run.js';
-import type { BatchFeatures } from './features.js';
-import type { HeartbeatPlan } from '../engine/heartbeat.js';
-import { batchLine, safeLog, withNotes } from '../observe/log.js';
 import { consumerName, type LifecycleConfig } from '../engine/middleware-options.js';
-import { attachRunner, detachRunner } from './runner-link.js';
-import { settleClaim, type Execution, type OwnedRecord } from '../engine/settle.js';
-import { distinctRecords, idOf, type BatchSource } from '../sources/source.js';
-import { behindFailures } from './stream-order.js';
+import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
+import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
+import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
+import { aboutTheBatch } from '../sources/sqs/permanent.js';
+import { distinctRecords, idOf, type BatchSource } from '../sources/source.js';
+import { BatchInvocation } from './invocation.js';
+import { attachRunner } from './runner-link.js';
+import type { BatchStrategy } from './strategies/types.js';
+import { behindFailures } from './stream-order.js';
 
-/** What an {@link AfterSettle} step returns: the outcomes the response is built from, and notes for the log line. */
+/** What an {@link AfterSettle} step returns: the outcomes the response is built from, and its notes for the log line. */
 export interface AfterSettleResult {
   readonly outcomes: readonly RecordOutcome[];
-  readonly backedOff?: number;
-  readonly sqsErrors?: readonly string[];
+  readonly notes?: LineNotes;
 }
 
 /**
@@ -42,121 +39,57 @@ export type AfterSettle<TRecord> = (
   context: { readonly records: ReadonlyMap<string, TRecord>; readonly consumer: string },
 ) => Promise<AfterSettleResult>;
 
-/** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`). */
+/** Writes one batch's metrics (never throws); `answeredEarly`: answered before the handler. */
+export type MetricsWriter = (line: BatchLogLine, answeredEarly: boolean) => void;
+
+/** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`), and the parts its entry brings in. */
 export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & {
   readonly afterSettle?: AfterSettle<TRecord> | undefined;
   /** `'pipelined'`: each record starts when its own claim returns (claim strategy, eachRecord). */
   readonly claims?: 'batch' | 'pipelined';
+  /** The strategy's steps, built once for this middleware: what the entry imported is all it can run. */
+  readonly steps: BatchStrategy;
+  /** The metrics of each batch (the main entry's); absent: none. */
+  readonly writeMetrics?: MetricsWriter | undefined;
 };
 
-/** Per-invocation state between before and after. */
-interface BatchState<TRecord> {
-  readonly original: readonly TRecord[];
-  /** Final outcomes by record id: found before the handler, then every other record's at the end. */
-  readonly settled: Map<string, RecordOutcome>;
-  /** Idempotency record ids by record id, for the log line. */
-  readonly ids: Map<string, string>;
-  readonly run: BatchRun<TRecord>;
-  readonly consumer: string;
-  readonly startedAt: number;
-  /** The invocation's time left, read when the batch is answered (the log line warns near the deadline). */
-  readonly timeLeft: () => number;
-  /** Pipelined claims: every record's admission, awaited before the batch is answered. */
-  readonly pending?: Promise<Admission<TRecord>[]>;
-}
+// Middy's place for per-request state: a symbol, so no other middleware lists or overwrites it.
+const INVOCATION = Symbol('effectively-once: the batch invocation');
 
-type StateConfig<TRecord> = BatchConfig<TRecord> & {
-  readonly consumer: string;
-  readonly startedAt: number;
-  readonly timeLeft: () => number;
-  readonly margin: number;
-  readonly leaseMs: number;
-  readonly heartbeat: HeartbeatPlan | undefined;
-  readonly features: BatchFeatures;
-  readonly duplicates: DuplicateRate | undefined;
-};
-
-/** Sorts the admissions: final outcomes now, the rest handed to a runner. */
-function stateFrom<TRecord>(
-  source: BatchSource<unknown, TRecord, unknown>,
-  admissions: readonly Admission<TRecord>[],
-  original: readonly TRecord[],
-  config: StateConfig<TRecord>,
-): BatchState<TRecord> {
-  const settled = new Map<string, RecordOutcome>();
-  const ids = new Map<string, string>();
-  const given: RunRecord<TRecord>[] = [];
-  for (const a of admissions) {
-    if (a.kind === 'settled') {
-      settled.set(a.outcome.messageId, a.outcome);
-      if (a.id !== undefined) ids.set(a.outcome.messageId, a.id);
-      continue;
-    }
-    ids.set(a.owned.messageId, a.owned.id);
-    given.push(a);
-  }
-  const transactional = config.strategy === 'transaction';
-  const run = new BatchRun(source, given, { ...config, transactional, safetyMarginMs: config.margin, found: settled });
-  return { original, settled, ids, run, consumer: config.consumer, startedAt: config.startedAt, timeLeft: config.timeLeft };
-}
-
-/**
- * Pipelined claims: the claims are started, not awaited; the run waits for
- * each record's own claim just before running it. The handler is handed no
- * records (none is known to be claimed yet).
- */
-function pipelinedState<TRecord>(
-  source: BatchSource<unknown, TRecord, unknown>,
-  original: readonly TRecord[],
-  admit: Parameters<typeof startAdmissions<TRecord>>[1],
-  config: StateConfig<TRecord>,
-): BatchState<TRecord> {
-  const started = startAdmissions(original, admit);
-  const ids = new Map<string, string>();
-  const given: RunRecord<TRecord>[] = [];
-  const pending = new Map<string, Promise<Admission<TRecord>>>();
-  for (const { record, owned, leader, admission } of started) {
-    if (owned === undefined) continue; // invalid: settled when the admissions are awaited
-    ids.set(owned.messageId, owned.id);
-    given.push(leader === undefined ? { record, owned } : { record, owned, leader });
-    if (leader === undefined) pending.set(owned.messageId, admission);
-  }
-  const run = new BatchRun(source, given, { ...config, transactional: false, safetyMarginMs: config.margin }, pending);
-  const all = Promise.all(started.map((s) => s.admission));
-  const { consumer, startedAt, timeLeft } = config;
-  return { original, settled: new Map(), ids, run, consumer, startedAt, timeLeft, pending: all };
-}
-
-/** Pipelined claims: waits for every claim, so that tokens are known and outcomes found before the handler count. */
-async function admitPending<TRecord>(state: BatchState<TRecord>): Promise<void> {
-  if (state.pending === undefined) return;
-  const admissions = await state.pending;
-  state.run.admit(admissions);
-  for (const a of admissions) {
-    if (a.kind === 'settled' && !state.ids.has(a.outcome.messageId)) state.settled.set(a.outcome.messageId, a.outcome);
-  }
-}
+type Internal = Record<symbol, unknown>;
 
 /**
  * Builds the middleware for one source. `source.owner` names it in errors.
  * The response is built in one place, `respond`, from one final outcome per
- * record; a record with no outcome comes back. `features`: the optional
- * parts the entry point hands in (all from the main entry; none from the
- * claim-only one, whose option checks refuse what they would serve).
+ * record; a record with no outcome comes back.
  */
 export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,
   config: BatchConfig<TRecord>,
-  features: BatchFeatures,
 ): MiddlewareObj<TEvent, TResponse> {
-  const { store, logger } = config;
+  const { store, logger, steps, writeMetrics } = config;
   const { owner } = source;
-  const transactional = config.strategy === 'transaction';
-  const metrics = features.metrics?.sink(config.metrics);
-  // Group commit's duplicate probe follows this container's recent duplicates (across invocations).
-  const duplicates = features.transaction?.duplicateRate(config.probeDuplicates ?? 'auto');
-  // Keyed by the Middy request object: unique per invocation, even when tests reuse a context.
-  const states = new WeakMap<object, BatchState<TRecord>>();
+
+  /** Keeps the invocation with its request until the batch is answered, and leaves it where `eachRecord` finds it. */
+  function keep(request: Request<TEvent, TResponse>, invocation: BatchInvocation<TRecord>): void {
+    let internal = request.internal as Internal | undefined;
+    // Middy 6 shares a request's `internal` across requests when the plugin seeds it: another invocation's is then here.
+    if (internal === undefined || internal[INVOCATION] !== undefined) {
+      internal = Object.assign(Object.create(internal === undefined ? null : Object.getPrototypeOf(internal)), internal) as Internal;
+      (request as { internal: Internal }).internal = internal;
+    }
+    internal[INVOCATION] = invocation;
+  }
+
+  /** Takes the invocation back once: the batch is answered, so `eachRecord` must not find it any more. */
+  function take(request: Request<TEvent, TResponse>): BatchInvocation<TRecord> | undefined {
+    const internal = request.internal as Internal | undefined;
+    const invocation = internal?.[INVOCATION] as BatchInvocation<TRecord> | undefined;
+    if (invocation === undefined || internal === undefined) return undefined;
+    delete internal[INVOCATION];
+    invocation.unlink();
+    return invocation;
+  }
 
   async function before(request: Request<TEvent, TResponse>): Promise<TResponse | undefined> {
     const reason = source.invalidEvent(request.event);
@@ -164,152 +97,81 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const startedAt = Date.now();
     const consumer = consumerName(owner, config.consumer, request.context?.functionName);
     const remaining = remainingTime(request.context);
-    const margin = safetyMargin(remaining, config.safetyMarginMs, config.autoSafetyMargin);
+    const safetyMarginMs = safetyMargin(remaining, config.safetyMarginMs, config.autoSafetyMargin);
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(source, source.records(request.event));
     const leaseMs = leaseDuration(remaining, config.lease);
-    // The transaction strategy holds no claim to renew (the option check refuses the pair).
-    const heartbeat = transactional ? undefined : features.heartbeat?.plan(config.lease.heartbeat, store, leaseMs, Date.now());
-    const admit = { ...config, source, consumer, claim: !transactional, leaseMs };
+    const admit = { ...config, source, consumer, leaseMs };
     const { context } = request;
+    const batch = await steps.begin({ records: original, admit });
     const timeLeft = () => remainingTime(context);
-    const stateConfig = { ...config, consumer, startedAt, timeLeft, margin, leaseMs, heartbeat, features, duplicates };
-    // FIFO batches are claimed as a batch: a group's hold-back is decided from all its claims.
-    const pipelined = config.claims === 'pipelined' && !transactional && original.every((r) => source.lane(r) === undefined);
-    const state = pipelined
-      ? pipelinedState(source, original, admit, stateConfig)
-      : stateFrom(source, await admitBatch(original, admit), original, stateConfig);
+    const invocation = new BatchInvocation(source, original, batch, { consumer, startedAt, safetyMarginMs, timeLeft });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
-    if (state.run.records.length === 0) {
-      await admitPending(state);
-      return respond(state, new Map(), true);
+    if (invocation.records.length === 0) {
+      await invocation.close();
+      return respond(invocation, new Map(), true);
     }
-    const event = source.withRecords(request.event, state.run.ownedRecords);
-    attachRunner(event, request.context, state.run);
+    const event = source.withRecords(request.event, invocation.ownedRecords);
+    invocation.linked(attachRunner(event, request.context, invocation));
+    keep(request, invocation);
     request.event = event;
-    states.set(request, state);
     return undefined;
-  }
-
-  /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
-  function unfinished(state: BatchState<TRecord>, running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
-    const executions = new Map(state.run.executions);
-    for (const record of state.run.leaderRecords) {
-      const id = idOf(source, record);
-      if (!executions.has(id)) executions.set(id, running.has(id) ? { kind: 'interrupted', error } : { kind: 'threw', error });
-    }
-    return executions;
-  }
-
-  /** Executions for records the handler ran without `eachRecord`: its own response decides. */
-  function fromResponse(state: BatchState<TRecord>, response: unknown): Map<string, Execution> {
-    const executions = new Map(state.run.executions);
-    const failed = source.retriedIn(response);
-    // Streams: naming a shard's first failure is enough for the mapping, so the records after it did not run either.
-    const stopped = new Set<string | undefined>();
-    for (const record of state.run.leaderRecords) {
-      const id = idOf(source, record);
-      const lane = source.lane(record);
-      if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
-      if (executions.has(id)) continue;
-      const error = transactional
-        ? usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`)
-        : new Error('Reported in the handler’s batchItemFailures.');
-      const threw = transactional || failed.has(id) || stopped.has(lane);
-      executions.set(id, threw ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
-    }
-    return executions;
-  }
-
-  /**
-   * Pipelined claims and a handler that never called `eachRecord`: it was
-   * handed no records, so nothing ran. Every record comes back, claims
-   * released, found-done ones included (nothing is acknowledged unseen).
-   */
-  function unrun(state: BatchState<TRecord>): Map<string, Execution> {
-    const error = usageError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
-    const executions = new Map<string, Execution>();
-    for (const record of state.run.leaderRecords) {
-      const o: OwnedRecord = state.run.ownedRecord(idOf(source, record));
-      const failed = { kind: 'failed', messageId: o.messageId, key: o.key, error } as const;
-      executions.set(o.messageId, o.token === undefined ? { kind: 'settled', outcome: failed } : { kind: 'threw', error });
-    }
-    return executions;
   }
 
   /**
    * Settles each owned record not yet final (once), decides the later copies,
    * logs, counts, and builds the response. `early`: answered before the handler.
    */
-  async function respond(state: BatchState<TRecord>, executions: ReadonlyMap<string, Execution>, early = false): Promise<TResponse> {
-    const owned = state.run.leaderRecords.map((record) => state.run.ownedRecord(idOf(source, record)));
-    const final = await Promise.all(
-      owned.map((o) => {
-        const execution = executions.get(o.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
-        return execution.kind === 'settled' ? execution.outcome : settleClaim(store, o, execution, config.storeResult);
-      }),
-    );
-    for (const outcome of final) state.settled.set(outcome.messageId, outcome);
-    for (const outcome of state.run.followerOutcomes(state.settled)) state.settled.set(outcome.messageId, outcome);
-    // A record with no outcome is retried: a gap here must never turn into a silent acknowledgement.
-    const settled = state.original.map((r): RecordOutcome => {
-      const id = idOf(source, r);
-      return state.settled.get(id) ?? { kind: 'not-started', messageId: id, reason: 'handler-threw' };
-    });
-    const { outcomes, ...notes } = await afterSettle(state, behindFailures(source, state.original, settled));
-    if (logger !== false || metrics !== undefined) {
-      const idOfOutcome = (o: RecordOutcome) => state.ids.get(o.messageId);
-      const line = batchLine(source.name, state.consumer, config.strategy, outcomes, idOfOutcome, Date.now() - state.startedAt);
-      safeLog(logger, withNotes(line, notes, state.timeLeft()));
-      metrics?.(line, early);
+  async function respond(
+    invocation: BatchInvocation<TRecord>,
+    executions: ReadonlyMap<string, Execution>,
+    early = false,
+  ): Promise<TResponse> {
+    const settled = await invocation.settle(executions, store, config.storeResult);
+    const { outcomes, notes = {} } = await afterSettle(invocation, behindFailures(source, invocation.original, settled));
+    if (logger !== false || writeMetrics !== undefined) {
+      const { ids, settings } = invocation;
+      const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
+      const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, Date.now() - settings.startedAt);
+      safeLog(logger, withNotes(line, notes, settings.timeLeft()));
+      writeMetrics?.(line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
   }
 
   /** The source's after-settle step, if it has one; a step that throws changes nothing. */
-  async function afterSettle(state: BatchState<TRecord>, outcomes: readonly RecordOutcome[]): Promise<AfterSettleResult> {
+  async function afterSettle(invocation: BatchInvocation<TRecord>, outcomes: readonly RecordOutcome[]): Promise<AfterSettleResult> {
     if (config.afterSettle === undefined) return { outcomes };
-    const records = new Map(state.original.map((r) => [idOf(source, r), r] as const));
+    const records = new Map(invocation.original.map((r) => [idOf(source, r), r] as const));
     try {
-      return await config.afterSettle(outcomes, { records, consumer: state.consumer });
+      return await config.afterSettle(outcomes, { records, consumer: invocation.settings.consumer });
     } catch (err) {
-      return { outcomes, sqsErrors: [err instanceof Error ? err.message : String(err)] };
+      const message = err instanceof Error ? err.message : String(err);
+      return { outcomes, notes: { warn: true, warnings: [`the source's after-settle step failed (${message}); its records came back`] } };
     }
   }
 
-  function take(request: Request<TEvent, TResponse>): BatchState<TRecord> | undefined {
-    const state = states.get(request);
-    if (state === undefined) return undefined;
-    states.delete(request);
-    detachRunner(state.run);
-    return state;
-  }
-
   async function after(request: Request<TEvent, TResponse>): Promise<void> {
-    const state = take(request);
-    if (state === undefined) return;
-    const running = await state.run.close();
-    await admitPending(state);
+    const invocation = take(request);
+    if (invocation === undefined) return;
+    const { running, ranEachRecord } = await invocation.close();
     // With eachRecord, a record without an execution was cut short (e.g. by a
     // timeout response that returns instead of throwing): never acknowledge it.
-    const executions = state.run.begun
-      ? unfinished(state, running, new DeadlineError('The batch was answered before this record finished.'))
-      : state.pending === undefined
-        ? fromResponse(state, request.response)
-        : unrun(state);
-    request.response = await respond(state, executions);
+    const executions = ranEachRecord
+      ? invocation.unfinished(running, new DeadlineError('The batch was answered before this record finished.'))
+      : invocation.answeredByHandler(request.response);
+    request.response = await respond(invocation, executions);
   }
 
   async function onError(request: Request<TEvent, TResponse>): Promise<void> {
-    const state = take(request);
-    if (state === undefined) return; // failed before claiming anything: let the error through
+    const invocation = take(request);
+    if (invocation === undefined) return; // failed before claiming anything: let the error through
     // Records the handler finished keep their executions; those still running
     // keep their claims until the lease passes; the rest are released. All
     // but the finished ones are reported failed.
-    const running = await state.run.close();
-    await admitPending(state);
+    const { running } = await invocation.close();
     // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
-    request.response = await respond(state, unfinished(state, running, aboutTheBatch(request.error)));
+    request.response = await respond(invocation, invocation.unfinished(running, aboutTheBatch(request.error)));
   }
 
   return { before, after, onError, name: owner };

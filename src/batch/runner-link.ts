@@ -65,55 +65,84 @@ export interface BatchRunner<TRecord = SQSRecord> {
   failures(): string[];
 }
 
-/** One invocation's runner, with the message ids it owns. */
+/** One invocation's runner, with the message ids it owns, and where it was left. */
 interface Registration {
   // The record type is the registering source's; each registration reads its events through that source.
   readonly runner: BatchRunner<unknown>;
   readonly ids: ReadonlySet<string>;
   readonly event: object;
   readonly context: object | undefined;
+  /** The record objects handed on, marked with this registration. */
+  readonly records: readonly object[];
 }
 
 // A middleware after ours may replace `request.event` (a parser, a
 // normaliser), so the event we handed on is only the first way to find the
 // runner; the Lambda context is the second. A context may be shared by
 // concurrent invocations (tests, local runners): among its runners, the one
-// that owns the event's message ids is this invocation's.
-const byEvent = new WeakMap<object, Registration>();
-const byContext = new WeakMap<object, Set<Registration>>();
-// Keeps a registration alive as long as its runner (the middleware holds it until the batch is answered).
-const byRunner = new WeakMap<BatchRunner<unknown>, Registration>();
-// Every registered runner, weakly: to refuse a plain run of records a runner owns when the context was replaced too.
-const live = new Set<WeakRef<Registration>>();
+// that owns the event's message ids is this invocation's. The record objects
+// we handed on are marked too, only to refuse a plain run of records a
+// runner owns when both the event and the context were replaced. The marks
+// are non-enumerable: a copy of the event, the context or a record does not
+// carry them, and JSON, `Object.keys` and equality checks do not see them.
+const ON_EVENT = Symbol('effectively-once: the invocation this event was handed on by');
+const ON_CONTEXT = Symbol('effectively-once: the invocations running on this context');
+const ON_RECORD = Symbol('effectively-once: the invocations this record was handed on by');
 
 const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
 
-/** Registers the runner that `eachRecord` uses for this invocation (the event handed on, and the Lambda context). */
-export function attachRunner<TRecord>(event: object, context: unknown, runner: BatchRunner<TRecord>): void {
+function markOf<T>(target: unknown, slot: symbol): T | undefined {
+  return isObject(target) ? ((target as Record<symbol, unknown>)[slot] as T | undefined) : undefined;
+}
+
+/** Puts a mark on an object we were handed or made (never on one that refuses new properties). */
+function mark(target: object, slot: symbol, value: unknown): boolean {
+  if (!Object.isExtensible(target)) return false;
+  Object.defineProperty(target, slot, { value, configurable: true, enumerable: false, writable: true });
+  return true;
+}
+
+/** Whether `target` holds a set under `slot`, or can be given one. */
+const canJoin = (target: object, slot: symbol) => markOf(target, slot) !== undefined || Object.isExtensible(target);
+
+/** Adds `registration` to the set marked on `target` (see {@link canJoin}). */
+function join(target: object, slot: symbol, registration: Registration): void {
+  const joined = markOf<Set<Registration>>(target, slot);
+  if (joined === undefined) mark(target, slot, new Set([registration]));
+  else joined.add(registration);
+}
+
+/** Removes `registration` from the set marked on `target`, and the mark once it is empty. */
+function leave(target: object, slot: symbol, registration: Registration): void {
+  const joined = markOf<Set<Registration>>(target, slot);
+  if (joined === undefined) return;
+  joined.delete(registration);
+  if (joined.size === 0) delete (target as Record<symbol, unknown>)[slot];
+}
+
+/**
+ * Leaves the runner where `eachRecord` finds it for this invocation (the
+ * event handed on, the Lambda context, the records); returns the step that
+ * takes it away again once the batch is answered, so that a later
+ * invocation on the same context or records does not find it.
+ */
+export function attachRunner<TRecord>(event: object, context: unknown, runner: BatchRunner<TRecord>): () => void {
+  const records: object[] = runner.records.flatMap((r) => (isObject(r) ? [r] : []));
   const registration: Registration = {
     runner: runner as BatchRunner<unknown>,
     ids: new Set(runner.records.flatMap((r) => runner.source.itemId(r) ?? [])),
     event,
-    context: isObject(context) ? context : undefined,
+    context: isObject(context) && canJoin(context, ON_CONTEXT) ? context : undefined,
+    records: records.filter((record) => canJoin(record, ON_RECORD)),
   };
-  byEvent.set(event, registration);
-  byRunner.set(runner, registration);
-  if (registration.context !== undefined) {
-    const shared = byContext.get(registration.context) ?? new Set<Registration>();
-    byContext.set(registration.context, shared.add(registration));
-  }
-  for (const ref of live) if (ref.deref() === undefined) live.delete(ref);
-  live.add(new WeakRef(registration));
-}
-
-/** Removes the runner once its batch is answered: a later invocation on the same context must not find it. */
-export function detachRunner<TRecord>(runner: BatchRunner<TRecord>): void {
-  const registration = byRunner.get(runner as BatchRunner<unknown>);
-  if (registration === undefined) return;
-  byRunner.delete(runner as BatchRunner<unknown>);
-  byEvent.delete(registration.event);
-  if (registration.context !== undefined) byContext.get(registration.context)?.delete(registration);
-  for (const ref of live) if (ref.deref() === registration) live.delete(ref);
+  mark(event, ON_EVENT, registration);
+  if (registration.context !== undefined) join(registration.context, ON_CONTEXT, registration);
+  for (const record of registration.records) join(record, ON_RECORD, registration);
+  return () => {
+    if (markOf(event, ON_EVENT) === registration) delete (event as Record<symbol, unknown>)[ON_EVENT];
+    if (registration.context !== undefined) leave(registration.context, ON_CONTEXT, registration);
+    for (const record of registration.records) leave(record, ON_RECORD, registration);
+  };
 }
 
 /**
@@ -128,13 +157,27 @@ export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown
   return registration === undefined ? undefined : matchedRunner(registration, event);
 }
 
+/**
+ * The record-like objects one level into an event (an array of records, or
+ * an object of arrays of them): where a marked record may be, whatever the
+ * source's event shape.
+ */
+function candidates(event: unknown): unknown[] {
+  if (!isObject(event)) return [];
+  return Object.values(event).flatMap((v: unknown) => {
+    if (Array.isArray(v)) return v;
+    return isObject(v) ? Object.values(v).flatMap((w: unknown) => (Array.isArray(w) ? w : [])) : [];
+  });
+}
+
 function registrationFor(event: unknown, context: unknown): Registration | undefined {
-  const exact = isObject(event) ? byEvent.get(event) : undefined;
+  const exact = markOf<Registration>(event, ON_EVENT);
   if (exact !== undefined) return exact;
   const owns = (r: Registration) => idsOf(r, event).some((id) => r.ids.has(id));
-  const onContext = [...((isObject(context) ? byContext.get(context) : undefined) ?? [])];
+  const onContext = [...(markOf<Set<Registration>>(context, ON_CONTEXT) ?? [])];
   if (onContext.length === 0) {
-    const owner = [...live].map((ref) => ref.deref()).find((r) => r !== undefined && owns(r));
+    const marked = candidates(event).flatMap((record) => [...(markOf<Set<Registration>>(record, ON_RECORD) ?? [])]);
+    const owner = marked.find(owns);
     if (owner === undefined) return undefined;
     throw new TypeError(
       `eachRecord: ${owner.runner.source.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,

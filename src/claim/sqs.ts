@@ -11,6 +11,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LeasePolicy } from '../engine/lease.js';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
+import { claimBatchStrategy } from '../batch/strategies/claim-steps.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
 import { claimCommonRules, recordRules } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
@@ -103,5 +104,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  return batchIdempotency(sqsSource, resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults), {});
+  const resolved = resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults);
+  // The claim strategy's batch claims alone, and no metrics: what this entry serves is all it bundles.
+  return batchIdempotency(sqsSource, { ...resolved, steps: claimBatchStrategy({ ...resolved, owner: OWNER }) });
 }

@@ -22,7 +22,7 @@ export interface RecordLogEntry {
 export interface BatchLogLine {
   readonly level: 'INFO' | 'WARN';
   readonly message: 'effectively-once';
-  readonly source: 'sqs' | 'eventbridge' | 'kinesis' | 'dynamodb-streams';
+  readonly source: 'sqs' | 'eventbridge' | 'kinesis' | 'dynamodb-streams' | 'kafka';
   readonly consumer: string;
   readonly strategy: 'claim' | 'transaction';
   readonly counts: Readonly<Record<RecordOutcomeKind, number>>;
@@ -126,15 +126,28 @@ export function batchLine(
   };
 }
 
+/** The line's own fields, which a source's notes never set. */
+type CoreField = 'level' | 'message' | 'source' | 'consumer' | 'strategy' | 'counts' | 'retried' | 'durationMs' | 'records' | 'warnings';
+
+/** What a source's own step adds to its batch line (SQS: `backedOff`, `sqsErrors`), and whether it names something that went wrong. */
+export interface LineNotes {
+  readonly fields?: Readonly<Omit<Partial<BatchLogLine>, CoreField>>;
+  /** The line is then `WARN`. */
+  readonly warn?: boolean;
+  /** Things to fix that changed no outcome, added to the line's `warnings` (the line is then `WARN`). */
+  readonly warnings?: readonly string[];
+}
+
 /**
- * A batch line with its source's notes (`backedOff`, `sqsErrors`) and the
- * deadline warning, read from `remainingMs` as the batch is answered: `WARN`
- * when either names something that went wrong.
+ * A batch line with its source's notes and the deadline warning, read from
+ * `remainingMs` as the batch is answered: `WARN` when either names something
+ * that went wrong.
  */
-export function withNotes(line: BatchLogLine, notes: Pick<BatchLogLine, 'backedOff' | 'sqsErrors'>, remainingMs: number): BatchLogLine {
-  const warnings = deadlineWarnings(remainingMs);
-  const warn = notes.sqsErrors !== undefined || warnings !== undefined;
-  return { ...line, ...notes, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };
+export function withNotes(line: BatchLogLine, notes: LineNotes, remainingMs: number): BatchLogLine {
+  const all = [...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
+  const warnings = all.length === 0 ? undefined : all;
+  const warn = notes.warn === true || warnings !== undefined;
+  return { ...line, ...notes.fields, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };
 }
 
 /**

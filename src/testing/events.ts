@@ -6,6 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { Clock } from '../engine/clock.js';
+import type { KafkaEvent, KafkaRecord } from '../sources/kafka.js';
 import { systemClock } from '../engine/clock.js';
 import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { testingDefaults } from './defaults.js';
@@ -299,4 +300,64 @@ export function lambdaContext(options: LambdaContextOptions = {}): Context {
     fail: unsupportedCallbackApi('fail'),
     succeed: unsupportedCallbackApi('succeed'),
   };
+}
+
+/** One record of {@link kafkaEvent}: everything but `offset` and `value` has a default. */
+export interface KafkaRecordOptions {
+  /** The value: bytes as they are, a string as UTF-8, `null` for a tombstone (no value), anything else as its JSON text. */
+  readonly value: unknown;
+  readonly offset: number;
+  /** Default `orders`. */
+  readonly topic?: string;
+  /** Default 0. */
+  readonly partition?: number;
+  /** The record key: bytes as they are, a string as UTF-8. Default: none (the field is absent). */
+  readonly key?: string | Uint8Array;
+  /** Headers by name: text as UTF-8, or bytes; sent as Lambda sends them (a list of `{ name: byte values }`). */
+  readonly headers?: Readonly<Record<string, string | Uint8Array>>;
+  /** Epoch ms (default: now). */
+  readonly timestamp?: number;
+}
+
+const kafkaBytes = (data: unknown): Buffer =>
+  data instanceof Uint8Array ? Buffer.from(data) : Buffer.from(typeof data === 'string' ? data : JSON.stringify(data), 'utf8');
+
+function kafkaRecordOf(options: KafkaRecordOptions): KafkaRecord {
+  const headers = Object.entries(options.headers ?? {}).map(([name, value]) => ({ [name]: [...kafkaBytes(value)] }));
+  return {
+    topic: options.topic ?? 'orders',
+    partition: options.partition ?? 0,
+    offset: options.offset,
+    timestamp: options.timestamp ?? Date.now(),
+    timestampType: 'CREATE_TIME',
+    ...(options.key === undefined ? {} : { key: kafkaBytes(options.key).toString('base64') }),
+    ...(options.value === null ? {} : { value: kafkaBytes(options.value).toString('base64') }),
+    headers,
+  };
+}
+
+/**
+ * A Lambda Kafka event holding these records, grouped by topic-partition
+ * (`orders-0`) in the order given: Amazon MSK's (`aws:kafka`, default) or
+ * self-managed Apache Kafka's (`SelfManagedKafka`), key and value in base64,
+ * headers as byte values.
+ *
+ * @example
+ * ```ts
+ * import { kafkaEvent } from 'effectively-once/testing';
+ * const event = kafkaEvent([{ offset: 15, key: 'o-1', value: { orderNo: 'o-1' }, headers: { 'event-id': 'e-1' } }]);
+ * console.log(Object.keys(event.records), event.records['orders-0']?.[0]?.key); // [ 'orders-0' ] 'by0x'
+ * ```
+ */
+export function kafkaEvent(
+  records: readonly KafkaRecordOptions[],
+  options: { readonly eventSource?: 'aws:kafka' | 'SelfManagedKafka' } = {},
+): KafkaEvent {
+  const grouped: Record<string, KafkaRecord[]> = {};
+  for (const record of records.map(kafkaRecordOf)) (grouped[`${record.topic}-${record.partition}`] ??= []).push(record);
+  const bootstrapServers =
+    'b-1.cluster.abc123.c2.kafka.us-east-1.amazonaws.com:9098,b-2.cluster.abc123.c2.kafka.us-east-1.amazonaws.com:9098';
+  if (options.eventSource === 'SelfManagedKafka') return { eventSource: 'SelfManagedKafka', bootstrapServers, records: grouped };
+  const eventSourceArn = `arn:aws:kafka:${testingDefaults.region}:${testingDefaults.accountId}:cluster/cluster/abcd1234-abcd-cafe-abab-9876543210ab-4`;
+  return { eventSource: 'aws:kafka', eventSourceArn, bootstrapServers, records: grouped };
 }

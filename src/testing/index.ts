@@ -13,7 +13,7 @@
  * outside the package.
  */
 // Lambda inputs
-export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext } from './events.js';
+export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, kafkaEvent } from './events.js';
 export { kinesisStreamRecord, kinesisStreamEvent, dynamoDBStreamRecord, dynamoDBStreamEvent } from './stream-records.js';
 // Time
 export { ManualClock } from './clock.js';

@@ -11,15 +11,14 @@ import { describe, expect, it } from 'vitest';
 import * as claimEntry from '../../src/claim/index.js';
 import {
   DynamoDBClaimStore,
-  DynamoDBIdempotencyStore as ClaimEntryStore,
   eachRecord,
   jsonBody,
   sqsIdempotency,
-  type BatchLogLine,
   type IdempotencyStore,
-  type RecordHandler,
   type SqsIdempotencyOptions,
 } from '../../src/claim/index.js';
+import type { BatchLogLine } from '../../src/observe/log.js';
+import type { RecordHandler } from '../../src/batch/runner-link.js';
 import * as main from '../../src/index.js';
 import { lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
@@ -143,7 +142,8 @@ describe('effectively-once/claim: sqsIdempotency on DynamoDB Local', () => {
     expect(lines[0]?.counts.duplicate).toBe(1);
     expect(r.effects.get('x-1')).toBe(1);
     expect(r.effects.has('ran-in-main')).toBe(false);
-    expect(ClaimEntryStore).toBe(DynamoDBClaimStore);
+    // One class per name: the claim entry's store has its own name, the base class of the main entry's.
+    expect('DynamoDBIdempotencyStore' in claimEntry).toBe(false);
     expect(mainStore).toBeInstanceOf(DynamoDBClaimStore);
   });
 
@@ -227,27 +227,15 @@ describe('effectively-once/claim: what it refuses', () => {
   it('exports exactly its listed values', () => {
     expect(Object.keys(claimEntry).sort()).toEqual(
       [
-        'BodyParseError',
-        'DeadlineError',
         'DynamoDBClaimStore',
-        'DynamoDBIdempotencyStore',
         'EffectivelyOnceError',
         'InvalidRecordError',
-        'ItemTooLargeError',
-        'KeyTooLongError',
         'LeaseLostError',
-        'MissingKeyError',
         'PayloadMismatchError',
-        'SchemaValidationError',
-        'UnstorableResultError',
-        'acknowledged',
         'eachRecord',
         'jsonBody',
         'jsonBodyAsync',
-        'jsonLineLogger',
-        'payloadHash',
         'sqsIdempotency',
-        'systemClock',
       ].sort(),
     );
     // The error classes are the main entry's own: an `instanceof` holds whichever entry a handler imported.

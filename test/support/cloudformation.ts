@@ -30,10 +30,11 @@ export function serverlessBin(): string {
 
 /**
  * Runs `serverless package --package <outDir>` in `serviceDir` and returns
- * the update-stack template. Offline: telemetry and notifications are off,
- * and dummy credentials keep any AWS profile of the developer out of it.
+ * the update-stack template (`args`: more options, e.g. `--config`).
+ * Offline: telemetry and notifications are off, and dummy credentials keep
+ * any AWS profile of the developer out of it.
  */
-export async function serverlessPackage(serviceDir: string, outDir: string): Promise<CfnTemplate> {
+export async function serverlessPackage(serviceDir: string, outDir: string, args: readonly string[] = []): Promise<CfnTemplate> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SLS_TELEMETRY_DISABLED: '1',
@@ -44,7 +45,7 @@ export async function serverlessPackage(serviceDir: string, outDir: string): Pro
   delete env['AWS_PROFILE'];
   delete env['AWS_SESSION_TOKEN'];
   try {
-    await run(process.execPath, [serverlessBin(), 'package', '--package', outDir], {
+    await run(process.execPath, [serverlessBin(), 'package', '--package', outDir, ...args], {
       cwd: serviceDir,
       env,
       timeout: 240_000,

@@ -4,7 +4,9 @@
  * from `effectively-once/claim`, is bundled with esbuild (as the cold-start
  * bench does) and its metafile's inputs are checked: a structural assertion,
  * independent of sizes. The same handler on the main entry is the control
- * (it does reach those files, so the check can fail).
+ * (it does reach those files, so the check can fail). A third case holds
+ * the store split: the main entry's handler on `DynamoDBClaimStore` carries
+ * no store commit path.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,22 +16,23 @@ import { BUNDLE_OPTIONS } from '../../bench/cold-start.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-const handlerFrom = (entry: string) => `
+/** The README's handler; the claim entry names its store `DynamoDBClaimStore`, the main entry `DynamoDBIdempotencyStore`. */
+const handlerFrom = (entry: string, store = 'DynamoDBIdempotencyStore') => `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
-import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '${entry}';
+import { ${store}, eachRecord, jsonBody, sqsIdempotency } from '${entry}';
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+const store = new ${store}({ client, tableName: 'idempotency' });
 export const handler = middy()
   .use(sqsIdempotency({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo }))
   .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo); }));
 `;
 
 /** Our source files in the bundle (those that put at least one byte in it). */
-async function bundledSources(entry: string): Promise<string[]> {
+async function bundledSources(entry: string, store?: string): Promise<string[]> {
   const result = await build({
-    stdin: { contents: handlerFrom(entry), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
+    stdin: { contents: handlerFrom(entry, store), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
     ...BUNDLE_OPTIONS,
     write: false,
     absWorkingDir: root,
@@ -69,10 +72,31 @@ const leftOut = [
 
 describe('the claim-only entry’s bundle', () => {
   it('carries none of the transaction builder, the state machine, the stale-claims query or the other left-out parts', async () => {
-    const sources = await bundledSources('./src/claim/index.ts');
+    const sources = await bundledSources('./src/claim/index.ts', 'DynamoDBClaimStore');
     expect(sources).toContain('src/batch/middleware.ts'); // the bundle is the handler's, not empty
     expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
     expect(sources.filter((s) => leftOut.includes(s))).toEqual([]);
+  }, 60_000);
+
+  it('from the main entry with DynamoDBClaimStore: no store commit path, group commit or stale-claims query', async () => {
+    // The store split: the commit path is reached from DynamoDBIdempotencyStore only, so a claim-only
+    // handler that constructs the claim store does not carry it (the batch middleware's own transaction
+    // code is another matter: the main entry's sqsIdempotency still reaches it).
+    const sources = await bundledSources('./src/index.ts', 'DynamoDBClaimStore');
+    expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
+    const commitPath = [
+      'src/stores/dynamodb/store.ts',
+      'src/stores/dynamodb/stale.ts',
+      'src/transaction/dynamodb-commit.ts',
+      'src/transaction/commit-limits.ts',
+      'src/transaction/group-commit/dynamodb.ts',
+      'src/transaction/group-commit/plan.ts',
+      'src/transaction/outbox/keys.ts',
+    ];
+    expect(sources.filter((s) => commitPath.includes(s))).toEqual([]);
+    // control: DynamoDBIdempotencyStore on the same entry carries it
+    const full = await bundledSources('./src/index.ts');
+    expect(commitPath.filter((s) => !full.includes(s))).toEqual([]);
   }, 60_000);
 
   it('control: the same handler on the main entry carries them', async () => {

@@ -155,6 +155,8 @@ export function sqsAfterSettle(
     } catch (err) {
       errors.push(errorText(err));
     }
-    return { outcomes: final, ...(backoff === undefined ? {} : { backedOff }), ...(errors.length === 0 ? {} : { sqsErrors: errors }) };
+    const fields = { ...(backoff === undefined ? {} : { backedOff }), ...(errors.length === 0 ? {} : { sqsErrors: errors }) };
+    // A request to SQS that failed is something to fix: the line warns.
+    return { outcomes: final, notes: { fields, warn: errors.length > 0 } };
   };
 }

@@ -7,8 +7,9 @@ import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import { is, type RulesOf } from '../../engine/options.js';
-import { allFeatures } from '../../batch/all-features.js';
+import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
+import { strategySteps } from '../../batch/strategies/choose.js';
 import {
   batchRules,
   commonRules,
@@ -134,5 +135,10 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   if (resolved.claims === 'pipelined' && heartbeatOn(options.lease?.heartbeat)) {
     throw new TypeError(`${sqsSource.owner}: option "claims" may be "pipelined" only without a lease heartbeat (choose one).`);
   }
-  return batchIdempotency(sqsSource, { ...resolved, afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff) }, allFeatures);
+  return batchIdempotency(sqsSource, {
+    ...resolved,
+    afterSettle: sqsAfterSettle(options.permanentFailures, options.backoff),
+    steps: strategySteps(sqsSource.owner, resolved),
+    writeMetrics: metricsWriter(resolved.metrics),
+  });
 }

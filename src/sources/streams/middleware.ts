@@ -5,8 +5,9 @@
  * factory given its adapter and its defaults.
  */
 import type { MiddlewareObj } from '@middy/core';
-import { allFeatures } from '../../batch/all-features.js';
+import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
+import { strategySteps } from '../../batch/strategies/choose.js';
 import type { BusinessKey } from '../../engine/keys.js';
 import {
   batchDefaults,
@@ -72,5 +73,10 @@ export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOp
   defaults: ReturnType<typeof streamDefaults<TRecord>>,
 ): MiddlewareObj<TEvent, TResponse> {
   const checked: StreamOptions<TRecord> = options;
-  return batchIdempotency(source, resolveMiddlewareOptions(source.owner, checked, streamRules, defaults), allFeatures);
+  const resolved = resolveMiddlewareOptions(source.owner, checked, streamRules, defaults);
+  return batchIdempotency(source, {
+    ...resolved,
+    steps: strategySteps(source.owner, resolved),
+    writeMetrics: metricsWriter(resolved.metrics),
+  });
 }

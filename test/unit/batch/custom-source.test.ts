@@ -8,7 +8,8 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidRecordError } from '../../../src/engine/errors.js';
-import { allFeatures } from '../../../src/batch/all-features.js';
+import { metricsWriter } from '../../../src/batch/metrics.js';
+import { strategySteps } from '../../../src/batch/strategies/choose.js';
 import { batchIdempotency } from '../../../src/batch/middleware.js';
 import { eachRecord } from '../../../src/batch/each-record.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
@@ -68,23 +69,24 @@ function rig() {
     ran.push(item.seq);
     if (item.data === 'boom') throw new Error('boom');
   };
+  const config = {
+    ...commonDefaults,
+    store,
+    consumer: 'items',
+    key: (item: Item) => item.data,
+    payload: false as const,
+    storeResult: false,
+    logger: (line: BatchLogLine) => void lines.push(line),
+    onConflict: 'fail' as const,
+    autoSafetyMargin: { maxMs: 0, fraction: 0 },
+  };
   const handler = middy<ItemEvent, ItemResponse>()
     .use(
-      batchIdempotency(
-        itemSource,
-        {
-          ...commonDefaults,
-          store,
-          consumer: 'items',
-          key: (item: Item) => item.data,
-          payload: false,
-          storeResult: false,
-          logger: (line) => lines.push(line),
-          onConflict: 'fail',
-          autoSafetyMargin: { maxMs: 0, fraction: 0 },
-        },
-        allFeatures,
-      ),
+      batchIdempotency(itemSource, {
+        ...config,
+        steps: strategySteps(itemSource.owner, config),
+        writeMetrics: metricsWriter(config.metrics),
+      }),
     )
     .handler(eachRecord(fn as unknown as RecordHandler) as unknown as (e: ItemEvent, c: Context) => Promise<ItemResponse>);
   return { store, lines, ran, handler };

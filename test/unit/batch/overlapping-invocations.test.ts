@@ -8,8 +8,13 @@
  * when the winner fails, the loser's retry runs the key once; one SQS message
  * delivered to both at once runs once. Then an invocation that overran its lease while another took its key over:
  * its completion is refused (fencing), the new owner's record stands.
+ * The invocation's state lives under Middy's `request.internal` and is found
+ * by `eachRecord` through marks on the event, the context and the records:
+ * Middy 6 shares `internal` between requests when the plugin seeds it, and a
+ * record's mark must not outlive its invocation.
  */
 import middy from '@middy/core';
+import middy6 from 'middy-core-6';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
@@ -19,7 +24,7 @@ import { Deferred, lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent,
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:overlap.fifo';
 
-function setUp(claims: ClaimsMode) {
+function setUp(claims: ClaimsMode, shareInternal = false) {
   const clock = new ManualClock();
   const store = new MemoryIdempotencyStore({ clock });
   const lines: BatchLogLine[] = [];
@@ -29,25 +34,25 @@ function setUp(claims: ClaimsMode) {
   const gates = new Map<string, Deferred>();
   const enteredBy = (id: string) => entered.get(id) ?? (entered.set(id, new Deferred()).get(id) as Deferred);
   const gateOf = (id: string) => gates.get(id) ?? (gates.set(id, new Deferred()).get(id) as Deferred);
-  const handler = middy<SQSEvent, SQSBatchResponse>()
-    .use(
-      sqsIdempotency({
-        store,
-        consumer: 'overlap',
-        key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-        logger: (line) => lines.push(line),
-        metrics: false,
-        claims,
-      }),
-    )
-    .handler(
-      eachRecord(async (record, { key }) => {
-        calls.push(record.messageId);
-        enteredBy(record.messageId).resolve();
-        await gateOf(record.messageId).promise;
-        effects.set(key, (effects.get(key) ?? 0) + 1);
-      }),
-    );
+  const middleware = sqsIdempotency({
+    store,
+    consumer: 'overlap',
+    key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+    logger: (line) => lines.push(line),
+    metrics: false,
+    claims,
+  });
+  const perRecord = eachRecord(async (record: SQSRecord, { key }) => {
+    calls.push(record.messageId);
+    enteredBy(record.messageId).resolve();
+    await gateOf(record.messageId).promise;
+    effects.set(key, (effects.get(key) ?? 0) + 1);
+  });
+  // Middy 6 seeds every request with the plugin's own `internal` object, shared by overlapping requests.
+  const six = middy6<SQSEvent, SQSBatchResponse>({ internal: {} }).use(middleware).handler(perRecord);
+  const seven = middy<SQSEvent, SQSBatchResponse>().use(middleware).handler(perRecord);
+  const handler = async (event: SQSEvent, context: Context) =>
+    (await (shareInternal ? six(event, context) : seven(event, context))) as SQSBatchResponse;
   const context = () => lambdaContext({ clock, timeoutMs: 60_000, functionName: 'overlap-fn' });
   return { clock, store, lines, effects, calls, handler, context, enteredBy, gateOf };
 }
@@ -67,6 +72,44 @@ const outcomes = (line: BatchLogLine | undefined) => Object.fromEntries((line?.r
 const variants = (['batch', 'pipelined'] as const).flatMap((claims) =>
   [false, true].flatMap((fifo) => [false, true].map((sharedContext) => ({ claims, fifo, sharedContext }))),
 );
+
+describe('the invocation object: where it is kept and where eachRecord finds it', () => {
+  it.each(['batch', 'pipelined'] as const)(
+    'Middy 6 with a seeded internal shared by both requests: each invocation settles its own records (%s claims)',
+    async (claims) => {
+      const t = setUp(claims, true);
+      const first = t.handler(sqsEvent(batch(['k1@a', 'k2@a'], false)), t.context());
+      await Promise.all([t.enteredBy('k1@a').promise, t.enteredBy('k2@a').promise]);
+      const second = t.handler(sqsEvent(batch(['k2@b', 'k3@b'], false)), t.context());
+      await t.enteredBy('k3@b').promise;
+      t.gateOf('k1@a').reject(new Error('k1 failed in batch a'));
+      for (const id of ['k2@a', 'k3@b']) t.gateOf(id).resolve();
+      const [r1, r2] = await Promise.all([first, second]);
+      expect(r1.batchItemFailures).toEqual([{ itemIdentifier: 'k1@a' }]);
+      expect(r2.batchItemFailures).toEqual([{ itemIdentifier: 'k2@b' }]);
+      expect(outcomes(lineOf(t.lines, 'k1@a'))).toEqual({ 'k1@a': 'failed', 'k2@a': 'completed' });
+      expect(outcomes(lineOf(t.lines, 'k3@b'))).toEqual({ 'k2@b': 'in-progress', 'k3@b': 'completed' });
+      expect(t.lines).toHaveLength(2);
+      expect(Object.fromEntries(t.effects)).toEqual({ k2: 1, k3: 1 });
+    },
+  );
+
+  it('an answered invocation leaves no mark: its records and context, reused by a plain eachRecord, run plainly', async () => {
+    const t = setUp('batch');
+    const records = batch(['k1@a', 'k2@a'], false);
+    const context = t.context();
+    t.gateOf('k1@a').resolve();
+    t.gateOf('k2@a').resolve();
+    expect((await t.handler(sqsEvent(records), context)).batchItemFailures).toEqual([]);
+    const keys: string[] = [];
+    const plain = eachRecord((_record, { key }) => void keys.push(key));
+    // The same record objects and context, with no middleware in front: keyed by message id, not by the answered invocation.
+    expect(await plain(sqsEvent(records), context)).toEqual({ batchItemFailures: [] });
+    expect(keys).toEqual(['k1@a', 'k2@a']);
+    expect(Object.getOwnPropertySymbols(context)).toEqual([]);
+    expect(records.flatMap((r) => Object.getOwnPropertySymbols(r))).toEqual([]);
+  });
+});
 
 describe('two overlapping invocations of one handler, batches sharing keys', () => {
   it.each(variants)(

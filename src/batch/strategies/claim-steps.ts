@@ -1,0 +1,152 @@
+/**
+ * The claim strategy's steps (batch claims): every record is claimed before
+ * the handler, one conditional write each, all at once; each record's
+ * handler runs under its claim (renewed by the lease heartbeat when asked)
+ * and is settled as soon as it finishes, with fenced writes. Pipelined
+ * claims (pipelined.ts) are these steps with the claims still running when
+ * the handler starts.
+ */
+import type { HeartbeatSetting, LeasePolicy } from '../../engine/lease.js';
+import { heartbeatPlan, keepLease, type HeartbeatPlan, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
+import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
+import { idOf } from '../../sources/source.js';
+import type { IdempotencyStore } from '../../stores/types.js';
+import { admitBatch, claimRecord, type Admission, type AdmitConfig, type ClaimAnswer } from '../admit.js';
+import { disabledTransaction } from '../disabled-tx.js';
+import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
+
+/** What the claim strategy's steps need from the resolved options. */
+export interface ClaimSettings {
+  readonly store: IdempotencyStore;
+  readonly storeResult: boolean;
+  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting | undefined };
+  /** The middleware's name, for the `tx` that refuses every write. */
+  readonly owner: string;
+}
+
+/**
+ * One invocation's batch under the claim strategy. `keep`: each owned
+ * claim's heartbeat starts with the run (a record waiting in its lane must
+ * keep its claim too) and stops before the claim is completed or released.
+ */
+export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
+  readonly admissions: readonly Admission<TRecord>[];
+  readonly handsOwned: boolean = true;
+  protected readonly settings: ClaimSettings;
+  protected readonly admit: AdmitConfig<TRecord>;
+  readonly #plan: HeartbeatPlan | undefined;
+  /** Heartbeats by message id. */
+  readonly #keepers = new Map<string, LeaseKeeper>();
+  /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
+  readonly #tx: ReturnType<typeof disabledTransaction>;
+
+  constructor(
+    settings: ClaimSettings,
+    admit: AdmitConfig<TRecord>,
+    admissions: readonly Admission<TRecord>[],
+    plan: HeartbeatPlan | undefined,
+  ) {
+    this.settings = settings;
+    this.admit = admit;
+    this.admissions = admissions;
+    this.#plan = plan;
+    this.#tx = disabledTransaction(`the strategy is "claim"; use ${settings.owner}({ strategy: "transaction" }).`);
+    for (const a of admissions) if (a.kind === 'owned') this.#keep(a.owned);
+  }
+
+  #keep(owned: OwnedRecord): void {
+    if (this.#plan === undefined || owned.token === undefined) return;
+    this.#keepers.set(owned.messageId, keepLease(this.#plan, { id: owned.id, token: owned.token, key: owned.key }));
+  }
+
+  admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
+    return Promise.resolve(owned);
+  }
+
+  /**
+   * Runs a claimed record and settles it at once rather than after the whole
+   * batch: a crash later in the batch then cannot make this record's effect
+   * run again, and the next record of a FIFO group starts only once this one
+   * is recorded. The heartbeat stops before the claim is completed or released.
+   */
+  async run(owned: OwnedRecord, handler: RunHandler): Promise<RecordOutcome> {
+    const { store, storeResult } = this.settings;
+    const keeper = this.#keepers.get(owned.messageId);
+    const base = { messageId: owned.messageId, key: owned.key };
+    // Lost while it waited in its lane: never start it.
+    if (keeper?.lost !== undefined) {
+      await releaseClaim(store, owned);
+      return { ...base, kind: 'lease-lost', error: keeper.lost };
+    }
+    let execution: Execution;
+    try {
+      execution = { kind: 'succeeded', result: await handler(this.#tx, keeper?.signal) };
+    } catch (error) {
+      execution = { kind: 'threw', error };
+    }
+    await keeper?.stop();
+    // The handler gave up on the abort: the claim is (most likely) someone else's; the fenced release can change nothing of theirs.
+    if (execution.kind === 'threw' && keeper?.lost !== undefined) {
+      await releaseClaim(store, owned, execution.error);
+      return { ...base, kind: 'lease-lost', error: keeper.lost };
+    }
+    return settleClaim(store, owned, execution, storeResult);
+  }
+
+  async claim(owned: OwnedRecord): Promise<ClaimAnswer> {
+    const answer = await claimRecord(owned, this.admit);
+    if (answer.kind === 'owned') this.#keep(answer.owned);
+    return answer;
+  }
+
+  async release(owned: OwnedRecord): Promise<void> {
+    await this.#keepers.get(owned.messageId)?.stop();
+    await releaseClaim(this.settings.store, owned);
+  }
+
+  /** Executions for records the handler ran without `eachRecord`: its own response decides. */
+  answeredByHandler({ source, leaders, response }: HandlerAnswer<TRecord>): Map<string, Execution> {
+    const executions = new Map<string, Execution>();
+    const failed = source.retriedIn(response);
+    // Streams: naming a shard's first failure is enough for the mapping, so the records after it did not run either.
+    const stopped = new Set<string | undefined>();
+    for (const record of leaders) {
+      const id = idOf(source, record);
+      const lane = source.lane(record);
+      if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
+      const threw = failed.has(id) || stopped.has(lane);
+      const error = new Error('Reported in the handler’s batchItemFailures.');
+      executions.set(id, threw ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
+    }
+    return executions;
+  }
+
+  /**
+   * The invocation ends: a record still running keeps its claim only until
+   * its lease passes. Waits for renewals in flight, so none lands after the
+   * claims are settled or the response is given (it would extend a lease
+   * left to run out).
+   */
+  async finish(): Promise<readonly Admission<TRecord>[]> {
+    await Promise.all([...this.#keepers.values()].map((keeper) => keeper.stop()));
+    return [];
+  }
+}
+
+/** The heartbeat of this batch's claims, sent now (`lease: { heartbeat }`), or `undefined` without one. */
+export function claimsHeartbeat(settings: ClaimSettings, leaseMs: number): HeartbeatPlan | undefined {
+  return heartbeatPlan(settings.lease.heartbeat, settings.store, leaseMs, Date.now());
+}
+
+/** The claim strategy with batch claims: every record claimed, concurrently, before the handler runs. */
+export function claimBatchStrategy(settings: ClaimSettings): BatchStrategy {
+  return {
+    name: 'claim',
+    async begin(batch) {
+      const admit = { ...batch.admit, claim: true };
+      const plan = claimsHeartbeat(settings, admit.leaseMs);
+      return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The claim strategy with pipelined claims (`claims: 'pipelined'`): the
+ * claims are started, not awaited, and each record runs as soon as its own
+ * claim returns, so the first effects start one round trip earlier. The
+ * handler is handed no records (none is known to be claimed yet), so it
+ * must run them through `eachRecord`. FIFO batches are claimed as a batch
+ * (a group's hold-back is decided from all its claims); the option checks
+ * refuse it with a lease heartbeat.
+ */
+import type { RecordOutcome } from '../../engine/outcomes.js';
+import type { Execution, OwnedRecord } from '../../engine/settle.js';
+import { usageError } from '../../sources/sqs/permanent.js';
+import { idOf } from '../../sources/source.js';
+import { startAdmissions, type Admission, type AdmitConfig } from '../admit.js';
+import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './claim-steps.js';
+import type { BatchStrategy, HandlerAnswer } from './types.js';
+
+/** One invocation's batch with its claims still running: each first copy's claim, by message id. */
+class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
+  override readonly handsOwned = false;
+  readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
+  readonly #all: Promise<Admission<TRecord>[]>;
+
+  constructor(
+    settings: ClaimSettings,
+    admit: AdmitConfig<TRecord>,
+    known: readonly Admission<TRecord>[],
+    pending: ReadonlyMap<string, Promise<Admission<TRecord>>>,
+    all: Promise<Admission<TRecord>[]>,
+  ) {
+    super(settings, admit, known, undefined);
+    this.#pending = pending;
+    this.#all = all;
+  }
+
+  /** This record's claim, once it returns; a record found done, in progress or failed is settled by it. */
+  override async admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
+    const pending = this.#pending.get(owned.messageId);
+    if (pending === undefined) return owned;
+    const admission = await pending;
+    return admission.kind === 'settled' ? admission.outcome : admission.owned;
+  }
+
+  /**
+   * The handler never called `eachRecord`: it was handed no records, so
+   * nothing ran. Every record comes back, claims released, found-done ones
+   * included (nothing is acknowledged unseen).
+   */
+  override answeredByHandler({ source, leaders, owned }: HandlerAnswer<TRecord>): Map<string, Execution> {
+    const error = usageError(`${source.owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+    const executions = new Map<string, Execution>();
+    for (const record of leaders) {
+      const o = owned(idOf(source, record));
+      const failed = { kind: 'failed', messageId: o.messageId, key: o.key, error } as const;
+      executions.set(o.messageId, o.token === undefined ? { kind: 'settled', outcome: failed } : { kind: 'threw', error });
+    }
+    return executions;
+  }
+
+  /** Waits for every claim, so that tokens are known and outcomes found before the handler count. */
+  override async finish(): Promise<readonly Admission<TRecord>[]> {
+    await super.finish();
+    return this.#all;
+  }
+}
+
+/**
+ * Pipelined claims. A batch with lanes (FIFO) is claimed as a batch, by the
+ * claim strategy's own steps.
+ */
+export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
+  const asBatch = claimBatchStrategy(settings);
+  return {
+    name: 'claim',
+    async begin(batch) {
+      const { records, admit: config } = batch;
+      if (!records.every((r) => config.source.lane(r) === undefined)) return asBatch.begin(batch);
+      const admit = { ...config, claim: true };
+      const started = startAdmissions(records, admit);
+      const known: Admission<(typeof records)[number]>[] = [];
+      const pending = new Map<string, Promise<Admission<(typeof records)[number]>>>();
+      for (const { record, owned, leader, admission } of started) {
+        // Invalid: known at once (its admission is already settled).
+        if (owned === undefined) known.push(await admission);
+        else if (leader !== undefined) known.push({ kind: 'follower', record, owned, leader });
+        else {
+          known.push({ kind: 'owned', record, owned });
+          pending.set(owned.messageId, admission);
+        }
+      }
+      return new PipelinedBatch(settings, admit, known, pending, Promise.all(started.map((s) => s.admission)));
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The transaction strategy's steps: before the handler, the records are
+ * only validated (a transaction claims nothing: its commit is conditional on
+ * the key being free when it lands); each record's handler builds its
+ * writes on `tx`, which commit with the idempotency record in one
+ * `TransactWriteItems`. With group commit (the default) the batch's commits
+ * queue and are sent together when no handler is running, after the
+ * duplicate probe the container's duplicate rate asks for.
+ *
+ * Only the transaction strategy's own entry reaches this file, so a
+ * claim-only handler bundles none of it.
+ */
+import type { ConflictPolicy } from '../../transaction/commit-step.js';
+import { asTransactional, runTransactional } from '../../transaction/commit-step.js';
+import { DuplicateRate, type ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
+import { GroupCommitter, type CommitMode } from '../../transaction/group-commit/queue.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
+import type { Execution, OwnedRecord } from '../../engine/settle.js';
+import { usageError } from '../../sources/sqs/permanent.js';
+import { idOf } from '../../sources/source.js';
+import type { CommitInput, IdempotencyStore } from '../../stores/types.js';
+import { admitBatch, type Admission, type ClaimAnswer } from '../admit.js';
+import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
+
+/** What the transaction strategy's steps need from the resolved options. */
+export interface TransactionSettings {
+  readonly store: IdempotencyStore;
+  readonly storeResult: boolean;
+  readonly onConflict: ConflictPolicy;
+  /** Group commit (default) or one commit per record. */
+  readonly commit?: CommitMode | undefined;
+  /** Group commit: when the batch's idempotency records are read before the commit (default 'auto'). */
+  readonly probeDuplicates?: ProbeMode | undefined;
+}
+
+/** One invocation's batch under the transaction strategy, with its group-commit queue. */
+class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
+  readonly admissions: readonly Admission<TRecord>[];
+  readonly handsOwned = true;
+  readonly #settings: TransactionSettings;
+  readonly #consumer: string;
+  readonly #committer: GroupCommitter | undefined;
+
+  constructor(settings: TransactionSettings, consumer: string, admissions: readonly Admission<TRecord>[], rate: DuplicateRate) {
+    this.#settings = settings;
+    this.#consumer = consumer;
+    this.admissions = admissions;
+    this.#committer = GroupCommitter.for(asTransactional(settings.store), settings.commit ?? 'group', rate);
+    // The duplicate probe (group commit) is sent now, while the handlers build their writes.
+    this.#committer?.probe(admissions.flatMap((a) => (a.kind === 'owned' ? [a.owned.id] : [])));
+  }
+
+  admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
+    return Promise.resolve(owned);
+  }
+
+  run(owned: OwnedRecord, handler: RunHandler, timeLeftMs: () => number): Promise<RecordOutcome> {
+    const { storeResult, onConflict } = this.#settings;
+    const committer = this.#committer;
+    const via = committer === undefined ? {} : { via: (input: CommitInput) => committer.commit(input) };
+    // A commit cancelled by contention is tried again, but never into the safety margin.
+    const options = { storeResult, onConflict, retry: { timeLeftMs }, ...via };
+    return runTransactional(asTransactional(this.#settings.store), { ...owned, consumer: this.#consumer }, options, (tx) =>
+      committer === undefined ? handler(tx) : committer.running(() => handler(tx)),
+    );
+  }
+
+  /** Never reached: a transaction's copies share a lane only within one group, so no lane is merged (cross-group.ts). */
+  claim(owned: OwnedRecord): Promise<ClaimAnswer> {
+    return Promise.resolve({ kind: 'owned', owned });
+  }
+
+  /** A transaction holds no claim before it commits: nothing to give up. */
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** A handler that never called `eachRecord` committed nothing: every record comes back. */
+  answeredByHandler({ source, leaders }: HandlerAnswer<TRecord>): Map<string, Execution> {
+    const error = usageError(`${source.owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
+    return new Map(leaders.map((record) => [idOf(source, record), { kind: 'threw', error }] as const));
+  }
+
+  finish(): Promise<readonly Admission<TRecord>[]> {
+    return Promise.resolve([]);
+  }
+}
+
+/** The transaction strategy, as the batch middleware uses it. */
+export function transactionBatchStrategy(settings: TransactionSettings): BatchStrategy {
+  // Group commit's duplicate probe follows this container's recent duplicates (across invocations).
+  const rate = new DuplicateRate(settings.probeDuplicates ?? 'auto');
+  return {
+    name: 'transaction',
+    async begin(batch) {
+      const admissions = await admitBatch(batch.records, { ...batch.admit, claim: false });
+      return new TransactionBatch(settings, batch.admit.consumer, admissions, rate);
+    },
+  };
+}

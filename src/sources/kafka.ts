@@ -1,0 +1,258 @@
+/**
+ * Kafka (Amazon MSK `aws:kafka`, self-managed Apache Kafka `SelfManagedKafka`)
+ * as a batch source (see `BatchSource`), and the readers of a record's bytes
+ * (`kafkaValue`, `kafkaHeaders`).
+ *
+ * Lambda hands the records as `event.records`, an object keyed by
+ * topic-partition (`"orders-0"`), each a list in offset order. Each
+ * topic-partition is an ordered lane: the event source mapping resumes a
+ * partition from the lowest offset the response names, so a partition stops
+ * at its first failure, as a Kinesis shard does. The partial batch response
+ * names a record by an object, not a string
+ * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html):
+ * `{ batchItemFailures: [{ itemIdentifier: { partition: "orders-0", offset: 15 } }] }`.
+ * Inside, a record's id is the string `orders-0:15` (a topic name holds no
+ * `:`), turned back into that object in the response.
+ */
+import { BodyParseError, type InvalidRecordError } from '../engine/errors.js';
+import { isPlainObject } from '../engine/options.js';
+import type { BatchSource } from './source.js';
+
+/** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
+export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
+
+/** A Kafka record as Lambda's MSK and self-managed Kafka event source mappings send it (`MSKRecord` from `aws-lambda` fits). */
+export interface KafkaRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  /** Epoch ms. */
+  readonly timestamp: number;
+  readonly timestampType: 'CREATE_TIME' | 'LOG_APPEND_TIME';
+  /** The record key, base64; absent when the producer set none. */
+  readonly key?: string | null;
+  /** The record value, base64; absent or null for a tombstone. */
+  readonly value?: string | null;
+  readonly headers?: readonly KafkaHeader[];
+}
+
+/** A Lambda Kafka event: Amazon MSK (`aws:kafka`) or self-managed Apache Kafka (`SelfManagedKafka`); `MSKEvent` and `SelfManagedKafkaEvent` from `aws-lambda` fit. */
+export interface KafkaEvent {
+  readonly eventSource: 'aws:kafka' | 'SelfManagedKafka';
+  readonly eventSourceArn?: string;
+  readonly bootstrapServers?: string;
+  /** The records by topic-partition (`"orders-0"`), each list in offset order. */
+  readonly records: Readonly<Record<string, readonly KafkaRecord[]>>;
+}
+
+/** The partial batch response of a Kafka event source mapping: each failed record by topic-partition and offset. */
+export interface KafkaBatchResponse {
+  batchItemFailures: Array<{ itemIdentifier: { partition: string; offset: number } }>;
+}
+
+const EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka'];
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The topic-partition of a record (the key of `event.records`, the lane, the response's `partition`). */
+function partitionOf(record: Pick<KafkaRecord, 'topic' | 'partition'>): string {
+  return `${record.topic}-${record.partition}`;
+}
+
+/** The id of a record that names its topic, partition and offset; `undefined` for anything else. */
+function idOf(record: unknown): string | undefined {
+  if (!isPlainObject(record)) return undefined;
+  const { topic, partition, offset } = record;
+  if (typeof topic !== 'string' || topic.length === 0 || !isOffset(partition) || !isOffset(offset)) return undefined;
+  return `${topic}-${partition}:${offset}`;
+}
+
+/** The response's identifier of a record id (`orders-0:15` -> `{ partition: 'orders-0', offset: 15 }`). */
+function identifierOf(id: string): { partition: string; offset: number } {
+  const colon = id.lastIndexOf(':');
+  return { partition: id.slice(0, colon), offset: Number(id.slice(colon + 1)) };
+}
+
+/** The records of an event's `records` object, partition after partition; `undefined` when it has none. */
+function recordsOf(event: unknown): unknown[] | undefined {
+  const records: unknown = isPlainObject(event) ? event['records'] : undefined;
+  if (!isPlainObject(records)) return undefined;
+  return Object.values(records).flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
+}
+
+function invalidEvent(event: unknown): string | undefined {
+  if (!isPlainObject(event) || !isPlainObject(event['records'])) return 'it has no records object (keyed by topic-partition)';
+  const source = event['eventSource'];
+  if (source !== undefined && !EVENT_SOURCES.includes(source as string))
+    return `it comes from ${JSON.stringify(source)}, not "aws:kafka" or "SelfManagedKafka"`;
+  for (const [partition, list] of Object.entries(event['records'])) {
+    if (!Array.isArray(list)) return `records["${partition}"] is not a list`;
+    // A record the response cannot name fails the whole event: its partition could not be resumed from it.
+    const i = list.findIndex((record) => idOf(record) === undefined);
+    if (i >= 0) return `record ${i} of "${partition}" has no topic, partition and offset (a non-negative integer)`;
+  }
+  return undefined;
+}
+
+/** Why a base64 field cannot be read, or `undefined`; absent and null are readable (no key, a tombstone). */
+function base64Problem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && BASE64.test(value)) return undefined;
+  return typeof value === 'string' ? 'a string that is not base64' : typeof value;
+}
+
+function headersProblem(headers: unknown): string | undefined {
+  if (headers === undefined || headers === null) return undefined;
+  const bytes = (v: unknown) => Array.isArray(v) && v.every((b) => Number.isInteger(b) && (b as number) >= -128 && (b as number) <= 255);
+  const ok = Array.isArray(headers) && headers.every((h) => isPlainObject(h) && Object.values(h).every(bytes));
+  return ok ? undefined : 'headers are not a list of { name: byte values }';
+}
+
+/** Why a record cannot be read at all, or `undefined`: checked without decoding it. */
+function unreadable(record: KafkaRecord): InvalidRecordError | undefined {
+  const id = `${partitionOf(record)}@${record.offset}`;
+  for (const field of ['value', 'key'] as const) {
+    const problem = base64Problem(record[field]);
+    if (problem !== undefined) return new BodyParseError(`Kafka record ${id}: ${field} is not base64 (got ${problem}).`);
+  }
+  const problem = headersProblem(record.headers);
+  return problem === undefined ? undefined : new BodyParseError(`Kafka record ${id}: ${problem}.`);
+}
+
+/** The event holding only these records, grouped back by topic-partition in their order. */
+function withRecords(event: KafkaEvent, records: readonly KafkaRecord[]): KafkaEvent {
+  const grouped: Record<string, KafkaRecord[]> = {};
+  for (const record of records) (grouped[partitionOf(record)] ??= []).push(record);
+  return { ...event, records: grouped };
+}
+
+/**
+ * Kafka as a batch source. A record's lane is its topic-partition; its
+ * attempt is 1 (Kafka records carry no delivery count).
+ */
+export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
+  name: 'kafka',
+  owner: 'kafkaIdempotency',
+  eventKind: 'a Kafka event (Amazon MSK or self-managed)',
+  invalidEvent,
+  records: (event) => recordsOf(event) as KafkaRecord[],
+  withRecords,
+  recordsOf,
+  itemId: idOf,
+  lane: partitionOf,
+  resumesFromFirstFailure: true,
+  attempt: () => 1,
+  unreadable,
+  respond: (retry) => ({ batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })) }),
+  retriedIn(response) {
+    const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;
+    const ids = (Array.isArray(failures) ? failures : []).map((f: unknown) => {
+      const item: unknown = isPlainObject(f) ? f['itemIdentifier'] : undefined;
+      return isPlainObject(item) && typeof item['partition'] === 'string' && isOffset(item['offset'])
+        ? `${item['partition']}:${item['offset']}`
+        : undefined;
+    });
+    return new Set(ids.filter((id) => id !== undefined));
+  },
+};
+
+/** The bytes of a base64 field, or the error that makes the record fail alone. */
+function bytesOf(record: KafkaRecord, field: 'key' | 'value'): Buffer | null {
+  const problem = base64Problem(record[field]);
+  if (problem !== undefined)
+    throw new BodyParseError(`Kafka record ${partitionOf(record)}@${record.offset}: ${field} is not base64 (got ${problem}).`);
+  const raw = record[field];
+  return raw === undefined || raw === null ? null : Buffer.from(raw, 'base64');
+}
+
+/** The record's key as text (UTF-8), its base64 when the bytes are not text, or `undefined` when it has none. */
+export function kafkaKeyText(record: KafkaRecord): string | undefined {
+  const bytes = bytesOf(record, 'key');
+  if (bytes === null) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    // A binary key (an Avro or integer key) is still an identity: its base64 is stable.
+    return record.key ?? undefined;
+  }
+}
+
+/**
+ * A Kafka record's `value`, decoded from base64: the JSON value when the
+ * bytes are JSON text, else the text when they are UTF-8, else the bytes;
+ * `null` for a tombstone (no value). With `'json'`, a value that is not JSON
+ * text is a `BodyParseError` (read a key from it: a body that does not parse
+ * then fails alone with that error, not as a missing key).
+ *
+ * @throws BodyParseError when `value` is not base64, or (with `'json'`) not JSON (the record fails alone).
+ * @example
+ * ```ts
+ * import { kafkaValue, type KafkaRecord } from 'effectively-once';
+ *
+ * const key = (record: KafkaRecord) => kafkaValue<{ orderNo: string }>(record, 'json').orderNo;
+ * ```
+ */
+export function kafkaValue<T = unknown>(record: KafkaRecord, as?: 'json'): T {
+  const bytes = bytesOf(record, 'value');
+  const where = `Kafka record ${partitionOf(record)}@${record.offset}`;
+  if (bytes === null) {
+    if (as === 'json') throw new BodyParseError(`${where} has no value (a tombstone), not JSON.`);
+    return null as T;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (err) {
+    if (as === 'json') throw new BodyParseError(`${where}: the value is not UTF-8 text, not JSON.`, { cause: err });
+    return bytes as T;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    if (as === 'json') throw new BodyParseError(`${where}: the value is not JSON (${(err as Error).message}).`, { cause: err });
+    return text as T;
+  }
+}
+
+/**
+ * A Kafka record's headers by name, decoded from the byte values Lambda
+ * sends: as UTF-8 text, or with `'bytes'` as `Uint8Array`s. A name that
+ * appears more than once keeps its last value (Kafka's `lastHeader`).
+ *
+ * @throws BodyParseError when the headers are malformed, or (as text) a value is not UTF-8 (the record fails alone).
+ * @example
+ * ```ts
+ * import { kafkaHeaders, type KafkaRecord } from 'effectively-once';
+ *
+ * // A producer's own event id, sent as a header: a better key than the offset.
+ * const key = (record: KafkaRecord) => kafkaHeaders(record)['event-id'];
+ * ```
+ */
+export function kafkaHeaders(record: KafkaRecord): Readonly<Record<string, string>>;
+export function kafkaHeaders(record: KafkaRecord, as: 'bytes'): Readonly<Record<string, Uint8Array>>;
+export function kafkaHeaders(record: KafkaRecord, as?: 'bytes'): Readonly<Record<string, string | Uint8Array>> {
+  const where = `Kafka record ${partitionOf(record)}@${record.offset}`;
+  const problem = headersProblem(record.headers);
+  if (problem !== undefined) throw new BodyParseError(`${where}: ${problem}.`);
+  const out: Record<string, string | Uint8Array> = {};
+  for (const header of record.headers ?? []) {
+    for (const [name, values] of Object.entries(header)) {
+      // Java producers' bytes are signed (-128..127); both read as the same octets.
+      const bytes = Uint8Array.from(values, (b) => b & 0xff);
+      if (as === 'bytes') {
+        out[name] = bytes;
+        continue;
+      }
+      try {
+        out[name] = utf8.decode(bytes);
+      } catch (err) {
+        throw new BodyParseError(`${where}: header "${name}" is not UTF-8 text (read it with kafkaHeaders(record, 'bytes')).`, {
+          cause: err,
+        });
+      }
+    }
+  }
+  return out;
+}

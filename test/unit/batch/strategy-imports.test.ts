@@ -1,0 +1,58 @@
+/**
+ * The batch middleware picks its strategy's steps once, when built, from
+ * what its entry hands it; it imports no strategy itself. So the middleware
+ * and `eachRecord`, bundled alone, carry none of the transaction strategy
+ * (its steps, the commit step, group commit, the duplicate probe) and none
+ * of the claim strategy's steps either. A structural check on esbuild's
+ * metafile, as test/unit/claim-bundle.test.ts does for the claim entry; the
+ * control bundles the transaction steps, so the check can fail.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { BUNDLE_OPTIONS } from '../../../bench/cold-start.js';
+
+const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+
+/** Our source files that put at least one byte in the bundle of `contents`. */
+async function bundledSources(contents: string): Promise<string[]> {
+  const result = await build({
+    stdin: { contents, resolveDir: root, sourcefile: 'entry.ts', loader: 'ts' },
+    ...BUNDLE_OPTIONS,
+    write: false,
+    absWorkingDir: root,
+  });
+  const [output] = Object.values(result.metafile.outputs);
+  if (output === undefined) throw new Error('esbuild wrote no output');
+  return Object.entries(output.inputs)
+    .filter(([path, { bytesInOutput }]) => path.startsWith('src/') && bytesInOutput > 0)
+    .map(([path]) => path);
+}
+
+const transactionSteps = [
+  'src/batch/strategies/transaction.ts',
+  'src/transaction/commit-step.ts',
+  'src/transaction/group-commit/queue.ts',
+  'src/transaction/group-commit/duplicate-probe.ts',
+];
+
+describe('the batch middleware imports no strategy', () => {
+  it('bundled alone with eachRecord, it carries no strategy steps', async () => {
+    const sources = await bundledSources(`
+      import { batchIdempotency } from './src/batch/middleware.js';
+      import { eachRecord } from './src/batch/each-record.js';
+      export const parts = [batchIdempotency, eachRecord];
+    `);
+    expect(sources).toContain('src/batch/invocation.ts'); // the bundle is the middleware's, not empty
+    expect(sources.filter((s) => s.startsWith('src/batch/strategies/') || transactionSteps.includes(s))).toEqual([]);
+  }, 60_000);
+
+  it('control: the transaction steps, bundled, carry the commit step and group commit', async () => {
+    const sources = await bundledSources(`
+      import { transactionBatchStrategy } from './src/batch/strategies/transaction.js';
+      export const steps = transactionBatchStrategy;
+    `);
+    for (const file of transactionSteps) expect(sources).toContain(file);
+  }, 60_000);
+});
