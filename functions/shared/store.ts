@@ -3,10 +3,17 @@
  * one is injected (the local run may wrap it with fault injection).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBIdempotencyStore, type Clock, type SqsIdempotencyOptions, type TransactionalIdempotencyStore } from 'effectively-once';
+import {
+  DynamoDBIdempotencyStore,
+  type DynamoDBIdempotencyStoreOptions,
+  type SqsIdempotencyOptions,
+  type TransactionalIdempotencyStore,
+} from 'effectively-once';
 
 /** The middlewares' `lease` option (the same shape for every source). */
 type LeaseOption = NonNullable<SqsIdempotencyOptions['lease']>;
+/** The stores' clock: epoch milliseconds from `now()`. */
+type Clock = NonNullable<DynamoDBIdempotencyStoreOptions['clock']>;
 
 /** What a consumer needs to reach its idempotency records. */
 export interface StoreDeps {

@@ -26,8 +26,6 @@ export type { StandardSchemaV1 } from '../engine/standard-schema.js';
 export { DynamoDBClaimStore } from '../stores/dynamodb/claim-store.js';
 export type { DynamoDBIdempotencyStoreOptions } from '../stores/dynamodb/options.js';
 export type { IdempotencyStore } from '../stores/types.js';
-export type { IdempotencyRecord } from '../engine/record.js';
-export type { Clock } from '../engine/clock.js';
 
 // Errors a handler throws or catches (the main entry's own classes, so `instanceof` holds across entries)
 export { EffectivelyOnceError, InvalidRecordError, PayloadMismatchError, LeaseLostError } from '../engine/errors.js';

@@ -9,13 +9,23 @@ import { claimAndDecide, type ClaimDecision } from '../engine/claim-decide.js';
 import { completeClaim, releaseHeld, type HeldClaim } from '../engine/finish.js';
 import type { BusinessKey } from '../engine/keys.js';
 import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
-import { is, isMsIn, isPlainObject, MAX_TIMER_MS, resolveOptions, type OptionRule, type RulesOf } from '../engine/options.js';
+import {
+  is,
+  isMsIn,
+  isPlainObject,
+  MAX_RETENTION_MS,
+  MAX_TIMER_MS,
+  resolveOptions,
+  type OptionRule,
+  type RulesOf,
+} from '../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../engine/heartbeat.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import { commonRules, isHeartbeat, recordRules } from '../engine/middleware-options.js';
 import { prepare, type Extractors } from '../engine/prepare.js';
 import { remainingTime } from '../engine/time.js';
+import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../engine/durable.js';
 import { waitRule } from '../sources/eventbridge.js';
 import { isRenewableStore, type IdempotencyStore } from '../stores/types.js';
 
@@ -44,6 +54,13 @@ export interface IdempotentOptions<TArgs extends readonly unknown[]> {
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of that wait, ms (default: at most 30 s, polling from 100 ms doubling to 2 s). */
   readonly wait?: Partial<WaitPolicy>;
+  /**
+   * Lambda durable functions (a `DurableContext` among the arguments): the
+   * lease of the execution's claim, ms. Default 366 days, the longest an
+   * execution may run; it must outlast the execution, waits included (see
+   * docs/durable-functions.md).
+   */
+  readonly durable?: { readonly leaseMs?: number };
 }
 
 const defaults = {
@@ -79,17 +96,37 @@ const rules = {
   heartbeat: { expected: 'a boolean or { everyMs } (a positive number of ms)', check: isHeartbeat },
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
+  durable: {
+    expected: `an object with leaseMs (a positive number of ms, at most ${MAX_RETENTION_MS})`,
+    check: (v: unknown) =>
+      isPlainObject(v) &&
+      Object.keys(v).every((k) => k === 'leaseMs') &&
+      (v['leaseMs'] === undefined || isMsIn(v['leaseMs'], true, MAX_RETENTION_MS)),
+  },
 } satisfies RulesOf<IdempotentOptions<unknown[]>>;
 
-/** A Lambda context among a call's arguments (by shape: it has `getRemainingTimeInMillis`), if any. */
-function lambdaContextIn(args: readonly unknown[]): { getRemainingTimeInMillis(): number } | undefined {
+/** A Lambda context, by shape: it has `getRemainingTimeInMillis`. */
+function isLambdaContext(value: unknown): value is { getRemainingTimeInMillis(): number } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { getRemainingTimeInMillis?: unknown }).getRemainingTimeInMillis === 'function'
+  );
+}
+
+/** The contexts among a call's arguments: a durable function's (it holds the Lambda one) or a plain Lambda context. */
+function contextsIn(args: readonly unknown[], durableLeaseMs: number | undefined) {
   for (const arg of args) {
-    const candidate = arg as { getRemainingTimeInMillis?: unknown } | null;
-    if (typeof candidate === 'object' && candidate !== null && typeof candidate.getRemainingTimeInMillis === 'function') {
-      return candidate as { getRemainingTimeInMillis(): number };
-    }
+    const execution = durableExecutionOf(arg, durableLeaseMs);
+    if (execution !== undefined) return { execution, lambda: lambdaContextOf(arg) };
   }
-  return undefined;
+  const lambda = args.find(isLambdaContext);
+  return { execution: undefined, lambda };
+}
+
+/** The default payload: the arguments, without the contexts (a request id or a durable context changes at every invocation). */
+function argumentsPayload(...args: readonly unknown[]): unknown {
+  return args.filter((arg) => !isLambdaContext(arg) && !isDurableContext(arg));
 }
 
 /**
@@ -134,7 +171,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
   if (heartbeatOn(heartbeat) && !isRenewableStore(store)) {
     throw new TypeError('idempotent: option "heartbeat" is on, but the store has no renew method.');
   }
-  const payload = config.payload ?? ((...args: TArgs) => args);
+  const payload = config.payload ?? argumentsPayload;
   const extractors: Extractors<TArgs> = {
     key: (args) => config.key(...args),
     payload: payload === false ? false : (args) => payload(...args),
@@ -144,14 +181,18 @@ export function idempotent<TArgs extends unknown[], TResult>(
   /** The stored result of a duplicate, as an independent copy (`fn`'s type: it was `fn`'s result). */
   const replay = (record: IdempotencyRecord): TResult => (storeResult ? replayCopy(record.result) : undefined) as TResult;
 
-  /** The lease of one call: from the Lambda's remaining time when a context is among the arguments, else `floorMs`. */
-  function leaseOf(args: TArgs): number {
-    const context = lambdaContextIn(args);
-    return context === undefined ? lease.floorMs : leaseDuration(remainingTime(context), lease);
+  /**
+   * The lease of one call: a durable execution's spans the execution; else
+   * from the remaining time of a Lambda context among the arguments, else `floorMs`.
+   */
+  function leaseOf(contexts: ReturnType<typeof contextsIn>): number {
+    if (contexts.execution !== undefined) return contexts.execution.leaseMs;
+    return isLambdaContext(contexts.lambda) ? leaseDuration(remainingTime(contexts.lambda), lease) : lease.floorMs;
   }
 
-  async function run(self: unknown, args: TArgs, claim: HeldClaim, leaseMs: number, sentAt: number): Promise<TResult> {
-    const plan = heartbeatPlan(heartbeat, store, leaseMs, sentAt);
+  async function run(self: unknown, args: TArgs, claim: HeldClaim, leaseMs: number, sentAt: number | undefined): Promise<TResult> {
+    // A durable execution's lease already spans the execution, and a suspended one has no process to renew it.
+    const plan = sentAt === undefined ? undefined : heartbeatPlan(heartbeat, store, leaseMs, sentAt);
     const keeper: LeaseKeeper | undefined = plan === undefined ? undefined : keepLease(plan, claim);
     let result: TResult;
     try {
@@ -180,11 +221,21 @@ export function idempotent<TArgs extends unknown[], TResult>(
     const prepared = prepare(args, extractors);
     if (prepared instanceof Error) throw prepared;
     const { key, payloadHash } = prepared;
-    const leaseMs = leaseOf(args);
-    const claim = { consumer, key, leaseMs, ...(payloadHash === undefined ? {} : { payloadHash }) };
+    const contexts = contextsIn(args, config.durable?.leaseMs);
+    const { execution } = contexts;
+    const leaseMs = leaseOf(contexts);
+    const claim = {
+      consumer,
+      key,
+      leaseMs,
+      ...(payloadHash === undefined ? {} : { payloadHash }),
+      // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
+      ...(execution === undefined ? {} : { messageId: execution.marker }),
+    };
     const waitFor = config.inProgress === 'wait' ? { until: Date.now() + wait.maxMs, policy: wait } : undefined;
-    const decision = await claimAndDecide({ store, claim, wording, wait: waitFor });
+    const decision = await claimAndDecide({ store, claim, wording, wait: waitFor, execution });
     if (decision.kind !== 'claimed') return answer(decision);
-    return run(this, args, { id: decision.id, key, token: decision.token }, leaseMs, decision.sentAt);
+    const sentAt = execution === undefined ? decision.sentAt : undefined;
+    return run(this, args, { id: decision.id, key, token: decision.token }, leaseMs, sentAt);
   };
 }

@@ -20,6 +20,7 @@ import { prepare } from '../engine/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
 import type { EventSource } from '../sources/source.js';
 import { remainingTime } from '../engine/time.js';
+import { durableExecutionOf, lambdaContextOf } from '../engine/durable.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
@@ -74,21 +75,30 @@ export function eventIdempotency<TEvent extends object, TResult>(
 
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
-    const left = remainingTime(request.context);
-    const leaseMs = leaseDuration(left, config.lease);
+    const left = remainingTime(lambdaContextOf(request.context));
+    // A durable function's replay resumes its own claim, whose lease spans the execution (docs/durable-functions.md).
+    const execution = durableExecutionOf(request.context);
+    const leaseMs = execution?.leaseMs ?? leaseDuration(left, config.lease);
     const { messageId, key, payloadHash } = run.owned;
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const wait =
       config.inProgress === 'wait'
         ? { until: Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs), policy: config.wait }
         : undefined;
-    const claim = { consumer: run.consumer, key, messageId, leaseMs, ...(payloadHash === undefined ? {} : { payloadHash }) };
+    const claim = {
+      consumer: run.consumer,
+      key,
+      messageId: execution?.marker ?? messageId,
+      leaseMs,
+      ...(payloadHash === undefined ? {} : { payloadHash }),
+    };
     const wording = { differs: 'a different payload', holder: 'invocation' };
-    const decision = await storeCall(run, () => claimAndDecide({ store, claim, wording, wait }));
+    const decision = await storeCall(run, () => claimAndDecide({ store, claim, wording, wait, execution }));
     switch (decision.kind) {
       case 'claimed': {
         run.owned = { ...run.owned, token: decision.token };
-        const plan = heartbeatPlan(config.lease.heartbeat, store, leaseMs, decision.sentAt);
+        // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
+        const plan = execution === undefined ? heartbeatPlan(config.lease.heartbeat, store, leaseMs, decision.sentAt) : undefined;
         if (plan !== undefined) run.keeper = keepLease(plan, { id: decision.id, token: decision.token, key });
         return undefined;
       }
@@ -104,7 +114,8 @@ export function eventIdempotency<TEvent extends object, TResult>(
     const reason = source.invalidEvent(request.event);
     if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind} (${reason}).`);
     const startedAt = Date.now();
-    const consumer = consumerName(owner, config.consumer, request.context?.functionName);
+    // A durable function's handler gets a DurableContext; the function name is on the Lambda context it holds.
+    const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
     const messageId = source.itemId(request.event);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
@@ -126,7 +137,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       id,
       ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
     };
-    const safetyMarginMs = safetyMargin(remainingTime(request.context), config.safetyMarginMs, config.autoSafetyMargin);
+    const safetyMarginMs = safetyMargin(remainingTime(lambdaContextOf(request.context)), config.safetyMarginMs, config.autoSafetyMargin);
     const run: EventRun = {
       consumer,
       owned,

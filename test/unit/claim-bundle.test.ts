@@ -29,8 +29,8 @@ export const handler = middy()
   .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo); }));
 `;
 
-/** Our source files in the bundle (those that put at least one byte in it). */
-async function bundledSources(entry: string, store?: string): Promise<string[]> {
+/** The bundle's one output, from its metafile. */
+async function bundle(entry: string, store?: string) {
   const result = await build({
     stdin: { contents: handlerFrom(entry, store), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
     ...BUNDLE_OPTIONS,
@@ -39,6 +39,12 @@ async function bundledSources(entry: string, store?: string): Promise<string[]> 
   });
   const [output] = Object.values(result.metafile.outputs);
   if (output === undefined) throw new Error('esbuild wrote no output');
+  return output;
+}
+
+/** Our source files in the bundle (those that put at least one byte in it). */
+async function bundledSources(entry: string, store?: string): Promise<string[]> {
+  const output = await bundle(entry, store);
   return Object.entries(output.inputs)
     .filter(([path, { bytesInOutput }]) => path.startsWith('src/') && bytesInOutput > 0)
     .map(([path]) => path);
@@ -98,6 +104,13 @@ describe('the claim-only entry’s bundle', () => {
     // control: DynamoDBIdempotencyStore on the same entry carries it
     const full = await bundledSources('./src/index.ts');
     expect(commitPath.filter((s) => !full.includes(s))).toEqual([]);
+  }, 60_000);
+
+  it('from the main entry: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {
+    // An external static import is hoisted to the top of an ESM bundle: every cold start would load the SQS client.
+    const sqsImports = (await bundle('./src/index.ts')).imports.filter((i) => i.path === '@aws-sdk/client-sqs');
+    expect(sqsImports.length).toBeGreaterThan(0); // the DLQ and backoff are in the bundle, so the check can fail
+    expect(sqsImports.filter((i) => i.kind !== 'dynamic-import')).toEqual([]);
   }, 60_000);
 
   it('control: the same handler on the main entry carries them', async () => {

@@ -12,9 +12,9 @@ import {
   eachRecord,
   eventBridgeIdempotency,
   sqsIdempotency,
-  type IdempotencyRecord,
   type IdempotencyStore,
 } from '../../src/index.js';
+import type { IdempotencyRecord } from '../../src/engine/record.js';
 import type { ClaimInput, ClaimResult } from '../../src/stores/types.js';
 import type { WaitPolicy } from '../../src/engine/wait.js';
 import { classifyCancellation } from '../../src/transaction/cancellation.js';

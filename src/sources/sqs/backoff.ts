@@ -1,10 +1,11 @@
 /**
  * Per-message backoff (SQS only): the records that come back get a
  * visibility timeout from their receive count, one
- * `ChangeMessageVisibilityBatch` per 10 records. Loaded only when `backoff`
- * is set, so a user without it needs no SQS client.
+ * `ChangeMessageVisibilityBatch` per 10 records. `@aws-sdk/client-sqs` is
+ * imported only when records come back under `backoff` (see dlq.ts), so a
+ * user without it needs no SQS client.
  */
-import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, type BackoffPolicy } from './backoff-schedule.js';
 import { chunks } from '../../engine/chunks.js';
@@ -26,7 +27,16 @@ export interface BackoffResult {
   readonly errors: string[];
 }
 
-async function changeChunk(url: string, records: readonly SQSRecord[], settings: BackoffSettings, result: BackoffResult): Promise<void> {
+/** The SQS command this module sends, loaded when records come back (see dlq.ts: why not a static import). */
+type SqsCommands = Pick<typeof import('@aws-sdk/client-sqs'), 'ChangeMessageVisibilityBatchCommand'>;
+
+async function changeChunk(
+  url: string,
+  records: readonly SQSRecord[],
+  settings: BackoffSettings,
+  result: BackoffResult,
+  { ChangeMessageVisibilityBatchCommand }: SqsCommands,
+): Promise<void> {
   const entries = records.map((r, i) => ({
     Id: String(i),
     ReceiptHandle: r.receiptHandle,
@@ -50,6 +60,8 @@ async function changeChunk(url: string, records: readonly SQSRecord[], settings:
  * visibility timeout, which is what happens without backoff.
  */
 export async function backOff(records: readonly SQSRecord[], settings: BackoffSettings): Promise<BackoffResult> {
+  // Before any request, as the dynamic import of this module was: a missing SDK fails the step as it did.
+  const sdk: SqsCommands = await import('@aws-sdk/client-sqs');
   const result: BackoffResult = { backedOff: 0, errors: [] };
   await Promise.all(
     [...byQueue(records, (r) => r)].map(async ([arn, group]) => {
@@ -58,7 +70,7 @@ export async function backOff(records: readonly SQSRecord[], settings: BackoffSe
         result.errors.push(`No backoff: "${arn}" is not an SQS queue ARN.`);
         return;
       }
-      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => changeChunk(url, chunk, settings, result)));
+      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => changeChunk(url, chunk, settings, result, sdk)));
     }),
   );
   return result;

@@ -1,9 +1,12 @@
 /**
  * Permanent failures straight to the dead-letter queue (SQS only). The only
- * module besides sqs-backoff.ts that loads `@aws-sdk/client-sqs`, and only
- * when `permanentFailures` is set, so a claim-only user needs no SQS client.
+ * module besides backoff.ts that loads `@aws-sdk/client-sqs`, and only when
+ * `permanentFailures` sends something: by a dynamic import in
+ * {@link sendToDlq}, so neither a handler's cold start nor its bundle (where
+ * the SDK is external, a static import would be hoisted to the top) loads
+ * it, and a user without a DLQ needs no SQS client installed.
  */
-import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../../engine/outcomes.js';
 import { chunks } from '../../engine/chunks.js';
@@ -39,7 +42,10 @@ function urlOf(arn: string, settings: DlqSettings): string {
   return url;
 }
 
-async function discover(queueArn: string, settings: DlqSettings): Promise<string> {
+/** The SQS commands this module sends, loaded when a batch has a permanent failure. */
+type SqsCommands = Pick<typeof import('@aws-sdk/client-sqs'), 'GetQueueAttributesCommand' | 'SendMessageBatchCommand'>;
+
+async function discover(queueArn: string, settings: DlqSettings, { GetQueueAttributesCommand }: SqsCommands): Promise<string> {
   const command = new GetQueueAttributesCommand({ QueueUrl: urlOf(queueArn, settings), AttributeNames: ['RedrivePolicy'] });
   const policy = (await settings.sqs.send(command)).Attributes?.['RedrivePolicy'];
   const target: unknown = policy === undefined ? undefined : (JSON.parse(policy) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
@@ -50,11 +56,11 @@ async function discover(queueArn: string, settings: DlqSettings): Promise<string
 }
 
 /** The DLQ of a source queue: the option, else its redrive policy's target (cached; a failed lookup is retried next batch). */
-function dlqUrlOf(queueArn: string, settings: DlqSettings): Promise<string> {
+function dlqUrlOf(queueArn: string, settings: DlqSettings, sdk: SqsCommands): Promise<string> {
   if (settings.dlqUrl !== undefined) return Promise.resolve(settings.dlqUrl);
   const cached = redriveTargets.get(queueArn);
   if (cached !== undefined) return cached;
-  const lookup = discover(queueArn, settings);
+  const lookup = discover(queueArn, settings, sdk);
   redriveTargets.set(queueArn, lookup);
   lookup.catch(() => redriveTargets.delete(queueArn));
   return lookup;
@@ -66,6 +72,7 @@ async function sendChunk(
   consumer: string,
   settings: DlqSettings,
   result: DlqResult,
+  { SendMessageBatchCommand }: SqsCommands,
 ): Promise<void> {
   const fifo = isFifoUrl(url);
   const entries = failures.map(({ record, outcome }, i) =>
@@ -92,16 +99,18 @@ async function sendChunk(
  * as it would have without a DLQ, so nothing is acknowledged unsent.
  */
 export async function sendToDlq(failures: readonly PermanentFailure[], consumer: string, settings: DlqSettings): Promise<DlqResult> {
+  // Here, before any request, as the dynamic import of this module was: a missing SDK fails the step as it did.
+  const sdk: SqsCommands = await import('@aws-sdk/client-sqs');
   const result: DlqResult = { sent: new Map(), errors: [] };
   const queues = [...byQueue(failures, (f) => f.record)];
   await Promise.all(
     queues.map(async ([arn, group]) => {
-      const url = await dlqUrlOf(arn, settings).catch((err: unknown) => {
+      const url = await dlqUrlOf(arn, settings, sdk).catch((err: unknown) => {
         result.errors.push(`No DLQ for ${arn}: ${errorText(err)}`);
         return undefined;
       });
       if (url === undefined) return;
-      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => sendChunk(url, chunk, consumer, settings, result)));
+      await Promise.all(chunks(group, SQS_BATCH_LIMIT).map((chunk) => sendChunk(url, chunk, consumer, settings, result, sdk)));
     }),
   );
   return result;

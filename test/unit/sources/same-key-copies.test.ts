@@ -4,7 +4,7 @@
  * item 4).
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyRecord } from '../../../src/index.js';
+import type { IdempotencyRecord } from '../../../src/engine/record.js';
 import type { RecordOutcome } from '../../../src/engine/outcomes.js';
 import { followerOutcome } from '../../../src/batch/same-key.js';
 

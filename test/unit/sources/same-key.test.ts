@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BusinessConflictError, PayloadMismatchError, type IdempotencyRecord } from '../../../src/index.js';
+import { BusinessConflictError, PayloadMismatchError } from '../../../src/index.js';
+import type { IdempotencyRecord } from '../../../src/engine/record.js';
 import { acknowledged, type RecordOutcome } from '../../../src/engine/outcomes.js';
 import { followerOutcome } from '../../../src/batch/same-key.js';
 

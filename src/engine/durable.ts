@@ -1,0 +1,103 @@
+/**
+ * Lambda durable functions (`@aws/durable-execution-sdk-js`), recognised by
+ * the shape of their context, never by importing the SDK: a user without
+ * durable functions installs and loads nothing more. A durable execution is
+ * replayed from the start after every wait (its finished steps answered
+ * from checkpoints), so a claim is keyed to the execution, not to the
+ * invocation: see docs/durable-functions.md.
+ */
+import type { Context } from 'aws-lambda';
+
+/**
+ * The lease of a durable execution's claim, ms: 366 days, the longest a
+ * durable execution may run. A replay may come after a wait of any length,
+ * and nothing of the execution runs in between to renew the claim, so the
+ * lease must outlast the execution: a shorter one would let another
+ * execution take the key over during a wait and apply the effect twice. A
+ * stopped or timed-out execution holds its key until then (free it with
+ * `npx effectively-once forget`), or set a shorter `durable.leaseMs` on
+ * `idempotent()` (the function's execution timeout + a margin).
+ */
+export const DURABLE_LEASE_MS = 366 * 24 * 60 * 60 * 1000;
+
+/** What this library reads of a Lambda context. */
+export type LambdaContextLike = Partial<Pick<Context, 'functionName' | 'getRemainingTimeInMillis'>>;
+
+/** What this library reads of a durable function's `DurableContext`. */
+export interface DurableContextLike {
+  readonly executionContext: { readonly durableExecutionArn: string };
+  /** The invocation's Lambda context (its function name, its remaining time). */
+  readonly lambdaContext?: unknown;
+  readonly step: (...args: never[]) => unknown;
+}
+
+/**
+ * Whether `value` is a durable function's context: it names its execution
+ * (`executionContext.durableExecutionArn`) and has `step`. Checked by shape,
+ * so the SDK is never loaded here.
+ *
+ * @example
+ * ```ts
+ * import { isDurableContext } from './durable.js';
+ * const context = { executionContext: { durableExecutionArn: 'arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x' }, step: () => undefined };
+ * console.log(isDurableContext(context), isDurableContext({ functionName: 'f' })); // true false
+ * ```
+ */
+export function isDurableContext(value: unknown): value is DurableContextLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const { executionContext, step } = value as { executionContext?: unknown; step?: unknown };
+  if (typeof executionContext !== 'object' || executionContext === null || typeof step !== 'function') return false;
+  const arn = (executionContext as { durableExecutionArn?: unknown }).durableExecutionArn;
+  return typeof arn === 'string' && arn.length > 0;
+}
+
+/** The durable execution a call belongs to: what its claim is keyed to. */
+export interface DurableExecution {
+  readonly arn: string;
+  /**
+   * Written as the claim's `messageId`, so a replay of this execution knows
+   * the IN_PROGRESS claim as its own (`durable:` + the ARN; an SQS message
+   * id or an EventBridge event id never starts so).
+   */
+  readonly marker: string;
+  /** The lease of its claims, ms: it spans the whole execution, waits included (see `DURABLE_LEASE_MS`). */
+  readonly leaseMs: number;
+}
+
+/**
+ * The durable execution of `context` (a `DurableContext`), or `undefined`
+ * for any other context (a plain Lambda one, none). `leaseMs` overrides the
+ * execution's lease (default `DURABLE_LEASE_MS`).
+ *
+ * @example
+ * ```ts
+ * import { durableExecutionOf } from './durable.js';
+ * const arn = 'arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x';
+ * const execution = durableExecutionOf({ executionContext: { durableExecutionArn: arn }, step: () => undefined });
+ * console.log(execution?.marker); // durable:arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x
+ * ```
+ */
+export function durableExecutionOf(context: unknown, leaseMs?: number): DurableExecution | undefined {
+  if (!isDurableContext(context)) return undefined;
+  const arn = context.executionContext.durableExecutionArn;
+  return { arn, marker: `durable:${arn}`, leaseMs: leaseMs ?? DURABLE_LEASE_MS };
+}
+
+/**
+ * The Lambda context behind `context`: a durable function's handler gets a
+ * `DurableContext` where a Lambda one is expected (it holds the Lambda
+ * context as `lambdaContext`); any other context is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { lambdaContextOf } from './durable.js';
+ * const lambda = { functionName: 'orders' };
+ * const durable = { executionContext: { durableExecutionArn: 'arn:x' }, step: () => undefined, lambdaContext: lambda };
+ * console.log(lambdaContextOf(durable) === lambda, lambdaContextOf(lambda) === lambda); // true true
+ * ```
+ */
+export function lambdaContextOf<T>(context: T): T | LambdaContextLike {
+  if (!isDurableContext(context)) return context;
+  const inner = context.lambdaContext;
+  return typeof inner === 'object' && inner !== null ? (inner as LambdaContextLike) : context;
+}
