@@ -57,7 +57,8 @@ async function setup() {
   } as unknown as SQSClient;
   const options = {
     strategy: 'transaction' as const,
-    permanentFailures: { sqs, dlqUrl: 'https://sqs.local/dlq' },
+    sqs,
+    permanentFailures: { dlqUrl: 'https://sqs.local/dlq' },
     metrics: { emit: (d: EmfDocument) => docs.push(d) },
   };
   return { h, award, runs, item, docs, dlqSent, options };
