@@ -60,7 +60,7 @@ async function changeChunk(
  * visibility timeout, which is what happens without backoff.
  */
 export async function backOff(records: readonly SQSRecord[], settings: BackoffSettings): Promise<BackoffResult> {
-  // Before any request, as the dynamic import of this module was: a missing SDK fails the step as it did.
+  // Before any request: a missing SDK fails the whole step, nothing half sent.
   const sdk: SqsCommands = await import('@aws-sdk/client-sqs');
   const result: BackoffResult = { backedOff: 0, errors: [] };
   await Promise.all(

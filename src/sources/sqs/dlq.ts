@@ -99,7 +99,7 @@ async function sendChunk(
  * as it would have without a DLQ, so nothing is acknowledged unsent.
  */
 export async function sendToDlq(failures: readonly PermanentFailure[], consumer: string, settings: DlqSettings): Promise<DlqResult> {
-  // Here, before any request, as the dynamic import of this module was: a missing SDK fails the step as it did.
+  // Before any request: a missing SDK fails the whole step, nothing half sent.
   const sdk: SqsCommands = await import('@aws-sdk/client-sqs');
   const result: DlqResult = { sent: new Map(), errors: [] };
   const queues = [...byQueue(failures, (f) => f.record)];
