@@ -48,15 +48,12 @@ export interface ClaimStoreParts {
   readonly cache: CompletedCache | undefined;
 }
 
-// Not a protected member: keeps the options and the cache out of the public type.
-const partsByStore = new WeakMap<object, ClaimStoreParts>();
-
-/** The resolved options and the cache of a store built by {@link DynamoDBClaimStore}'s constructor. */
-export function claimStoreParts(store: DynamoDBClaimStore): ClaimStoreParts {
-  const parts = partsByStore.get(store);
-  if (parts === undefined) throw new TypeError('Not a DynamoDBClaimStore built by its constructor.');
-  return parts;
-}
+/**
+ * The key of the method that hands a subclass the store's resolved options and cache: a symbol this
+ * package does not export from an entry, so they stay out of the public type and no user reaches them,
+ * kept on the instance itself rather than in a module-level map.
+ */
+export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
 
 /**
  * Idempotency records in a DynamoDB table (see `infra/tables.json`), for the
@@ -91,7 +88,11 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     this.#options = resolveStoreOptions(options);
     const { cache, clock } = this.#options;
     this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
-    partsByStore.set(this, { options: this.#options, cache: this.#cache });
+  }
+
+  /** The resolved options and the one cache, for the transactional store that extends this one. */
+  [claimStoreParts](): ClaimStoreParts {
+    return { options: this.#options, cache: this.#cache };
   }
 
   /** `consumer#key`, with the key replaced by its SHA-256 when `hashKeys` is set. */

@@ -44,7 +44,7 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
     super(options);
-    const { options: resolved, cache } = claimStoreParts(this);
+    const { options: resolved, cache } = this[claimStoreParts]();
     this.#commit = {
       options: resolved,
       cache,
