@@ -77,7 +77,7 @@ function middyFor(options: HandlerOptions) {
 
 /** The `strategy` option of a bench run: the strategy object its settings make. */
 function oursStrategy(options: OursOptions) {
-  if (options.strategy === 'claim') return options.claims === 'pipelined' ? claim({ pipelined: true }) : 'claim';
+  if (options.strategy === 'claim') return options.claims === 'pipelined' ? claim({ pipelined: true }) : claim();
   return transaction({
     ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
     ...(options.commit === undefined ? {} : { commit: options.commit }),

@@ -18,7 +18,15 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, PermanentError, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions } from 'effectively-once';
+import {
+  eachRecord,
+  jsonBody,
+  PermanentError,
+  sqsIdempotency,
+  type BatchLogger,
+  type SqsIdempotencyOptions,
+  claim,
+} from 'effectively-once';
 import { sharedDocumentClient, sharedSqsClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -104,7 +112,7 @@ export function createNotificationsHandler(deps: NotificationsDeps) {
       sqsIdempotency({
         store: storeFrom(deps),
         consumer: NOTIFICATIONS_CONSUMER,
-        strategy: 'claim',
+        strategy: claim(),
         key: (record) => keyField(jsonBody(record), 'notificationId'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),

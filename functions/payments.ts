@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions } from 'effectively-once';
+import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions, transaction } from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -62,7 +62,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
       sqsIdempotency({
         store: storeFrom(deps),
         consumer: PAYMENTS_CONSUMER,
-        strategy: 'transaction',
+        strategy: transaction(),
         key: (record) => keyField(jsonBody(record), 'orderNo'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),

@@ -1,6 +1,6 @@
 /**
  * The chaos run's group-commit consumer. The reference service has no SQS
- * consumer with `strategy: 'transaction'` (points is EventBridge: one event
+ * consumer with `strategy: transaction()` (points is EventBridge: one event
  * per invocation, nothing to group), so this seeded scenario puts one under
  * the same faults: a standard queue (the simulator, scripts/sim/) drained by
  * racing pollers, producer re-sends, DynamoDB faults (TransactionConflict,
@@ -15,7 +15,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../../infra/tables.js';
-import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, transaction } from '../../src/index.js';
 import { crashingStore, injectDynamoDBFaults, ManualClock } from '../../src/testing/index.js';
 import { drain, SqsQueueSimulator } from '../sim/index.js';
 import { strategyRow, type StrategyRow } from './invariants.js';
@@ -80,7 +80,7 @@ function handlerFor(store: DynamoDBIdempotencyStore | ReturnType<typeof crashing
       sqsIdempotency({
         store,
         consumer: 'ledger',
-        strategy: 'transaction',
+        strategy: transaction(),
         key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
         logger: false,
         metrics: false, // its outcomes are in its own row; the EMF table covers the reference service

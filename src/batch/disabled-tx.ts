@@ -1,6 +1,6 @@
 /**
  * The `tx` handed to per-record handlers when the strategy is not
- * 'transaction'. Every call throws: writes added here would never be sent,
+ * `transaction()`. Every call throws: writes added here would never be sent,
  * and a silently dropped write is a lost effect.
  */
 import type { TransactionBuilder } from '../transaction/builder.js';

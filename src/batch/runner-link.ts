@@ -15,7 +15,7 @@ export interface RecordContext {
   readonly key: string;
   readonly messageId: string;
   /**
-   * Transaction builder: with `strategy: 'transaction'` its writes commit in
+   * Transaction builder: with `strategy: transaction()` its writes commit in
    * one `TransactWriteItems` with the idempotency record. With any other
    * strategy, using it throws (its writes would otherwise be silently lost).
    */

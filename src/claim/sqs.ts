@@ -13,7 +13,8 @@ import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } fro
 import { batchIdempotency } from '../batch/middleware.js';
 import { claimBatchStrategy } from '../batch/strategies/claim-steps.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
-import { claimCommonRules, recordRules, withoutMovedOptions } from '../engine/middleware-options.js';
+import type { ClaimStrategy } from '../batch/strategies/claim.js';
+import { claimCommonRules, recordRules, refuseStrategyName, withoutMovedOptions } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
 import { sqsDefaults } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
@@ -24,15 +25,19 @@ type Refused = (typeof REFUSED)[number];
 
 /**
  * Options of the claim-only {@link sqsIdempotency}: the main entry's, less
- * what needs a part this entry leaves out (a `strategy` other than `'claim'`:
+ * what needs a part this entry leaves out (a `strategy` other than `claim()`:
  * `transaction()`, `claim({ heartbeat })`, `claim({ pipelined: true })`;
  * `metrics`; `sqs`, `queueUrl`, `permanentFailures`, `backoff`).
  */
 export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 'strategy' | 'metrics' | 'lease'> {
   /** Lease bounds (ms), as in the main entry. Default: margin 5 s, floor 10 s, cap 15 min. */
   readonly lease?: Partial<LeasePolicy>;
-  /** Only `'claim'` (the default): every record is claimed before the handler runs, with no heartbeat. */
-  readonly strategy?: 'claim';
+  /**
+   * Only `claim()` with its defaults (imported from 'effectively-once'), or
+   * absent (the same): every record is claimed before the handler runs,
+   * with no heartbeat.
+   */
+  readonly strategy?: ClaimStrategy;
   /** Only `false`: this entry writes no metrics (the main entry's default is EMF on stdout). */
   readonly metrics?: false;
 }
@@ -51,14 +56,11 @@ function unservable(options: Record<string, unknown>): string | undefined {
 
 /**
  * A strategy this entry cannot serve: a transaction, or a claim that is
- * pipelined or has a heartbeat. `claim()` with its defaults is served (a
- * JavaScript caller may hand it in); the types take `'claim'` only, since
- * `claim` is not exported here.
+ * pipelined or has a heartbeat. `claim()` with its defaults is served.
  */
 function needsMainStrategy(strategy: unknown): boolean {
-  if (strategy === undefined || strategy === 'claim') return false;
-  // Not a claim: the main entry's ('transaction', transaction()), or a wrong value the rule names.
-  if (!isPlainObject(strategy)) return strategy === 'transaction';
+  // Not a strategy object: a wrong value the rule names (the names were refused before).
+  if (!isPlainObject(strategy)) return false;
   if (strategy['kind'] !== 'claim') return strategy['kind'] === 'transaction';
   return strategy['pipelined'] === true || heartbeatOn(strategy['heartbeat'] as boolean | { everyMs: number } | undefined);
 }
@@ -67,7 +69,7 @@ const rules = {
   ...claimCommonRules,
   ...recordRules,
   // A default claim() object passed the check above; the lifecycle reads the name.
-  strategy: { expected: '"claim"', check: (v: unknown) => v === 'claim' || (isPlainObject(v) && v['kind'] === 'claim') },
+  strategy: { expected: 'what claim() returns', check: (v: unknown) => isPlainObject(v) && v['kind'] === 'claim' },
   metrics: { expected: 'false', check: (v: unknown) => v === false },
   safetyMarginMs: is.timerMs,
 } satisfies RulesOf<SqsIdempotencyOptions>;
@@ -86,7 +88,7 @@ const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyM
  * option it takes, in a smaller bundle. Pair it with {@link eachRecord}.
  *
  * @throws TypeError when an option is unknown or of the wrong type, or needs
- * the main entry (`strategy: 'transaction'`, `commit`, `metrics`, ...), at build time.
+ * the main entry (`strategy: transaction()`, `commit`, `metrics`, ...), at build time.
  * @example
  * ```ts
  * import middy from '@middy/core';
@@ -106,6 +108,12 @@ const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyM
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+  if (isPlainObject(options))
+    refuseStrategyName(
+      OWNER,
+      options['strategy'],
+      `, and import ${OWNER} from 'effectively-once' (this entry serves the claim strategy only)`,
+    );
   const given = withoutMovedOptions(
     OWNER,
     options,

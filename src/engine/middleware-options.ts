@@ -32,10 +32,10 @@ export type Strategy = 'claim' | 'transaction';
 
 /**
  * The `strategy` option every middleware takes: what `claim()` or
- * `transaction()` returns, or a name for one with its defaults (`'claim'`
- * is `claim()`, `'transaction'` is `transaction()`).
+ * `transaction()` returns. Not the strategy's name: the object carries the
+ * strategy's steps, so a handler bundles only the strategy it names.
  */
-export type StrategyOption = Strategy | ClaimStrategy | TransactionStrategy;
+export type StrategyOption = ClaimStrategy | TransactionStrategy;
 
 /** The `strategy` option of `sqsIdempotency`: also pipelined claims, and a transaction's batch commit settings. */
 export type SqsStrategyOption = StrategyOption | PipelinedClaimStrategy | SqsTransactionStrategy;
@@ -47,9 +47,9 @@ export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = 
   /** Names the consumer in record ids (`consumer#key`). Default: the Lambda function name. */
   readonly consumer?: string;
   /**
-   * Default `'claim'`. `claim({ heartbeat })` renews the claim while the
-   * handler runs; `transaction({ onConflict })` (or `'transaction'`) commits
-   * the handler's `tx` writes with the idempotency record.
+   * Default `claim()`. `claim({ heartbeat })` renews the claim while the
+   * handler runs; `transaction({ onConflict })` commits the handler's `tx`
+   * writes with the idempotency record.
    */
   readonly strategy?: TStrategy;
   /** Keep the handler's result on the record (replayed to duplicates). */
@@ -118,9 +118,8 @@ const strategySettings: Readonly<Record<string, Readonly<Record<string, (v: unkn
   },
 };
 
-/** A strategy name, or an object shaped like what `claim()` / `transaction()` return (JavaScript callers may write one by hand). */
+/** An object shaped like what `claim()` / `transaction()` return (JavaScript callers may write one by hand). */
 function isStrategyOption(v: unknown): boolean {
-  if (v === 'claim' || v === 'transaction') return true;
   if (!isPlainObject(v) || typeof v['kind'] !== 'string') return false;
   const settings = strategySettings[v['kind']];
   if (settings === undefined) return false;
@@ -137,7 +136,7 @@ const consumerRule = {
   expected: 'a non-empty string without "#" (it separates consumer and key in record ids)',
   check: (v: unknown) => typeof v === 'string' && v.length > 0 && !v.includes('#'),
 };
-const strategyRule = { expected: '"claim", "transaction", or what claim() or transaction() returns', check: isStrategyOption };
+const strategyRule = { expected: 'what claim() or transaction() returns', check: isStrategyOption };
 const booleanRule = is.boolean;
 const loggerRule = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
 
@@ -200,6 +199,7 @@ const MOVED: Readonly<Record<string, string>> = {
  */
 export function withoutMovedOptions<T>(owner: string, options: T, where = ''): T {
   if (!isPlainObject(options)) return options; // checkOptions names it
+  refuseStrategyName(owner, options['strategy']);
   for (const [name, instead] of Object.entries(MOVED)) {
     if (options[name] !== undefined) throw new TypeError(`${owner}: option "${name}" moved: use ${instead}${where}.`);
   }
@@ -209,6 +209,37 @@ export function withoutMovedOptions<T>(owner: string, options: T, where = ''): T
   }
   // Every moved name left is undefined; the same options otherwise.
   return Object.fromEntries(Object.entries(options).filter(([name]) => !Object.hasOwn(MOVED, name))) as T;
+}
+
+/**
+ * A `TypeError` for the strategy names the `strategy` option once took as
+ * shorthand (`'claim'`, `'transaction'`), saying what to write instead: the
+ * name could only be served by a middleware that imports every strategy's
+ * steps, so a claim-only handler would bundle the transaction code. `where`
+ * ends the sentence for `'transaction'` (the claim-only entry names the
+ * entry that serves it).
+ *
+ * @example
+ * ```ts
+ * import { refuseStrategyName } from './middleware-options.js';
+ * try {
+ *   refuseStrategyName('sqsIdempotency', 'transaction');
+ * } catch (err) {
+ *   console.log((err as TypeError).message); // sqsIdempotency: option "strategy" no longer takes the name "transaction": write strategy: transaction(), imported from 'effectively-once'.
+ * }
+ * ```
+ */
+export function refuseStrategyName(owner: string, strategy: unknown, where = ''): void {
+  if (strategy === 'transaction') {
+    throw new TypeError(
+      `${owner}: option "strategy" no longer takes the name "transaction": write strategy: transaction(), imported from 'effectively-once'${where}.`,
+    );
+  }
+  if (strategy === 'claim') {
+    throw new TypeError(
+      `${owner}: option "strategy" no longer takes the name "claim": write strategy: claim(), imported from 'effectively-once', or leave it out (claim() is the default).`,
+    );
+  }
 }
 
 /**
@@ -239,8 +270,7 @@ interface StrategyFields {
 
 /** The lifecycle's fields from a `strategy` option its rule accepted; a `TypeError` for a setting the source cannot use. */
 function strategyFields(owner: string, option: SqsStrategyOption | undefined, scope: StrategyScope): StrategyFields {
-  if (option === undefined || option === 'claim') return { strategy: 'claim' };
-  if (option === 'transaction') return { strategy: 'transaction' };
+  if (option === undefined) return { strategy: 'claim' };
   if (option.kind === 'claim') {
     const { pipelined, heartbeat = false } = option;
     if (pipelined === true && !scope.pipelined) {

@@ -36,7 +36,7 @@ export interface EventRun {
 export interface EventContext {
   /** The business key (the event id when no middleware is in front). */
   readonly key: string;
-  /** Transaction builder (strategy 'transaction' only; otherwise using it throws). */
+  /** Transaction builder (`strategy: transaction()` only; otherwise using it throws). */
   readonly tx: TransactionBuilder;
   readonly context: Context;
   /**
@@ -71,14 +71,14 @@ const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: "transa
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { EventBridgeEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from 'effectively-once';
+ * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from 'effectively-once';
  *
  * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; points: number }>;
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<OrderPaid, void>()
- *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: 'transaction', key: (e) => e.detail.orderNo }))
+ *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: transaction(), key: (e) => e.detail.orderNo }))
  *   .handler(handleEvent<OrderPaid, void>(async (event, { tx }) => {
  *     tx.update({
  *       TableName: 'points',

@@ -157,7 +157,7 @@ async function retryWithoutResult(
 
 /**
  * The middleware's store as a transactional one. The option check already
- * refused a store without `commit` for `strategy: 'transaction'`, so this
+ * refused a store without `commit` for `strategy: transaction()`, so this
  * only narrows the type (and guards a store mutated after the build).
  */
 export function asTransactional(store: IdempotencyStore): TransactionalIdempotencyStore {

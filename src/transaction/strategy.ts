@@ -77,7 +77,7 @@ const transactionRules = {
  * The transaction strategy, for a middleware's `strategy` option: the
  * handler's `tx` writes and the idempotency record commit in one
  * `TransactWriteItems` (the store must be a `TransactionalIdempotencyStore`).
- * `strategy: 'transaction'` is `transaction()`.
+ * The option takes no name: `strategy: 'transaction'` is a `TypeError`.
  *
  * @throws TypeError naming the option when one is unknown or of the wrong type.
  * @example

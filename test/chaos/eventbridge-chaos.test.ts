@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
 import { CrashPoint, ManualClock, eventBridgeEvent, flaky } from '../../src/testing/index.js';
 import { invokeAsync } from '../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -29,7 +29,7 @@ describe('chaos: EventBridge async retries with crashes, failures and re-publish
         eventBridgeIdempotency<OrderPaid, { awarded: number }>({
           store,
           consumer: 'points',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
         }),

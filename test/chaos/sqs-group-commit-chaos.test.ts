@@ -4,7 +4,7 @@
  * standard queue drained by two pollers at once (racing invocations),
  * producer re-sends, TransactionConflict, throttling, network errors before
  * and after the write, crashes before and after a group commit, through the
- * real middleware with `strategy: 'transaction'` and group commit on,
+ * real middleware with `strategy: transaction()` and group commit on,
  * against DynamoDB Local. Every invariant must hold, and the faults that
  * matter must have fired: group commits sent, some cancelled by one
  * record's condition and read per record, conflicts, crashes.

@@ -15,6 +15,7 @@ import type { BatchLogLine } from '../../src/observe/log.js';
 import type { Strategy } from '../../src/engine/middleware-options.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
+import { strategyOf } from '../support/strategy.js';
 
 type Paid = EventBridgeEvent<'OrderPaid', { orderNo?: unknown; blob?: string }>;
 
@@ -31,7 +32,7 @@ async function rig(strategy: Strategy, hashKeys = false) {
       eventBridgeIdempotency<Paid>({
         store,
         consumer: 'sweep',
-        strategy,
+        strategy: strategyOf(strategy),
         key: (e) => e.detail.orderNo as string,
         logger: (l) => lines.push(l),
       }),

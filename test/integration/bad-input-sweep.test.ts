@@ -17,6 +17,7 @@ import type { Strategy } from '../../src/engine/middleware-options.js';
 import { sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './sqs/harness.js';
+import { strategyOf } from '../support/strategy.js';
 
 /** A harness whose effects are counted where the strategy applies them: in memory (claim) or in a table (transaction). */
 async function rig(strategy: Strategy, storeOptions: Partial<DynamoDBIdempotencyStoreOptions> = {}) {
@@ -40,7 +41,8 @@ async function rig(strategy: Strategy, storeOptions: Partial<DynamoDBIdempotency
     const item = (await doc.send(new GetCommand({ TableName: business, Key: { pk: pk(key) }, ConsistentRead: true }))).Item;
     return (item?.['n'] as number | undefined) ?? 0;
   }
-  const handler = (fn: RecordHandler = effect, options: { storeResult?: boolean } = {}) => h.handler(fn, { strategy, ...options });
+  const handler = (fn: RecordHandler = effect, options: { storeResult?: boolean } = {}) =>
+    h.handler(fn, { strategy: strategyOf(strategy), ...options });
   const run = async (records: SQSRecord[], fn?: RecordHandler, options?: { storeResult?: boolean }) =>
     failedIds(await handler(fn, options)(sqsEvent(records), h.context()));
   return { h, handler, run, effect, effects, calls };

@@ -22,6 +22,7 @@ import type { RecordHandler } from '../../src/batch/runner-link.js';
 import * as main from '../../src/index.js';
 import { lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
+import { transaction, claim } from '../../src/index.js';
 
 const order = (orderNo: string, extra: Record<string, unknown> = {}, groupId?: string): SQSRecord =>
   sqsRecord({
@@ -175,7 +176,7 @@ describe('effectively-once/claim: what it refuses', () => {
   const base = { store, consumer: 'c', key: (r: SQSRecord) => r.messageId };
   const client = { send: async () => ({}) };
   const refused: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
-    ['strategy', { strategy: 'transaction' }],
+    ['strategy', { strategy: transaction() }],
     ['strategy', { strategy: main.transaction() }],
     ['strategy', { strategy: main.transaction({ onConflict: 'acknowledge' }) }],
     ['strategy', { strategy: main.transaction({ commit: 'record' }) }],
@@ -223,7 +224,7 @@ describe('effectively-once/claim: what it refuses', () => {
   });
 
   it('takes what it serves, with the main entry’s checks for the rest', () => {
-    expect(() => sqsIdempotency({ ...base, strategy: 'claim', metrics: false, lease: { capMs: 60_000 } })).not.toThrow();
+    expect(() => sqsIdempotency({ ...base, strategy: claim(), metrics: false, lease: { capMs: 60_000 } })).not.toThrow();
     // A JavaScript caller handing in the main entry's claim() with its defaults asks for nothing left out.
     expect(() => sqsIdempotency({ ...base, strategy: main.claim() } as unknown as SqsIdempotencyOptions)).not.toThrow();
     expect(() => sqsIdempotency({ ...base, storeResult: 'yes' } as unknown as SqsIdempotencyOptions)).toThrow(

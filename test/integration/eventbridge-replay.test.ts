@@ -8,7 +8,7 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
 import { SchemaValidationError } from '../../src/engine/errors.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
@@ -97,7 +97,7 @@ describe('eventBridgeIdempotency onReplay', () => {
         eventBridgeIdempotency<OrderPaid, Receipt>({
           store: s.store,
           consumer: 'mailer-tx',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
           onReplay: s.onReplay,

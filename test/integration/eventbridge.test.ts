@@ -14,6 +14,7 @@ import {
   eventBridgeIdempotency,
   handleEvent,
   type EventBridgeIdempotencyOptions,
+  transaction,
 } from '../../src/index.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
@@ -196,7 +197,7 @@ describe('eventBridgeIdempotency', () => {
         eventBridgeIdempotency<OrderPaid>({
           store: s.store,
           consumer: 'points-tx',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
         }),

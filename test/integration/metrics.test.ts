@@ -9,7 +9,15 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDBIdempotencyStore, eachRecord, eventBridgeIdempotency, handleEvent, jsonBody, sqsIdempotency } from '../../src/index.js';
+import {
+  DynamoDBIdempotencyStore,
+  eachRecord,
+  eventBridgeIdempotency,
+  handleEvent,
+  jsonBody,
+  sqsIdempotency,
+  transaction,
+} from '../../src/index.js';
 import type { EmfDocument } from '../../src/observe/emf.js';
 import type { MetricsOption } from '../../src/observe/metrics.js';
 import { Deferred, eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
@@ -213,7 +221,7 @@ describe('metrics: EventBridge, transaction strategy', () => {
         eventBridgeIdempotency<OrderPaid, unknown>({
           store,
           consumer: 'points',
-          strategy: 'transaction',
+          strategy: transaction(),
           storeResult: true,
           key: (e) => e.detail.orderNo,
           logger: false,

@@ -19,6 +19,7 @@ import {
   versionedUpdate,
   versionedUpdateAction,
   versionedUpdateFailure,
+  transaction,
 } from '../../src/index.js';
 import type { TransitionInput, VersionedUpdateInput } from '../../src/transaction/state.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
@@ -127,7 +128,7 @@ describe('results DynamoDB cannot store (claim strategy, storeResult)', () => {
         sqsIdempotency({
           store,
           consumer: 'c',
-          strategy: 'transaction',
+          strategy: transaction(),
           storeResult: true,
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: false,
@@ -183,7 +184,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
         sqsIdempotency({
           store,
           consumer: 'pay',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: false,
         }),

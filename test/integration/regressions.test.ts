@@ -17,6 +17,7 @@ import {
   sqsIdempotency,
   type SqsIdempotencyOptions,
   type EventBridgeIdempotencyOptions,
+  transaction,
 } from '../../src/index.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
@@ -94,8 +95,8 @@ describe('payload check under the transaction strategy', () => {
     const h = await harness();
     const first = order('tx-p', { amount: 10 });
     const changed = order('tx-p', { amount: 999 });
-    await h.handler(undefined, { strategy: 'transaction' })(sqsEvent([first]), h.context());
-    const response = await h.handler(undefined, { strategy: 'transaction' })(sqsEvent([changed]), h.context());
+    await h.handler(undefined, { strategy: transaction() })(sqsEvent([first]), h.context());
+    const response = await h.handler(undefined, { strategy: transaction() })(sqsEvent([changed]), h.context());
     expect(h.lines.at(-1)?.records[0]?.outcome).toBe('invalid');
     expect(failedIds(response)).toEqual([changed.messageId]);
   });
@@ -109,7 +110,7 @@ describe('payload check under the transaction strategy', () => {
         eventBridgeIdempotency<OrderPaid>({
           store,
           consumer: 'points-tx',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
         }),
@@ -257,11 +258,11 @@ describe('results that cannot be stored', () => {
       return 'x'.repeat(450 * 1024);
     };
     const record = order('tx-huge');
-    const first = await h.handler(fn, { strategy: 'transaction', storeResult: true })(sqsEvent([record]), h.context());
+    const first = await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context());
     expect(failedIds(first)).toEqual([record.messageId]);
     expect(h.lines.at(-1)?.records[0]?.error?.name).toBe('ItemTooLargeError');
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     expect((await doc.send(new GetCommand({ TableName: business, Key: { pk: 'tx-huge' } }))).Item).toBeDefined();
-    expect(failedIds(await h.handler(fn, { strategy: 'transaction', storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);
+    expect(failedIds(await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);
   });
 });

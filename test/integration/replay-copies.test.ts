@@ -7,7 +7,7 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
@@ -84,7 +84,7 @@ describe('replays are independent values (cache on)', () => {
     let runs = 0;
     const handler = middy<OrderPaid, Receipt>()
       .use(
-        eventBridgeIdempotency<OrderPaid>({ store, consumer: 't', strategy: 'transaction', key: (e) => e.detail.orderNo, logger: false }),
+        eventBridgeIdempotency<OrderPaid>({ store, consumer: 't', strategy: transaction(), key: (e) => e.detail.orderNo, logger: false }),
       )
       .handler(
         handleEvent<OrderPaid, Receipt>(async () => {

@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { TransactionRetryableError, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { TransactionRetryableError, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { eventBridgeEvent, injectDynamoDBFaults, lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import type { DynamoDBFaultRule } from '../../src/testing/dynamodb-faults.js';
@@ -45,7 +45,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
   it('a record whose first two commits hit TransactionConflict completes in one invocation, its write applied once, its handler run once', async () => {
     const { h, award, balance, runs } = await setup();
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ calls: [1, 2] })] });
-    const handler = h.handler(award, { strategy: 'transaction' });
+    const handler = h.handler(award, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('tc-1')]), h.context()))).toEqual([]);
     expect(faults.injected()['transaction-conflict']).toBe(2);
     expect(runs()).toBe(1);
@@ -57,7 +57,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
   it('persistent conflicts: reported failed after 3 commits, nothing written, the handler run once', async () => {
     const { h, award, balance, runs } = await setup();
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ probability: 1 })] });
-    const handler = h.handler(award, { strategy: 'transaction' });
+    const handler = h.handler(award, { strategy: transaction() });
     const record = order('tc-2');
     expect(failedIds(await handler(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
     expect(faults.injected()['transaction-conflict']).toBe(3);
@@ -79,7 +79,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
         ExpressionAttributeValues: { ':p': 10 },
       });
     };
-    const handler = h.handler(slow, { strategy: 'transaction', safetyMarginMs: 5_000 });
+    const handler = h.handler(slow, { strategy: transaction(), safetyMarginMs: 5_000 });
     const record = order('tc-3');
     expect(failedIds(await handler(sqsEvent([record]), h.context(60_000)))).toEqual([record.messageId]);
     expect(faults.injected()['transaction-conflict']).toBe(1);
@@ -98,7 +98,7 @@ describe('EventBridge, handleEvent: TransactionConflict', () => {
         eventBridgeIdempotency<OrderPaid>({
           store: h.store,
           consumer: 'points',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
         }),

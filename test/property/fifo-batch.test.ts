@@ -14,6 +14,7 @@ import type { Strategy } from '../../src/engine/middleware-options.js';
 import { sqsEvent } from '../../src/testing/index.js';
 import { failedIds, harness, order } from '../integration/sqs/harness.js';
 import { seeded } from './seed.js';
+import { strategyOf } from '../support/strategy.js';
 
 /** ok: runs and succeeds; fails: the handler throws; held: another invocation holds the key; done: completed before. */
 type Fate = 'ok' | 'fails' | 'held' | 'done';
@@ -51,7 +52,9 @@ async function runBatch(strategy: Strategy, plan: readonly Planned[], concurrenc
     calls.push(i);
     if (plan[i]?.fate === 'fails') throw new Error(`record ${i} fails`);
   };
-  const failed = new Set(failedIds(await h.handler(fn, { strategy }, { concurrency })(sqsEvent(records), h.context())));
+  const failed = new Set(
+    failedIds(await h.handler(fn, { strategy: strategyOf(strategy) }, { concurrency })(sqsEvent(records), h.context())),
+  );
   return { h, keys, records, calls, failed };
 }
 

@@ -23,6 +23,7 @@ import {
   type RecordContext,
   type SqsIdempotencyOptions,
   type TransactionBuilder,
+  claim,
 } from '../../src/index.js';
 import type { BusinessKey } from '../../src/engine/keys.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
@@ -86,7 +87,7 @@ describe('sqsIdempotency options', () => {
     expectTypeOf<SqsIdempotencyOptions['key']>().parameter(0).toEqualTypeOf<SQSRecord>();
     expectTypeOf<SqsIdempotencyOptions['key']>().returns.toEqualTypeOf<BusinessKey | undefined | null>();
     expectTypeOf<BusinessKey>().toEqualTypeOf<string | number>();
-    sqsIdempotency({ store, key: (r) => r.messageId, payload: (r) => r.body, strategy: 'claim', storeResult: false, logger: false });
+    sqsIdempotency({ store, key: (r) => r.messageId, payload: (r) => r.body, strategy: claim(), storeResult: false, logger: false });
   });
 
   it('refuses options of the wrong type or name at compile time', () => {

@@ -13,6 +13,7 @@ import {
   claim,
   dynamoDBStreamsIdempotency,
   eventBridgeIdempotency,
+  kafkaIdempotency,
   kinesisIdempotency,
   sqsIdempotency,
   transaction,
@@ -20,6 +21,7 @@ import {
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../../src/batch/strategies/claim.js';
 import type { SqsTransactionStrategy, TransactionStrategy } from '../../src/transaction/strategy.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
+import { sqsIdempotency as claimEntrySqsIdempotency } from '../../src/claim/index.js';
 
 // Built, never run: a store with commit is all the transaction strategy's option check asks for.
 const store = Object.assign(new MemoryIdempotencyStore(), {
@@ -78,10 +80,10 @@ describe('transaction()', () => {
 });
 
 describe('sqsIdempotency takes every strategy setting', () => {
-  it('takes the names, claim() with pipelined or a heartbeat, transaction() with commit settings', () => {
+  it('takes claim() with pipelined or a heartbeat, transaction() with commit settings', () => {
     for (const strategy of [
-      'claim',
-      'transaction',
+      claim(),
+      transaction(),
       claim({ pipelined: true }),
       claim({ heartbeat: true }),
       transaction({ commit: 'record' }),
@@ -94,7 +96,7 @@ describe('sqsIdempotency takes every strategy setting', () => {
 
   it('refuses the flat options of before, at compile time and at run time', () => {
     // @ts-expect-error moved: strategy: transaction({ commit }).
-    expect(() => sqsIdempotency({ store, key, strategy: 'transaction', commit: 'record' })).toThrow('option "commit" moved');
+    expect(() => sqsIdempotency({ store, key, strategy: transaction(), commit: 'record' })).toThrow('option "commit" moved');
     // @ts-expect-error moved: strategy: transaction({ probeDuplicates }).
     expect(() => sqsIdempotency({ store, key, probeDuplicates: 'never' })).toThrow('option "probeDuplicates" moved');
     // @ts-expect-error moved: strategy: transaction({ onConflict }).
@@ -118,7 +120,7 @@ describe('sqsIdempotency takes every strategy setting', () => {
 describe('the other sources refuse the settings only SQS can use', () => {
   const kinesis = { store, consumer: 'clicks' };
   it('EventBridge, Kinesis and DynamoDB Streams take claim({ heartbeat }) and transaction({ onConflict })', () => {
-    for (const strategy of [claim({ heartbeat: true }), transaction({ onConflict: 'acknowledge' }), 'transaction'] as const) {
+    for (const strategy of [claim({ heartbeat: true }), transaction({ onConflict: 'acknowledge' }), transaction()] as const) {
       expect(() => eventBridgeIdempotency({ store, consumer: 'mailer', key: (e) => e.id, strategy })).not.toThrow();
       expect(() => kinesisIdempotency({ ...kinesis, strategy })).not.toThrow();
       expect(() => dynamoDBStreamsIdempotency({ ...kinesis, strategy })).not.toThrow();
@@ -141,5 +143,65 @@ describe('the other sources refuse the settings only SQS can use', () => {
     expect(() => eventBridgeIdempotency({ ...eb, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
     // @ts-expect-error moved: strategy: transaction({ onConflict }).
     expect(() => kinesisIdempotency({ ...kinesis, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
+  });
+});
+
+describe('no middleware takes a strategy by name any more', () => {
+  // What a caller wrote before: each name now a TypeError saying which object to write.
+  const said = {
+    claim: `option "strategy" no longer takes the name "claim": write strategy: claim(), imported from 'effectively-once'`,
+    transaction: `option "strategy" no longer takes the name "transaction": write strategy: transaction(), imported from 'effectively-once'`,
+  };
+  const eb = { store, consumer: 'mailer', key: (e: { id: string }) => e.id };
+  const stream = { store, consumer: 'clicks' };
+
+  it('"claim" is refused at compile time and at run time by every middleware', () => {
+    // @ts-expect-error a name: write claim().
+    expect(() => sqsIdempotency({ store, key, strategy: 'claim' })).toThrow(`sqsIdempotency: ${said.claim}`);
+    // @ts-expect-error a name: write claim().
+    expect(() => kinesisIdempotency({ ...stream, strategy: 'claim' })).toThrow(`kinesisIdempotency: ${said.claim}`);
+    // @ts-expect-error a name: write claim().
+    expect(() => dynamoDBStreamsIdempotency({ ...stream, strategy: 'claim' })).toThrow(`dynamoDBStreamsIdempotency: ${said.claim}`);
+    // @ts-expect-error a name: write claim().
+    expect(() => kafkaIdempotency({ ...stream, key: () => 'k', strategy: 'claim' })).toThrow(`kafkaIdempotency: ${said.claim}`);
+    // @ts-expect-error a name: write claim().
+    expect(() => eventBridgeIdempotency({ ...eb, strategy: 'claim' })).toThrow(`eventBridgeIdempotency: ${said.claim}`);
+    // @ts-expect-error a name: write claim() (or nothing: it is the default).
+    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'claim' })).toThrow(`sqsIdempotency: ${said.claim}`);
+  });
+
+  it('"transaction" is refused at compile time and at run time by every middleware, each a TypeError', () => {
+    // @ts-expect-error a name: write transaction().
+    expect(() => sqsIdempotency({ store, key, strategy: 'transaction' })).toThrow(`sqsIdempotency: ${said.transaction}`);
+    // @ts-expect-error a name: write transaction().
+    expect(() => kinesisIdempotency({ ...stream, strategy: 'transaction' })).toThrow(`kinesisIdempotency: ${said.transaction}`);
+    // @ts-expect-error a name: write transaction().
+    expect(() => dynamoDBStreamsIdempotency({ ...stream, strategy: 'transaction' })).toThrow(TypeError);
+    // @ts-expect-error a name: write transaction().
+    expect(() => kafkaIdempotency({ ...stream, key: () => 'k', strategy: 'transaction' })).toThrow(TypeError);
+    // @ts-expect-error a name: write transaction().
+    expect(() => eventBridgeIdempotency({ ...eb, strategy: 'transaction' })).toThrow(`eventBridgeIdempotency: ${said.transaction}`);
+    // @ts-expect-error a name; and this entry serves the claim strategy only.
+    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'transaction' })).toThrow(
+      `sqsIdempotency: ${said.transaction}, and import sqsIdempotency from 'effectively-once' (this entry serves the claim strategy only)`,
+    );
+  });
+
+  it('the claim-only entry takes claim() with its defaults, or nothing', () => {
+    expect(() => claimEntrySqsIdempotency({ store, key, strategy: claim() })).not.toThrow();
+    expect(() => claimEntrySqsIdempotency({ store, key })).not.toThrow();
+    // @ts-expect-error a transaction needs the main entry.
+    expect(() => claimEntrySqsIdempotency({ store, key, strategy: transaction() })).toThrow(/option "strategy" needs a part/);
+  });
+
+  it('a strategy object written by hand that needs steps it does not carry is a TypeError saying to call the factory', () => {
+    const handMade = { kind: 'transaction', onConflict: 'fail' } as never;
+    expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(
+      `sqsIdempotency: option "strategy" was not made by transaction(): write strategy: transaction(), imported from 'effectively-once'.`,
+    );
+    const pipelined = { kind: 'claim', pipelined: true, heartbeat: false } as never;
+    expect(() => sqsIdempotency({ store, key, strategy: pipelined })).toThrow(/was not made by claim\(\{ pipelined: true \}\)/);
+    // A plain claim written by hand runs on the claim steps every batch middleware has.
+    expect(() => sqsIdempotency({ store, key, strategy: { kind: 'claim', pipelined: false, heartbeat: false } as never })).not.toThrow();
   });
 });

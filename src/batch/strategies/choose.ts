@@ -1,13 +1,13 @@
 /**
  * The strategy steps a batch middleware of the main entry runs: those its
  * `strategy` option carries (what `claim()` or `transaction()` returns),
- * else those its name stands for (`'claim'`, the default, or
- * `'transaction'`).
+ * else the claim strategy's batch claims (no `strategy`: the default).
+ * Nothing here imports the transaction or pipelined steps: only
+ * `transaction()` / `claim({ pipelined: true })` bring them in, so a
+ * claim-only handler bundles neither.
  */
 import type { LifecycleConfig } from '../../engine/middleware-options.js';
 import { claimBatchStrategy } from './claim-steps.js';
-import { pipelinedStrategy } from './pipelined.js';
-import { transactionBatchStrategy } from './transaction.js';
 import { carriedSteps, type BatchStrategy } from './types.js';
 
 /**
@@ -22,6 +22,12 @@ export function strategySteps(
   const settings = { ...config, owner };
   const carried = carriedSteps(option);
   if (carried !== undefined) return carried(settings);
-  if (config.strategy === 'transaction') return transactionBatchStrategy(settings);
-  return config.claims === 'pipelined' ? pipelinedStrategy(settings) : claimBatchStrategy(settings);
+  // A strategy object written by hand carries no steps: only a plain claim can run on the ones this file has.
+  if (config.strategy === 'transaction' || config.claims === 'pipelined') {
+    const instead = config.strategy === 'transaction' ? 'transaction()' : 'claim({ pipelined: true })';
+    throw new TypeError(
+      `${owner}: option "strategy" was not made by ${instead}: write strategy: ${instead}, imported from 'effectively-once'.`,
+    );
+  }
+  return claimBatchStrategy(settings);
 }

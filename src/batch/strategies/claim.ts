@@ -56,7 +56,7 @@ const claimRules = {
 /**
  * The claim strategy, for a middleware's `strategy` option: a DynamoDB
  * claim record (IN_PROGRESS with a lease) before the handler runs, marked
- * COMPLETED after it. `strategy: 'claim'` (the default) is `claim()`.
+ * COMPLETED after it. No `strategy` at all is `claim()`.
  *
  * @throws TypeError naming the option when one is unknown or of the wrong
  * type, or when `pipelined` and `heartbeat` are both on.

@@ -11,6 +11,7 @@ import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
 import type { Strategy } from '../../../src/engine/middleware-options.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
+import { strategyOf } from '../../support/strategy.js';
 
 describe.each<Strategy>(['claim', 'transaction'])('eachRecord twice in one invocation, %s strategy', (strategy) => {
   it('runs each record once; the second pass changes nothing', async () => {
@@ -22,7 +23,13 @@ describe.each<Strategy>(['claim', 'transaction'])('eachRecord twice in one invoc
     });
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use(
-        sqsIdempotency({ store: h.store, consumer: 'test', strategy, key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: false }),
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          strategy: strategyOf(strategy),
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: false,
+        }),
       )
       .handler(async (event: SQSEvent, context: Context) => {
         await once(event, context);

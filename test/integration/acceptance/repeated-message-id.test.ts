@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
+import { strategyOf } from '../../support/strategy.js';
 
 const cases = [
   { strategy: 'claim', fifo: false },
@@ -22,7 +23,7 @@ describe.each(cases)('acceptance: the same messageId twice in one batch (strateg
   // redelivery was refused as in-progress for a whole lease.
   it('runs the message once and leaves no claim behind', async () => {
     const h = await harness();
-    const handler = h.handler(undefined, { strategy });
+    const handler = h.handler(undefined, { strategy: strategyOf(strategy) });
     const record = order('o-1', {}, { fifo });
     const first = await handler(sqsEvent([record, { ...record }]), h.context());
     expect(h.effects.get('o-1')).toBe(1);
@@ -37,7 +38,7 @@ describe.each(cases)('acceptance: the same messageId twice in one batch (strateg
   // the invocation: a redelivery of the message alone must run at once.
   it('a redelivery of the message alone runs at once (no claim left IN_PROGRESS)', async () => {
     const h = await harness();
-    const handler = h.handler(undefined, { strategy });
+    const handler = h.handler(undefined, { strategy: strategyOf(strategy) });
     const record = order('o-2', {}, { fifo });
     await handler(sqsEvent([record, { ...record }]), h.context());
     const again = await handler(sqsEvent([record]), h.context());
@@ -56,7 +57,7 @@ describe.each(cases)('acceptance: the same messageId twice in one batch (strateg
         runs += 1;
         throw new Error('boom');
       },
-      { strategy },
+      { strategy: strategyOf(strategy) },
     );
     const record = order('o-3', {}, { fifo });
     const response = await handler(sqsEvent([record, { ...record }]), h.context());

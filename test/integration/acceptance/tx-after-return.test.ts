@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, type TransactionBuilder } from '../../../src/index.js';
+import { eventBridgeIdempotency, handleEvent, type TransactionBuilder, transaction } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
@@ -43,7 +43,7 @@ describe('acceptance: tx used after the handler returned', () => {
         // Not awaited: runs after the handler returned and the commit was sent.
         late = latePut(tx, business);
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     const response = await handler(sqsEvent([order('o-1')]), h.context());
     expect(response.batchItemFailures).toEqual([]);
@@ -63,7 +63,7 @@ describe('acceptance: tx used after the handler returned', () => {
         late = latePut(tx, business);
         throw new Error('boom');
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     const record = order('o-2');
     expect(failedIds(await handler(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
@@ -81,7 +81,7 @@ describe('acceptance: tx used after the handler returned', () => {
         eventBridgeIdempotency<OrderPaid>({
           store: h.store,
           consumer: 'late',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (e) => e.detail.orderNo,
           logger: false,
         }),

@@ -26,7 +26,7 @@ type LeaseSetup = LeaseOptions & { readonly heartbeat?: HeartbeatSetting };
 
 /** The middleware options of a setup: the bounds as `lease`, the heartbeat in the strategy. */
 function leaseOptions({ heartbeat, ...lease }: LeaseSetup) {
-  return { lease, strategy: heartbeat === undefined ? ('claim' as const) : claim({ heartbeat }) };
+  return { lease, strategy: heartbeat === undefined ? claim() : claim({ heartbeat }) };
 }
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, outboxRelay } from '../../../src/index.js';
+import { eventBridgeIdempotency, handleEvent, outboxRelay, transaction } from '../../../src/index.js';
 import type { OutboxRelayLogLine } from '../../../src/transaction/outbox/relay.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
@@ -49,7 +49,7 @@ async function setup(keys: readonly string[]) {
   };
   // An ordinary item of the same table: its INSERT is not the relay's business.
   await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#x', status: 'PENDING' } }));
-  await h.handler(emit, { strategy: 'transaction' })(sqsEvent(keys.map((k) => order(k))), h.context());
+  await h.handler(emit, { strategy: transaction() })(sqsEvent(keys.map((k) => order(k))), h.context());
   const event = await readStream(client, orders);
   const items = async () =>
     (await doc.send(new ScanCommand({ TableName: orders }))).Items?.filter((i) => i['outboxId'] !== undefined) ?? [];
@@ -249,7 +249,7 @@ describe('outboxRelay() on the real stream', () => {
     const emit: RecordHandler = (_r, { key, tx }) => {
       tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
     };
-    await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('k0')]), h.context());
+    await h.handler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
     const bus = fakeEventBridge();
     expect(await outboxRelay({ eventBridge: bus.client, client: doc })(await readStream(client, table))).toEqual({ batchItemFailures: [] });
     expect(bus.published.map((e) => detailOf(e).orderNo)).toEqual(['k0']);

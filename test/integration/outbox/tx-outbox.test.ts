@@ -39,7 +39,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
   it('commits the outbox item with the business write and the idempotency record, keyed by a derived id', async () => {
     const { h, doc, orders, pay, pending, outboxItems } = await setup();
     await pending('o1');
-    const handler = h.handler(pay, { strategy: 'transaction' });
+    const handler = h.handler(pay, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('o1')]), h.context()))).toEqual([]);
     const id = outboxId('test', 'o1', 'OrderPaid');
     const items = await outboxItems();
@@ -55,7 +55,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
 
   it('writes no outbox item when a business condition fails', async () => {
     const { h, pay, outboxItems } = await setup();
-    const handler = h.handler(pay, { strategy: 'transaction' });
+    const handler = h.handler(pay, { strategy: transaction() });
     // No PENDING order: the update's condition fails, so the whole transaction does.
     expect(failedIds(await handler(sqsEvent([order('o2')]), h.context()))).toHaveLength(1);
     expect(await outboxItems()).toEqual([]);
@@ -65,7 +65,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
   it('a redelivery (crash after commit, before the ACK) adds no second item', async () => {
     const { h, pay, pending, outboxItems } = await setup();
     await pending('o3');
-    const handler = h.handler(pay, { strategy: 'transaction' });
+    const handler = h.handler(pay, { strategy: transaction() });
     const record = order('o3');
     await handler(sqsEvent([record]), h.context());
     expect(failedIds(await handler(sqsEvent([{ ...record, messageId: 'again' }]), h.context()))).toEqual([]);
@@ -130,7 +130,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
         tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table });
       };
       // Two records: a group commit refused as a whole is read record by record.
-      const response = await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('s1'), order('s2')]), h.context());
+      const response = await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s1'), order('s2')]), h.context());
       expect(failedIds(response)).toHaveLength(2);
       const errors = h.lines.flatMap((l) => l.records.map((r) => r.error));
       expect(errors).toHaveLength(2);
@@ -149,7 +149,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
       const emit: RecordHandler = (_r, { key, tx }) => {
         tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
       };
-      expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
+      expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
       const id = outboxId('test', 's3', 'OrderPaid');
       expect(await items()).toEqual([expect.objectContaining({ pk: id, sk: id, outboxId: id, outboxStatus: 'PENDING' })]);
     });

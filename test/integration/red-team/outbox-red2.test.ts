@@ -7,7 +7,7 @@ import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-e
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { outboxRelay } from '../../../src/index.js';
+import { outboxRelay, transaction } from '../../../src/index.js';
 import { createTransactionBuilder } from '../../../src/transaction/builder.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
@@ -42,7 +42,7 @@ describe('tx.outbox() red team', () => {
           throw error;
         }
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     expect(failedIds(await handler(sqsEvent([order('o1')]), h.context()))).toHaveLength(1);
     expect(thrown).toBeInstanceOf(TypeError);
@@ -57,7 +57,7 @@ describe('tx.outbox() red team', () => {
         tx.outbox(event, { table: orders });
         tx.outbox(event, { table: orders, name: 'second' });
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     expect(failedIds(await handler(sqsEvent([order('o2')]), h.context()))).toEqual([]);
     expect(await outboxItems()).toHaveLength(2);
@@ -66,7 +66,7 @@ describe('tx.outbox() red team', () => {
   it('two records of one group commit, each with its outbox item', async () => {
     const { h, orders, outboxItems } = await setup();
     const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-    const handler = h.handler(emit, { strategy: 'transaction' });
+    const handler = h.handler(emit, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('g1'), order('g2'), order('g3')]), h.context()))).toEqual([]);
     const details = (await outboxItems()).map((i) => (JSON.parse(String(i['detail'])) as { orderNo: string }).orderNo).sort();
     expect(details).toEqual(['g1', 'g2', 'g3']);
@@ -92,7 +92,7 @@ describe('outboxRelay() red team', () => {
       new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }),
     );
     const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-    expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
+    expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
     const stream = await readStream(client, orders);
     expect(stream.Records).toHaveLength(2);
     const published: string[] = [];
@@ -115,7 +115,7 @@ describe('outboxRelay() on a stream without new images', () => {
       const { client, doc } = testDynamo();
       const orders = await freshTable(client, { ...businessTable, StreamSpecification: { StreamViewType: view } }, 'orders');
       const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-      expect(failedIds(await h.handler(emit, { strategy: 'transaction' })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
+      expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
       const stream = await readStream(client, orders);
       expect(stream.Records).toHaveLength(1);
       let sent = 0;

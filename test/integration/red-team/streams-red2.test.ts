@@ -23,6 +23,7 @@ import {
   kinesisData,
   kinesisIdempotency,
   type KinesisIdempotencyOptions,
+  transaction,
 } from '../../../src/index.js';
 import {
   dynamoDBStreamEvent,
@@ -115,7 +116,7 @@ describe('stream red team: transaction strategy with group commit', () => {
     const items = await freshTable(client, businessTable);
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
     const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
-      .use(kinesisIdempotency({ store, consumer: 'red2-tx', strategy: 'transaction', key: (r) => kinesisData<Data>(r).key, logger: false }))
+      .use(kinesisIdempotency({ store, consumer: 'red2-tx', strategy: transaction(), key: (r) => kinesisData<Data>(r).key, logger: false }))
       .handler(
         eachRecord(async (record: KinesisStreamRecord, { tx }) => {
           const { key } = kinesisData<Data>(record);
@@ -146,7 +147,7 @@ describe('stream red team: transaction strategy, copies and DynamoDB Streams rec
         kinesisIdempotency({
           store,
           consumer: 'red2-tx2',
-          strategy: 'transaction',
+          strategy: transaction(),
           key: (r) => kinesisData<Data>(r).key,
           payload: false,
           logger: false,

@@ -18,6 +18,7 @@ import {
   withRedisFilter,
   type IdempotencyStore,
   type SqsIdempotencyOptions,
+  transaction,
 } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
@@ -108,7 +109,7 @@ describe('sqsIdempotency (claim strategy) on Redis', () => {
 
   it('the Redis store is refused for strategy "transaction" with a TypeError naming "store"', () => {
     const store = new RedisIdempotencyStore({ redis: redis.connection });
-    expect(() => sqsIdempotency({ store, key: () => 'k', strategy: 'transaction' })).toThrow(/"store"/);
+    expect(() => sqsIdempotency({ store, key: () => 'k', strategy: transaction() })).toThrow(/"store"/);
   });
 });
 
@@ -152,7 +153,7 @@ describe('sqsIdempotency (transaction strategy) through the filter', () => {
       });
       tx.put({ TableName: business, Item: { pk: `ledger#${key}` } });
     };
-    const handler = sqsHandler(filtered, award, { strategy: 'transaction' });
+    const handler = sqsHandler(filtered, award, { strategy: transaction() });
     const context = lambdaContext({ functionName: 'orders-fn', timeoutMs: 30_000, clock });
     expect(failedIds(await handler(sqsEvent([order('t-1'), order('t-2')]), context))).toEqual([]);
     requests.reset();

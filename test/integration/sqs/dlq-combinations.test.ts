@@ -9,7 +9,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonBody, PermanentError, sqsIdempotency, type SqsIdempotencyOptions, claim } from '../../../src/index.js';
+import { jsonBody, PermanentError, sqsIdempotency, type SqsIdempotencyOptions, claim, transaction } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
@@ -143,7 +143,7 @@ describe('permanentFailures x a handler without eachRecord', () => {
   it('strategy "transaction": every record comes back, none dead-lettered', async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('tx-unrun-a'), order('tx-unrun-b')];
-    const handler = plain({ strategy: 'transaction', sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const handler = plain({ strategy: transaction(), sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(sent).toEqual([]);

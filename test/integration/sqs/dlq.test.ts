@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsIdempotency, PermanentError } from '../../../src/index.js';
+import { sqsIdempotency, PermanentError, transaction } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { harness, failedIds, type Harness } from './harness.js';
@@ -175,7 +175,7 @@ describe('permanentFailures with the transaction strategy', () => {
   it('dead-letters a PermanentError thrown before anything was committed', async () => {
     const { source, dlq } = await queuePair(sqs.client);
     const permId = await send(sqs.client, source, { orderNo: 'perm-tx' });
-    const handler = h.handler(handlerFn, { strategy: 'transaction', sqs: sqs.client, permanentFailures: {} });
+    const handler = h.handler(handlerFn, { strategy: transaction(), sqs: sqs.client, permanentFailures: {} });
     expect((await pollOnce(sqs.client, source, handler))?.deleted).toEqual([permId]);
     expect(await receiveAll(sqs.client, dlq)).toHaveLength(1);
     expect(await h.store.get(h.store.recordId('test', 'perm-tx'))).toBeUndefined();

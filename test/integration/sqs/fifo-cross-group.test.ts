@@ -14,6 +14,7 @@ import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import type { Strategy } from '../../../src/engine/middleware-options.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
+import { strategyOf } from '../../support/strategy.js';
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:orders.fifo';
 
@@ -27,7 +28,7 @@ async function deliverThrice(mode: Mode, records: readonly SQSRecord[], poison?:
     if (record.messageId === poison) throw new Error('poison');
     ran.set(key, (ran.get(key) ?? 0) + 1);
   };
-  const handler = h.handler(fn, { strategy: mode.claims === 'pipelined' ? claim({ pipelined: true }) : mode.strategy });
+  const handler = h.handler(fn, { strategy: mode.claims === 'pipelined' ? claim({ pipelined: true }) : strategyOf(mode.strategy) });
   const deliveries: { outcomes: Record<string, string>; failed: string[] }[] = [];
   for (let i = 0; i < 3; i++) {
     const response = await handler(sqsEvent([...records]), h.context());

@@ -84,7 +84,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('the probe answers a duplicate exactly as a cancelled commit does (stored result on): same response and log entry', async () => {
     const { h, award } = await setup();
-    const options = { strategy: 'transaction' as const, storeResult: true };
+    const options = { strategy: transaction(), storeResult: true };
     const first = h.handler(award, options);
     await first(sqsEvent([order('r1'), order('r2')]), h.context());
     const answers = [];
@@ -234,7 +234,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
     const { h, award } = await setup();
-    const auto = h.handler(award, { strategy: 'transaction' });
+    const auto = h.handler(award, { strategy: transaction() });
     const requests = countRequests(h.doc);
     await auto(sqsEvent(keys(10, 'a').map((k) => order(k))), h.context());
     expect(requests.commands).not.toContain(GET);

@@ -10,6 +10,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, type Harness } from './harness.js';
+import { strategyOf } from '../../support/strategy.js';
 
 /** A record under business key `k` whatever its body (JSON or not). */
 const raw = (body: string): SQSRecord => sqsRecord({ body });
@@ -29,7 +30,7 @@ describe('SQS default payload check', () => {
       const h = await harness();
       const first = raw('{"orderNo":"o-1","amount":10,"lines":[{"sku":"a","qty":1}]}');
       const reordered = raw('{ "lines": [ { "qty": 1, "sku": "a" } ], "amount": 10.0, "orderNo": "o-1" }\n');
-      const outcomes = await secondOutcomes(h, first, [reordered], { strategy });
+      const outcomes = await secondOutcomes(h, first, [reordered], { strategy: strategyOf(strategy) });
       expect(outcomes).toEqual(['duplicate']);
       // The transaction strategy runs the handler before its commit finds the duplicate; only the claim strategy skips it.
       if (strategy === 'claim') expect(h.effects.get('o-1')).toBe(1);
@@ -40,7 +41,7 @@ describe('SQS default payload check', () => {
       const first = raw('{"orderNo":"o-2","id":12345678901234567890}');
       const changed = raw('{"orderNo":"o-2","id":12345678901234567891}');
       expect(JSON.parse(first.body)).toEqual(JSON.parse(changed.body)); // why: JSON.parse alone would merge them
-      const outcomes = await secondOutcomes(h, first, [changed], { strategy });
+      const outcomes = await secondOutcomes(h, first, [changed], { strategy: strategyOf(strategy) });
       expect(outcomes).toEqual(['invalid:PayloadMismatchError']);
     });
   }
@@ -90,7 +91,7 @@ describe('records written by 0.1.0 (payload hash = SHA-256 of the raw body)', ()
   for (const strategy of ['claim', 'transaction'] as const) {
     it(`${strategy}: a redelivery is acknowledged as a duplicate, not flagged, whatever its body`, async () => {
       const h = await harness();
-      const handler = h.handler(undefined, { strategy });
+      const handler = h.handler(undefined, { strategy: strategyOf(strategy) });
       const body = '{"orderNo":"o-old","amount":10}';
       await handler(sqsEvent([raw(body)]), h.context());
       await legacyHash(h, 'o-old', body);

@@ -9,7 +9,7 @@ import middy6 from 'middy-core-6';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, sqsIdempotency, type SqsIdempotencyOptions } from '../../../src/index.js';
+import { eachRecord, sqsIdempotency, type SqsIdempotencyOptions, transaction } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -150,7 +150,7 @@ describe.each([
         const { orderNo } = (record as unknown as Parsed).body;
         tx.put({ TableName: business, Item: { pk: `ledger#${key}`, orderNo } });
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     const records = [order('t1'), order('t2')];
     expect(failedIds(await run(sqsEvent(records), h.context()))).toEqual([]);
@@ -283,7 +283,7 @@ describe.each([
     };
     const record = order('s1');
     const run = (tag: string) =>
-      handler(h, [parseBodies([], tag), meet], (_r, { key }) => void seen.push(key), { strategy: 'transaction' });
+      handler(h, [parseBodies([], tag), meet], (_r, { key }) => void seen.push(key), { strategy: transaction() });
     const responses = await Promise.all([run('A')(sqsEvent([record]), context), run('B')(sqsEvent([record]), context)]);
     expect(responses.map(failedIds)).toEqual([[record.messageId], [record.messageId]]);
     expect(seen).toEqual([]);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
   BusinessConflictError,
+  claim,
   eachRecord,
   jsonBody,
   sqsIdempotency,
@@ -25,6 +26,7 @@ import { payloadHash } from '../../../src/engine/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
+import { strategyOf } from '../../support/strategy.js';
 
 /** The payload hash the middleware computes for a record by default. */
 const defaultHash = (record: SQSRecord): string => {
@@ -41,7 +43,7 @@ describe.each<Strategy>(['claim', 'transaction'])('copies of one key in a batch,
     const a = order('sk-k', { v: 1 }, { groupId: 'g1' });
     const changed = order('sk-k', { v: 2 }, { groupId: 'g1' });
     const b = order('sk-b', {}, { groupId: 'g1' });
-    const response = await h.handler(undefined, { strategy })(sqsEvent([a, changed, b]), h.context());
+    const response = await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([a, changed, b]), h.context());
     expect(outcomes(h)).toEqual({ [a.messageId]: 'completed', [changed.messageId]: 'invalid', [b.messageId]: 'not-started' });
     expect(failedIds(response)).toEqual([changed.messageId, b.messageId]);
     expect(h.effects.get('sk-b')).toBeUndefined();
@@ -50,11 +52,11 @@ describe.each<Strategy>(['claim', 'transaction'])('copies of one key in a batch,
 
   it('FIFO: a later copy that differs from the record its first copy found as a duplicate holds back its group', async () => {
     const h = await harness();
-    await h.handler(undefined, { strategy })(sqsEvent([order('sk-d', { v: 1 })]), h.context());
+    await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([order('sk-d', { v: 1 })]), h.context());
     const again = order('sk-d', { v: 1 }, { groupId: 'g1' });
     const changed = order('sk-d', { v: 2 }, { groupId: 'g1' });
     const b = order('sk-d-next', {}, { groupId: 'g1' });
-    const response = await h.handler(undefined, { strategy })(sqsEvent([again, changed, b]), h.context());
+    const response = await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([again, changed, b]), h.context());
     expect(outcomes(h)).toEqual({ [again.messageId]: 'duplicate', [changed.messageId]: 'invalid', [b.messageId]: 'not-started' });
     expect(failedIds(response)).toEqual([changed.messageId, b.messageId]);
     expect(h.effects.get('sk-d-next')).toBeUndefined();
@@ -63,10 +65,10 @@ describe.each<Strategy>(['claim', 'transaction'])('copies of one key in a batch,
   it('a key stored COMPLETED: an exact duplicate after a changed copy in the same batch is acknowledged', async () => {
     const h = await harness();
     const first = order('sk-s', { v: 1 });
-    await h.handler(undefined, { strategy })(sqsEvent([first]), h.context());
+    await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([first]), h.context());
     const changed = order('sk-s', { v: 2 });
     const same = order('sk-s', { v: 1 });
-    const response = await h.handler(undefined, { strategy })(sqsEvent([changed, same]), h.context());
+    const response = await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([changed, same]), h.context());
     expect(outcomes(h)).toEqual({ [changed.messageId]: 'invalid', [same.messageId]: 'duplicate' });
     expect(failedIds(response)).toEqual([changed.messageId]);
     // The stored record is still the first delivery's (the transaction strategy runs the handler before
@@ -77,10 +79,10 @@ describe.each<Strategy>(['claim', 'transaction'])('copies of one key in a batch,
 
   it('FIFO: the same pair in one group: the exact duplicate is acknowledged, so it does not end in the DLQ', async () => {
     const h = await harness();
-    await h.handler(undefined, { strategy })(sqsEvent([order('sk-f', { v: 1 }, { groupId: 'g1' })]), h.context());
+    await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([order('sk-f', { v: 1 }, { groupId: 'g1' })]), h.context());
     const changed = order('sk-f', { v: 2 }, { groupId: 'g1' });
     const same = order('sk-f', { v: 1 }, { groupId: 'g1' });
-    const response = await h.handler(undefined, { strategy })(sqsEvent([changed, same]), h.context());
+    const response = await h.handler(undefined, { strategy: strategyOf(strategy) })(sqsEvent([changed, same]), h.context());
     expect(failedIds(response)).toEqual([changed.messageId]);
     expect(outcomes(h)[same.messageId]).toBe('duplicate');
   });
@@ -115,7 +117,7 @@ describe.each<Strategy>(['claim', 'transaction'])(
           sqsIdempotency({
             store: h.store,
             consumer: 'test',
-            strategy,
+            strategy: strategyOf(strategy),
             key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
             logger: (l) => h.lines.push(l),
           }),
@@ -168,7 +170,7 @@ describe.each<Strategy>(['claim', 'transaction'])(
 );
 
 describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
-  ['claim strategy', { strategy: 'claim' }],
+  ['claim strategy', { strategy: claim() }],
   ['transaction strategy, commit: "group"', { strategy: transaction({ commit: 'group' }) }],
   ['transaction strategy, commit: "record"', { strategy: transaction({ commit: 'record' }) }],
 ])('a copy of a key behind a first copy that hit a business conflict, %s', (_name, options) => {
@@ -181,7 +183,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     const pay: RecordHandler = async (_record, { key, tx }) => {
       runs.set(key, (runs.get(key) ?? 0) + 1);
       const paid = { table: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
-      if (options.strategy !== 'claim') {
+      if (options.strategy?.kind !== 'claim') {
         tx.transition(paid);
         return;
       }
@@ -192,7 +194,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     return { h, pay, runs, cancel };
   }
   const entry = (h: Harness, r: SQSRecord) => h.lines.at(-1)?.records.find((x) => x.messageId === r.messageId);
-  const firstCopy = options.strategy === 'claim' ? 'failed' : 'conflict';
+  const firstCopy = options.strategy?.kind === 'claim' ? 'failed' : 'conflict';
 
   it('standard queue: the later copy is not-started (same-key-failed) in the log line, and both come back; the handler ran once', async () => {
     const { h, pay, runs, cancel } = await setup();

@@ -5,7 +5,7 @@
  * group it holds back the records behind it.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonBody } from '../../../src/index.js';
+import { jsonBody, transaction } from '../../../src/index.js';
 import { SchemaValidationError } from '../../../src/engine/errors.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import type { StandardSchemaV1 } from '../../../src/engine/standard-schema.js';
@@ -71,7 +71,7 @@ describe('jsonBody(record, schema) in eachRecord', () => {
     const fn: RecordHandler = (record) => {
       jsonBody(record, OrderSchema);
     };
-    const response = await h.handler(fn, { strategy: 'transaction' })(sqsEvent([good, bad]), h.context());
+    const response = await h.handler(fn, { strategy: transaction() })(sqsEvent([good, bad]), h.context());
     expect(failedIds(response)).toEqual([bad.messageId]);
     expect(h.lines.at(-1)?.records.find((r) => r.messageId === bad.messageId)).toMatchObject({ outcome: 'invalid' });
     expect(await h.store.get(h.store.recordId('test', 't-bad'))).toBeUndefined();

@@ -33,7 +33,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
   it('commits the idempotency record and the writes in one request per fresh record', async () => {
     const { h, award, balance, ledger } = await setup();
     const requests = countRequests(h.doc);
-    const handler = h.handler(award, { strategy: 'transaction' });
+    const handler = h.handler(award, { strategy: transaction() });
     const records = ['t1', 't2', 't3'].map((k) => order(k));
     expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
     expect(requests.commands).toEqual(['TransactWriteItemsCommand', 'TransactWriteItemsCommand', 'TransactWriteItemsCommand']);
@@ -45,7 +45,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
 
   it('a duplicate delivery leaves one effect', async () => {
     const { h, award, balance } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction' });
+    const handler = h.handler(award, { strategy: transaction() });
     await handler(sqsEvent([order('t-dup')]), h.context());
     const response = await handler(sqsEvent([order('t-dup')]), h.context());
     expect(failedIds(response)).toEqual([]);
@@ -55,7 +55,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
 
   it('two concurrent deliveries of one key: one effect', async () => {
     const { h, award, balance } = await setup();
-    const handler = h.handler(award, { strategy: 'transaction' });
+    const handler = h.handler(award, { strategy: transaction() });
     const responses = await Promise.all(Array.from({ length: 5 }, () => handler(sqsEvent([order('t-race')]), h.context())));
     expect(await balance()).toBe(10);
     // Losers are duplicates (acknowledged) or transaction conflicts (retried); never a second effect.
@@ -72,14 +72,14 @@ describe('sqsIdempotency (transaction strategy)', () => {
         await award(r, ctx);
         await abandon('killed before commit');
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     )(sqsEvent([order('t-crash')]), h.context());
     await new Promise((r) => setTimeout(r, 200));
     expect(await balance()).toBeUndefined();
     expect(await ledger('t-crash')).toBeUndefined();
     expect(await h.store.get(h.store.recordId('test', 't-crash'))).toBeUndefined();
     // No claim was left behind: the retry runs at once, no lease to wait for.
-    expect(failedIds(await h.handler(award, { strategy: 'transaction' })(sqsEvent([order('t-crash')]), h.context()))).toEqual([]);
+    expect(failedIds(await h.handler(award, { strategy: transaction() })(sqsEvent([order('t-crash')]), h.context()))).toEqual([]);
     expect(await balance()).toBe(10);
   });
 
@@ -87,7 +87,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
     const { h, doc, business, award, balance } = await setup();
     await doc.send(new PutCommand({ TableName: business, Item: { pk: 'ledger#t-conflict', points: 999 } }));
     const record = order('t-conflict');
-    const response = await h.handler(award, { strategy: 'transaction' })(sqsEvent([record]), h.context());
+    const response = await h.handler(award, { strategy: transaction() })(sqsEvent([record]), h.context());
     expect(failedIds(response)).toEqual([record.messageId]);
     expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'conflict', error: { name: 'BusinessConflictError' } });
     expect(await balance()).toBeUndefined();
@@ -103,7 +103,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
       () => {
         sent += 1;
       },
-      { strategy: 'transaction' },
+      { strategy: transaction() },
     );
     await notify(sqsEvent([order('t-notify')]), h.context());
     await notify(sqsEvent([order('t-notify')]), h.context());
@@ -120,7 +120,7 @@ describe('sqsIdempotency (transaction strategy)', () => {
     };
     const many = order('t-many');
     const fine = order('t-fine');
-    const response = await h.handler(tooMany, { strategy: 'transaction' })(sqsEvent([many, fine]), h.context());
+    const response = await h.handler(tooMany, { strategy: transaction() })(sqsEvent([many, fine]), h.context());
     expect(failedIds(response)).toEqual([many.messageId]);
     expect(h.lines.at(-1)?.records.find((r) => r.messageId === many.messageId)?.error?.name).toBe('TransactionLimitError');
   });

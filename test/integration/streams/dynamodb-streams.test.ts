@@ -21,6 +21,7 @@ import {
 } from '../../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { streamTable, testStreamsClient } from '../../support/streams.js';
+import { strategyOf } from '../../support/strategy.js';
 
 const { client, doc } = testDynamo();
 const streams = testStreamsClient();
@@ -41,7 +42,7 @@ async function setup(strategy: Strategy) {
   const responses: DynamoDBBatchResponse[] = [];
   const failing = new Map<string, number>();
   const middleware = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
-    .use(dynamoDBStreamsIdempotency({ store, consumer: 'ddb-test', strategy, key, logger: (l) => lines.push(l) }))
+    .use(dynamoDBStreamsIdempotency({ store, consumer: 'ddb-test', strategy: strategyOf(strategy), key, logger: (l) => lines.push(l) }))
     .handler(
       eachRecord(async (record: DynamoDBRecord, { key: k, tx }) => {
         runs.push(k);

@@ -28,6 +28,7 @@ import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';
 import { kafkaEvent, lambdaContext } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { strategyOf } from '../../support/strategy.js';
 
 const { client, doc } = testDynamo();
 
@@ -71,7 +72,7 @@ async function setup(strategy: Strategy) {
       kafkaIdempotency({
         store,
         consumer: 'kafka-test',
-        strategy,
+        strategy: strategyOf(strategy),
         key: (r) => kafkaValue<{ orderNo?: string }>(r, 'json').orderNo,
         logger: (l) => lines.push(l),
         metrics: false,

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { invoke, sqsEvent, crashingStore } from '../../../src/testing/index.js';
 import { harness, order } from '../sqs/harness.js';
+import { transaction } from '../../../src/index.js';
 
 describe('crashingStore', () => {
   it('after-claim: the handler never runs and the claim stays IN_PROGRESS until its lease ends', async () => {
@@ -50,7 +51,7 @@ describe('crashingStore', () => {
   it('before-complete (transaction strategy): nothing is written, the retry commits once', async () => {
     const h = await harness();
     const store = crashingStore(h.store, { probability: { 'before-complete': 1 } });
-    const handler = h.handler(undefined, { store, strategy: 'transaction' });
+    const handler = h.handler(undefined, { store, strategy: transaction() });
     expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).outcome).toBe('crashed');
     expect(await h.store.get('test#o-tx')).toBeUndefined();
     expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).outcome).toBe('returned');

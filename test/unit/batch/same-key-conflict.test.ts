@@ -11,6 +11,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   BusinessConflictError,
+  claim,
   eachRecord,
   jsonBody,
   sqsIdempotency,
@@ -57,7 +58,7 @@ async function run(options: Partial<SqsIdempotencyOptions>) {
       eachRecord(async (_record, { key }) => {
         runs += 1;
         // The claim strategy's own conditional write refused: the handler says so with the same error.
-        if (options.strategy === 'claim') throw new BusinessConflictError(`order ${key} is CANCELLED`, [], { key });
+        if (options.strategy?.kind === 'claim') throw new BusinessConflictError(`order ${key} is CANCELLED`, [], { key });
       }),
     );
   const first = paid('o-1');
@@ -77,13 +78,13 @@ async function run(options: Partial<SqsIdempotencyOptions>) {
 }
 
 describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
-  ['claim strategy', { strategy: 'claim' }],
+  ['claim strategy', { strategy: claim() }],
   ['transaction strategy, commit: "group"', { strategy: transaction({ commit: 'group' }) }],
   ['transaction strategy, commit: "record"', { strategy: transaction({ commit: 'record' }) }],
 ])('same key twice in a batch, the first copy hits a business conflict, %s (MemoryIdempotencyStore)', (_name, options) => {
   it('the later copy is not-started (same-key-failed) in the log line and retried; the handler ran once', async () => {
     const r = await run(options);
-    expect(r.first?.outcome).toBe(options.strategy === 'claim' ? 'failed' : 'conflict');
+    expect(r.first?.outcome).toBe(options.strategy?.kind === 'claim' ? 'failed' : 'conflict');
     expect(r.copy).toMatchObject({ outcome: 'not-started', reason: 'same-key-failed' });
     expect(r.line?.counts['not-started']).toBe(1);
     expect(r.response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual([r.firstId, r.copyId].sort());

@@ -55,6 +55,31 @@ describe('the batch middleware imports no strategy', () => {
     expect(sources.filter((s) => s.startsWith('src/batch/strategies/') || transactionSteps.includes(s))).toEqual([]);
   }, 60_000);
 
+  it('the SQS middleware of the main entry, claim-only, carries no transaction or pipelined steps (either DynamoDB store)', async () => {
+    for (const store of ['DynamoDBClaimStore', 'DynamoDBIdempotencyStore']) {
+      const sources = await bundledSources(`
+        import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+        import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+        import { ${store}, eachRecord, sqsIdempotency } from './src/index.js';
+        const store = new ${store}({ client: DynamoDBDocumentClient.from(new DynamoDBClient({})), tableName: 't' });
+        export const m = sqsIdempotency({ store, key: (r) => r.messageId });
+        export const h = eachRecord(async () => {});
+      `);
+      expect(sources).toContain('src/batch/strategies/claim-steps.ts'); // the default claim steps run it
+      expect(sources.filter((s) => transactionSteps.includes(s) || s === 'src/batch/strategies/pipelined.ts')).toEqual([]);
+    }
+  }, 60_000);
+
+  it('control: the same handler naming transaction() carries the transaction steps', async () => {
+    const sources = await bundledSources(`
+      import { MemoryIdempotencyStore } from './src/testing/index.js';
+      import { eachRecord, sqsIdempotency, transaction } from './src/index.js';
+      export const m = sqsIdempotency({ store: new MemoryIdempotencyStore(), key: (r) => r.messageId, strategy: transaction() });
+      export const h = eachRecord(async () => {});
+    `);
+    for (const file of transactionSteps) expect(sources).toContain(file);
+  }, 60_000);
+
   it('control: the transaction steps, bundled, carry the commit step and group commit', async () => {
     const sources = await bundledSources(`
       import { transactionBatchStrategy } from './src/batch/strategies/transaction.js';
@@ -82,7 +107,7 @@ describe('the strategy objects carry their steps', () => {
     expect(Object.isFrozen(transaction())).toBe(true);
   });
 
-  it('a strategy named by a string, or written by hand, carries none: the name decides', () => {
+  it('a string, or a strategy written by hand, carries none (the middleware refuses the one and runs the claim steps for a plain claim of the other)', () => {
     expect(carriedSteps('transaction')).toBeUndefined();
     expect(carriedSteps({ kind: 'transaction', onConflict: 'fail' })).toBeUndefined();
     expect(carriedSteps(undefined)).toBeUndefined();

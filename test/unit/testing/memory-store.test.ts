@@ -6,7 +6,7 @@
 import middy from '@middy/core';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, eventBridgeIdempotency, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import { eachRecord, eventBridgeIdempotency, jsonBody, sqsIdempotency, transaction } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; amount: number }>;
@@ -75,9 +75,9 @@ describe('a claim-only store behind the middlewares', () => {
 
   it('strategy "transaction" with a store without commit is a TypeError naming "store", for both middlewares', () => {
     const store = new MemoryIdempotencyStore();
-    expect(() => sqsIdempotency({ store, key: (r) => r.messageId, strategy: 'transaction' })).toThrow(TypeError);
-    expect(() => sqsIdempotency({ store, key: (r) => r.messageId, strategy: 'transaction' })).toThrow(/option "store"/);
-    expect(() => eventBridgeIdempotency({ store, key: (e) => e.id, strategy: 'transaction' })).toThrow(/option "store"/);
+    expect(() => sqsIdempotency({ store, key: (r) => r.messageId, strategy: transaction() })).toThrow(TypeError);
+    expect(() => sqsIdempotency({ store, key: (r) => r.messageId, strategy: transaction() })).toThrow(/option "store"/);
+    expect(() => eventBridgeIdempotency({ store, key: (e) => e.id, strategy: transaction() })).toThrow(/option "store"/);
   });
 });
 

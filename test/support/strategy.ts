@@ -1,0 +1,18 @@
+/**
+ * Tests that run once per strategy keep the strategy's name as their label
+ * (`describe.each(['claim', 'transaction'])`); the `strategy` option takes
+ * only the objects `claim()` and `transaction()` return, so the name is
+ * mapped at the call.
+ */
+import type { ClaimStrategy } from '../../src/batch/strategies/claim.js';
+import type { Strategy } from '../../src/engine/middleware-options.js';
+import { claim, transaction } from '../../src/index.js';
+import type { TransactionStrategy } from '../../src/transaction/strategy.js';
+
+/** The strategy object a strategy's name stands for, with its defaults. */
+export function strategyOf(name: 'claim'): ClaimStrategy;
+export function strategyOf(name: 'transaction'): TransactionStrategy;
+export function strategyOf(name: Strategy): ClaimStrategy | TransactionStrategy;
+export function strategyOf(name: Strategy): ClaimStrategy | TransactionStrategy {
+  return name === 'claim' ? claim() : transaction();
+}
