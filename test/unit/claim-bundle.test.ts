@@ -87,8 +87,8 @@ describe('the claim-only entry’s bundle', () => {
 
   it('from the main entry with DynamoDBClaimStore: no store commit path, group commit or stale-claims query', async () => {
     // The store split: the commit path is reached from DynamoDBIdempotencyStore only, so a claim-only
-    // handler that constructs the claim store does not carry it (the batch middleware's own transaction
-    // code is another matter: the main entry's sqsIdempotency still reaches it).
+    // handler that constructs the claim store does not carry it (nor the transaction strategy's steps,
+    // which only transaction() brings in: test/unit/batch/strategy-imports.test.ts).
     const sources = await bundledSources('./src/index.ts', 'DynamoDBClaimStore');
     expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
     const commitPath = [
@@ -125,10 +125,12 @@ describe('the claim-only entry’s bundle', () => {
   }, 60_000);
 
   it('control: the same handler on the main entry carries them', async () => {
+    // (Not the transaction builder or strategy any more: since the strategy option takes no names, a
+    // main-entry handler that names no strategy bundles neither. The store's commit path stays.)
     const sources = await bundledSources('./src/index.ts');
     for (const file of [
-      'src/transaction/builder.ts',
-      'src/transaction/state-expressions.ts',
+      'src/transaction/dynamodb-commit.ts',
+      'src/transaction/group-commit/dynamodb.ts',
       'src/stores/dynamodb/stale.ts',
       'src/observe/metrics.ts',
     ]) {

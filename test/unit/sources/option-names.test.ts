@@ -71,7 +71,16 @@ describe('options that moved into claim() and transaction() are named with where
       'eventBridgeIdempotency: option "strategy" is claim({ pipelined: true }), which only sqsIdempotency takes',
     );
     expect(() => middlewares.sqsIdempotency({ strategy: { kind: 'fast' } })).toThrow(
-      'sqsIdempotency: option "strategy" must be "claim", "transaction", or what claim() or transaction() returns',
+      'sqsIdempotency: option "strategy" must be what claim() or transaction() returns',
     );
   });
+
+  for (const [owner, build] of Object.entries(middlewares)) {
+    it.each(['claim', 'transaction'])(`${owner}: the name "%s" is a TypeError saying which object to write`, (name) => {
+      expect(() => build({ strategy: name })).toThrow(TypeError);
+      expect(() => build({ strategy: name })).toThrow(
+        `${owner}: option "strategy" no longer takes the name "${name}": write strategy: ${name}(), imported from 'effectively-once'`,
+      );
+    });
+  }
 });
