@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
-import { sqsIdempotency, claim } from '../../../src/index.js';
+import { sqsIdempotency } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
@@ -129,7 +129,7 @@ describe('sqsIdempotency batches', () => {
       message: 'effectively-once',
       source: 'sqs',
       consumer: 'test',
-      strategy: claim(),
+      strategy: 'claim',
       retried: 1,
     });
     expect(h.lines[0]?.counts).toMatchObject({ completed: 2, invalid: 1 });
