@@ -11,6 +11,9 @@ import type { ProbeMode } from './group-commit/duplicate-probe.js';
 import type { CommitMode } from './group-commit/queue.js';
 import { checkOptions } from '../engine/options.js';
 import { transactionDefaults } from '../engine/middleware-options.js';
+// The steps the batch middlewares run: reached only through this factory, so a handler that never calls it bundles none of them.
+import { transactionBatchStrategy } from '../batch/strategies/transaction.js';
+import { withSteps } from '../batch/strategies/types.js';
 
 /** Options of {@link transaction}. */
 export interface TransactionOptions {
@@ -104,8 +107,10 @@ export function transaction(options: TransactionOptions = {}): TransactionStrate
   checkOptions(OWNER, options, transactionRules);
   const onConflict = options.onConflict ?? transactionDefaults.onConflict;
   // Only a caller who set a batch commit setting gets the object only sqsIdempotency takes.
-  if (options.commit === undefined && options.probeDuplicates === undefined) return Object.freeze({ kind: 'transaction', onConflict });
+  if (options.commit === undefined && options.probeDuplicates === undefined) {
+    return withSteps({ kind: 'transaction', onConflict }, transactionBatchStrategy);
+  }
   const commit = options.commit ?? transactionDefaults.commit;
   const probeDuplicates = options.probeDuplicates ?? transactionDefaults.probeDuplicates;
-  return Object.freeze({ kind: 'transaction', onConflict, commit, probeDuplicates });
+  return withSteps({ kind: 'transaction', onConflict, commit, probeDuplicates }, transactionBatchStrategy);
 }

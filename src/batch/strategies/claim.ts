@@ -9,6 +9,9 @@
 import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
+import { claimBatchStrategy } from './claim-steps.js';
+import { pipelinedStrategy } from './pipelined.js';
+import { withSteps } from './types.js';
 
 /** Options of {@link claim}. */
 export interface ClaimOptions {
@@ -82,8 +85,8 @@ export function claim(options: ClaimOptions = {}): ClaimStrategy | PipelinedClai
   checkOptions(OWNER, options, claimRules);
   const pipelined = options.pipelined ?? false;
   const heartbeat = options.heartbeat ?? false;
-  if (!pipelined) return Object.freeze({ kind: 'claim', pipelined, heartbeat });
+  if (!pipelined) return withSteps({ kind: 'claim', pipelined, heartbeat }, claimBatchStrategy);
   // A pipelined record may start before its claim's token, which every renewal needs, is known (sqsIdempotency refused the pair before).
   if (heartbeatOn(heartbeat)) throw new TypeError(`${OWNER}: option "pipelined" may be true only without a heartbeat (choose one).`);
-  return Object.freeze({ kind: 'claim', pipelined, heartbeat: false });
+  return withSteps({ kind: 'claim', pipelined, heartbeat: false }, pipelinedStrategy);
 }

@@ -105,3 +105,13 @@ export function carriedSteps(option: unknown): StepsFactory | undefined {
   const steps: unknown = (option as { readonly [BATCH_STEPS]?: unknown })[BATCH_STEPS];
   return typeof steps === 'function' ? (steps as StepsFactory) : undefined;
 }
+
+/**
+ * `strategy`, frozen, carrying `steps` under {@link BATCH_STEPS}: not
+ * enumerable, so the object's settings (what the option checks, equality
+ * and JSON see) are exactly what the factory set.
+ */
+export function withSteps<T extends object>(strategy: T, steps: StepsFactory): Readonly<T> {
+  Object.defineProperty(strategy, BATCH_STEPS, { value: steps, enumerable: false });
+  return Object.freeze(strategy);
+}

@@ -3,7 +3,8 @@
  * what its entry hands it; it imports no strategy itself. So the middleware
  * and `eachRecord`, bundled alone, carry none of the transaction strategy
  * (its steps, the commit step, group commit, the duplicate probe) and none
- * of the claim strategy's steps either. A structural check on esbuild's
+ * of the claim strategy's steps either: `claim()` and `transaction()` carry
+ * theirs. A structural check on esbuild's
  * metafile, as test/unit/claim-bundle.test.ts does for the claim entry; the
  * control bundles the transaction steps, so the check can fail.
  */
@@ -12,6 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_OPTIONS } from '../../../bench/cold-start.js';
+import { claim } from '../../../src/batch/strategies/claim.js';
+import { claimBatchStrategy } from '../../../src/batch/strategies/claim-steps.js';
+import { pipelinedStrategy } from '../../../src/batch/strategies/pipelined.js';
+import { transactionBatchStrategy } from '../../../src/batch/strategies/transaction.js';
+import { carriedSteps } from '../../../src/batch/strategies/types.js';
+import { transaction } from '../../../src/transaction/strategy.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
@@ -55,4 +62,29 @@ describe('the batch middleware imports no strategy', () => {
     `);
     for (const file of transactionSteps) expect(sources).toContain(file);
   }, 60_000);
+});
+
+describe('the strategy objects carry their steps', () => {
+  it('claim() and transaction() carry the steps the middleware builds, out of sight of their settings', () => {
+    expect(carriedSteps(claim())).toBe(claimBatchStrategy);
+    expect(carriedSteps(claim({ heartbeat: true }))).toBe(claimBatchStrategy);
+    expect(carriedSteps(claim({ pipelined: true }))).toBe(pipelinedStrategy);
+    expect(carriedSteps(transaction())).toBe(transactionBatchStrategy);
+    expect(carriedSteps(transaction({ commit: 'record' }))).toBe(transactionBatchStrategy);
+    // The settings are what the factory set: equality, JSON and the option checks see nothing else.
+    expect(transaction({ commit: 'record' })).toStrictEqual({
+      kind: 'transaction',
+      onConflict: 'fail',
+      commit: 'record',
+      probeDuplicates: 'auto',
+    });
+    expect(JSON.stringify(claim())).toBe('{"kind":"claim","pipelined":false,"heartbeat":false}');
+    expect(Object.isFrozen(transaction())).toBe(true);
+  });
+
+  it('a strategy named by a string, or written by hand, carries none: the name decides', () => {
+    expect(carriedSteps('transaction')).toBeUndefined();
+    expect(carriedSteps({ kind: 'transaction', onConflict: 'fail' })).toBeUndefined();
+    expect(carriedSteps(undefined)).toBeUndefined();
+  });
 });
