@@ -1,8 +1,8 @@
 /**
  * The root of the error tree: `EffectivelyOnceError` and the `ErrorContext`
  * every error may carry (cause, business key, existing record). The
- * subclasses live by family in record-errors.ts, transaction-errors.ts and
- * errors.ts, which re-exports them all.
+ * subclasses live by family in record-errors.ts, src/transaction/errors.ts
+ * and errors.ts, which re-exports them all.
  */
 import type { IdempotencyRecord } from './record.js';
 

@@ -1,7 +1,7 @@
 /**
  * Numbers as DynamoDB clients hand them over: JS numbers, bigints, and the
- * `NumberValue` objects of a DocumentClient built with `wrapNumbers`. core/
- * imports no AWS package, so a `NumberValue` is recognised by what a plain
+ * `NumberValue` objects of a DocumentClient built with `wrapNumbers`. The
+ * engine imports no AWS package, so a `NumberValue` is recognised by what a plain
  * map can never have: a class prototype that carries `toBigInt`. Recognising
  * it by shape (`{ value: '2' }`) would take a user's map for a number.
  */

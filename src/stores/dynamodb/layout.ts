@@ -1,7 +1,7 @@
 /**
  * The DynamoDB table layout of the idempotency records: attribute names and
  * the sparse in-flight index's shards. Store-specific, so it lives here and
- * not in `core/` (another store lays its records out its own way).
+ * not in `src/engine/` (another store lays its records out its own way).
  */
 
 /** Attribute names used in the table. Kept in one place so conditions and items agree. */

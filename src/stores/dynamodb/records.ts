@@ -101,8 +101,11 @@ export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): strin
 
 /**
  * Room kept for attributes a completion does not see (the claim's message id
- * and payload hash): SQS and EventBridge ids are 36 characters, so 512 bytes
- * covers them with margin.
+ * and payload hash): SQS and EventBridge ids are 36 characters and a Kinesis
+ * sequence number 56 digits, so 512 bytes covers them with margin. A Kafka id
+ * (`topic-partition:offset`, a topic of up to 249 characters) and a durable
+ * execution's `durable:` + ARN are longer, but with the payload hash still
+ * under 512 bytes.
  */
 const UNSEEN_ATTRIBUTES_BYTES = 512;
 
