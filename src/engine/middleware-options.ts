@@ -94,19 +94,35 @@ export const batchDefaults = {
   autoSafetyMargin: { maxMs: 5_000, fraction: 0.2 } satisfies AutoMargin,
 };
 
-const leaseRule = {
-  partial: true,
-  expected: `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap)`,
-  check: (v: unknown) => {
-    if (!isPlainObject(v)) return false;
-    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
-    const known = ['marginMs', 'floorMs', 'capMs'];
-    // Bounded like a timer delay: a lease is at most what one invocation (15 min) needs, and the wait polls within it.
-    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
-    const merged = { ...commonDefaults.lease, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
-    return merged.floorMs <= merged.capMs && merged.capMs > 0;
-  },
-} satisfies OptionRule;
+/**
+ * The `lease` rule, one shape for the middlewares and `idempotent()`: bounds
+ * in ms (`marginMs`, `floorMs`, `capMs`), each at most a timer delay (a lease
+ * is at most what one invocation, 15 min, needs, and the wait polls within
+ * it), merged over `defaults`, floor at most cap. `positive` must come out
+ * above 0: the cap for the middlewares, the floor for `idempotent()` (there
+ * the floor is the lease itself when no Lambda context is given).
+ */
+export function leaseBoundsRule(defaults: LeasePolicy, positive: 'capMs' | 'floorMs', expected: string): OptionRule {
+  const known = ['marginMs', 'floorMs', 'capMs'];
+  return {
+    partial: true,
+    expected,
+    check: (v: unknown) => {
+      if (!isPlainObject(v)) return false;
+      const entries = Object.entries(v).filter(([, n]) => n !== undefined);
+      if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, false, MAX_TIMER_MS))) return false;
+      const merged = { ...defaults, ...(Object.fromEntries(entries) as Partial<LeasePolicy>) };
+      return merged.floorMs <= merged.capMs && merged[positive] > 0;
+    },
+  };
+}
+
+// Pure: a bundle that never reads the rule drops the call.
+const leaseRule = /* @__PURE__ */ leaseBoundsRule(
+  commonDefaults.lease,
+  'capMs',
+  `an object with marginMs, floorMs and capMs (non-negative numbers of ms, at most ${MAX_TIMER_MS}; floor <= cap)`,
+);
 
 /** Each setting a strategy object may carry, by its `kind`, and what it must be. */
 const strategySettings: Readonly<Record<string, Readonly<Record<string, (v: unknown) => boolean>>>> = {
