@@ -15,7 +15,16 @@ import { checkOptions, hasMethods, is, type OptionRules } from '../engine/option
 import { isOwnWrite, type IdempotencyRecord } from '../engine/record.js';
 import type { ReleaseMode } from './dynamodb/options.js';
 import { errorText } from './dynamodb/records.js';
-import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput, RenewInput } from './types.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FencedWriteResult,
+  IdempotencyStore,
+  ReleaseInput,
+  RenewInput,
+  StoreAnswer,
+} from './types.js';
 
 /** Options of {@link MemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
@@ -143,6 +152,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return leaseLost(attempt.current);
   }
 
+  /** Claims each key as {@link claim} would, one answer per input in input order (the batched path of the claim strategy). */
+  async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
+    return Promise.all(inputs.map((input) => answer(() => this.claim(input))));
+  }
+
+  /** Completes each claim as {@link complete} would, one answer per input in input order (the batched path of the claim strategy). */
+  async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
+    return Promise.all(inputs.map((input) => answer(() => this.complete(input))));
+  }
+
   /** Gives the claim up (forgets it, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
   async release(input: ReleaseInput): Promise<FencedWriteResult> {
     const now = this.#clock.now();
@@ -239,5 +258,14 @@ function encodeResult(value: unknown): string | undefined {
     return JSON.stringify(value);
   } catch (err) {
     throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** A single call's answer as a batched call gives it: its result, or the error it threw. */
+async function answer<T>(call: () => Promise<T>): Promise<StoreAnswer<T>> {
+  try {
+    return { kind: 'result', result: await call() };
+  } catch (error) {
+    return { kind: 'error', error };
   }
 }

@@ -91,6 +91,19 @@ export type GroupCommitAnswer =
   | { readonly kind: 'result'; readonly result: CommitResult }
   | { readonly kind: 'error'; readonly error: unknown };
 
+/**
+ * One input's answer from a store's batched call ({@link IdempotencyStore.claimMany},
+ * {@link IdempotencyStore.completeMany}): what the single call would have
+ * returned for it, or the error it would have thrown.
+ *
+ * @example
+ * ```ts
+ * import type { ClaimResult, StoreAnswer } from './types.js';
+ * const kindOf = (a: StoreAnswer<ClaimResult>): string => (a.kind === 'result' ? a.result.kind : 'error');
+ * ```
+ */
+export type StoreAnswer<T> = { readonly kind: 'result'; readonly result: T } | { readonly kind: 'error'; readonly error: unknown };
+
 /** A claim whose lease passed long ago: most likely a crashed consumer (`DynamoDBIdempotencyStore.staleClaims`). */
 export interface StaleClaim {
   readonly id: string;
@@ -140,6 +153,21 @@ export interface IdempotencyStore {
   renew?(input: RenewInput): Promise<FencedWriteResult>;
   /** Reads a record (strongly consistent): to wait for an in-progress duplicate, and when a refused write did not return the record. */
   get(id: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Batched claims (optional): the claims of several keys in as few requests
+   * as the store can (the DynamoDB store: PartiQL `BatchExecuteStatement`,
+   * 25 statements a request). One answer per input, in input order, each
+   * exactly what `claim` would have answered for it. The claim strategy
+   * sends a batch's claims through it; without it, each key is claimed alone.
+   */
+  claimMany?(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]>;
+  /**
+   * Batched completions (optional): several fenced completions in as few
+   * requests as the store can. One answer per input, in input order, each
+   * exactly what `complete` would have answered for it (an
+   * `ItemTooLargeError` included). Without it, each claim is completed alone.
+   */
+  completeMany?(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]>;
 }
 
 /**

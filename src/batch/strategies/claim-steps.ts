@@ -13,6 +13,7 @@ import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../
 import { idOf } from '../../sources/source.js';
 import type { IdempotencyStore } from '../../stores/types.js';
 import { admitBatch, claimRecord, type Admission, type AdmitConfig, type ClaimAnswer } from '../admit.js';
+import { CoalescedStore } from '../coalesce.js';
 import { disabledTransaction } from '../disabled-tx.js';
 import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
 
@@ -40,14 +41,20 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   readonly #keepers = new Map<string, LeaseKeeper>();
   /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
   readonly #tx: ReturnType<typeof disabledTransaction>;
+  /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
+  readonly #coalesced: CoalescedStore | undefined;
+  readonly #store: IdempotencyStore;
 
   constructor(
     settings: ClaimSettings,
     admit: AdmitConfig<TRecord>,
     admissions: readonly Admission<TRecord>[],
     plan: HeartbeatPlan | undefined,
+    coalesced?: CoalescedStore,
   ) {
     this.settings = settings;
+    this.#coalesced = coalesced;
+    this.#store = coalesced ?? settings.store;
     this.admit = admit;
     this.admissions = admissions;
     this.#plan = plan;
@@ -71,7 +78,8 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
    * is recorded. The heartbeat stops before the claim is completed or released.
    */
   async run(owned: OwnedRecord, handler: RunHandler): Promise<RecordOutcome> {
-    const { store, storeResult } = this.settings;
+    const { storeResult } = this.settings;
+    const store = this.#store;
     const keeper = this.#keepers.get(owned.messageId);
     const base = { messageId: owned.messageId, key: owned.key };
     // Lost while it waited in its lane: never start it.
@@ -80,8 +88,10 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
       return { ...base, kind: 'lease-lost', error: keeper.lost };
     }
     let execution: Execution;
+    const coalesced = this.#coalesced;
+    const ran = () => handler(this.#tx, keeper?.signal);
     try {
-      execution = { kind: 'succeeded', result: await handler(this.#tx, keeper?.signal) };
+      execution = { kind: 'succeeded', result: await (coalesced === undefined ? ran() : coalesced.running(ran)) };
     } catch (error) {
       execution = { kind: 'threw', error };
     }
@@ -102,7 +112,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
 
   async release(owned: OwnedRecord): Promise<void> {
     await this.#keepers.get(owned.messageId)?.stop();
-    await releaseClaim(this.settings.store, owned);
+    await releaseClaim(this.#store, owned);
   }
 
   /** Executions for records the handler ran without `eachRecord`: its own response decides. */
@@ -144,9 +154,10 @@ export function claimBatchStrategy(settings: ClaimSettings): BatchStrategy {
   return {
     name: 'claim',
     async begin(batch) {
-      const admit = { ...batch.admit, claim: true };
+      const coalesced = CoalescedStore.over(settings.store, { claims: true });
+      const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const plan = claimsHeartbeat(settings, admit.leaseMs);
-      return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan);
+      return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan, coalesced);
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { usageError } from '../../sources/sqs/permanent.js';
 import { idOf } from '../../sources/source.js';
 import { startAdmissions, type Admission, type AdmitConfig } from '../admit.js';
+import { CoalescedStore } from '../coalesce.js';
 import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './claim-steps.js';
 import type { BatchStrategy, HandlerAnswer } from './types.js';
 
@@ -27,8 +28,9 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
     known: readonly Admission<TRecord>[],
     pending: ReadonlyMap<string, Promise<Admission<TRecord>>>,
     all: Promise<Admission<TRecord>[]>,
+    coalesced: CoalescedStore | undefined,
   ) {
-    super(settings, admit, known, undefined);
+    super(settings, admit, known, undefined, coalesced);
     this.#pending = pending;
     this.#all = all;
   }
@@ -75,7 +77,8 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
     async begin(batch) {
       const { records, admit: config } = batch;
       if (!records.every((r) => config.source.lane(r) === undefined)) return asBatch.begin(batch);
-      const admit = { ...config, claim: true };
+      const coalesced = CoalescedStore.over(settings.store, { claims: PIPELINED_BATCH_CLAIMS(settings.store) });
+      const admit = { ...config, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const started = startAdmissions(records, admit);
       const known: Admission<(typeof records)[number]>[] = [];
       const pending = new Map<string, Promise<Admission<(typeof records)[number]>>>();
@@ -88,7 +91,10 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
           pending.set(owned.messageId, admission);
         }
       }
-      return new PipelinedBatch(settings, admit, known, pending, Promise.all(started.map((s) => s.admission)));
+      return new PipelinedBatch(settings, admit, known, pending, Promise.all(started.map((s) => s.admission)), coalesced);
     },
   };
 }
+
+// TEMPORARY (measurement): whether pipelined claims go batched.
+const PIPELINED_BATCH_CLAIMS = (store: object): boolean => (store as { batchClaims?: boolean }).batchClaims ?? true;

@@ -25,11 +25,22 @@ import {
   releaseDeleteRequest,
   renewRequest,
   type ClaimParams,
+  type CompleteParams,
 } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { leaseLost, tooLarge } from './refusals.js';
-import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput, RenewInput } from '../types.js';
+import { claimInsertStatement, completeStatement, sendStatements, type Statement } from './statements.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FencedWriteResult,
+  IdempotencyStore,
+  ReleaseInput,
+  RenewInput,
+  StoreAnswer,
+} from '../types.js';
 
 /**
  * The record that refused a claim (`ALL_OLD`), or the error rethrown when
@@ -82,6 +93,8 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
 export class DynamoDBClaimStore implements IdempotencyStore {
   readonly #options: ResolvedStoreOptions;
   readonly #cache: CompletedCache | undefined;
+  /** Whether claimMany and completeMany send PartiQL batches (off once the role was refused PartiQL). */
+  #batched = true;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
@@ -112,19 +125,19 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     const id = this.recordId(input.consumer, input.key);
     const cached = this.#cache?.lookup(id);
     if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
-    const { client, tableName, retentionMs, clock, trackInflight } = this.#options;
+    return this.#claim(input, this.#claimParams(input, id, randomUUID()));
+  }
+
+  #claimParams(input: ClaimInput, id: string, token: string): ClaimParams {
+    const { tableName, retentionMs, clock, trackInflight } = this.#options;
     const { leaseMs, payloadHash, messageId } = input;
-    const params: ClaimParams = {
-      tableName,
-      id,
-      token: randomUUID(),
-      now: clock.now(),
-      leaseMs,
-      retentionMs,
-      payloadHash,
-      messageId,
-      trackInflight,
-    };
+    return { tableName, id, token, now: clock.now(), leaseMs, retentionMs, payloadHash, messageId, trackInflight };
+  }
+
+  /** The single claim: the fresh-key `PutItem`, then the takeover `UpdateItem` for a free item. */
+  async #claim(input: ClaimInput, params: ClaimParams): Promise<ClaimResult> {
+    const { client } = this.#options;
+    const { id } = params;
     const put = claimPutRequest(params);
     let existing: IdempotencyRecord;
     try {
@@ -158,21 +171,8 @@ export class DynamoDBClaimStore implements IdempotencyStore {
    * @throws ItemTooLargeError when the stored result would push the record past 400 KB (the claim stays IN_PROGRESS).
    */
   async complete(input: CompleteInput): Promise<FencedWriteResult> {
-    const { client, tableName, retentionMs, clock } = this.#options;
-    // Encoded once: the same map is measured and sent.
-    const result = input.storeResult === true ? encodeResult(input.result) : undefined;
-    if (result !== undefined) {
-      const size = completedSizeEstimate(input.id, input.token, result);
-      if (size > MAX_ITEM_BYTES) throw tooLarge(input.id, size);
-    }
-    const request = completeRequest({
-      tableName,
-      id: input.id,
-      token: input.token,
-      now: clock.now(),
-      retentionMs,
-      ...(result === undefined ? {} : { result }),
-    });
+    const { client } = this.#options;
+    const request = completeRequest(this.#completion(input));
     try {
       const out = await client.send(new UpdateCommand(request));
       const record = toRecord(out.Attributes ?? {});
@@ -191,6 +191,108 @@ export class DynamoDBClaimStore implements IdempotencyStore {
       }
       return refused;
     }
+  }
+
+  /**
+   * What a completion writes: the result encoded once (the same map is
+   * measured and sent), and refused before any request when the record
+   * would pass 400 KB.
+   */
+  #completion(input: CompleteInput): CompleteParams {
+    const { tableName, retentionMs, clock } = this.#options;
+    const result = input.storeResult === true ? encodeResult(input.result) : undefined;
+    if (result !== undefined) {
+      const size = completedSizeEstimate(input.id, input.token, result);
+      if (size > MAX_ITEM_BYTES) throw tooLarge(input.id, size);
+    }
+    return { tableName, id: input.id, token: input.token, now: clock.now(), retentionMs, ...(result === undefined ? {} : { result }) };
+  }
+
+  /**
+   * Claims several keys in PartiQL `BatchExecuteStatement`s of fresh-key
+   * `INSERT`s (25 a request). A cached COMPLETED record answers without a
+   * statement. A statement that fails (`DuplicateItem`: the key has an item,
+   * which the answer does not carry) and every statement of a request that
+   * failed as a whole are claimed by the single path under the same owner
+   * token, so a claim that landed unanswered is still recognised as ours.
+   */
+  async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
+    const answers: Array<Promise<StoreAnswer<ClaimResult>>> = [];
+    const batched: Array<{ readonly index: number; readonly input: ClaimInput; readonly params: ClaimParams }> = [];
+    const ids = new Set<string>();
+    inputs.forEach((input, index) => {
+      try {
+        checkLease('claim', input.leaseMs);
+        const id = this.recordId(input.consumer, input.key);
+        const cached = this.#cache?.lookup(id);
+        if (cached !== undefined)
+          answers[index] = Promise.resolve({ kind: 'result', result: { kind: 'completed', id, existing: cached, fromCache: true } });
+        // One key twice: a batch naming one item twice is refused as a whole, so the later claims go alone.
+        else if (!this.#batched || ids.has(id)) answers[index] = answer(this.claim(input));
+        else batched.push({ index, input, params: this.#claimParams(input, id, randomUUID()) });
+        ids.add(id);
+      } catch (error) {
+        answers[index] = Promise.resolve({ kind: 'error', error });
+      }
+    });
+    const items = batched.map(({ params }) => claimPutRequest(params).Item);
+    const sent = await this.#send(items.map((item) => claimInsertStatement(this.#options.tableName, item)));
+    batched.forEach(({ index, input, params }, i) => {
+      const s = sent[i];
+      const item = items[i];
+      if (s !== undefined && 'answer' in s && s.answer.Error === undefined && item !== undefined) {
+        answers[index] = Promise.resolve({
+          kind: 'result',
+          result: { kind: 'claimed', id: params.id, token: params.token, record: toRecord(item) },
+        });
+      } else answers[index] = answer(this.#claim(input, this.#claimParams(input, params.id, params.token)));
+    });
+    return Promise.all(answers);
+  }
+
+  /**
+   * Completes several claims in PartiQL `BatchExecuteStatement`s of fenced
+   * `UPDATE`s (25 a request), each under the single completion's condition.
+   * A result too large is refused before any request, as by `complete`; a
+   * statement that fails its condition, and every statement of a request
+   * that failed as a whole (an item DynamoDB finds too large, throttling),
+   * is completed by the single path, so the lease-lost, own-write and
+   * oversized rules hold unchanged.
+   */
+  async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
+    const answers: Array<Promise<StoreAnswer<FencedWriteResult>>> = [];
+    const batched: Array<{ readonly index: number; readonly input: CompleteInput; readonly params: CompleteParams }> = [];
+    const ids = new Set<string>();
+    inputs.forEach((input, index) => {
+      try {
+        const params = this.#completion(input);
+        if (!this.#batched || ids.has(input.id)) answers[index] = answer(this.complete(input));
+        else batched.push({ index, input, params });
+        ids.add(input.id);
+      } catch (error) {
+        answers[index] = Promise.resolve({ kind: 'error', error });
+      }
+    });
+    const sent = await this.#send(batched.map(({ params }) => completeStatement(params)));
+    batched.forEach(({ index, input }, i) => {
+      const s = sent[i];
+      if (s === undefined || !('answer' in s) || s.answer.Error !== undefined) {
+        answers[index] = answer(this.complete(input));
+        return;
+      }
+      const record = s.answer.Item === undefined ? undefined : toRecord(s.answer.Item);
+      this.#cache?.remember(record);
+      answers[index] = Promise.resolve({ kind: 'result', result: record === undefined ? { kind: 'ok' } : { kind: 'ok', record } });
+    });
+    return Promise.all(answers);
+  }
+
+  /** The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single path still works). */
+  async #send(statements: readonly Statement[]): Promise<Awaited<ReturnType<typeof sendStatements>>> {
+    if (statements.length === 0) return [];
+    const sent = await sendStatements(this.#options.client, statements);
+    if (sent.some((s) => 'failed' in s && isAwsError(s.failed, 'AccessDeniedException'))) this.#batched = false;
+    return sent;
   }
 
   /** Gives the claim up (delete, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
@@ -232,4 +334,12 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     this.#cache?.remember(record);
     return record;
   }
+}
+
+/** A single call's answer as a batched call gives it: its result, or the error it threw. */
+function answer<T>(call: Promise<T>): Promise<StoreAnswer<T>> {
+  return call.then(
+    (result): StoreAnswer<T> => ({ kind: 'result', result }),
+    (error: unknown): StoreAnswer<T> => ({ kind: 'error', error }),
+  );
 }

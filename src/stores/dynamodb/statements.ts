@@ -1,0 +1,124 @@
+/**
+ * The store's batched requests: claims and fenced completions as PartiQL
+ * statements for one `BatchExecuteStatement` (one request's SDK work for up
+ * to 25 of them). Each statement carries the same condition as its single
+ * request in expressions.ts; a statement that fails, or a request that
+ * fails as a whole, is answered by the single request (claim-store.ts), so
+ * every rule of the single path holds for it.
+ */
+import type { BatchStatementRequest, BatchStatementResponse } from '@aws-sdk/client-dynamodb';
+import { BatchExecuteStatementCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toEpochSeconds } from '../../engine/clock.js';
+import type { CompleteParams } from './expressions.js';
+import { ATTR } from './layout.js';
+
+/** DynamoDB's limit of statements in one `BatchExecuteStatement`. */
+export const MAX_BATCH_STATEMENTS = 25;
+
+/** One statement as the DocumentClient takes it: parameters as plain values (it marshalls them). */
+export type Statement = Omit<BatchStatementRequest, 'Parameters'> & { Parameters: unknown[] };
+
+/** One statement's answer as the DocumentClient returns it: `Item` and `Error.Item` unmarshalled. */
+export type StatementAnswer = Omit<BatchStatementResponse, 'Item' | 'Error'> & {
+  Item?: Record<string, unknown>;
+  Error?: { Code?: string; Message?: string; Item?: Record<string, unknown> };
+};
+
+/** A PartiQL identifier: double-quoted (`status`, `owner`, `result` are reserved words), quotes doubled. */
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A PartiQL tuple key: single-quoted, quotes doubled. */
+function tupleKey(name: string): string {
+  return `'${name.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The fresh-key claim (`claimPutRequest`'s item) as a PartiQL `INSERT`: it
+ * writes only where the key has no item, and a key with one answers
+ * `DuplicateItem`. That answer carries no item, even with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (checked on DynamoDB
+ * Local), so such a key is claimed again by the single path, whose refused
+ * `PutItem` returns the record that decides it.
+ *
+ * @example
+ * ```ts
+ * import { claimInsertStatement } from './statements.js';
+ * const s = claimInsertStatement('t', { id: 'c#k', status: 'IN_PROGRESS', owner: 'tok', expiresAt: 1_900_000_000, attempts: 1 });
+ * console.log(s.Statement); // INSERT INTO "t" VALUE {'id': ?, 'status': ?, 'owner': ?, 'expiresAt': ?, 'attempts': ?}
+ * ```
+ */
+export function claimInsertStatement(tableName: string, item: Readonly<Record<string, unknown>>): Statement {
+  const names = Object.keys(item);
+  return {
+    Statement: `INSERT INTO ${quoted(tableName)} VALUE {${names.map((n) => `${tupleKey(n)}: ?`).join(', ')}}`,
+    Parameters: names.map((n) => item[n]),
+  };
+}
+
+/**
+ * `completeRequest` as one PartiQL `UPDATE`: COMPLETED, `completedAt`, the
+ * retention TTL and (when stored) the result; `inflight` and `leaseUntil`
+ * removed; only where the record is IN_PROGRESS and owned by `token` (a
+ * missing item fails too: PartiQL updates only existing items). It returns
+ * the completed item (`RETURNING ALL NEW *`), as the single completion's
+ * `ALL_NEW` does, for the warm-container cache.
+ *
+ * @example
+ * ```ts
+ * import { completeStatement } from './statements.js';
+ * const s = completeStatement({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 86_400_000 });
+ * ```
+ */
+export function completeStatement(p: CompleteParams): Statement {
+  const sets: Array<readonly [string, unknown]> = [
+    [ATTR.status, 'COMPLETED'],
+    [ATTR.completedAt, p.now],
+    [ATTR.expiresAt, toEpochSeconds(p.now + p.retentionMs)],
+  ];
+  if (p.result !== undefined) sets.push([ATTR.result, p.result]);
+  const statement =
+    `UPDATE ${quoted(p.tableName)}` +
+    sets.map(([name]) => ` SET ${quoted(name)}=?`).join('') +
+    ` REMOVE ${quoted(ATTR.inflight)} REMOVE ${quoted(ATTR.leaseUntil)}` +
+    ` WHERE ${quoted(ATTR.id)}=? AND ${quoted(ATTR.status)}=? AND ${quoted(ATTR.owner)}=? RETURNING ALL NEW *`;
+  return { Statement: statement, Parameters: [...sets.map(([, value]) => value), p.id, 'IN_PROGRESS', p.token] };
+}
+
+/**
+ * Sends `statements` in requests of at most {@link MAX_BATCH_STATEMENTS},
+ * all at once. One entry per statement, in order: its answer, or the error
+ * its whole request failed with.
+ *
+ * @example
+ * ```ts
+ * import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { sendStatements } from './statements.js';
+ * declare const client: DynamoDBDocumentClient;
+ * const answers = await sendStatements(client, []);
+ * console.log(answers.length); // 0
+ * ```
+ */
+export async function sendStatements(
+  client: DynamoDBDocumentClient,
+  statements: readonly Statement[],
+): Promise<Array<{ readonly answer: StatementAnswer } | { readonly failed: unknown }>> {
+  const chunks: Statement[][] = [];
+  for (let i = 0; i < statements.length; i += MAX_BATCH_STATEMENTS) chunks.push(statements.slice(i, i + MAX_BATCH_STATEMENTS));
+  const sent = await Promise.all(
+    chunks.map(async (chunk) => {
+      try {
+        const out = await client.send(new BatchExecuteStatementCommand({ Statements: chunk }));
+        const responses = (out.Responses ?? []) as StatementAnswer[];
+        // A response list that does not match the statements is no answer: the single path decides each.
+        if (responses.length !== chunk.length)
+          throw new Error(`BatchExecuteStatement answered ${responses.length} of ${chunk.length} statements.`);
+        return responses.map((answer) => ({ answer }));
+      } catch (failed) {
+        return chunk.map(() => ({ failed }));
+      }
+    }),
+  );
+  return sent.flat();
+}
