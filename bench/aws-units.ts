@@ -195,16 +195,31 @@ function transactGet(r: ObservedRequest): UnitCount {
   return { wru: 0, rru: items.reduce<number>((sum, _, i) => sum + readUnits(itemSize(responses[i]?.Item), 'transactional'), 0) };
 }
 
+/**
+ * A statement refused by the item it found, billed as a refused conditional
+ * write. `DuplicateItem` (an INSERT onto an existing key): AWS's PartiQL
+ * INSERT page (docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html)
+ * says only that the error is returned, and no page states its capacity. An
+ * INSERT is a put conditioned on the key's absence, and "If a
+ * ConditionExpression evaluates to false during a conditional write,
+ * DynamoDB still consumes write capacity from the table" (WorkingWithItems,
+ * capacity units consumed by conditional writes): charged so, at least 1 WRU
+ * (the refusal returns no item to size it by). The conservative reading: it
+ * is our claim path that sends them.
+ */
+const REFUSALS: ReadonlySet<string> = new Set(['ConditionalCheckFailed', 'DuplicateItem']);
+
 /** A PartiQL statement: a SELECT reads its item, anything else is a write of its parameters (refused ones too). */
 function statement(
   s: Readonly<Record<string, unknown>>,
   answer: { Item?: unknown; Error?: { Code?: string; Item?: unknown } } | undefined,
 ): UnitCount {
   if (/^\s*select\b/i.test(String(s['Statement'] ?? ''))) return { wru: 0, rru: readUnits(itemSize(answer?.Item), consistency(s)) };
-  if (answer?.Error !== undefined && answer.Error.Code !== 'ConditionalCheckFailed') return ZERO;
+  if (answer?.Error !== undefined && !REFUSALS.has(answer.Error.Code ?? '')) return ZERO;
   const params = (s['Parameters'] ?? []) as AttributeValue[];
   const bytes = Math.max(
     itemSize(answer?.Error?.Item),
+    itemSize(answer?.Item), // an UPDATE ... RETURNING ALL NEW *: the item it wrote
     params.reduce((sum, p) => sum + valueSize(p), 0),
   );
   return { wru: writeUnits(bytes), rru: 0 };
