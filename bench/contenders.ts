@@ -66,7 +66,7 @@ export interface OursOptions extends HandlerOptions {
   readonly probeDuplicates?: ProbeMode;
   readonly commit?: CommitMode;
   /** TEMPORARY (measurement): 'single' hides the store's batched calls; 'idle' / 'no-claims' pick a coalescing variant. */
-  readonly batching?: 'single' | 'idle' | 'no-claims';
+  readonly batching?: 'single' | 'idle' | 'no-claims' | 'no-claims-idle';
 }
 
 /** The store seen without its batched calls (or with a measurement flag): a plain delegating object. */
@@ -83,8 +83,8 @@ function storeFor(store: DynamoDBIdempotencyStore, batching: OursOptions['batchi
   if (batching === 'single') return view;
   view.claimMany = (i) => store.claimMany(i);
   view.completeMany = (i) => store.completeMany(i);
-  if (batching === 'idle') view.completionPolicy = 'idle';
-  if (batching === 'no-claims') view.batchClaims = false;
+  if (batching === 'idle' || batching === 'no-claims-idle') view.completionPolicy = 'idle';
+  if (batching === 'no-claims' || batching === 'no-claims-idle') view.batchClaims = false;
   return view;
 }
 

@@ -198,6 +198,24 @@ export const variants: readonly Variant[] = [
         batching: 'no-claims',
         effect: (e) => addPoints(env.counted, env.tables.business, e),
       }),
+  },  {
+    id: 'ours-claim-pipelined-no-claims-idle',
+    title: 'ours, claim, pipelined, batching no-claims-idle',
+    setup: 'TEMPORARY measurement variant: batching no-claims-idle',
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    optional: true,
+    build: (env) =>
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'claim',
+        claims: 'pipelined',
+        batching: 'no-claims-idle',
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
   },
   {
     id: 'ours-transaction',

@@ -30,7 +30,7 @@ import {
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { leaseLost, tooLarge } from './refusals.js';
-import { claimInsertStatement, completeStatement, sendStatements, type Statement } from './statements.js';
+import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -51,6 +51,13 @@ function refusedClaim(err: unknown, key: string, id: string): IdempotencyRecord 
   const existing = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);
   if (existing !== undefined) return existing;
   throw new EffectivelyOnceError(`The claim of ${id} failed its condition without returning the record.`, { cause: err, key });
+}
+
+/** A claim sent in a batch: its place among the inputs, and the claim's parameters (its token). */
+interface Pending {
+  readonly index: number;
+  readonly input: ClaimInput;
+  readonly params: ClaimParams;
 }
 
 /** What a subclass (the transactional store) shares with the claim store: the resolved options and the one cache. */
@@ -211,14 +218,18 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   /**
    * Claims several keys in PartiQL `BatchExecuteStatement`s of fresh-key
    * `INSERT`s (25 a request). A cached COMPLETED record answers without a
-   * statement. A statement that fails (`DuplicateItem`: the key has an item,
-   * which the answer does not carry) and every statement of a request that
-   * failed as a whole are claimed by the single path under the same owner
-   * token, so a claim that landed unanswered is still recognised as ours.
+   * statement. A key that has an item answers `DuplicateItem`, which carries
+   * no item: those items are read in one strongly consistent `BatchGetItem`
+   * and decided as a refused claim is (a duplicate, a live claim), a free
+   * one taken over by the conditional `UpdateItem` of `claim`. A key the
+   * read misses, and every statement of a request that failed as a whole,
+   * is claimed by the single path, under the same owner token so that a
+   * claim that landed unanswered is still recognised as ours.
    */
   async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
     const answers: Array<Promise<StoreAnswer<ClaimResult>>> = [];
-    const batched: Array<{ readonly index: number; readonly input: ClaimInput; readonly params: ClaimParams }> = [];
+    const batched: Pending[] = [];
+    const later: Array<{ readonly index: number; readonly input: ClaimInput }> = [];
     const ids = new Set<string>();
     inputs.forEach((input, index) => {
       try {
@@ -227,8 +238,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         const cached = this.#cache?.lookup(id);
         if (cached !== undefined)
           answers[index] = Promise.resolve({ kind: 'result', result: { kind: 'completed', id, existing: cached, fromCache: true } });
-        // One key twice: a batch naming one item twice is refused as a whole, so the later claims go alone.
-        else if (!this.#batched || ids.has(id)) answers[index] = answer(this.claim(input));
+        else if (!this.#batched) answers[index] = answer(this.claim(input));
+        // One key twice: a batch naming one item twice is refused as a whole, so a later claim goes alone, after the batch.
+        else if (ids.has(id)) later.push({ index, input });
         else batched.push({ index, input, params: this.#claimParams(input, id, randomUUID()) });
         ids.add(id);
       } catch (error) {
@@ -237,7 +249,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     });
     const items = batched.map(({ params }) => claimPutRequest(params).Item);
     const sent = await this.#send(items.map((item) => claimInsertStatement(this.#options.tableName, item)));
-    batched.forEach(({ index, input, params }, i) => {
+    const found: Pending[] = [];
+    batched.forEach((pending, i) => {
+      const { index, input, params } = pending;
       const s = sent[i];
       const item = items[i];
       if (s !== undefined && 'answer' in s && s.answer.Error === undefined && item !== undefined) {
@@ -245,9 +259,49 @@ export class DynamoDBClaimStore implements IdempotencyStore {
           kind: 'result',
           result: { kind: 'claimed', id: params.id, token: params.token, record: toRecord(item) },
         });
-      } else answers[index] = answer(this.#claim(input, this.#claimParams(input, params.id, params.token)));
+      } else if (s !== undefined && 'answer' in s && s.answer.Error?.Code === 'DuplicateItem') found.push(pending);
+      else answers[index] = answer(this.#claim(input, this.#claimParams(input, params.id, params.token)));
     });
-    return Promise.all(answers);
+    for (const [index, result] of await this.#claimFound(found)) answers[index] = result;
+    const first = await Promise.all(answers);
+    for (const { index, input } of later) first[index] = await answer(this.claim(input));
+    return first;
+  }
+
+  /**
+   * The keys whose INSERT met an item: the items read at once, each decided
+   * as the refused `PutItem` of `claim` would decide it, by index.
+   */
+  async #claimFound(found: readonly Pending[]): Promise<Map<number, Promise<StoreAnswer<ClaimResult>>>> {
+    const answers = new Map<number, Promise<StoreAnswer<ClaimResult>>>();
+    if (found.length === 0) return answers;
+    let records: ReadonlyMap<string, IdempotencyRecord> | undefined;
+    try {
+      records = await readRecords(
+        this.#options.client,
+        this.#options.tableName,
+        found.map((f) => f.params.id),
+      );
+    } catch {
+      records = undefined; // the single path decides each
+    }
+    for (const { index, input, params } of found) {
+      const again = this.#claimParams(input, params.id, params.token);
+      const existing = records?.get(params.id);
+      answers.set(index, answer(existing === undefined ? this.#claim(input, again) : this.#decideFound(input, again, existing)));
+    }
+    return answers;
+  }
+
+  /** A claim refused by `existing` (read after a `DuplicateItem`): decided, or the free item taken over, as in `claim`. */
+  async #decideFound(input: ClaimInput, params: ClaimParams, existing: IdempotencyRecord): Promise<ClaimResult> {
+    if (claimVerdict(existing, params.now) !== 'free') return this.#notClaimed(existing, params);
+    try {
+      const out = await this.#options.client.send(new UpdateCommand(claimRequest(params)));
+      return { kind: 'claimed', id: params.id, token: params.token, record: toRecord(out.Attributes ?? {}) };
+    } catch (err) {
+      return this.#notClaimed(refusedClaim(err, input.key, params.id), params);
+    }
   }
 
   /**
@@ -262,11 +316,14 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
     const answers: Array<Promise<StoreAnswer<FencedWriteResult>>> = [];
     const batched: Array<{ readonly index: number; readonly input: CompleteInput; readonly params: CompleteParams }> = [];
+    const later: Array<{ readonly index: number; readonly input: CompleteInput }> = [];
     const ids = new Set<string>();
     inputs.forEach((input, index) => {
       try {
         const params = this.#completion(input);
-        if (!this.#batched || ids.has(input.id)) answers[index] = answer(this.complete(input));
+        if (!this.#batched) answers[index] = answer(this.complete(input));
+        // One id twice: a batch naming one item twice is refused as a whole, so a later completion goes alone, after the batch.
+        else if (ids.has(input.id)) later.push({ index, input });
         else batched.push({ index, input, params });
         ids.add(input.id);
       } catch (error) {
@@ -284,7 +341,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
       this.#cache?.remember(record);
       answers[index] = Promise.resolve({ kind: 'result', result: record === undefined ? { kind: 'ok' } : { kind: 'ok', record } });
     });
-    return Promise.all(answers);
+    const first = await Promise.all(answers);
+    for (const { index, input } of later) first[index] = await answer(this.complete(input));
+    return first;
   }
 
   /** The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single path still works). */

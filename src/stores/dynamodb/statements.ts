@@ -7,10 +7,12 @@
  * every rule of the single path holds for it.
  */
 import type { BatchStatementRequest, BatchStatementResponse } from '@aws-sdk/client-dynamodb';
-import { BatchExecuteStatementCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord } from '../../engine/record.js';
 import { toEpochSeconds } from '../../engine/clock.js';
 import type { CompleteParams } from './expressions.js';
 import { ATTR } from './layout.js';
+import { toRecord } from './records.js';
 
 /** DynamoDB's limit of statements in one `BatchExecuteStatement`. */
 export const MAX_BATCH_STATEMENTS = 25;
@@ -121,4 +123,45 @@ export async function sendStatements(
     }),
   );
   return sent.flat();
+}
+
+/** BatchGetItem's limit of keys per request. */
+const MAX_BATCH_READ = 100;
+
+/**
+ * The records under `ids`, strongly consistent, in `BatchGetItem`s of at
+ * most 100 keys sent side by side: what the `INSERT`s refused with
+ * `DuplicateItem` met. Keys without an item, and keys DynamoDB left
+ * unprocessed, are absent. Throws what the reads throw.
+ *
+ * @example
+ * ```ts
+ * import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+ * import { readRecords } from './statements.js';
+ * declare const client: DynamoDBDocumentClient;
+ * const found = await readRecords(client, 'idempotency', ['payments#order-42']);
+ * console.log(found.get('payments#order-42')?.status);
+ * ```
+ */
+export async function readRecords(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  ids: readonly string[],
+): Promise<Map<string, IdempotencyRecord>> {
+  const unique = [...new Set(ids)];
+  const chunks: string[][] = [];
+  for (let i = 0; i < unique.length; i += MAX_BATCH_READ) chunks.push(unique.slice(i, i + MAX_BATCH_READ));
+  const outs = await Promise.all(
+    chunks.map((chunk) =>
+      client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: chunk.map((id) => ({ [ATTR.id]: id })), ConsistentRead: true } } }),
+      ),
+    ),
+  );
+  const found = new Map<string, IdempotencyRecord>();
+  for (const item of outs.flatMap((out) => out.Responses?.[tableName] ?? [])) {
+    const record = toRecord(item);
+    found.set(record.id, record);
+  }
+  return found;
 }
