@@ -8,6 +8,7 @@
 import type { ReleaseMode } from '../stores/dynamodb/options.js';
 import type { IdempotencyStore } from '../stores/types.js';
 import { ManualClock } from './clock.js';
+import { batchedCases } from './store-contract-batched.js';
 import { claimCases, fencingCases } from './store-contract-claims.js';
 import { lostResponseCases, releaseCases, resultCases, retentionCases } from './store-contract-records.js';
 import { renewCases } from './store-contract-renew.js';
@@ -80,7 +81,8 @@ const RETENTION_MS = 60 * 60_000;
  * The contract's cases for the store `factory` builds: conditional claim,
  * lease expiry, fencing of complete and release, own-write recognition after
  * a retried write (with the subject's `loseFirstResponse` hook), retention,
- * lease renewal (`renew`, unless `renew: false`), stored results, FAILED records (with `releaseModes` including
+ * lease renewal (`renew`, unless `renew: false`), the batched calls `claimMany` and
+ * `completeMany` (when the store has them), stored results, FAILED records (with `releaseModes` including
  * `'mark-failed'`), and the payload hash kept and returned. Each case builds
  * its own store with a fresh `ManualClock` and its own consumer name, so
  * cases may share one table.
@@ -121,7 +123,10 @@ export function storeContract(factory: StoreContractFactory, options: StoreContr
   }
   const startAt = options.startAt ?? Date.now();
   const named = [
-    ...[...claimCases, ...fencingCases, ...resultCases, ...retentionCases].map((c) => ({ ...c, release: modes[0] as ReleaseMode })),
+    ...[...claimCases, ...fencingCases, ...resultCases, ...retentionCases, ...batchedCases].map((c) => ({
+      ...c,
+      release: modes[0] as ReleaseMode,
+    })),
     ...(options.renew === false ? [] : renewCases.map((c) => ({ ...c, release: modes[0] as ReleaseMode }))),
     ...(options.ownWrite === false ? [] : lostResponseCases().map((c) => ({ ...c, release: modes[0] as ReleaseMode }))),
     ...modes.flatMap((release) => releaseCases(release).map((c) => ({ ...c, release }))),

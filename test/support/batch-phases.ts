@@ -25,6 +25,8 @@ export interface Scenario {
   readonly plan: readonly PlanRecord[];
   /** Stored state of keys before the batch (absent: none). */
   readonly seeds: ReadonlyMap<string, SeedState>;
+  /** The middleware gets the store without claimMany / completeMany. */
+  readonly unbatched?: boolean;
 }
 
 const invalidIn = (d: Delivery): Set<string> => new Set(d.line.records.filter((x) => x.outcome === 'invalid').map((x) => x.messageId));
@@ -39,7 +41,7 @@ export async function seedAll(r: Rig, seeds: ReadonlyMap<string, SeedState>): Pr
 
 /** Runs every phase of `s`. */
 export async function runScenario(s: Scenario): Promise<{ readonly liveness: readonly LivenessProblem[] }> {
-  const r = rig({ claims: s.claims, release: s.release, queue: s.queue });
+  const r = rig({ claims: s.claims, release: s.release, queue: s.queue, unbatched: s.unbatched === true });
   await seedAll(r, s.seeds);
   const fifo = s.queue === 'fifo';
   const modelPlan = s.plan.map((p) => (fifo ? p : { ...p, group: undefined }));

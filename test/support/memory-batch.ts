@@ -8,6 +8,7 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { eachRecord, jsonBody, sqsIdempotency, claim } from '../../src/index.js';
+import type { IdempotencyStore } from '../../src/stores/types.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import type { ClaimsMode } from '../../src/sources/sqs/middleware.js';
@@ -66,6 +67,8 @@ export interface RigOptions {
   readonly claims?: ClaimsMode;
   readonly release?: 'delete' | 'mark-failed';
   readonly queue?: QueueKind;
+  /** Hand the middleware the store without its batched calls (claimMany, completeMany): every claim and completion alone. */
+  readonly unbatched?: boolean;
   /** Run inside the handler before the effect (e.g. await a Deferred). */
   readonly beforeEffect?: (record: SQSRecord) => Promise<void> | void;
 }
@@ -86,7 +89,7 @@ export function rig(options: RigOptions = {}): Rig {
   const handler = middy<SQSEvent, SQSBatchResponse>()
     .use(
       sqsIdempotency({
-        store,
+        store: options.unbatched === true ? withoutBatchedCalls(store) : store,
         consumer: CONSUMER,
         key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
         logger: (line) => lines.push(line),
@@ -137,3 +140,15 @@ export function rig(options: RigOptions = {}): Rig {
 
 /** Whether a log line outcome is one the queue may delete. */
 export const isAcknowledged = (outcome: string): boolean => acknowledgedKinds.has(outcome);
+
+/** `store` as a store without the optional batched calls: what a third-party store that has none looks like. */
+export function withoutBatchedCalls(store: MemoryIdempotencyStore): IdempotencyStore {
+  return {
+    recordId: (consumer, key) => store.recordId(consumer, key),
+    claim: (input) => store.claim(input),
+    complete: (input) => store.complete(input),
+    release: (input) => store.release(input),
+    renew: (input) => store.renew(input),
+    get: (id) => store.get(id),
+  };
+}

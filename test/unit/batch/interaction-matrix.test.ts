@@ -115,6 +115,8 @@ interface Slice {
   readonly stored: readonly StoredCase[];
   readonly patterns: readonly (readonly number[])[];
   readonly failures: readonly Failure[];
+  /** The store without its batched calls (claimMany, completeMany): the same outcomes, each call alone. */
+  readonly unbatched?: true;
 }
 
 // Past retention, FAILED, and none under 'mark-failed' are free to claim as none and a crashed owner's claim are.
@@ -151,6 +153,10 @@ const SLICES: readonly Slice[] = FULL
         patterns: PATTERNS,
         failures: pick(['handler throws at middle', 'handler throws at K', 'nokey record at middle']),
       },
+      // The memory store has the batched calls, so the slices above run them; these run the same model on a store without them.
+      { queue: STANDARD, claims: 'batch', stored: CORE_STORED, patterns: PATTERNS, failures: FAILURES, unbatched: true },
+      { queue: STANDARD, claims: 'pipelined', stored: CORE_STORED, patterns: PATTERNS, failures: FAILURES, unbatched: true },
+      { queue: FIFO_TWO, claims: 'batch', stored: CORE_STORED, patterns: [[1, 2, 1]], failures: FAILURES, unbatched: true },
     ];
 
 function combinations(slice: Slice): Scenario[] {
@@ -160,7 +166,7 @@ function combinations(slice: Slice): Scenario[] {
       for (const failure of slice.failures) {
         const plan = withFailure(layout(pattern, slice.queue.twoGroups), failure, slice.queue.twoGroups);
         if (plan === undefined) continue;
-        const label = `${slice.queue.name} | ${slice.claims} claims | K stored ${stored.name} | K payloads [${pattern.join(',')}] | ${failure.name}`;
+        const label = `${slice.queue.name} | ${slice.claims} claims${slice.unbatched === true ? ', unbatched store' : ''} | K stored ${stored.name} | K payloads [${pattern.join(',')}] | ${failure.name}`;
         all.push({
           label,
           queue: slice.queue.queue,
@@ -168,6 +174,7 @@ function combinations(slice: Slice): Scenario[] {
           release: stored.release,
           plan,
           seeds: new Map([['K', stored.seed]]),
+          ...(slice.unbatched === true ? { unbatched: true } : {}),
         });
       }
   return all;
@@ -176,7 +183,7 @@ function combinations(slice: Slice): Scenario[] {
 describe('interaction matrix: SQS batches through sqsIdempotency + eachRecord on the memory store', () => {
   for (const slice of SLICES) {
     const scenarios = combinations(slice);
-    describe(`${slice.queue.name}, ${slice.claims} claims (${scenarios.length} combinations)`, () => {
+    describe(`${slice.queue.name}, ${slice.claims} claims${slice.unbatched === true ? ', unbatched store' : ''} (${scenarios.length} combinations)`, () => {
       it('holds the full product of its dimensions (less throw-at-K where K#1 is the middle record)', () => {
         const throwAtK = slice.failures.some((f) => f.name === 'handler throws at K') ? 1 : 0;
         const repeats = slice.patterns.filter((p) => p.length === 1).length * throwAtK;

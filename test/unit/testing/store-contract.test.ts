@@ -83,6 +83,23 @@ describe('storeContract catches a store that breaks a rule', () => {
     expect(storeContract(honest).filter((c) => c.name.startsWith('renew')).length).toBe(4);
   });
 
+  it('batched calls that answer out of order or complete without the fence: the batched cases fail', async () => {
+    await expectBroken(
+      storeContract(broken((inner) => ({ claimMany: async (inputs) => (await inner.claimMany(inputs)).reverse() }))),
+      'claimMany (when the store has it)',
+    );
+    await expectBroken(
+      storeContract(
+        broken((inner) => ({
+          // Completes whoever owns the claim now: the token taken over is not refused.
+          completeMany: async (inputs) =>
+            inner.completeMany(await Promise.all(inputs.map(async (i) => ({ ...i, token: await ownerOf(inner, i.id, i.token) })))),
+        })),
+      ),
+      'completeMany (when the store has it)',
+    );
+  });
+
   it('claim that never takes over an IN_PROGRESS record: the lease-expiry case fails', async () => {
     const cases = storeContract(
       broken((inner) => ({
