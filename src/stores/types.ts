@@ -156,9 +156,12 @@ export interface IdempotencyStore {
   /**
    * Batched claims (optional): the claims of several keys in as few requests
    * as the store can (the DynamoDB store: PartiQL `BatchExecuteStatement`,
-   * 25 statements a request). One answer per input, in input order, each
-   * exactly what `claim` would have answered for it. The claim strategy
-   * sends a batch's claims through it; without it, each key is claimed alone.
+   * 25 statements a request; PartiQL's refusal of a key that has an item
+   * does not return the item, so those are read, in one strongly consistent
+   * request, and a free one is still taken over with a conditional write).
+   * One answer per input, in input order, each exactly what `claim` would
+   * have answered for it. The claim strategy sends a batch's claims through
+   * it; without it, each key is claimed alone.
    */
   claimMany?(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]>;
   /**

@@ -313,8 +313,18 @@ describe('serverless package: IAM', () => {
       IdempotencyTable: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       PointsTable: ['dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     });
-    // Claim strategy: PutItem (a fresh key's claim), UpdateItem (takeover, completion), DeleteItem (release).
-    expect(grants('NotificationsRole')).toEqual({ IdempotencyTable: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] });
+    // Claim strategy: PutItem (a fresh key's claim), UpdateItem (takeover, completion), DeleteItem (release); a batch's
+    // claims and completions as PartiQL INSERTs and UPDATEs, and BatchGetItem for the items its INSERTs met.
+    expect(grants('NotificationsRole')).toEqual({
+      IdempotencyTable: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:PartiQLInsert',
+        'dynamodb:PartiQLUpdate',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ],
+    });
     expect(grants('SweeperRole')).toEqual({ IdempotencyTable: ['dynamodb:Query'] });
     const index = roleStatements(template).find((s) => s.role === 'SweeperRole' && s.actions.includes('dynamodb:Query'));
     expect(JSON.stringify(index?.resources)).toContain('/index/inflight-by-lease');

@@ -154,7 +154,7 @@ export function claimBatchStrategy(settings: ClaimSettings): BatchStrategy {
   return {
     name: 'claim',
     async begin(batch) {
-      const coalesced = CoalescedStore.over(settings.store, { claims: true });
+      const coalesced = CoalescedStore.over(settings.store);
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const plan = claimsHeartbeat(settings, admit.leaseMs);
       return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan, coalesced);

@@ -77,7 +77,7 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
     async begin(batch) {
       const { records, admit: config } = batch;
       if (!records.every((r) => config.source.lane(r) === undefined)) return asBatch.begin(batch);
-      const coalesced = CoalescedStore.over(settings.store, { claims: PIPELINED_BATCH_CLAIMS(settings.store) });
+      const coalesced = CoalescedStore.over(settings.store);
       const admit = { ...config, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const started = startAdmissions(records, admit);
       const known: Admission<(typeof records)[number]>[] = [];
@@ -95,6 +95,3 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
     },
   };
 }
-
-// TEMPORARY (measurement): whether pipelined claims go batched.
-const PIPELINED_BATCH_CLAIMS = (store: object): boolean => (store as { batchClaims?: boolean }).batchClaims ?? true;

@@ -81,7 +81,10 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
  * 10 kB minified). Every state change is one conditional request (taking over
  * a free item: a refused `PutItem`, then an `UpdateItem`); a lost
  * condition returns the record that caused it from the same round trip
- * (`ALL_OLD`), so no method reads before it writes.
+ * (`ALL_OLD`), so no single call reads before it writes. `claimMany` and
+ * `completeMany` send a batch's claims and completions as PartiQL
+ * statements in `BatchExecuteStatement`s (needs `dynamodb:PartiQLInsert`,
+ * `dynamodb:PartiQLUpdate` and `dynamodb:BatchGetItem`).
  *
  * @example
  * ```ts
@@ -350,7 +353,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   async #send(statements: readonly Statement[]): Promise<Awaited<ReturnType<typeof sendStatements>>> {
     if (statements.length === 0) return [];
     const sent = await sendStatements(this.#options.client, statements);
-    if (sent.some((s) => 'failed' in s && isAwsError(s.failed, 'AccessDeniedException'))) this.#batched = false;
+    const denied = (s: (typeof sent)[number]) =>
+      'failed' in s ? isAwsError(s.failed, 'AccessDeniedException') : /AccessDenied/i.test(s.answer.Error?.Code ?? '');
+    if (sent.some(denied)) this.#batched = false;
     return sent;
   }
 
