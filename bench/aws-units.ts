@@ -203,8 +203,9 @@ function transactGet(r: ObservedRequest): UnitCount {
  * INSERT is a put conditioned on the key's absence, and "If a
  * ConditionExpression evaluates to false during a conditional write,
  * DynamoDB still consumes write capacity from the table" (WorkingWithItems,
- * capacity units consumed by conditional writes): charged so, at least 1 WRU
- * (the refusal returns no item to size it by). The conservative reading: it
+ * capacity units consumed by conditional writes; "dependent on the size of
+ * the existing item (or a minimum of 1)"): charged so, 1 WRU where the
+ * refusal returns no item to size it by. The conservative reading: it
  * is our claim path that sends them.
  */
 const REFUSALS: ReadonlySet<string> = new Set(['ConditionalCheckFailed', 'DuplicateItem']);
@@ -215,10 +216,12 @@ function statement(
   answer: { Item?: unknown; Error?: { Code?: string; Item?: unknown } } | undefined,
 ): UnitCount {
   if (/^\s*select\b/i.test(String(s['Statement'] ?? ''))) return { wru: 0, rru: readUnits(itemSize(answer?.Item), consistency(s)) };
-  if (answer?.Error !== undefined && !REFUSALS.has(answer.Error.Code ?? '')) return ZERO;
+  if (answer?.Error !== undefined) {
+    // Refused: billed on the existing item ("dependent on the size of the existing item (or a minimum of 1)").
+    return REFUSALS.has(answer.Error.Code ?? '') ? { wru: writeUnits(itemSize(answer.Error.Item)), rru: 0 } : ZERO;
+  }
   const params = (s['Parameters'] ?? []) as AttributeValue[];
   const bytes = Math.max(
-    itemSize(answer?.Error?.Item),
     itemSize(answer?.Item), // an UPDATE ... RETURNING ALL NEW *: the item it wrote
     params.reduce((sum, p) => sum + valueSize(p), 0),
   );
@@ -233,8 +236,9 @@ function batchStatements(r: ObservedRequest): UnitCount {
 
 function executeStatement(r: ObservedRequest): UnitCount {
   if (r.error === undefined) return statement(r.input, r.output as { Item?: unknown } | undefined);
-  if (errorName(r.error) !== 'ConditionalCheckFailedException') return ZERO;
-  return statement(r.input, { Error: { Code: 'ConditionalCheckFailed', Item: (r.error as { Item?: unknown }).Item } });
+  const code = { ConditionalCheckFailedException: 'ConditionalCheckFailed', DuplicateItemException: 'DuplicateItem' }[errorName(r.error)];
+  if (code === undefined) return ZERO;
+  return statement(r.input, { Error: { Code: code, Item: (r.error as { Item?: unknown }).Item } });
 }
 
 const SINGLE_WRITES: Readonly<Record<string, string>> = { PutItem: 'Put', UpdateItem: 'Update', DeleteItem: 'Delete' };

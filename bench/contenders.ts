@@ -12,16 +12,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import {
-  claim,
-  DynamoDBIdempotencyStore,
-  eachRecord,
-  jsonBody,
-  sqsIdempotency,
-  transaction,
-  type IdempotencyStore,
-  type RecordContext,
-} from '../src/index.js';
+import { claim, DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, transaction, type RecordContext } from '../src/index.js';
 import type { CommitMode } from '../src/transaction/group-commit/queue.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
 import type { ProbeMode } from '../src/transaction/group-commit/duplicate-probe.js';
@@ -65,27 +56,6 @@ export interface OursOptions extends HandlerOptions {
   /** Transaction strategy: `transaction({ probeDuplicates, commit })` (library defaults when undefined). */
   readonly probeDuplicates?: ProbeMode;
   readonly commit?: CommitMode;
-  /** TEMPORARY (measurement): 'single' hides the store's batched calls; 'idle' / 'no-claims' pick a coalescing variant. */
-  readonly batching?: 'single' | 'idle' | 'no-claims' | 'no-claims-idle';
-}
-
-/** The store seen without its batched calls (or with a measurement flag): a plain delegating object. */
-function storeFor(store: DynamoDBIdempotencyStore, batching: OursOptions['batching']): IdempotencyStore {
-  if (batching === undefined) return store;
-  const view: IdempotencyStore & { completionPolicy?: string; batchClaims?: boolean } = {
-    recordId: (c, k) => store.recordId(c, k),
-    claim: (i) => store.claim(i),
-    complete: (i) => store.complete(i),
-    release: (i) => store.release(i),
-    renew: (i) => store.renew(i),
-    get: (id) => store.get(id),
-  };
-  if (batching === 'single') return view;
-  view.claimMany = (i) => store.claimMany(i);
-  view.completeMany = (i) => store.completeMany(i);
-  if (batching === 'idle' || batching === 'no-claims-idle') view.completionPolicy = 'idle';
-  if (batching === 'no-claims' || batching === 'no-claims-idle') view.batchClaims = false;
-  return view;
 }
 
 export interface PowertoolsOptions extends HandlerOptions {
@@ -122,7 +92,7 @@ export function oursHandler(options: OursOptions): BatchHandler {
     ...(options.cacheEntries === undefined ? {} : { cache: { maxEntries: options.cacheEntries } }),
   });
   const middleware = sqsIdempotency({
-    store: storeFor(store, options.batching),
+    store,
     consumer: 'bench',
     key: (r) => jsonBody<OrderPaid>(r).orderNo,
     strategy: oursStrategy(options),

@@ -90,6 +90,25 @@ describe('write units', () => {
     expect(requestUnits({ ...tx, output: undefined, error: cancelled })).toEqual({ wru: 2 * 3 + 2 + 2 + 2, rru: 0 });
   });
 
+  it('bills each statement of a BatchExecuteStatement: written, refused (DuplicateItem and failed conditions alike), not other errors', () => {
+    const statement = { Statement: 'INSERT INTO "t" VALUE {\'pk\': ?}', Parameters: [s('x'.repeat(1500))] };
+    const r: ObservedRequest = {
+      commandName: 'BatchExecuteStatementCommand',
+      input: { Statements: [statement, statement, statement, statement, statement] },
+      output: {
+        Responses: [
+          {},
+          { Error: { Code: 'DuplicateItem' } },
+          { Error: { Code: 'ConditionalCheckFailed', Item: sized(2500) } },
+          { Error: { Code: 'ThrottlingError' } },
+          { Item: sized(3000) }, // an UPDATE ... RETURNING ALL NEW *: the item it wrote
+        ],
+      },
+    };
+    // Refusals by the existing item (none returned: the minimum), not by the statement's own values.
+    expect(requestUnits(r)).toEqual({ wru: 2 + 1 + 3 + 0 + 3, rru: 0 });
+  });
+
   it('bills the processed writes of a BatchWriteItem', () => {
     const batch: ObservedRequest = {
       commandName: 'BatchWriteItemCommand',
