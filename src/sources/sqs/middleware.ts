@@ -27,7 +27,7 @@ import {
   type BackoffOptions,
   type PermanentFailureOptions,
 } from './after-settle.js';
-import { sqsDefaults } from './defaults.js';
+import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
 import { sqsSource } from './adapter.js';
 
 /**
@@ -96,7 +96,7 @@ function refuseMovedSqsSettings(options: SqsIdempotencyOptions): void {
     for (const name of ['sqs', 'queueUrl']) {
       if (value[name] !== undefined) {
         throw new TypeError(
-          `${sqsSource.owner}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`,
+          `${SQS_MIDDLEWARE}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`,
         );
       }
     }
@@ -107,7 +107,7 @@ function refuseMovedSqsSettings(options: SqsIdempotencyOptions): void {
 function requireClient(options: SqsIdempotencyOptions): void {
   const needs = options.permanentFailures !== undefined ? 'permanentFailures' : options.backoff !== undefined ? 'backoff' : undefined;
   if (needs !== undefined && options.sqs === undefined) {
-    throw new TypeError(`${sqsSource.owner}: option "${needs}" needs the option "sqs" (the SQSClient it sends through).`);
+    throw new TypeError(`${SQS_MIDDLEWARE}: option "${needs}" needs the option "sqs" (the SQSClient it sends through).`);
   }
 }
 
@@ -137,12 +137,13 @@ function requireClient(options: SqsIdempotencyOptions): void {
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
   if (isPlainObject(options)) refuseMovedSqsSettings(options);
-  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
+  const resolved = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
   requireClient(options);
   return batchIdempotency(sqsSource, {
     ...resolved,
+    owner: SQS_MIDDLEWARE,
     afterSettle: sqsAfterSettle(options),
-    steps: strategySteps(sqsSource.owner, resolved, options.strategy),
+    steps: strategySteps(SQS_MIDDLEWARE, resolved, options.strategy),
     writeMetrics: metricsWriter(resolved.metrics),
   });
 }
