@@ -32,6 +32,9 @@ interface ItemResponse {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
+/** How often the lifecycle read each item: once per invocation (`readOnce`), however often it needs its id or lane. */
+const reads = new Map<Item, number>();
+
 // A handful of members, and nothing of the source anywhere else: the log line's `source` is its name.
 const itemSource: BatchSource<ItemEvent, Item, ItemResponse> = {
   name: 'items',
@@ -42,12 +45,15 @@ const itemSource: BatchSource<ItemEvent, Item, ItemResponse> = {
     return i < 0 ? (items as Item[]) : { refused: `not an item event: item ${i} has no seq` };
   },
   withRecords: (e, items) => ({ ...e, items: [...items] }),
-  read: (r) => ({
-    id: r.seq,
-    lane: r.shard,
-    attempt: 1,
-    unreadable: r.data.length === 0 ? new InvalidRecordError(`Item ${r.seq} is empty.`) : undefined,
-  }),
+  read: (r) => {
+    reads.set(r, (reads.get(r) ?? 0) + 1);
+    return {
+      id: r.seq,
+      lane: r.shard,
+      attempt: 1,
+      unreadable: r.data.length === 0 ? new InvalidRecordError(`Item ${r.seq} is empty.`) : undefined,
+    };
+  },
   respond: (retry) => ({ retry }),
   retriedIn: (response) => new Set((response as Partial<ItemResponse> | undefined)?.retry ?? []),
 };
@@ -113,6 +119,7 @@ describe('a new source is one BatchSource object', () => {
     expect(store.settles.get('items#a')).toBe(1);
     expect(store.settles.get('items#boom')).toBe(1);
     expect(lines[0]?.source).toBe('items');
+    expect(batch.items.map((i) => reads.get(i))).toEqual([1, 1, 1, 1, 1, 1]);
     expect(lines[0]?.counts).toMatchObject({ completed: 2, failed: 1, invalid: 1, 'not-started': 1, duplicate: 1 });
 
     const again = await handler({ items: [item('7', 'a'), item('8', 'b')] }, lambdaContext());
