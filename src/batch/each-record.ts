@@ -49,8 +49,10 @@ export type BatchResponseOf<TRecord> = [TRecord] extends [KafkaRecord] ? KafkaBa
 /**
  * The record handler `eachRecord` takes. A conditional type on purpose: it
  * lets TypeScript give an unannotated `record` the type the Middy handler
- * expects (inferred from the return type), which a plain function type
- * would not.
+ * expects (inferred from the return type, through Middy's generic
+ * `.handler`), which a plain function type would not. For the same reason
+ * `eachRecord`'s type parameters have no defaults (one would be used
+ * instead); its second overload serves `eachRecord<Result>(...)`.
  */
 type HandlerOf<TResult, TRecord> = [TRecord] extends [unknown]
   ? RecordHandler<TResult, unknown extends TRecord ? SQSRecord : TRecord>
