@@ -1,10 +1,12 @@
 /**
  * `npm run bench -- --aws`: the model of AWS the headline figures are taken
- * on. Every parameter is in this file (latency per operation class, unit
- * rules, prices, Lambda's memory size), so anyone can change one and rerun;
- * docs/benchmarks.md prints them from here. The functions are pure: the
- * latency floor's middleware (latency.ts) and the unit counting (aws-units.ts)
- * use them.
+ * on. Every parameter is in this file (unit rules, prices, Lambda's memory
+ * size) or, for the latency per operation class, in
+ * src/transaction/group-commit/latency.ts (group commit's probe policy is
+ * derived from the same figures, so they are kept in one place), so anyone
+ * can change one and rerun; docs/benchmarks.md prints them from here. The
+ * functions are pure: the latency floor's middleware (latency.ts) and the
+ * unit counting (aws-units.ts) use them.
  *
  * Latency: a Lambda-side measurement, not DynamoDB Local's CPU.
  * alexdebrie/dynamodb-performance-testing timed 400 invocations per
@@ -13,18 +15,10 @@
  * at least a value drawn from its class (the time DynamoDB Local spent on it
  * counts inside that floor).
  */
+import { dynamoLatency, fitLognormal, transactPercentiles, type Lognormal } from '../src/transaction/group-commit/latency.js';
 
-/** A latency class as measured: median and 99th percentile, ms. */
-export interface Percentiles {
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-}
-
-/** A lognormal distribution: ln(X) ~ Normal(mu, sigma²), X in ms. */
-export interface Lognormal {
-  readonly mu: number;
-  readonly sigma: number;
-}
+export type { Lognormal, Percentiles } from '../src/transaction/group-commit/latency.js';
+export { fitLognormal, transactPercentiles };
 
 export const awsModel = {
   source: {
@@ -32,19 +26,13 @@ export const awsModel = {
     url: 'https://github.com/alexdebrie/dynamodb-performance-testing',
     what: '400 invocations per operation, timed from a Lambda function (client side: SDK, network and DynamoDB)',
   },
-  latency: {
-    /** GetItem, PutItem, UpdateItem, DeleteItem; Query, Scan and ExecuteStatement are given the same class. */
-    single: { p50Ms: 7.55, p99Ms: 16.2 },
-    /** TransactWriteItems / TransactGetItems (and ExecuteTransaction) by item count, linear in between. */
-    transact: {
-      fewItems: 5,
-      few: { p50Ms: 25.3, p99Ms: 92.5 },
-      manyItems: 25,
-      many: { p50Ms: 32.1, p99Ms: 97.5 },
-    },
-    /** Standard normal quantile of 0.99: sigma = (ln p99 − ln p50) / z99. */
-    z99: 2.3263,
-  },
+  /**
+   * Single-item requests (GetItem, PutItem, UpdateItem, DeleteItem; Query, Scan and ExecuteStatement are
+   * given the same class) and TransactWriteItems / TransactGetItems (and ExecuteTransaction) by item count,
+   * linear in between. Kept in src/transaction/group-commit/latency.ts, where group commit's probe policy
+   * is derived from the same figures: change them there.
+   */
+  latency: dynamoLatency,
   /** DynamoDB's billing rules (on-demand), as its developer guide and pricing page state them. */
   units: {
     writeUnitBytes: 1024,
@@ -84,12 +72,6 @@ export const awsModel = {
   },
 } as const;
 
-/** The lognormal with this median and 99th percentile. */
-export function fitLognormal(p: Percentiles, z99: number = awsModel.latency.z99): Lognormal {
-  const mu = Math.log(p.p50Ms);
-  return { mu, sigma: (Math.log(p.p99Ms) - mu) / z99 };
-}
-
 /** A standard normal draw from two uniforms of `random` (Box–Muller). */
 export function standardNormal(random: () => number): number {
   const u1 = 1 - random(); // (0, 1]: ln is finite
@@ -99,17 +81,6 @@ export function standardNormal(random: () => number): number {
 
 export function drawLognormal(random: () => number, dist: Lognormal): number {
   return Math.exp(dist.mu + dist.sigma * standardNormal(random));
-}
-
-/**
- * A transaction's percentiles for `items` items: the 5-item figures at or
- * below 5 items, linear in the item count above (extrapolated past 25, where
- * no figure was published).
- */
-export function transactPercentiles(items: number): Percentiles {
-  const { fewItems, few, manyItems, many } = awsModel.latency.transact;
-  const t = Math.max(0, items - fewItems) / (manyItems - fewItems);
-  return { p50Ms: few.p50Ms + t * (many.p50Ms - few.p50Ms), p99Ms: few.p99Ms + t * (many.p99Ms - few.p99Ms) };
 }
 
 /** How the model times one request: a single-item draw, a transaction of n items, the slowest of n single draws, or no floor. */

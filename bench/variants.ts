@@ -165,6 +165,27 @@ export const variants: readonly Variant[] = [
       }),
   },
   {
+    id: 'ours-transaction-cache',
+    title: 'ours, transaction, cache',
+    setup:
+      'as ours, transaction, with the store cache (maxEntries: every key of the run): a key it knows COMPLETED is neither probed nor committed',
+    comparedWith: 'powertools-cache',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    optional: true,
+    build: (env) =>
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'transaction',
+        cacheEntries: env.cacheEntries,
+        effect: (e, { tx }) => {
+          tx.update(addPointsUpdate(env.tables.business, e));
+        },
+      }),
+  },
+  {
     id: 'powertools-cache',
     title: 'Powertools, local cache',
     setup: 'as Powertools, with useLocalCache (maxLocalCacheSize: every key of the run)',

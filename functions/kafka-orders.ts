@@ -13,7 +13,7 @@
  */
 import middy from '@middy/core';
 import {
-  eachKafkaRecord,
+  eachRecord,
   kafkaIdempotency,
   kafkaValue,
   type BatchLogger,
@@ -66,7 +66,7 @@ export function createKafkaOrdersHandler(deps: KafkaOrdersDeps) {
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       }),
     )
-    .handler(eachKafkaRecord((record) => deps.apply(kafkaValue<Record<string, unknown>>(record, 'json'), record)));
+    .handler(eachRecord((record) => deps.apply(kafkaValue<Record<string, unknown>>(record, 'json'), record)));
 }
 
 /** Dependencies from the Lambda environment: `IDEMPOTENCY_TABLE`; the side effect is one structured log line. */

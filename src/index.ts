@@ -24,7 +24,7 @@ export { kinesisIdempotency } from './sources/streams/kinesis.js';
 export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
 export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
 export type { DynamoDBStreamsIdempotencyOptions } from './sources/streams/dynamodb-streams.js';
-export { kafkaIdempotency, eachKafkaRecord } from './sources/kafka-middleware.js';
+export { kafkaIdempotency } from './sources/kafka-middleware.js';
 export type { KafkaIdempotencyOptions } from './sources/kafka-middleware.js';
 export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafka.js';
 export { idempotent } from './event/idempotent.js';

@@ -50,7 +50,7 @@ function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): Pre
     outcome: { kind: 'invalid', messageId, error },
   });
   // Checked here, not by the user's key function: it is typed to receive a readable record.
-  const unreadable = config.source.unreadable(record);
+  const { unreadable } = config.source.read(record);
   if (unreadable !== undefined) return invalid(unreadable);
   const prepared = prepare(record, config);
   if (prepared instanceof Error) return invalid(prepared);
@@ -114,7 +114,7 @@ function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: Admi
     const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
     if (a.kind !== 'follower' || leader === undefined) return a;
     // A copy in another FIFO group than its first copy, which was held back unrun: it may take the key over in its lane.
-    if (releasedUnrun(leader) && config.source.lane(a.record) !== a.leader.lane) return a;
+    if (releasedUnrun(leader) && config.source.read(a.record).lane !== a.leader.lane) return a;
     return { kind: 'settled', record: a.record, id: a.owned.id, outcome: followerOutcome(a.owned, leader, a.leader.payloadHash) };
   });
 }
@@ -130,7 +130,7 @@ async function holdBackBlockedGroups<TRecord>(
 ): Promise<Admission<TRecord>[]> {
   const held = heldBack(
     admissions,
-    (a) => config.source.lane(a.record),
+    (a) => config.source.read(a.record).lane,
     (a): Standing => {
       if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
       return 'waits';
@@ -172,7 +172,7 @@ export function startAdmissions<TRecord>(records: readonly TRecord[], config: Ad
   return records.map((record): StartedAdmission<TRecord> => {
     const p = prepareOne(record, config);
     if ('kind' in p) return { record, admission: Promise.resolve(p) };
-    const group = config.source.lane(record);
+    const group = config.source.read(record).lane;
     const lane = config.claim ? p.owned.id : `${p.owned.id}\u0000${group ?? ''}`;
     const leader = leaders.get(lane);
     if (leader !== undefined) {

@@ -27,6 +27,8 @@ import type { StrategyBatch } from './strategies/types.js';
 
 /** What the invocation knows of its Lambda invocation. */
 export interface InvocationSettings {
+  /** The middleware's name, for errors. */
+  readonly owner: string;
   readonly consumer: string;
   readonly startedAt: number;
   /** A record is not started when the remaining time is under this. */
@@ -46,6 +48,7 @@ type Phase = 'admitted' | 'running' | 'closed';
 /** A batch middleware's invocation; `eachRecord` runs it as its {@link BatchRunner}. */
 export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   readonly source: BatchSource<unknown, TRecord, unknown>;
+  readonly owner: string;
   readonly settings: InvocationSettings;
   readonly safetyMarginMs: number;
   /** The batch's records, each id once, in delivery order: every one gets exactly one final outcome. */
@@ -86,6 +89,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.original = original;
     this.#batch = batch;
     this.settings = settings;
+    this.owner = settings.owner;
     this.safetyMarginMs = settings.safetyMarginMs;
     const records: TRecord[] = [];
     const leaders: TRecord[] = [];
@@ -105,7 +109,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
         this.#leaders.set(owned.messageId, a.leader);
         if (a.heldBack === true) this.#heldBack.add(owned.messageId);
       }
-      lanes.push({ lane: source.lane(record), ...(a.kind === 'follower' ? { leader: a.leader } : {}) });
+      lanes.push({ lane: source.read(record).lane, ...(a.kind === 'follower' ? { leader: a.leader } : {}) });
     }
     this.records = records;
     this.leaderRecords = leaders;
@@ -166,13 +170,13 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
    */
   laneOf(record: TRecord): string | undefined {
     const owned = this.#owned.get(idOf(this.source, record));
-    const lane = this.source.lane(record);
+    const lane = this.source.read(record).lane;
     if (lane !== undefined) return this.#merged.get(lane) ?? lane;
     return owned === undefined ? undefined : `\u0000${owned.id}`;
   }
 
   async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
-    const group = this.source.lane(record);
+    const group = this.source.read(record).lane;
     if (group === undefined || !this.#merged.has(group)) return this.#executeOne(record, fn, context);
     // A merged lane goes on past a returned record: only that record's own group stops.
     const id = idOf(this.source, record);
@@ -201,7 +205,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     const earlier = this.executions.get(id);
     if (earlier !== undefined || this.#running.has(id)) return earlier?.kind === 'settled' && acknowledged(earlier.outcome);
     const leader = this.#leaders.get(id);
-    if (leader !== undefined && releasedUnrun(this.#outcomeOf(leader.messageId)) && this.source.lane(record) !== leader.lane) {
+    if (leader !== undefined && releasedUnrun(this.#outcomeOf(leader.messageId)) && this.source.read(record).lane !== leader.lane) {
       return this.#takeOver(record, owned, fn, context);
     }
     if (leader !== undefined) return this.#follow(owned, leader);
@@ -229,7 +233,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
 
   /** Runs one owned record under the strategy; it is settled as soon as it finishes. */
   async #run(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
-    const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.attempt(record) };
+    const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.read(record).attempt };
     const outcome = await this.#batch.run(
       owned,
       async (tx, signal) => fn(record, withSignal({ ...base, tx }, signal)),
@@ -253,7 +257,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     const id = owned.messageId;
     // It stays among the later copies (its outcome is reported as theirs are); those after it follow it now.
     const released = this.#leaders.get(id)?.messageId;
-    const ref: LeaderRef = { messageId: id, payloadHash: owned.payloadHash, lane: this.source.lane(record) };
+    const ref: LeaderRef = { messageId: id, payloadHash: owned.payloadHash, lane: this.source.read(record).lane };
     for (const [other, leader] of this.#leaders) {
       if (other !== id && leader.messageId === released && this.#outcomeOf(other) === undefined) this.#leaders.set(other, ref);
     }
@@ -312,8 +316,8 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
 
   /** The handler never called `eachRecord`: the strategy reads its response. */
   answeredByHandler(response: unknown): Map<string, Execution> {
-    const { source, leaderRecords: leaders } = this;
-    return this.#batch.answeredByHandler({ source, leaders, owned: (id) => this.ownedRecord(id), response });
+    const { source, owner, leaderRecords: leaders } = this;
+    return this.#batch.answeredByHandler({ source, owner, leaders, owned: (id) => this.ownedRecord(id), response });
   }
 
   /**

@@ -16,7 +16,7 @@ import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
 import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
 import { aboutTheBatch } from '../sources/sqs/permanent.js';
-import { distinctRecords, idOf, type BatchSource } from '../sources/source.js';
+import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../sources/source.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
 import type { BatchStrategy } from './strategies/types.js';
@@ -44,6 +44,8 @@ export type MetricsWriter = (line: BatchLogLine, answeredEarly: boolean) => void
 
 /** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`), and the parts its entry brings in. */
 export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & {
+  /** The middleware's name (`sqsIdempotency`): Middy's name for it, and what its errors begin with. */
+  readonly owner: string;
   readonly afterSettle?: AfterSettle<TRecord> | undefined;
   /** `'pipelined'`: each record starts when its own claim returns (claim strategy, eachRecord). */
   readonly claims?: 'batch' | 'pipelined';
@@ -59,7 +61,7 @@ const INVOCATION = Symbol('effectively-once: the batch invocation');
 type Internal = Record<symbol, unknown>;
 
 /**
- * Builds the middleware for one source. `source.owner` names it in errors.
+ * Builds the middleware for one source. `config.owner` names it in errors.
  * The response is built in one place, `respond`, from one final outcome per
  * record; a record with no outcome comes back.
  */
@@ -67,8 +69,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,
   config: BatchConfig<TRecord>,
 ): MiddlewareObj<TEvent, TResponse> {
-  const { store, logger, steps, writeMetrics } = config;
-  const { owner } = source;
+  const { store, logger, steps, writeMetrics, owner } = config;
 
   /** Keeps the invocation with its request until the batch is answered, and leaves it where `eachRecord` finds it. */
   function keep(request: Request<TEvent, TResponse>, invocation: BatchInvocation<TRecord>): void {
@@ -92,20 +93,22 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   }
 
   async function before(request: Request<TEvent, TResponse>): Promise<TResponse | undefined> {
-    const reason = source.invalidEvent(request.event);
-    if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind}: ${reason}.`);
+    const records = source.records(request.event);
+    if (isRefusal(records)) throw new TypeError(`${owner}: the event is ${records.refused}.`);
     const startedAt = Date.now();
+    // Read each record once for the whole invocation (its id and lane are asked for again and again).
+    const reader = readOnce(source);
     const consumer = consumerName(owner, config.consumer, request.context?.functionName);
     const remaining = remainingTime(request.context);
     const safetyMarginMs = safetyMargin(remaining, config.safetyMarginMs, config.autoSafetyMargin);
     // A repeated record id is one delivery: run once, named once in the response and the log.
-    const original = distinctRecords(source, source.records(request.event));
+    const original = distinctRecords(reader, records);
     const leaseMs = leaseDuration(remaining, config.lease);
-    const admit = { ...config, source, consumer, leaseMs };
+    const admit = { ...config, source: reader, consumer, leaseMs };
     const { context } = request;
     const batch = await steps.begin({ records: original, admit });
     const timeLeft = () => remainingTime(context);
-    const invocation = new BatchInvocation(source, original, batch, { consumer, startedAt, safetyMarginMs, timeLeft });
+    const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
     if (invocation.records.length === 0) {
       await invocation.close();
@@ -128,7 +131,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     early = false,
   ): Promise<TResponse> {
     const settled = await invocation.settle(executions, store, config.storeResult);
-    const { outcomes, notes = {} } = await afterSettle(invocation, behindFailures(source, invocation.original, settled));
+    const { outcomes, notes = {} } = await afterSettle(invocation, behindFailures(invocation.source, invocation.original, settled));
     if (logger !== false || writeMetrics !== undefined) {
       const { ids, settings } = invocation;
       const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
@@ -142,7 +145,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   /** The source's after-settle step, if it has one; a step that throws changes nothing. */
   async function afterSettle(invocation: BatchInvocation<TRecord>, outcomes: readonly RecordOutcome[]): Promise<AfterSettleResult> {
     if (config.afterSettle === undefined) return { outcomes };
-    const records = new Map(invocation.original.map((r) => [idOf(source, r), r] as const));
+    const records = new Map(invocation.original.map((r) => [idOf(invocation.source, r), r] as const));
     try {
       return await config.afterSettle(outcomes, { records, consumer: invocation.settings.consumer });
     } catch (err) {

@@ -7,7 +7,7 @@
  */
 import type { Context, SQSRecord } from 'aws-lambda';
 import type { TransactionBuilder } from '../transaction/builder.js';
-import type { BatchSource } from '../sources/source.js';
+import { isRefusal, type BatchSource, type Refusal } from '../sources/source.js';
 
 /** What a per-record handler receives besides the record. */
 export interface RecordContext {
@@ -43,6 +43,8 @@ export type NotStartedReason = 'deadline' | 'group-failed';
 export interface BatchRunner<TRecord = SQSRecord> {
   /** The source the records come from: their ids and lanes. */
   readonly source: BatchSource<unknown, TRecord, unknown>;
+  /** The middleware's name, for errors. */
+  readonly owner: string;
   /** The records to run, in delivery order. */
   readonly records: readonly TRecord[];
   /** A record is not started when the remaining time is under this. */
@@ -130,7 +132,7 @@ export function attachRunner<TRecord>(event: object, context: unknown, runner: B
   const records: object[] = runner.records.flatMap((r) => (isObject(r) ? [r] : []));
   const registration: Registration = {
     runner: runner as BatchRunner<unknown>,
-    ids: new Set(runner.records.flatMap((r) => runner.source.itemId(r) ?? [])),
+    ids: new Set(runner.records.map((r) => runner.source.read(r).id)),
     event,
     context: isObject(context) && canJoin(context, ON_CONTEXT) ? context : undefined,
     records: records.filter((record) => canJoin(record, ON_RECORD)),
@@ -180,27 +182,29 @@ function registrationFor(event: unknown, context: unknown): Registration | undef
     const owner = marked.find(owns);
     if (owner === undefined) return undefined;
     throw new TypeError(
-      `eachRecord: ${owner.runner.source.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
+      `eachRecord: ${owner.runner.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
     );
   }
   const owners = onContext.filter(owns);
   if (owners.length === 1 && owners[0] !== undefined) return owners[0];
   const some = onContext[0];
-  if (some !== undefined && some.runner.source.recordsOf(event) === undefined) throw new TypeError(noRecords(some));
+  const records = some?.runner.source.records(event);
+  if (some !== undefined && records !== undefined && isRefusal(records)) throw new TypeError(notRecords(some, records));
   throw new TypeError(
     owners.length === 0
-      ? `eachRecord: the event holds none of the records ${some?.runner.source.owner} handed on (a middleware after it replaced the event or changed the message ids).`
-      : `eachRecord: the event matches more than one ${some?.runner.source.owner} invocation sharing this context; it cannot tell which one it belongs to.`,
+      ? `eachRecord: the event holds none of the records ${some?.runner.owner} handed on (a middleware after it replaced the event or changed the message ids).`
+      : `eachRecord: the event matches more than one ${some?.runner.owner} invocation sharing this context; it cannot tell which one it belongs to.`,
   );
 }
 
-const noRecords = (r: Registration) =>
-  `eachRecord: the event has no Records array (a middleware after ${r.runner.source.owner} replaced it).`;
+const notRecords = (r: Registration, refusal: Refusal) =>
+  `eachRecord: the event is ${refusal.refused} (a middleware after ${r.runner.owner} replaced it).`;
 
-/** The string ids of an event's records, read through the registration's source (none when it has no records). */
+/** The ids of an event's records, read through the registration's source (none when it refuses the event). */
 function idsOf(registration: Registration, event: unknown): string[] {
   const { source } = registration.runner;
-  return (source.recordsOf(event) ?? []).flatMap((r: unknown) => source.itemId(r) ?? []);
+  const records = source.records(event);
+  return isRefusal(records) ? [] : records.map((r) => source.read(r).id);
 }
 
 /**
@@ -209,15 +213,15 @@ function idsOf(registration: Registration, event: unknown): string[] {
  * batch response, so running it would be running it unprotected.
  */
 function handlerRecords(registration: Registration, event: unknown): Map<string, unknown> {
-  const { source } = registration.runner;
-  const records = source.recordsOf(event);
-  if (records === undefined) throw new TypeError(noRecords(registration));
+  const { source, owner } = registration.runner;
+  const records = source.records(event);
+  if (isRefusal(records)) throw new TypeError(notRecords(registration, records));
   const theirs = new Map<string, unknown>();
   for (const [i, record] of records.entries()) {
-    const id = source.itemId(record);
-    if (id === undefined || !registration.ids.has(id)) {
+    const { id } = source.read(record);
+    if (!registration.ids.has(id)) {
       throw new TypeError(
-        `eachRecord: record ${i} of the event (message ${String(id)}) is not one ${source.owner} handed on; a middleware after it must not add records.`,
+        `eachRecord: record ${i} of the event (message ${id}) is not one ${owner} handed on; a middleware after it must not add records.`,
       );
     }
     if (theirs.has(id)) throw new TypeError(`eachRecord: message ${id} is in the event twice.`);
@@ -234,21 +238,22 @@ function handlerRecords(registration: Registration, event: unknown): Map<string,
  */
 function matchedRunner(registration: Registration, event: unknown): BatchRunner<unknown> {
   const { runner } = registration;
-  const { source } = runner;
+  const { source, owner } = runner;
   const theirs = handlerRecords(registration, event);
   const handed = runner.ownedRecords ?? runner.records;
-  if (theirs.size === handed.length && handed.every((r) => theirs.get(source.itemId(r) ?? '') === r)) return runner;
+  if (theirs.size === handed.length && handed.every((r) => theirs.get(source.read(r).id) === r)) return runner;
   return {
     source,
+    owner,
     records: runner.records,
     ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
     ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
     begin: () => runner.begin?.(),
     execute(record, fn, context) {
-      const id = source.itemId(record) ?? '';
+      const { id } = source.read(record);
       const own = theirs.get(id);
-      const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(source.owner, id) : (_ours, ctx) => fn(own, ctx);
+      const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(owner, id) : (_ours, ctx) => fn(own, ctx);
       return runner.execute(record, run, context);
     },
     skip: (record, reason) => runner.skip(record, reason),

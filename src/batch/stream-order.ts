@@ -36,7 +36,7 @@ export function behindFailures<TRecord>(
   const pairs = outcomes.map((outcome, i) => ({ outcome, record: records[i] as TRecord }));
   const held = heldBack(
     pairs,
-    (p) => source.lane(p.record),
+    (p) => source.read(p.record).lane,
     (p) => (acknowledged(p.outcome) ? 'waits' : 'blocks'),
   );
   return outcomes.map((o, i): RecordOutcome => {

@@ -7,18 +7,22 @@
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
 import type { RecordHandler } from '../batch/runner-link.js';
-import type { AnySource } from '../sources/event-sources.js';
+import type { AnySource, PlainSource } from '../sources/event-sources.js';
+import { SQS_MIDDLEWARE } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
 
-function sqsOnly(event: { readonly Records: readonly unknown[] }): AnySource {
-  const first: unknown = event.Records[0];
+const plainSqs: PlainSource = { source: sqsSource as unknown as AnySource, middleware: SQS_MIDDLEWARE };
+
+function sqsOnly(event: unknown): PlainSource {
+  const records: unknown = typeof event === 'object' && event !== null ? (event as Record<string, unknown>)['Records'] : undefined;
+  const first: unknown = Array.isArray(records) ? records[0] : undefined;
   const from: unknown = typeof first === 'object' && first !== null ? (first as Record<string, unknown>)['eventSource'] : undefined;
   if (from === 'aws:kinesis' || from === 'aws:dynamodb') {
     throw new TypeError(
       `eachRecord: records from ${from} need eachRecord from 'effectively-once' ('effectively-once/claim' knows SQS only).`,
     );
   }
-  return sqsSource as unknown as AnySource;
+  return plainSqs;
 }
 
 /**
@@ -47,5 +51,8 @@ export function eachRecord<TResult, TRecord = SQSRecord>(
   fn: RecordHandler<TResult, TRecord>,
   options: EachRecordOptions = {},
 ): (event: { Records: TRecord[] }, context: Context) => Promise<SQSBatchResponse> {
-  return eachRecordOver(fn, options, sqsOnly);
+  return eachRecordOver(fn as RecordHandler<unknown, unknown>, options, sqsOnly) as (
+    event: { Records: TRecord[] },
+    context: Context,
+  ) => Promise<SQSBatchResponse>;
 }

@@ -16,7 +16,7 @@ import { heartbeatOn } from '../engine/heartbeat.js';
 import type { ClaimStrategy } from '../batch/strategies/claim.js';
 import { claimCommonRules, recordRules, refuseStrategyName, withoutMovedOptions } from '../engine/middleware-options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
-import { sqsDefaults } from '../sources/sqs/defaults.js';
+import { SQS_MIDDLEWARE, sqsDefaults } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
 
 /** Options the claim-only entry refuses whatever their value: the main entry's parts it leaves out. */
@@ -42,7 +42,7 @@ export interface SqsIdempotencyOptions extends Omit<MainSqsOptions, Refused | 's
   readonly metrics?: false;
 }
 
-const OWNER = sqsSource.owner;
+const OWNER = SQS_MIDDLEWARE;
 
 /** The options this entry cannot serve, with the value that would need the left-out part. */
 function unservable(options: Record<string, unknown>): string | undefined {
@@ -128,5 +128,10 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   const resolved = resolveOptions(OWNER, given, { ...rules, ...refusedRules }, defaults);
   // The claim strategy's batch claims alone, and no metrics: what this entry serves is all it bundles.
   // (A default claim() object was let through above: the steps read the strategy's name.)
-  return batchIdempotency(sqsSource, { ...resolved, strategy: 'claim', steps: claimBatchStrategy({ ...resolved, owner: OWNER }) });
+  return batchIdempotency(sqsSource, {
+    ...resolved,
+    owner: OWNER,
+    strategy: 'claim',
+    steps: claimBatchStrategy({ ...resolved, owner: OWNER }),
+  });
 }

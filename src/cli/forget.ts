@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DeleteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord, IdempotencyStatus } from '../engine/record.js';
-import { isAwsError } from '../transaction/cancellation.js';
+import { isAwsError } from '../stores/dynamodb/refusals.js';
 import { ATTR } from '../stores/dynamodb/layout.js';
 import { recordFromWire } from '../stores/dynamodb/records.js';
 import { markerKey } from '../stores/redis/fields.js';

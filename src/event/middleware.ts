@@ -30,15 +30,15 @@ export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<
   readonly onReplay?: ((result: TResult, event: TEvent) => TResult | Promise<TResult>) | undefined;
 }
 
-/** Builds the middleware for one single-event source. */
+/** Builds the middleware for one single-event source; `owner`, the middleware's name (`eventBridgeIdempotency`), names it in errors. */
 export function eventIdempotency<TEvent extends object, TResult>(
-  source: EventSource<TEvent>,
+  owner: string,
+  source: EventSource,
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
   const { store, logger, onReplay } = config;
   const { payload } = config;
   const runs = new WeakMap<object, EventRun>();
-  const { owner } = source;
   const metrics = metricsSink(config.metrics);
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
@@ -111,12 +111,11 @@ export function eventIdempotency<TEvent extends object, TResult>(
   }
 
   async function before(request: Request<TEvent, TResult>): Promise<void> {
-    const reason = source.invalidEvent(request.event);
-    if (reason !== undefined) throw new TypeError(`${owner}: the event is not ${source.eventKind} (${reason}).`);
+    const messageId = source.id(request.event);
+    if (typeof messageId !== 'string') throw new TypeError(`${owner}: the event is ${messageId.refused}.`);
     const startedAt = Date.now();
     // A durable function's handler gets a DurableContext; the function name is on the Lambda context it holds.
     const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
-    const messageId = source.itemId(request.event);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
       emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, error: prepared });

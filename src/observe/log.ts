@@ -22,7 +22,8 @@ export interface RecordLogEntry {
 export interface BatchLogLine {
   readonly level: 'INFO' | 'WARN';
   readonly message: 'effectively-once';
-  readonly source: 'sqs' | 'eventbridge' | 'kinesis' | 'dynamodb-streams' | 'kafka';
+  /** The source's name (its adapter's `name`): `sqs`, `eventbridge`, `kinesis`, `dynamodb-streams`, `kafka`. */
+  readonly source: string;
   readonly consumer: string;
   readonly strategy: 'claim' | 'transaction';
   readonly counts: Readonly<Record<RecordOutcomeKind, number>>;

@@ -1,23 +1,47 @@
 /**
  * The batch source an event comes from, for `eachRecord` used without an
- * idempotency middleware: it still needs each record's id in the response
- * and its ordering lane (FIFO group, shard).
+ * idempotency middleware: it still needs each record's id in the response,
+ * its ordering lane (FIFO group, shard, partition) and the response's shape.
  */
+import { isPlainObject } from '../engine/options.js';
+import { kafkaSource } from './kafka.js';
 import type { BatchSource } from './source.js';
-import { dynamoDBStreamsSource, kinesisSource } from './streams/adapter.js';
+import { SQS_MIDDLEWARE } from './sqs/defaults.js';
 import { sqsSource } from './sqs/adapter.js';
+import { dynamoDBStreamsSource, kinesisSource } from './streams/adapter.js';
 
 /** Any batch source, as a plain runner uses it. */
-export type AnySource = BatchSource<unknown, unknown, { batchItemFailures: Array<{ itemIdentifier: string }> }>;
+export type AnySource = BatchSource<unknown, unknown, unknown>;
 
-const byEventSource: Readonly<Record<string, AnySource>> = {
-  'aws:kinesis': kinesisSource as unknown as AnySource,
-  'aws:dynamodb': dynamoDBStreamsSource as unknown as AnySource,
+/** A source `eachRecord` runs with no middleware in front, and the middleware that would protect it (its errors name it). */
+export interface PlainSource {
+  readonly source: AnySource;
+  readonly middleware: string;
+}
+
+// Object literals, no calls: an entry that never calls `sourceOfEvent` bundles none of these adapters.
+const sqs: PlainSource = { source: sqsSource as AnySource, middleware: SQS_MIDDLEWARE };
+const kafka: PlainSource = { source: kafkaSource as unknown as AnySource, middleware: 'kafkaIdempotency' };
+const byEventSource: Readonly<Record<string, PlainSource>> = {
+  'aws:kinesis': { source: kinesisSource as unknown as AnySource, middleware: 'kinesisIdempotency' },
+  'aws:dynamodb': { source: dynamoDBStreamsSource as unknown as AnySource, middleware: 'dynamoDBStreamsIdempotency' },
 };
 
-/** The source of a batch event by its first record's `eventSource`; SQS when it names none other. */
-export function sourceOfEvent(event: { readonly Records: readonly unknown[] }): AnySource {
-  const first: unknown = event.Records[0];
-  const eventSource: unknown = typeof first === 'object' && first !== null ? (first as Record<string, unknown>)['eventSource'] : undefined;
-  return (typeof eventSource === 'string' ? byEventSource[eventSource] : undefined) ?? (sqsSource as unknown as AnySource);
+/**
+ * The source of a batch event: Kafka by its `records` object, a stream by its
+ * first record's `eventSource`, SQS when it names none other.
+ *
+ * @throws TypeError when the event has neither a `Records` array nor a `records` object.
+ */
+export function sourceOfEvent(event: unknown): PlainSource {
+  if (isPlainObject(event) && isPlainObject(event['records'])) return kafka;
+  const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
+  if (!Array.isArray(records)) {
+    throw new TypeError(
+      'eachRecord: the event is not an SQS event, nor a Kinesis, DynamoDB Streams or Kafka one (it has no Records array, nor a records object).',
+    );
+  }
+  const first: unknown = records[0];
+  const eventSource: unknown = isPlainObject(first) ? first['eventSource'] : undefined;
+  return (typeof eventSource === 'string' ? byEventSource[eventSource] : undefined) ?? sqs;
 }

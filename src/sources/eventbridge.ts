@@ -94,16 +94,13 @@ const eventBridgeRules = {
 } satisfies RulesOf<EventBridgeIdempotencyOptions>;
 
 /** EventBridge as a single-event source: everything the lifecycle needs to know about its events. */
-const eventBridgeSource: EventSource<AnyEventBridgeEvent> = {
+const eventBridgeSource: EventSource = {
   name: 'eventbridge',
-  owner: NAME,
-  eventKind: 'an EventBridge event',
-  invalidEvent(event) {
+  id(event) {
     const e = event as Partial<AnyEventBridgeEvent> | null;
     const valid = e !== null && typeof e === 'object' && typeof e.id === 'string' && typeof e['detail-type'] === 'string' && 'detail' in e;
-    return valid ? undefined : 'expected id, detail-type and detail';
+    return valid ? (e.id as string) : { refused: 'not an EventBridge event (expected id, detail-type and detail)' };
   },
-  itemId: (event) => event.id,
 };
 
 /**
@@ -144,5 +141,5 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     eventBridgeRules,
     eventBridgeDefaults,
   );
-  return eventIdempotency<TEvent, TResult>(eventBridgeSource, config);
+  return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, config);
 }

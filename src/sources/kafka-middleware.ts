@@ -2,16 +2,12 @@
  * `kafkaIdempotency`: the Middy middleware that makes a Lambda triggered by
  * Amazon MSK or self-managed Apache Kafka idempotent per record, keeps each
  * topic-partition in offset order and answers with the partial batch
- * response the event source mapping resumes from (`ReportBatchItemFailures`);
- * and `eachKafkaRecord`, `eachRecord` typed for Kafka events.
+ * response the event source mapping resumes from (`ReportBatchItemFailures`).
+ * Its handler is `eachRecord`, as for every batch source.
  */
 import type { MiddlewareObj } from '@middy/core';
-import type { Context } from 'aws-lambda';
-import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
-import { runnerFor, type RecordHandler } from '../batch/runner-link.js';
 import type { BusinessKey } from '../engine/keys.js';
 import type { CommonIdempotencyOptions } from '../engine/middleware-options.js';
-import type { AnySource } from './event-sources.js';
 import { kafkaKeyText, kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
 import { streamDefaults, streamIdempotency } from './streams/middleware.js';
 
@@ -48,7 +44,7 @@ export const kafkaDefaults = streamDefaults<KafkaRecord>({
 /**
  * Makes a Kafka (Amazon MSK or self-managed) batch handler idempotent per
  * record, with DynamoDB conditional writes. Pair it with
- * {@link eachKafkaRecord}: each topic-partition's records run in offset
+ * {@link eachRecord}: each topic-partition's records run in offset
  * order; the first failure in a partition stops that partition, and the
  * response names it and the records after it by partition and offset.
  * Enable `ReportBatchItemFailures` on the event source mapping.
@@ -61,7 +57,7 @@ export const kafkaDefaults = streamDefaults<KafkaRecord>({
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import {
  *   DynamoDBIdempotencyStore,
- *   eachKafkaRecord,
+ *   eachRecord,
  *   kafkaIdempotency,
  *   kafkaValue,
  *   type KafkaBatchResponse,
@@ -74,49 +70,11 @@ export const kafkaDefaults = streamDefaults<KafkaRecord>({
  *
  * export const handler = middy<KafkaEvent, KafkaBatchResponse>()
  *   .use(kafkaIdempotency({ store, consumer: 'order-mailer', key: (r) => kafkaValue<OrderPlaced>(r).orderNo }))
- *   .handler(eachKafkaRecord(async (record) => {
+ *   .handler(eachRecord(async (record) => {
  *     console.log('mailing', kafkaValue<OrderPlaced>(record).orderNo);
  *   }));
  * ```
  */
 export function kafkaIdempotency(options: KafkaIdempotencyOptions): MiddlewareObj<KafkaEvent, KafkaBatchResponse> {
-  return streamIdempotency(kafkaSource, options, kafkaDefaults);
-}
-
-/**
- * `eachRecord` for Kafka events: wraps a per-record function into a Kafka
- * batch handler that returns the Kafka partial batch response. Behind
- * {@link kafkaIdempotency} it runs the records the middleware owns, under its
- * strategy; without it, plain partial batch semantics (each topic-partition
- * in order, stopped at its first failure).
- *
- * @throws TypeError (the handler rejects) when there is no middleware and the event is not a Kafka event.
- * @example
- * ```ts
- * import middy from '@middy/core';
- * import { eachKafkaRecord, kafkaHeaders, type KafkaBatchResponse, type KafkaEvent } from 'effectively-once';
- *
- * export const handler = middy<KafkaEvent, KafkaBatchResponse>().handler(
- *   eachKafkaRecord(async (record) => {
- *     console.log(record.topic, record.offset, kafkaHeaders(record)['traceparent']);
- *   }),
- * );
- * ```
- */
-export function eachKafkaRecord<TResult>(
-  fn: RecordHandler<TResult, KafkaRecord>,
-  options: EachRecordOptions = {},
-): (event: KafkaEvent, context: Context) => Promise<KafkaBatchResponse> {
-  const run = eachRecordOver(fn, options, () => kafkaSource as unknown as AnySource);
-  return async function eachKafkaRecordHandler(event, context) {
-    // Behind the middleware its runner is found by this event (or the context);
-    // without one, the plain runner reads a Records array, so it gets the records flattened.
-    let input: unknown = event;
-    if (runnerFor(event, context) === undefined) {
-      const why = kafkaSource.invalidEvent(event);
-      if (why !== undefined) throw new TypeError(`eachKafkaRecord: the event is not a Kafka event: ${why}.`);
-      input = { Records: kafkaSource.records(event) };
-    }
-    return (await run(input as { Records: KafkaRecord[] }, context)) as unknown as KafkaBatchResponse;
-  };
+  return streamIdempotency('kafkaIdempotency', kafkaSource, options, kafkaDefaults);
 }

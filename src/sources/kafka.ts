@@ -16,7 +16,7 @@
  */
 import { BodyParseError, type InvalidRecordError } from '../engine/errors.js';
 import { isPlainObject } from '../engine/options.js';
-import type { BatchSource } from './source.js';
+import type { BatchSource, Refusal } from './source.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
@@ -61,12 +61,11 @@ function partitionOf(record: Pick<KafkaRecord, 'topic' | 'partition'>): string {
   return `${record.topic}-${record.partition}`;
 }
 
-/** The id of a record that names its topic, partition and offset; `undefined` for anything else. */
-function idOf(record: unknown): string | undefined {
-  if (!isPlainObject(record)) return undefined;
+/** Whether a record names its topic, partition and offset: what its id (`orders-0:15`) is made of. */
+function isNamed(record: unknown): boolean {
+  if (!isPlainObject(record)) return false;
   const { topic, partition, offset } = record;
-  if (typeof topic !== 'string' || topic.length === 0 || !isOffset(partition) || !isOffset(offset)) return undefined;
-  return `${topic}-${partition}:${offset}`;
+  return typeof topic === 'string' && topic.length > 0 && isOffset(partition) && isOffset(offset);
 }
 
 /** The response's identifier of a record id (`orders-0:15` -> `{ partition: 'orders-0', offset: 15 }`). */
@@ -75,25 +74,26 @@ function identifierOf(id: string): { partition: string; offset: number } {
   return { partition: id.slice(0, colon), offset: Number(id.slice(colon + 1)) };
 }
 
-/** The records of an event's `records` object, partition after partition; `undefined` when it has none. */
-function recordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isPlainObject(event) ? event['records'] : undefined;
-  if (!isPlainObject(records)) return undefined;
-  return Object.values(records).flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
-}
+const refuse = (why: string): Refusal => ({ refused: `not a Kafka event (Amazon MSK or self-managed): ${why}` });
 
-function invalidEvent(event: unknown): string | undefined {
-  if (!isPlainObject(event) || !isPlainObject(event['records'])) return 'it has no records object (keyed by topic-partition)';
+/**
+ * The records of an event's `records` object, partition after partition, or
+ * why it is refused: a record the response cannot name fails the whole
+ * event, since its partition could not be resumed from it.
+ */
+function recordsOf(event: unknown): KafkaRecord[] | Refusal {
+  if (!isPlainObject(event) || !isPlainObject(event['records'])) return refuse('it has no records object (keyed by topic-partition)');
   const source = event['eventSource'];
   if (source !== undefined && !EVENT_SOURCES.includes(source as string))
-    return `it comes from ${JSON.stringify(source)}, not "aws:kafka" or "SelfManagedKafka"`;
+    return refuse(`it comes from ${JSON.stringify(source)}, not "aws:kafka" or "SelfManagedKafka"`);
+  const records: KafkaRecord[] = [];
   for (const [partition, list] of Object.entries(event['records'])) {
-    if (!Array.isArray(list)) return `records["${partition}"] is not a list`;
-    // A record the response cannot name fails the whole event: its partition could not be resumed from it.
-    const i = list.findIndex((record) => idOf(record) === undefined);
-    if (i >= 0) return `record ${i} of "${partition}" has no topic, partition and offset (a non-negative integer)`;
+    if (!Array.isArray(list)) return refuse(`records["${partition}"] is not a list`);
+    const i = list.findIndex((record) => !isNamed(record));
+    if (i >= 0) return refuse(`record ${i} of "${partition}" has no topic, partition and offset (a non-negative integer)`);
+    records.push(...(list as KafkaRecord[]));
   }
-  return undefined;
+  return records;
 }
 
 /** Why a base64 field cannot be read, or `undefined`; absent and null are readable (no key, a tombstone). */
@@ -134,17 +134,15 @@ function withRecords(event: KafkaEvent, records: readonly KafkaRecord[]): KafkaE
  */
 export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
   name: 'kafka',
-  owner: 'kafkaIdempotency',
-  eventKind: 'a Kafka event (Amazon MSK or self-managed)',
-  invalidEvent,
-  records: (event) => recordsOf(event) as KafkaRecord[],
+  records: recordsOf,
   withRecords,
-  recordsOf,
-  itemId: idOf,
-  lane: partitionOf,
+  read: (record) => ({
+    id: `${partitionOf(record)}:${record.offset}`,
+    lane: partitionOf(record),
+    attempt: 1,
+    unreadable: unreadable(record),
+  }),
   resumesFromFirstFailure: true,
-  attempt: () => 1,
-  unreadable,
   respond: (retry) => ({ batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })) }),
   retriedIn(response) {
     const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;

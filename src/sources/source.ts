@@ -1,58 +1,104 @@
 /**
- * What the lifecycle (admit -> run -> settle -> respond) needs to know about a
- * batch source, and nothing more. A source (SQS today; Kinesis and DynamoDB
- * Streams next) is one object of this shape: the lifecycle never reads an
- * event or a record any other way.
+ * What the lifecycle (admit -> run -> settle -> respond) needs to know about
+ * a source, and nothing more: each member is one decision the source makes.
+ * A source (SQS, Kinesis, DynamoDB Streams, Kafka; EventBridge for single
+ * events) is one object of this shape: the lifecycle never reads an event
+ * or a record any other way. The middleware's own name (`sqsIdempotency`) is
+ * not the source's: its factory gives it to the lifecycle.
  */
 import type { InvalidRecordError } from '../engine/errors.js';
-import type { BatchLogLine } from '../observe/log.js';
+
+/**
+ * Why an event is not one of a source's events: the words after "the event
+ * is" in the error (`not an SQS event: it has no Records array`).
+ */
+export interface Refusal {
+  readonly refused: string;
+}
+
+/** What a source reads from one of its records. */
+export interface RecordFacts {
+  /** The record's id in the response (SQS: the message id). */
+  readonly id: string;
+  /** The ordered lane it runs in (FIFO message group, stream shard); `undefined`: no order. */
+  readonly lane: string | undefined;
+  /** Its delivery attempt, 1 on first delivery. */
+  readonly attempt: number;
+  /** Why it cannot be read at all, or `undefined`: it then fails alone with this error (checked before the key function). */
+  readonly unreadable: InvalidRecordError | undefined;
+}
 
 /** A batch source as the lifecycle sees it: events of `TRecord`s, answered with a `TResponse`. */
 export interface BatchSource<TEvent, TRecord, TResponse> {
-  /** The `source` of the log line. */
-  readonly name: BatchLogLine['source'];
-  /** The middleware's name, for errors (`sqsIdempotency`). */
-  readonly owner: string;
-  /** The events it takes, for errors (`an SQS event`). */
-  readonly eventKind: string;
+  /** The source's name: the `source` of the log line and of the metrics (`sqs`). */
+  readonly name: string;
   /**
-   * Why the event is not one of this source's, or `undefined`. Only what no
-   * per-record outcome can answer fails the whole event (a record that could
-   * not be named in the response, a record from another source).
+   * The records of an event, in delivery order, or why it is not one of this
+   * source's events. Nothing is trusted: it also reads an event a middleware
+   * after ours replaced. Only what no per-record outcome can answer refuses
+   * the whole event (a record that could not be named in the response, a
+   * record from another source); a record it returns can be read.
    */
-  invalidEvent(event: unknown): string | undefined;
-  /** The records of a valid event, in delivery order. */
-  records(event: TEvent): readonly TRecord[];
+  records(event: unknown): readonly TRecord[] | Refusal;
   /** The event handed to the handler: the same event holding only these records. */
   withRecords(event: TEvent, records: readonly TRecord[]): TEvent;
-  /** The records of any event a middleware may have replaced, without trusting its shape. */
-  recordsOf(event: unknown): readonly unknown[] | undefined;
-  /** A record's id in the response (SQS: the message id); `undefined` for a value that is not a record. */
-  itemId(record: unknown): string | undefined;
-  /** The ordered lane a record runs in (FIFO message group, stream shard); `undefined`: no order. */
-  lane(record: TRecord): string | undefined;
+  /** A record's id, lane, attempt, and whether it can be read at all (see {@link readOnce}). */
+  read(record: TRecord): RecordFacts;
   /**
    * A stream: the event source mapping resumes a lane from its lowest named
    * record, so the response names a lane's first failure and every record
    * after it, acknowledged copies included (SQS FIFO acknowledges those).
    */
   readonly resumesFromFirstFailure?: true;
-  /** Delivery attempt of a record, 1 on first delivery. */
-  attempt(record: TRecord): number;
-  /** A record that cannot be read at all fails alone with this error (checked before the key function). */
-  unreadable(record: TRecord): InvalidRecordError | undefined;
-  /** The response naming exactly these records for retry. */
+  /** The response naming exactly these records (by id) for retry. */
   respond(retry: readonly string[]): TResponse;
-  /** The records a handler's own response names for retry (a handler run without `eachRecord`). */
+  /** The ids of the records a handler's own response names for retry (a handler run without `eachRecord`). */
   retriedIn(response: unknown): ReadonlySet<string>;
 }
 
-/** A record's id, for a record the source has already accepted. */
+/** Whether `records` said why the event is refused. */
+export function isRefusal<T>(records: readonly T[] | Refusal): records is Refusal {
+  return 'refused' in records;
+}
+
+/** A record's id. */
 export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, record: TRecord): string {
-  const id = source.itemId(record);
-  // invalidEvent refused every event with a record lacking an id, before anything ran.
-  if (id === undefined) throw new TypeError(`${source.owner}: a record has no id.`);
-  return id;
+  return source.read(record).id;
+}
+
+/**
+ * The source with each record object read once. The lifecycle asks for a
+ * record's id and lane many times, and reading may decode it (a DynamoDB
+ * image, a Kinesis or Kafka payload's base64). One per invocation: it holds
+ * that invocation's records, and is never shared with another.
+ *
+ * @example
+ * ```ts
+ * import { readOnce } from './source.js';
+ * import { sqsSource } from './sqs/adapter.js';
+ * import { sqsRecord } from '../testing/index.js';
+ *
+ * const source = readOnce(sqsSource);
+ * const record = sqsRecord({ body: '{}' });
+ * console.log(source.read(record) === source.read(record)); // true
+ * ```
+ */
+export function readOnce<TEvent, TRecord, TResponse>(
+  source: BatchSource<TEvent, TRecord, TResponse>,
+): BatchSource<TEvent, TRecord, TResponse> {
+  const known = new WeakMap<object, RecordFacts>();
+  return {
+    ...source,
+    read(record) {
+      if (typeof record !== 'object' || record === null) return source.read(record);
+      let facts = known.get(record);
+      if (facts === undefined) {
+        facts = source.read(record);
+        known.set(record, facts);
+      }
+      return facts;
+    },
+  };
 }
 
 /**
@@ -76,15 +122,9 @@ export function distinctRecords<TRecord>(source: BatchSource<unknown, TRecord, u
  * record, a failure is thrown (the async retry takes over) and a duplicate
  * answers with the stored result.
  */
-export interface EventSource<TEvent> {
-  /** The `source` of the log line. */
-  readonly name: BatchLogLine['source'];
-  /** The middleware's name, for errors (`eventBridgeIdempotency`). */
-  readonly owner: string;
-  /** The events it takes, for errors (`an EventBridge event`). */
-  readonly eventKind: string;
-  /** Why the event is not one of this source's (what was expected), or `undefined`. */
-  invalidEvent(event: unknown): string | undefined;
-  /** The event's id, as the log line names it. */
-  itemId(event: TEvent): string;
+export interface EventSource {
+  /** The source's name: the `source` of the log line and of the metrics (`eventbridge`). */
+  readonly name: string;
+  /** The event's id, as the log line names it, or why it is not one of this source's events. */
+  id(event: unknown): string | Refusal;
 }

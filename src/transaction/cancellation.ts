@@ -7,6 +7,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { CancellationReasonInfo } from '../engine/errors.js';
+import { isAwsError } from '../stores/dynamodb/refusals.js';
 
 /** One raw entry of `CancellationReasons`, in wire format (the DocumentClient does not unmarshall errors). */
 export interface RawCancellationReason {
@@ -33,20 +34,6 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   'ProvisionedThroughputExceeded',
   'RequestLimitExceeded',
 ]);
-
-/**
- * Whether `err` is a DynamoDB error with this `name`.
- *
- * @example
- * ```ts
- * import { isAwsError } from './cancellation.js';
- * const err: unknown = Object.assign(new Error('x'), { name: 'ConditionalCheckFailedException' });
- * if (isAwsError(err, 'ConditionalCheckFailedException')) console.log(err['Item']);
- * ```
- */
-export function isAwsError(err: unknown, name: string): err is Error & Record<string, unknown> {
-  return err instanceof Error && err.name === name;
-}
 
 /**
  * The `CancellationReasons` of a `TransactionCanceledException`, or `undefined` for any other error.

@@ -16,7 +16,8 @@ import { BusinessConflictError, IdempotencyInProgressError, TransactionLimitErro
 import type { IdempotencyRecord } from '../engine/record.js';
 import { itemSize, MAX_ITEM_BYTES } from '../engine/size.js';
 import type { CompletedCache } from '../stores/dynamodb/cache.js';
-import { cancellationReasons, classifyCancellation, isAwsError, type RawCancellationReason } from './cancellation.js';
+import { cancellationReasons, classifyCancellation, type RawCancellationReason } from './cancellation.js';
+import { isAwsError } from '../stores/dynamodb/refusals.js';
 import { commitPut, FRESH_KEY_CONDITION, freshKeyPut } from '../stores/dynamodb/expressions.js';
 import type { PreparedCommit } from './group-commit/dynamodb.js';
 import type { ResolvedStoreOptions } from '../stores/dynamodb/options.js';

@@ -18,7 +18,7 @@ import {
   type VersionedUpdateInput,
 } from './transition.js';
 import { buildTransitionUpdate, buildVersionedUpdate, type StateUpdate } from './state-expressions.js';
-import { isAwsError } from './cancellation.js';
+import { isAwsError } from '../stores/dynamodb/refusals.js';
 import type { TransactItem } from '../stores/types.js';
 
 export type { TransitionInput, VersionedUpdateInput };

@@ -8,18 +8,37 @@
  */
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  EventBridgeEvent,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+  SQSBatchResponse,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  dynamoDBStreamsIdempotency,
   eachRecord,
   eventBridgeIdempotency,
   handleEvent,
   jsonBody,
+  kafkaIdempotency,
+  kafkaValue,
+  kinesisIdempotency,
   sqsIdempotency,
   transition,
   versionedUpdate,
   type EventContext,
   type IdempotencyStore,
+  type KafkaBatchResponse,
+  type KafkaEvent,
+  type KafkaRecord,
   type RecordContext,
   type SqsIdempotencyOptions,
   type TransactionBuilder,
@@ -79,6 +98,42 @@ describe('eachRecord and RecordHandler', () => {
       .use(sqsIdempotency({ store, key: (r) => jsonBody<Order>(r).orderNo }))
       .handler(eachRecord(async () => undefined, { concurrency: 5 }));
     expectTypeOf(handler).toBeCallableWith({ Records: [] } as SQSEvent, {} as Context);
+    // Through Middy, with no annotation: the record is the SQS record.
+    middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store, key: (r) => r.messageId }))
+      .handler(eachRecord(async (record, { tx }) => expectTypeOf(record).toEqualTypeOf<SQSRecord>() && tx));
+  });
+
+  it('serves Kafka: behind kafkaIdempotency the record is a KafkaRecord and the response Kafka’s, with no type argument', () => {
+    const handler = middy<KafkaEvent, KafkaBatchResponse>()
+      .use(kafkaIdempotency({ store, key: (r) => kafkaValue<Order>(r, 'json').orderNo }))
+      .handler(
+        eachRecord(async (record, ctx) => {
+          expectTypeOf(record).toEqualTypeOf<KafkaRecord>();
+          expectTypeOf(ctx).toEqualTypeOf<RecordContext>();
+          return record.offset;
+        }),
+      );
+    expectTypeOf(handler).toBeCallableWith({} as KafkaEvent, {} as Context);
+    // Without Middy, the record's annotation says Kafka: the handler takes a Kafka event and returns its response.
+    const plain = eachRecord(async (record: KafkaRecord) => record.topic);
+    expectTypeOf(plain).toEqualTypeOf<(event: KafkaEvent, context: Context) => Promise<KafkaBatchResponse>>();
+    // @ts-expect-error: a Kafka handler answers in Kafka's shape, not SQS's
+    middy<SQSEvent, SQSBatchResponse>().handler(eachRecord(async (_record: KafkaRecord) => undefined));
+  });
+
+  it('still infers the stream records: behind their middlewares, or from the annotation', () => {
+    middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+      .use(kinesisIdempotency({ store }))
+      .handler(eachRecord(async (record) => expectTypeOf(record).toEqualTypeOf<KinesisStreamRecord>()));
+    middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+      .use(dynamoDBStreamsIdempotency({ store }))
+      .handler(eachRecord(async (record: DynamoDBRecord) => record.eventID));
+    const kinesis = eachRecord(async (record: KinesisStreamRecord) => record.kinesis.data);
+    expectTypeOf(kinesis).toEqualTypeOf<(event: { Records: KinesisStreamRecord[] }, context: Context) => Promise<SQSBatchResponse>>();
+    expectTypeOf(kinesis).toBeCallableWith({} as KinesisStreamEvent, {} as Context);
+    const typed = eachRecord<string, DynamoDBRecord>((record) => String(record.eventID));
+    expectTypeOf(typed).parameter(0).toEqualTypeOf<{ Records: DynamoDBRecord[] }>();
   });
 });
 

@@ -15,9 +15,9 @@ describe('streamIdempotency', () => {
   it('takes a source’s options interface, and refuses one with an option it has no rule for', () => {
     const store = new MemoryIdempotencyStore();
     const options: KinesisIdempotencyOptions = { store, consumer: 'clicks' };
-    expect(typeof streamIdempotency(kinesisSource, options, kinesisDefaults).before).toBe('function');
+    expect(typeof streamIdempotency('kinesisIdempotency', kinesisSource, options, kinesisDefaults).before).toBe('function');
     const wider: StreamOptions<KinesisStreamRecord> & { readonly batchSize?: number } = { store, consumer: 'clicks' };
     // @ts-expect-error batchSize is no stream option: it has no rule.
-    expect(() => streamIdempotency(kinesisSource, wider, kinesisDefaults)).not.toThrow();
+    expect(() => streamIdempotency('kinesisIdempotency', kinesisSource, wider, kinesisDefaults)).not.toThrow();
   });
 });

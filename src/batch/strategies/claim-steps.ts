@@ -123,7 +123,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     const stopped = new Set<string | undefined>();
     for (const record of leaders) {
       const id = idOf(source, record);
-      const lane = source.lane(record);
+      const { lane } = source.read(record);
       if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
       const threw = failed.has(id) || stopped.has(lane);
       const error = new Error('Reported in the handler’s batchItemFailures.');

@@ -48,8 +48,8 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
    * nothing ran. Every record comes back, claims released, found-done ones
    * included (nothing is acknowledged unseen).
    */
-  override answeredByHandler({ source, leaders, owned }: HandlerAnswer<TRecord>): Map<string, Execution> {
-    const error = usageError(`${source.owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+  override answeredByHandler({ source, owner, leaders, owned }: HandlerAnswer<TRecord>): Map<string, Execution> {
+    const error = usageError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
     const executions = new Map<string, Execution>();
     for (const record of leaders) {
       const o = owned(idOf(source, record));
@@ -76,7 +76,7 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
     name: 'claim',
     async begin(batch) {
       const { records, admit: config } = batch;
-      if (!records.every((r) => config.source.lane(r) === undefined)) return asBatch.begin(batch);
+      if (!records.every((r) => config.source.read(r).lane === undefined)) return asBatch.begin(batch);
       const coalesced = CoalescedStore.over(settings.store);
       const admit = { ...config, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const started = startAdmissions(records, admit);

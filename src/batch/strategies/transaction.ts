@@ -76,8 +76,8 @@ class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
   }
 
   /** A handler that never called `eachRecord` committed nothing: every record comes back. */
-  answeredByHandler({ source, leaders }: HandlerAnswer<TRecord>): Map<string, Execution> {
-    const error = usageError(`${source.owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
+  answeredByHandler({ source, owner, leaders }: HandlerAnswer<TRecord>): Map<string, Execution> {
+    const error = usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
     return new Map(leaders.map((record) => [idOf(source, record), { kind: 'threw', error }] as const));
   }
 

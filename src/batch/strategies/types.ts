@@ -37,6 +37,8 @@ export type RunHandler = (tx: TransactionBuilder, signal?: AbortSignal) => Promi
 /** Executions of the records a handler answered for itself (it never called `eachRecord`). */
 export interface HandlerAnswer<TRecord> {
   readonly source: BatchSource<unknown, TRecord, unknown>;
+  /** The middleware's name, for errors. */
+  readonly owner: string;
   /** The first copy of each key: the records this invocation settles. */
   readonly leaders: readonly TRecord[];
   readonly owned: (messageId: string) => OwnedRecord;

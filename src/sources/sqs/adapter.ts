@@ -4,54 +4,41 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BodyParseError } from '../../engine/errors.js';
-import type { BatchSource } from '../source.js';
-import { attemptOf, fifoGroup } from './record.js';
 import { isPlainObject } from '../../engine/options.js';
+import type { BatchSource, Refusal } from '../source.js';
+import { attemptOf, fifoGroup } from './record.js';
 
-const NAME = 'sqsIdempotency';
+const refuse = (why: string): Refusal => ({ refused: `not an SQS event: ${why}` });
 
-/** The event's Records array, if it has one. */
-function recordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
-  return Array.isArray(records) ? records : undefined;
+/** A record without a body string cannot be read: it fails alone. */
+function bodyError(record: SQSRecord): BodyParseError | undefined {
+  if (typeof record.body === 'string') return undefined;
+  const got = record.body === null ? 'null' : typeof record.body;
+  return new BodyParseError(`Message ${record.messageId} has no body string (got ${got}).`);
 }
 
 /**
- * SQS as a batch source. Only what no per-record outcome can answer fails the
- * whole event: a record that cannot be reported in `batchItemFailures` (no
- * message id), or one from another event source (the function is wired to the
- * wrong trigger). A record without a body fails alone (`unreadable`).
+ * SQS as a batch source. Only what no per-record outcome can answer refuses
+ * the whole event: a record that cannot be reported in `batchItemFailures`
+ * (no message id), or one from another event source (the function is wired
+ * to the wrong trigger). A record without a body fails alone.
  */
 export const sqsSource: BatchSource<SQSEvent, SQSRecord, SQSBatchResponse> = {
   name: 'sqs',
-  owner: NAME,
-  eventKind: 'an SQS event',
-  invalidEvent(event) {
-    const records = recordsOf(event);
-    if (records === undefined) return 'it has no Records array';
+  records(event) {
+    const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
+    if (!Array.isArray(records)) return refuse('it has no Records array');
     for (const [i, r] of records.entries()) {
       const record = r as Partial<SQSRecord> | null;
-      if (typeof record?.messageId !== 'string') return `record ${i} has no string messageId`;
+      if (typeof record?.messageId !== 'string') return refuse(`record ${i} has no string messageId`);
       if (record.eventSource !== undefined && record.eventSource !== 'aws:sqs') {
-        return `record ${i} comes from ${JSON.stringify(record.eventSource)}, not "aws:sqs"`;
+        return refuse(`record ${i} comes from ${JSON.stringify(record.eventSource)}, not "aws:sqs"`);
       }
     }
-    return undefined;
+    return records as SQSRecord[];
   },
-  records: (event) => event.Records,
   withRecords: (event, records) => ({ ...event, Records: [...records] }),
-  recordsOf,
-  itemId(record) {
-    const id: unknown = isPlainObject(record) ? record['messageId'] : undefined;
-    return typeof id === 'string' ? id : undefined;
-  },
-  lane: fifoGroup,
-  attempt: attemptOf,
-  unreadable(record) {
-    if (typeof record.body === 'string') return undefined;
-    const got = record.body === null ? 'null' : typeof record.body;
-    return new BodyParseError(`Message ${record.messageId} has no body string (got ${got}).`);
-  },
+  read: (record) => ({ id: record.messageId, lane: fifoGroup(record), attempt: attemptOf(record), unreadable: bodyError(record) }),
   respond: (retry) => ({ batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) }),
   retriedIn(response) {
     const failures = (response as Partial<SQSBatchResponse> | undefined)?.batchItemFailures ?? [];

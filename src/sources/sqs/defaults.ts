@@ -6,6 +6,9 @@ import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../../engine/hashing.js';
 import { batchDefaults, transactionDefaults } from '../../engine/middleware-options.js';
 
+/** The middleware's name, which its errors begin with (both entries' `sqsIdempotency`). */
+export const SQS_MIDDLEWARE = 'sqsIdempotency';
+
 /** When the records of a batch are claimed (`claim({ pipelined })`): all before the handler, or each just before it runs. */
 export type ClaimsMode = 'batch' | 'pipelined';
 

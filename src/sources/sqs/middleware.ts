@@ -7,7 +7,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import { is, isPlainObject, type RulesOf } from '../../engine/options.js';
+import { is, type RulesOf } from '../../engine/options.js';
 import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import { strategySteps } from '../../batch/strategies/choose.js';
@@ -27,7 +27,7 @@ import {
   type BackoffOptions,
   type PermanentFailureOptions,
 } from './after-settle.js';
-import { sqsDefaults } from './defaults.js';
+import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
 import { sqsSource } from './adapter.js';
 
 /**
@@ -88,29 +88,6 @@ const sqsRules = {
   backoff: backoffRule,
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
-/** Settings that moved out of `permanentFailures` and `backoff` to the top level (the client is given once). */
-function refuseMovedSqsSettings(options: SqsIdempotencyOptions): void {
-  for (const option of ['permanentFailures', 'backoff'] as const) {
-    const value: unknown = options[option];
-    if (!isPlainObject(value)) continue; // the option's rule names it
-    for (const name of ['sqs', 'queueUrl']) {
-      if (value[name] !== undefined) {
-        throw new TypeError(
-          `${sqsSource.owner}: option "${option}.${name}" moved: use the option "${name}" (one for both permanentFailures and backoff).`,
-        );
-      }
-    }
-  }
-}
-
-/** Both SQS options need the client: refused at build time, not when the first failure would go to the DLQ. */
-function requireClient(options: SqsIdempotencyOptions): void {
-  const needs = options.permanentFailures !== undefined ? 'permanentFailures' : options.backoff !== undefined ? 'backoff' : undefined;
-  if (needs !== undefined && options.sqs === undefined) {
-    throw new TypeError(`${sqsSource.owner}: option "${needs}" needs the option "sqs" (the SQSClient it sends through).`);
-  }
-}
-
 /**
  * Makes an SQS batch handler idempotent per business key, with DynamoDB
  * conditional writes, and returns `{ batchItemFailures }` for exactly the
@@ -136,13 +113,12 @@ function requireClient(options: SqsIdempotencyOptions): void {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  if (isPlainObject(options)) refuseMovedSqsSettings(options);
-  const resolved = resolveMiddlewareOptions(sqsSource.owner, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
-  requireClient(options);
+  const resolved = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
   return batchIdempotency(sqsSource, {
     ...resolved,
-    afterSettle: sqsAfterSettle(options),
-    steps: strategySteps(sqsSource.owner, resolved, options.strategy),
+    owner: SQS_MIDDLEWARE,
+    afterSettle: sqsAfterSettle(SQS_MIDDLEWARE, options),
+    steps: strategySteps(SQS_MIDDLEWARE, resolved, options.strategy),
     writeMetrics: metricsWriter(resolved.metrics),
   });
 }

@@ -16,7 +16,7 @@ import type {
 } from 'aws-lambda';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
-import type { BatchSource } from '../source.js';
+import type { BatchSource, RecordFacts, Refusal } from '../source.js';
 import { dynamoDBImages, kinesisDataError } from './data.js';
 
 /** The partial batch response of both stream sources (`KinesisStreamBatchResponse` and `DynamoDBBatchResponse` have this shape). */
@@ -25,24 +25,26 @@ interface StreamsBatchResponse {
 }
 
 /** What one stream source adds to the shared shape. */
-interface StreamSpec<TRecord> extends Pick<BatchSource<unknown, TRecord, unknown>, 'name' | 'owner' | 'eventKind' | 'lane' | 'unreadable'> {
+interface StreamSpec<TRecord> {
+  /** The source's name (`kinesis`). */
+  readonly name: string;
+  /** Its events, for errors (`a Kinesis stream event`). */
+  readonly eventKind: string;
   /** The records' `eventSource` (`aws:kinesis`). */
   readonly eventSource: string;
   /** Where the sequence number sits: the record's object, then its field (`['kinesis', 'sequenceNumber']`). */
   readonly sequenceAt: readonly [string, string];
-}
-
-/** The event's Records array, if it has one. */
-function streamRecordsOf(event: unknown): unknown[] | undefined {
-  const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
-  return Array.isArray(records) ? records : undefined;
+  /** The ordered lane of a record: its shard. */
+  lane(record: TRecord): string;
+  /** Why a record cannot be read at all, or `undefined`. */
+  unreadable(record: TRecord): InvalidRecordError | undefined;
 }
 
 /**
  * A stream source from its spec. An event is refused as a whole only for a
  * record without a sequence number (it cannot be named in the response) or
  * one from another source (the function is wired to the wrong trigger).
- * Stream records carry no delivery count: `attempt` is 1.
+ * Stream records carry no delivery count: the attempt is 1.
  */
 function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse extends StreamsBatchResponse>(
   spec: StreamSpec<TRecord>,
@@ -53,29 +55,29 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
     const sequence: unknown = isPlainObject(inner) ? inner[field] : undefined;
     return typeof sequence === 'string' && sequence.length > 0 ? sequence : undefined;
   };
+  const refuse = (why: string): Refusal => ({ refused: `not ${spec.eventKind}: ${why}` });
   return {
     name: spec.name,
-    owner: spec.owner,
-    eventKind: spec.eventKind,
-    invalidEvent(event) {
-      const records = streamRecordsOf(event);
-      if (records === undefined) return 'it has no Records array';
+    records(event) {
+      const records: unknown = isPlainObject(event) ? event['Records'] : undefined;
+      if (!Array.isArray(records)) return refuse('it has no Records array');
       for (const [i, record] of records.entries()) {
         const source: unknown = isPlainObject(record) ? record['eventSource'] : undefined;
         if (source !== undefined && source !== spec.eventSource)
-          return `record ${i} comes from ${JSON.stringify(source)}, not "${spec.eventSource}"`;
-        if (sequenceOf(record) === undefined) return `record ${i} has no string ${container}.${field}`;
+          return refuse(`record ${i} comes from ${JSON.stringify(source)}, not "${spec.eventSource}"`);
+        if (sequenceOf(record) === undefined) return refuse(`record ${i} has no string ${container}.${field}`);
       }
-      return undefined;
+      return records as TRecord[];
     },
-    records: (event) => event.Records,
     withRecords: (event, records) => ({ ...event, Records: [...records] }),
-    recordsOf: streamRecordsOf,
-    itemId: sequenceOf,
-    lane: spec.lane,
+    // `records` refused every event with a record lacking its sequence number.
+    read: (record): RecordFacts => ({
+      id: sequenceOf(record) ?? '',
+      lane: spec.lane(record),
+      attempt: 1,
+      unreadable: spec.unreadable(record),
+    }),
     resumesFromFirstFailure: true,
-    attempt: () => 1,
-    unreadable: spec.unreadable,
     // The event source mapping checkpoints before the lowest sequence number named.
     respond: (retry) => ({ batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) }) as TResponse,
     retriedIn(response) {
@@ -93,7 +95,6 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
  */
 export const kinesisSource = streamSource<KinesisStreamEvent, KinesisStreamRecord, KinesisStreamBatchResponse>({
   name: 'kinesis',
-  owner: 'kinesisIdempotency',
   eventKind: 'a Kinesis stream event',
   eventSource: 'aws:kinesis',
   sequenceAt: ['kinesis', 'sequenceNumber'],
@@ -129,7 +130,6 @@ function dynamoDBUnreadable(record: DynamoDBRecord): InvalidRecordError | undefi
  */
 export const dynamoDBStreamsSource = streamSource<DynamoDBStreamEvent, DynamoDBRecord, DynamoDBBatchResponse>({
   name: 'dynamodb-streams',
-  owner: 'dynamoDBStreamsIdempotency',
   eventKind: 'a DynamoDB Streams event',
   eventSource: 'aws:dynamodb',
   sequenceAt: ['dynamodb', 'SequenceNumber'],

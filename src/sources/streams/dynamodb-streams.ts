@@ -81,5 +81,5 @@ export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({
 export function dynamoDBStreamsIdempotency(
   options: DynamoDBStreamsIdempotencyOptions,
 ): MiddlewareObj<DynamoDBStreamEvent, DynamoDBBatchResponse> {
-  return streamIdempotency(dynamoDBStreamsSource, options, dynamoDBStreamsDefaults);
+  return streamIdempotency('dynamoDBStreamsIdempotency', dynamoDBStreamsSource, options, dynamoDBStreamsDefaults);
 }

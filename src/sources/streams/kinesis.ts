@@ -67,5 +67,5 @@ export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
  * ```
  */
 export function kinesisIdempotency(options: KinesisIdempotencyOptions): MiddlewareObj<KinesisStreamEvent, KinesisStreamBatchResponse> {
-  return streamIdempotency(kinesisSource, options, kinesisDefaults);
+  return streamIdempotency('kinesisIdempotency', kinesisSource, options, kinesisDefaults);
 }

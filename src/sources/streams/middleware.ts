@@ -59,22 +59,24 @@ const streamRules = {
 } satisfies RulesOf<StreamOptions<unknown>>;
 
 /**
- * A stream source's middleware: its options checked (a `TypeError` naming the
- * option) and laid over its defaults. `TOptions` is the source's public
+ * A stream source's middleware, named `owner` (`kinesisIdempotency`): its
+ * options checked (a `TypeError` naming the option) and laid over its defaults. `TOptions` is the source's public
  * options interface; an option it declares beyond {@link StreamOptions} has
  * no rule here, so it does not type-check (rather than fail as unknown at
  * build time).
  */
 export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOptions extends StreamOptions<TRecord>>(
+  owner: string,
   source: BatchSource<TEvent, TRecord, TResponse>,
   options: TOptions & Record<Exclude<keyof TOptions, keyof StreamOptions<TRecord>>, never>,
   defaults: ReturnType<typeof streamDefaults<TRecord>>,
 ): MiddlewareObj<TEvent, TResponse> {
   const checked: StreamOptions<TRecord> = options;
-  const resolved = resolveMiddlewareOptions(source.owner, checked, streamRules, defaults);
+  const resolved = resolveMiddlewareOptions(owner, checked, streamRules, defaults);
   return batchIdempotency(source, {
     ...resolved,
-    steps: strategySteps(source.owner, resolved, checked.strategy),
+    owner,
+    steps: strategySteps(owner, resolved, checked.strategy),
     writeMetrics: metricsWriter(resolved.metrics),
   });
 }

@@ -53,6 +53,19 @@ export class CompletedCache {
     return entry.result === undefined ? { ...entry.record } : { ...entry.record, result: decodeResult(entry.result) };
   }
 
+  /**
+   * Whether `id` is cached and still within its retention, as {@link lookup}
+   * would find it, without copying the record (group commit asks it of every
+   * record before its duplicate probe).
+   */
+  has(id: string): boolean {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return false;
+    if (isLive(entry.record, this.#clock.now())) return true;
+    this.#entries.delete(id);
+    return false;
+  }
+
   /** Remembers a copy of a record if it is COMPLETED and live; anything else is ignored. */
   remember(record: IdempotencyRecord | undefined): void {
     if (record?.status !== 'COMPLETED' || !isLive(record, this.#clock.now())) return;

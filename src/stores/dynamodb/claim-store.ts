@@ -16,7 +16,7 @@ import { checkLease } from '../../engine/lease.js';
 import { isOwnWrite, type IdempotencyRecord } from '../../engine/record.js';
 import { MAX_ITEM_BYTES } from '../../engine/size.js';
 import { CompletedCache } from './cache.js';
-import { isAwsError } from '../../transaction/cancellation.js';
+import { isAwsError } from './refusals.js';
 import {
   claimPutRequest,
   claimRequest,

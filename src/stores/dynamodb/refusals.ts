@@ -5,9 +5,22 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ItemTooLargeError } from '../../engine/errors.js';
 import { MAX_ITEM_BYTES } from '../../engine/size.js';
-import { isAwsError } from '../../transaction/cancellation.js';
 import { recordFromWire } from './records.js';
 import type { FencedWriteResult } from '../types.js';
+
+/**
+ * Whether `err` is a DynamoDB error with this `name`.
+ *
+ * @example
+ * ```ts
+ * import { isAwsError } from './refusals.js';
+ * const err: unknown = Object.assign(new Error('x'), { name: 'ConditionalCheckFailedException' });
+ * if (isAwsError(err, 'ConditionalCheckFailedException')) console.log(err['Item']);
+ * ```
+ */
+export function isAwsError(err: unknown, name: string): err is Error & Record<string, unknown> {
+  return err instanceof Error && err.name === name;
+}
 
 /** The failed actions of a cancelled transaction, for an error message. */
 export function describeReasons(reasons: ReadonlyArray<{ index: number; code: string }>): string {

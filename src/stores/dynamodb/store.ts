@@ -12,6 +12,7 @@ import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';
 import { commitRefused, committed, prepare, readMany, sendOne, type CommitContext } from '../../transaction/dynamodb-commit.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
 import { commitInRounds, type PreparedCommit } from '../../transaction/group-commit/dynamodb.js';
+import { knownCompleted, type KnowsCompleted } from '../../transaction/group-commit/warm-cache.js';
 import type { DynamoDBIdempotencyStoreOptions } from './options.js';
 import { queryStaleClaims } from './stale.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../types.js';
@@ -40,7 +41,7 @@ import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, Transact
  * if (claim.kind === 'claimed') await store.complete({ id: claim.id, token: claim.token });
  * ```
  */
-export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements TransactionalIdempotencyStore {
+export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements TransactionalIdempotencyStore, KnowsCompleted {
   readonly #commit: CommitContext;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
@@ -108,6 +109,16 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
    */
   async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
     return readMany(this.#commit, ids);
+  }
+
+  /**
+   * Group commit, before its probe: whether the warm-container cache (the
+   * `cache` option) holds `id` as COMPLETED; always false without one. Such a
+   * record is answered from the cache by {@link commitGroup}, so the probe
+   * leaves it out.
+   */
+  [knownCompleted](id: string): boolean {
+    return this.#commit.cache?.has(id) === true;
   }
 
   /** IN_PROGRESS claims whose lease ended before `leaseEndedBefore`, oldest first. Read-only. */

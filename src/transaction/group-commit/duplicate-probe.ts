@@ -10,6 +10,8 @@
 import { claimVerdict } from '../../engine/claim.js';
 import { payloadsDiffer } from '../../engine/hashing.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
+import { MAX_TRANSACTION_ACTIONS } from '../../engine/size.js';
+import { meanSlowestSingleMs, meanTransactMs } from './latency.js';
 
 /**
  * When group commit reads the batch's idempotency records before committing:
@@ -52,34 +54,62 @@ export function probeVerdict(found: IdempotencyRecord | undefined, now: number, 
 }
 
 /**
- * The probe pays when a batch likely holds a duplicate: on DynamoDB Local a
- * consistent `BatchGetItem` of 10 keys costs about a quarter of the extra
- * round a duplicate's cancelled 20-item `TransactWriteItems` costs
- * (bench/probe-transactions.ts: 3.4 vs 14.7 ms), so it is sent when the
- * chance that the batch holds one is at least that quarter.
+ * The chance that a batch holds a duplicate at which the probe starts to
+ * pay, for `records` records of about `itemsPerRecord` transaction items
+ * each (idempotency record included). Latency decides, on DynamoDB as a
+ * Lambda function sees it (latency.ts, the figures the bench's AWS model
+ * draws from):
+ * - the probe costs every batch one `BatchGetItem`, the slowest of `records`
+ *   single-item reads (12.8 ms on average for 10);
+ * - it saves, in a batch that holds a duplicate, the cancelled transaction
+ *   of the batch's items (34.4 ms for 20 items): without the probe that one
+ *   is cancelled and the rest sent again; with it, the rest is sent at once
+ *   (the same transaction either way), so the cancelled one is the saving.
+ * So the probe pays from the ratio of the two means: 0.37 for 10 records of
+ * 2 items (about a 4.5 % duplicate rate per record). A single record is no
+ * exception: a duplicate's read replaces its refused commit (0.27). Units
+ * would decide sooner (a cancelled transaction is billed 2 WRU per item, the
+ * read 1 RRU per key), and handlers that wait on I/O hide the read (it is
+ * sent beside them); neither is counted, so the rule errs towards not reading.
+ *
+ * @example
+ * ```ts
+ * import { probeWorth } from './duplicate-probe.js';
+ * probeWorth(10, 2); // about 0.37
+ * ```
  */
-export const PROBE_WORTH = 0.25;
+export function probeWorth(records: number, itemsPerRecord: number): number {
+  const items = Math.min(MAX_TRANSACTION_ACTIONS, Math.max(1, Math.round(records * itemsPerRecord)));
+  return meanSlowestSingleMs(records) / meanTransactMs(items);
+}
+
+/** Before any commit was seen: the idempotency record and one business write. */
+const DEFAULT_ITEMS_PER_RECORD = 2;
 
 /** Weight of one record in the running duplicate rate: a half-life of about 140 records. */
 const RECORD_WEIGHT = 0.005;
 
 /**
  * A container's recent duplicate rate (among the records its group commits
- * decided) and the probe decision it leads to. Starts at 0: a fresh container
- * probes only after it has met duplicates.
+ * decided), their transactions' items per record, and the probe decision
+ * they lead to. Starts at 0: a fresh container probes only after it has met
+ * duplicates.
  *
  * @example
  * ```ts
  * import { DuplicateRate } from './duplicate-probe.js';
  * const rate = new DuplicateRate('auto');
  * rate.wantsProbe(10); // false: no duplicates seen yet
- * for (let i = 0; i < 20; i += 1) rate.observe(3, 10);
+ * for (let i = 0; i < 20; i += 1) rate.observe(3, 10, 14);
  * rate.wantsProbe(10); // true
  * ```
  */
 export class DuplicateRate {
   readonly mode: ProbeMode;
   #rate = 0;
+  #itemsPerRecord = DEFAULT_ITEMS_PER_RECORD;
+  /** probeWorth by record count, with the item count it was worked out for (an integral: worth keeping). */
+  readonly #worth = new Map<number, { readonly items: number; readonly worth: number }>();
 
   constructor(mode: ProbeMode) {
     this.mode = mode;
@@ -90,18 +120,41 @@ export class DuplicateRate {
     return this.#rate;
   }
 
+  /** The running mean of transaction items per committed record (idempotency record included). */
+  get itemsPerRecord(): number {
+    return this.#itemsPerRecord;
+  }
+
   /** Whether a batch of `records` records to commit should be probed first. */
   wantsProbe(records: number): boolean {
     if (records < 1 || this.mode === 'never') return false;
     if (this.mode === 'always') return true;
-    // A single record gains nothing: its cancelled commit costs about what the read does.
-    return records > 1 && 1 - (1 - this.#rate) ** records >= PROBE_WORTH;
+    return 1 - (1 - this.#rate) ** records >= this.#worthFor(records);
   }
 
-  /** A group commit decided `records` records, `duplicates` of them duplicates. */
-  observe(duplicates: number, records: number): void {
+  /**
+   * A group commit decided `records` records, `duplicates` of them
+   * duplicates; the transactions of the others held `items` items in all
+   * (omitted: the items per record stay as they were).
+   */
+  observe(duplicates: number, records: number, items?: number): void {
     if (records <= 0) return;
+    const dups = Math.min(duplicates, records);
     const kept = (1 - RECORD_WEIGHT) ** records;
-    this.#rate = this.#rate * kept + (Math.min(duplicates, records) / records) * (1 - kept);
+    this.#rate = this.#rate * kept + (dups / records) * (1 - kept);
+    const sent = records - dups;
+    if (items === undefined || sent <= 0 || items < sent) return;
+    const keptItems = (1 - RECORD_WEIGHT) ** sent;
+    this.#itemsPerRecord = this.#itemsPerRecord * keptItems + (items / sent) * (1 - keptItems);
+  }
+
+  #worthFor(records: number): number {
+    // Whole items: the cache then holds one entry per batch size, recomputed only when the item count moves by one.
+    const items = Math.round(records * this.#itemsPerRecord);
+    const known = this.#worth.get(records);
+    if (known?.items === items) return known.worth;
+    const worth = probeWorth(records, items / records);
+    this.#worth.set(records, { items, worth });
+    return worth;
   }
 }

@@ -10,11 +10,14 @@
  * When this container has met duplicates often enough (`DuplicateRate`),
  * the batch's idempotency records are read once (`getMany`) while the
  * handlers run, and the commit is handed what was found: a known duplicate
- * then cancels no group. The read is a hint only; the conditional Put stays
- * the one authority on whether an effect commits.
+ * then cancels no group. Records the store's warm-container cache knows as
+ * COMPLETED are neither read nor committed: the commit answers them from the
+ * cache. The read is a hint only; the conditional Put stays the one
+ * authority on whether an effect commits.
  */
 import { setImmediate as nextTurn } from 'node:timers';
 import type { DuplicateRate } from './duplicate-probe.js';
+import { knownCompleted, knowsCompleted } from './warm-cache.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../stores/types.js';
 
@@ -74,16 +77,20 @@ export class GroupCommitter {
   /**
    * Sends the duplicate probe for the batch's idempotency record ids, when
    * the container's duplicate rate says it pays and the store can read many.
-   * A failed read is no answer: the batch commits as without it.
+   * Ids the store's warm-container cache knows as COMPLETED are left out, and
+   * not counted towards whether the read pays: the commit answers them from
+   * the cache first, whatever the read would find. A failed read is no
+   * answer: the batch commits as without it.
    */
   probe(ids: readonly string[]): void {
     const store = this.#store;
-    if (this.#rate?.wantsProbe(ids.length) !== true || typeof store.getMany !== 'function') return;
+    const unknown = knowsCompleted(store) ? ids.filter((id) => !store[knownCompleted](id)) : ids;
+    if (this.#rate?.wantsProbe(unknown.length) !== true || typeof store.getMany !== 'function') return;
     const getMany = store.getMany.bind(store);
     // Bounded once, from the moment it is sent: every commit round of the batch shares that deadline.
     this.#found = withinBound(
       Promise.resolve()
-        .then(() => getMany(ids))
+        .then(() => getMany(unknown))
         .catch(() => undefined),
     );
   }
@@ -132,17 +139,23 @@ export class GroupCommitter {
     } catch (error) {
       answers = batch.map(() => ({ kind: 'error', error }));
     }
-    this.#observe(answers);
+    this.#observe(batch, answers);
     batch.forEach((w, i) => {
       w.resolve(answers[i] ?? { kind: 'error', error: new Error('The group commit gave no answer for this record.') });
     });
   }
 
-  // Duplicates the cache answered cost no commit, so they do not count towards the probe.
-  #observe(answers: readonly GroupCommitAnswer[]): void {
-    const decided = answers.flatMap((a) =>
-      a.kind === 'result' && !(a.result.kind === 'duplicate' && a.result.fromCache) ? [a.result] : [],
-    );
-    this.#rate?.observe(decided.filter((r) => r.kind === 'duplicate').length, decided.length);
+  // Duplicates the cache answered cost no commit, so they do not count towards the probe (nor does its read cover them).
+  #observe(batch: readonly Waiting[], answers: readonly GroupCommitAnswer[]): void {
+    let records = 0;
+    let duplicates = 0;
+    let items = 0;
+    answers.forEach((a, i) => {
+      if (a.kind !== 'result' || (a.result.kind === 'duplicate' && a.result.fromCache)) return;
+      records += 1;
+      if (a.result.kind === 'duplicate') duplicates += 1;
+      else items += 1 + (batch[i]?.input.actions.length ?? 0);
+    });
+    this.#rate?.observe(duplicates, records, items);
   }
 }

@@ -16,7 +16,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import { systemClock, toEpochSeconds, type Clock } from '../../engine/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../../engine/options.js';
 import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from './item.js';
-import { isAwsError } from '../cancellation.js';
+import { isAwsError } from '../../stores/dynamodb/refusals.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
 import { safeLog } from '../../observe/log.js';
 import { relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';

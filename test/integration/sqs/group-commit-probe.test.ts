@@ -10,7 +10,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { sqsIdempotency, transaction } from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, sqsIdempotency, transaction, type DynamoDBIdempotencyStoreOptions } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
@@ -18,8 +18,8 @@ import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js
 import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
 
-async function setup() {
-  const h = await harness();
+async function setup(storeOptions: Partial<DynamoDBIdempotencyStoreOptions> = {}) {
+  const h = await harness(storeOptions);
   const { client, doc } = testDynamo();
   const business = await freshTable(client, businessTable, 'biz');
   const runs = new Map<string, number>();
@@ -46,6 +46,22 @@ const keys = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => 
 const entryOf = (line: BatchLogLine | undefined, r: SQSRecord) => line?.records.find((x) => x.messageId === r.messageId);
 const TX = 'TransactWriteItemsCommand';
 const GET = 'BatchGetItemCommand';
+
+/** The ids each BatchGetItem (the probe) asked for, in order. */
+function probedIds(doc: DynamoDBDocumentClient): string[][] {
+  const asked: string[][] = [];
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context['commandName'] === GET) {
+        const tables = (args.input as { RequestItems?: Record<string, { Keys?: Array<{ id?: string }> }> }).RequestItems ?? {};
+        asked.push(Object.values(tables).flatMap((t) => (t.Keys ?? []).map((k) => String(k.id))));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'probedIds' },
+  );
+  return asked;
+}
 
 /** Runs `after` once, right after the first BatchGetItem's answer (another invocation acting between probe and commit). */
 function afterFirstProbe(doc: DynamoDBDocumentClient, after: () => Promise<void>): void {
@@ -250,6 +266,31 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
       await handler(sqsEvent(keys(3, 'a').map((k) => order(k))), h.context());
       expect(requests.commands).not.toContain(GET);
     }
+  });
+
+  it('with the warm cache: keys it knows as COMPLETED are neither read by the probe nor committed; the rest is read and commits', async () => {
+    const { h, award, runs, points } = await setup({ cache: { maxEntries: 100 } });
+    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    await handler(sqsEvent(keys(3, 'w').map((k) => order(k))), h.context());
+    // Completed by another container: in the table, not in this store's cache.
+    const elsewhere = new DynamoDBIdempotencyStore({ client: h.doc, tableName: h.table, clock: h.clock });
+    await elsewhere.commit({ consumer: 'test', key: 'x1', actions: [] });
+    const requests = countRequests(h.doc);
+    const asked = probedIds(h.doc);
+    const records = ['w0', 'w1', 'x1', 'n0', 'n1'].map((k) => order(k));
+    expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
+    expect(asked).toEqual([['x1', 'n0', 'n1'].map((k) => h.store.recordId('test', k))]);
+    expect(requests.commands).toEqual([GET, TX]);
+    expect(h.lines.at(-1)?.counts).toMatchObject({ duplicate: 3, completed: 2 });
+    for (const k of ['w0', 'w1', 'n0', 'n1']) expect(await points(k)).toBe(1);
+    expect(await points('x1')).toBeUndefined();
+    expect(runs.get('w0')).toBe(2);
+    // A batch the cache knows entirely (x1 now too, from the probe): no read, no transaction.
+    requests.reset();
+    await handler(sqsEvent(['w2', 'x1', 'n0'].map((k) => order(k))), h.context());
+    expect(requests.commands).toEqual([]);
+    expect(h.lines.at(-1)?.counts).toMatchObject({ duplicate: 3 });
+    expect(await points('w2')).toBe(1);
   });
 
   it('the probeDuplicates option is checked when transaction() or the middleware is built', async () => {

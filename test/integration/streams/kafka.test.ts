@@ -1,7 +1,7 @@
 /**
  * kafkaIdempotency on DynamoDB Local, with the three strategies: the claim
  * record, the transaction (the ledger write commits with the idempotency
- * record) and the state machine (`transition()` in eachKafkaRecord, no
+ * record) and the state machine (`transition()` in eachRecord, no
  * idempotency table). There is no local Kafka: events are built with
  * kafkaEvent and redelivered as Lambda's Kafka event source mapping does,
  * each topic-partition resumed from the lowest offset the response names.
@@ -15,7 +15,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   DynamoDBIdempotencyStore,
-  eachKafkaRecord,
+  eachRecord,
   kafkaIdempotency,
   kafkaValue,
   transition,
@@ -79,7 +79,7 @@ async function setup(strategy: Strategy) {
       }),
     )
     .handler(
-      eachKafkaRecord(async (record: KafkaRecord, { key, tx }) => {
+      eachRecord(async (record: KafkaRecord, { key, tx }) => {
         runs.push(`${record.partition}:${key}`);
         const left = failing.get(key) ?? 0;
         if (left > 0) {
@@ -155,11 +155,11 @@ describe.each<Strategy>(['claim', 'transaction'])('kafkaIdempotency on DynamoDB 
   });
 });
 
-describe('the state machine on Kafka: transition() in eachKafkaRecord, no idempotency table', () => {
+describe('the state machine on Kafka: transition() in eachRecord, no idempotency table', () => {
   async function setup() {
     const orders = await freshTable(client, businessTable, 'kafka-orders');
     const calls: string[] = [];
-    const handler = eachKafkaRecord(async (record) => {
+    const handler = eachRecord(async (record: KafkaRecord) => {
       const { orderNo } = kafkaValue<{ orderNo: string }>(record, 'json');
       calls.push(`${record.partition}:${orderNo}`);
       const r = await transition(doc, { table: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });

@@ -32,18 +32,28 @@ interface ItemResponse {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
+/** How often the lifecycle read each item: once per invocation (`readOnce`), however often it needs its id or lane. */
+const reads = new Map<Item, number>();
+
+// A handful of members, and nothing of the source anywhere else: the log line's `source` is its name.
 const itemSource: BatchSource<ItemEvent, Item, ItemResponse> = {
-  name: 'sqs', // the log line's source union is public; a real new source widens it
-  owner: 'itemIdempotency',
-  eventKind: 'an item event',
-  invalidEvent: (e) => (isObject(e) && Array.isArray(e['items']) ? undefined : 'it has no items'),
-  records: (e) => e.items,
+  name: 'items',
+  records(e) {
+    const items = isObject(e) ? e['items'] : undefined;
+    if (!Array.isArray(items)) return { refused: 'not an item event: it has no items' };
+    const i = items.findIndex((r) => !isObject(r) || typeof r['seq'] !== 'string');
+    return i < 0 ? (items as Item[]) : { refused: `not an item event: item ${i} has no seq` };
+  },
   withRecords: (e, items) => ({ ...e, items: [...items] }),
-  recordsOf: (e) => (isObject(e) && Array.isArray(e['items']) ? e['items'] : undefined),
-  itemId: (r) => (isObject(r) && typeof r['seq'] === 'string' ? r['seq'] : undefined),
-  lane: (r) => r.shard,
-  attempt: () => 1,
-  unreadable: (r) => (r.data.length === 0 ? new InvalidRecordError(`Item ${r.seq} is empty.`) : undefined),
+  read: (r) => {
+    reads.set(r, (reads.get(r) ?? 0) + 1);
+    return {
+      id: r.seq,
+      lane: r.shard,
+      attempt: 1,
+      unreadable: r.data.length === 0 ? new InvalidRecordError(`Item ${r.seq} is empty.`) : undefined,
+    };
+  },
   respond: (retry) => ({ retry }),
   retriedIn: (response) => new Set((response as Partial<ItemResponse> | undefined)?.retry ?? []),
 };
@@ -84,7 +94,8 @@ function rig() {
     .use(
       batchIdempotency(itemSource, {
         ...config,
-        steps: strategySteps(itemSource.owner, config),
+        owner: 'itemIdempotency',
+        steps: strategySteps('itemIdempotency', config),
         writeMetrics: metricsWriter(config.metrics),
       }),
     )
@@ -107,6 +118,8 @@ describe('a new source is one BatchSource object', () => {
     expect([...store.settles.values()].every((n) => n === 1)).toBe(true);
     expect(store.settles.get('items#a')).toBe(1);
     expect(store.settles.get('items#boom')).toBe(1);
+    expect(lines[0]?.source).toBe('items');
+    expect(batch.items.map((i) => reads.get(i))).toEqual([1, 1, 1, 1, 1, 1]);
     expect(lines[0]?.counts).toMatchObject({ completed: 2, failed: 1, invalid: 1, 'not-started': 1, duplicate: 1 });
 
     const again = await handler({ items: [item('7', 'a'), item('8', 'b')] }, lambdaContext());

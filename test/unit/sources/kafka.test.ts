@@ -3,13 +3,13 @@
  * store: what a valid event is, a record's id, lane and response identifier
  * (`{ partition, offset }`), decoding values and headers, the default key,
  * duplicates acknowledged, a failure stopping its topic-partition while the
- * others go on, bad records failing alone, and eachKafkaRecord without a
- * middleware. (DynamoDB Local, the three strategies: test/integration/kafka.)
+ * others go on, bad records failing alone, and eachRecord on Kafka events
+ * without a middleware. (DynamoDB Local, the three strategies: test/integration/kafka.)
  */
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import {
-  eachKafkaRecord,
+  eachRecord,
   kafkaHeaders,
   kafkaIdempotency,
   kafkaValue,
@@ -19,6 +19,7 @@ import {
   type KafkaRecord,
 } from '../../../src/index.js';
 import { kafkaSource } from '../../../src/sources/kafka.js';
+import { isRefusal } from '../../../src/sources/source.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';
@@ -26,14 +27,25 @@ import { kafkaEvent, lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord 
 
 const recordsOf = (event: KafkaEvent): KafkaRecord[] => Object.values(event.records).flat();
 const one = (options: KafkaRecordOptions): KafkaRecord => recordsOf(kafkaEvent([options]))[0] as KafkaRecord;
+/** Why the source refuses an event, or `undefined`. */
+const refusal = (event: unknown) => {
+  const records = kafkaSource.records(event);
+  return isRefusal(records) ? records.refused : undefined;
+};
+/** The records of an event the source takes. */
+const listed = (event: unknown): readonly KafkaRecord[] => {
+  const records = kafkaSource.records(event);
+  if (isRefusal(records)) throw new Error(records.refused);
+  return records;
+};
 const failures = (r: KafkaBatchResponse) => r.batchItemFailures.map(({ itemIdentifier: i }) => `${i.partition}@${i.offset}`);
 
 describe('kafkaSource', () => {
   it('names a record by topic-partition and offset, runs it in its topic-partition, answers with { partition, offset }', () => {
     const record = one({ topic: 'orders.eu', partition: 3, offset: 42, value: 'x' });
-    expect(kafkaSource.itemId(record)).toBe('orders.eu-3:42');
-    expect(kafkaSource.lane(record)).toBe('orders.eu-3');
-    expect(kafkaSource.attempt(record)).toBe(1);
+    expect(kafkaSource.read(record).id).toBe('orders.eu-3:42');
+    expect(kafkaSource.read(record).lane).toBe('orders.eu-3');
+    expect(kafkaSource.read(record).attempt).toBe(1);
     const response = kafkaSource.respond(['orders.eu-3:42', 'my-topic-10:7']);
     expect(response).toEqual({
       batchItemFailures: [
@@ -52,33 +64,34 @@ describe('kafkaSource', () => {
       { partition: 1, offset: 1, value: 'b1' },
       { partition: 0, offset: 2, value: 'a2' },
     ]);
-    expect(kafkaSource.records(event).map((r) => `${r.partition}:${r.offset}`)).toEqual(['0:1', '0:2', '1:1']);
-    const [a1, , b1] = kafkaSource.records(event) as [KafkaRecord, KafkaRecord, KafkaRecord];
+    expect(listed(event).map((r) => `${r.partition}:${r.offset}`)).toEqual(['0:1', '0:2', '1:1']);
+    const [a1, , b1] = listed(event) as [KafkaRecord, KafkaRecord, KafkaRecord];
     const handed = kafkaSource.withRecords(event, [a1, b1]);
     expect(handed.eventSource).toBe('aws:kafka');
     expect(Object.keys(handed.records)).toEqual(['orders-0', 'orders-1']);
-    expect(kafkaSource.recordsOf(handed)).toEqual([a1, b1]);
+    expect(listed(handed)).toEqual([a1, b1]);
   });
 
   it('refuses what is not a Kafka event, and names why', () => {
-    expect(kafkaSource.invalidEvent(sqsEvent([sqsRecord({ body: 'x' })]))).toMatch(/no records object/);
-    expect(kafkaSource.invalidEvent({ ...kafkaEvent([]), eventSource: 'aws:kinesis' })).toMatch(/"aws:kinesis", not "aws:kafka"/);
+    expect(refusal({})).toBe('not a Kafka event (Amazon MSK or self-managed): it has no records object (keyed by topic-partition)');
+    expect(refusal(sqsEvent([sqsRecord({ body: 'x' })]))).toMatch(/no records object/);
+    expect(refusal({ ...kafkaEvent([]), eventSource: 'aws:kinesis' })).toMatch(/"aws:kinesis", not "aws:kafka"/);
     const noOffset = { ...one({ offset: 1, value: 'x' }), offset: -1 };
-    expect(kafkaSource.invalidEvent({ eventSource: 'aws:kafka', records: { 'orders-0': [noOffset] } })).toMatch(
+    expect(refusal({ eventSource: 'aws:kafka', records: { 'orders-0': [noOffset] } })).toMatch(
       /record 0 of "orders-0" has no topic, partition and offset/,
     );
-    expect(kafkaSource.invalidEvent({ eventSource: 'aws:kafka', records: { 'orders-0': 'x' } })).toMatch(/is not a list/);
-    expect(kafkaSource.invalidEvent(kafkaEvent([{ offset: 1, value: 'x' }]))).toBeUndefined();
-    expect(kafkaSource.invalidEvent(kafkaEvent([{ offset: 1, value: 'x' }], { eventSource: 'SelfManagedKafka' }))).toBeUndefined();
+    expect(refusal({ eventSource: 'aws:kafka', records: { 'orders-0': 'x' } })).toMatch(/is not a list/);
+    expect(refusal(kafkaEvent([{ offset: 1, value: 'x' }]))).toBeUndefined();
+    expect(refusal(kafkaEvent([{ offset: 1, value: 'x' }], { eventSource: 'SelfManagedKafka' }))).toBeUndefined();
   });
 
   it('a value or key that is not base64, or malformed headers, make the record unreadable', () => {
     const good = one({ offset: 5, key: 'k', value: 'v', headers: { h: 'x' } });
-    expect(kafkaSource.unreadable(good)).toBeUndefined();
-    expect(kafkaSource.unreadable({ ...good, value: null, key: null })).toBeUndefined(); // a tombstone without a key
-    expect(kafkaSource.unreadable({ ...good, value: 'not base64!' })?.message).toMatch(/Kafka record orders-0@5: value is not base64/);
-    expect(kafkaSource.unreadable({ ...good, key: 42 as never })).toBeInstanceOf(BodyParseError);
-    expect(kafkaSource.unreadable({ ...good, headers: [{ h: 'x' as never }] })?.message).toMatch(/headers are not a list/);
+    expect(kafkaSource.read(good).unreadable).toBeUndefined();
+    expect(kafkaSource.read({ ...good, value: null, key: null }).unreadable).toBeUndefined(); // a tombstone without a key
+    expect(kafkaSource.read({ ...good, value: 'not base64!' }).unreadable?.message).toMatch(/Kafka record orders-0@5: value is not base64/);
+    expect(kafkaSource.read({ ...good, key: 42 as never }).unreadable).toBeInstanceOf(BodyParseError);
+    expect(kafkaSource.read({ ...good, headers: [{ h: 'x' as never }] }).unreadable?.message).toMatch(/headers are not a list/);
   });
 });
 
@@ -115,7 +128,7 @@ function rig(options: Partial<KafkaIdempotencyOptions> = {}) {
   const handler = middy<KafkaEvent, KafkaBatchResponse>()
     .use(kafkaIdempotency({ store, consumer: 'kafka-unit', logger: (l) => lines.push(l), metrics: false, ...options }))
     .handler(
-      eachKafkaRecord(async (record, { key }) => {
+      eachRecord(async (record, { key }) => {
         const name = `${record.partition}:${record.offset}`;
         runs.push(name);
         if (throwing.has(name)) throw new Error(`${name} fails`);
@@ -219,10 +232,10 @@ describe('kafkaIdempotency with an in-memory store', () => {
   });
 });
 
-describe('eachKafkaRecord without a middleware', () => {
+describe('eachRecord on Kafka events without a middleware', () => {
   it('runs each partition in order, stops it at its first failure and names it and the later ones', async () => {
     const seen: string[] = [];
-    const handler = eachKafkaRecord(async (record) => {
+    const handler = eachRecord(async (record: KafkaRecord) => {
       const v = kafkaValue<string>(record);
       seen.push(v);
       if (v === 'a2') throw new Error('a2 fails');
@@ -238,7 +251,11 @@ describe('eachKafkaRecord without a middleware', () => {
     expect(seen.filter((s) => s.startsWith('a'))).toEqual(['a1', 'a2']);
     expect(seen.filter((s) => s.startsWith('b'))).toEqual(['b1', 'b2']);
     await expect(handler({} as never, lambdaContext())).rejects.toThrow(
-      /eachKafkaRecord: the event is not a Kafka event: it has no records/,
+      /^eachRecord: the event is not an SQS event, nor a Kinesis, DynamoDB Streams or Kafka one \(it has no Records array, nor a records object\)\.$/,
+    );
+    const noOffset = { eventSource: 'aws:kafka', records: { 'orders-0': [{ topic: 'orders', partition: 0, value: 'x' }] } };
+    await expect(handler(noOffset as never, lambdaContext())).rejects.toThrow(
+      /^eachRecord: the event is not a Kafka event \(Amazon MSK or self-managed\): record 0 of "orders-0" has no topic, partition and offset/,
     );
   });
 });

@@ -9,6 +9,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisSt
 import { describe, expect, it } from 'vitest';
 import { dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord, kinesisData, kinesisIdempotency } from '../../../src/index.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
+import { isRefusal, type BatchSource } from '../../../src/sources/source.js';
 import { dynamoDBStreamsSource, kinesisSource } from '../../../src/sources/streams/adapter.js';
 import {
   MemoryIdempotencyStore,
@@ -25,25 +26,30 @@ const k = (sequenceNumber: string, data: unknown, shardId = 'shardId-00000000000
   kinesisStreamRecord({ sequenceNumber, data, shardId });
 const d = (sequenceNumber: string, pk: string): DynamoDBRecord =>
   dynamoDBStreamRecord({ sequenceNumber, keys: { pk: { S: pk } }, newImage: { pk: { S: pk }, n: { N: '1' } } });
+/** Why a source refuses an event, or `undefined`. */
+const refusal = <TEvent, TRecord>(source: BatchSource<TEvent, TRecord, unknown>, event: unknown) => {
+  const records = source.records(event);
+  return isRefusal(records) ? records.refused : undefined;
+};
 const failures = (response: unknown) =>
   (response as { batchItemFailures: { itemIdentifier: string }[] }).batchItemFailures.map((f) => f.itemIdentifier);
 
 describe('kinesisSource', () => {
   it('names a record by its sequence number and runs it in its shard (eventID before ":")', () => {
     const record = k('42', 'x', 'shardId-000000000003');
-    expect(kinesisSource.itemId(record)).toBe('42');
-    expect(kinesisSource.lane(record)).toBe('shardId-000000000003');
-    expect(kinesisSource.attempt(record)).toBe(1);
+    expect(kinesisSource.read(record).id).toBe('42');
+    expect(kinesisSource.read(record).lane).toBe('shardId-000000000003');
+    expect(kinesisSource.read(record).attempt).toBe(1);
     // No eventID: the stream is one lane, never "no order".
-    expect(kinesisSource.lane({ ...record, eventID: undefined as never })).toBe(record.eventSourceARN);
+    expect(kinesisSource.read({ ...record, eventID: undefined as never }).lane).toBe(record.eventSourceARN);
   });
 
   it('refuses what is not a Kinesis event, and names why', () => {
-    expect(kinesisSource.invalidEvent({})).toMatch(/no Records array/);
-    expect(kinesisSource.invalidEvent(sqsEvent([sqsRecord({ body: 'x' })]))).toMatch(/"aws:sqs", not "aws:kinesis"/);
+    expect(refusal(kinesisSource, {})).toBe('not a Kinesis stream event: it has no Records array');
+    expect(refusal(kinesisSource, sqsEvent([sqsRecord({ body: 'x' })]))).toMatch(/"aws:sqs", not "aws:kinesis"/);
     const noSequence = { ...k('1', 'x'), kinesis: { ...k('1', 'x').kinesis, sequenceNumber: '' } };
-    expect(kinesisSource.invalidEvent({ Records: [noSequence] })).toMatch(/record 0 has no string kinesis.sequenceNumber/);
-    expect(kinesisSource.invalidEvent(kinesisStreamEvent([k('1', 'x')]))).toBeUndefined();
+    expect(refusal(kinesisSource, { Records: [noSequence] })).toMatch(/record 0 has no string kinesis.sequenceNumber/);
+    expect(refusal(kinesisSource, kinesisStreamEvent([k('1', 'x')]))).toBeUndefined();
   });
 
   it('reads data: JSON when it parses, else text, else bytes; not base64 is a BodyParseError', () => {
@@ -53,24 +59,24 @@ describe('kinesisSource', () => {
     expect(kinesisData(k('1', bytes))).toEqual(Buffer.from(bytes));
     const bad = { ...k('7', 'x'), kinesis: { ...k('7', 'x').kinesis, data: 'not base64!' } };
     expect(() => kinesisData(bad)).toThrow(BodyParseError);
-    expect(kinesisSource.unreadable(bad)).toBeInstanceOf(BodyParseError);
-    expect(kinesisSource.unreadable(bad)?.message).toMatch(/Kinesis record 7: data is not base64/);
-    expect(kinesisSource.unreadable(k('1', 'ok'))).toBeUndefined();
+    expect(kinesisSource.read(bad).unreadable).toBeInstanceOf(BodyParseError);
+    expect(kinesisSource.read(bad).unreadable?.message).toMatch(/Kinesis record 7: data is not base64/);
+    expect(kinesisSource.read(k('1', 'ok')).unreadable).toBeUndefined();
   });
 });
 
 describe('dynamoDBStreamsSource', () => {
   it('names a record by dynamodb.SequenceNumber; the batch (one shard) is one lane: the stream', () => {
     const record = d('100', 'a');
-    expect(dynamoDBStreamsSource.itemId(record)).toBe('100');
-    expect(dynamoDBStreamsSource.lane(record)).toBe(record.eventSourceARN);
+    expect(dynamoDBStreamsSource.read(record).id).toBe('100');
+    expect(dynamoDBStreamsSource.read(record).lane).toBe(record.eventSourceARN);
   });
 
   it('refuses what is not a DynamoDB Streams event', () => {
-    expect(dynamoDBStreamsSource.invalidEvent({ Records: 'no' })).toMatch(/no Records array/);
-    expect(dynamoDBStreamsSource.invalidEvent(kinesisStreamEvent([k('1', 'x')]))).toMatch(/"aws:kinesis", not "aws:dynamodb"/);
-    expect(dynamoDBStreamsSource.invalidEvent({ Records: [{ eventSource: 'aws:dynamodb', dynamodb: {} }] })).toMatch(/SequenceNumber/);
-    expect(dynamoDBStreamsSource.invalidEvent(dynamoDBStreamEvent([d('1', 'a')]))).toBeUndefined();
+    expect(refusal(dynamoDBStreamsSource, { Records: 'no' })).toMatch(/no Records array/);
+    expect(refusal(dynamoDBStreamsSource, kinesisStreamEvent([k('1', 'x')]))).toMatch(/"aws:kinesis", not "aws:dynamodb"/);
+    expect(refusal(dynamoDBStreamsSource, { Records: [{ eventSource: 'aws:dynamodb', dynamodb: {} }] })).toMatch(/SequenceNumber/);
+    expect(refusal(dynamoDBStreamsSource, dynamoDBStreamEvent([d('1', 'a')]))).toBeUndefined();
   });
 
   it('unmarshalls images; one that cannot be read is a BodyParseError and the record unreadable', () => {
@@ -86,11 +92,11 @@ describe('dynamoDBStreamsSource', () => {
     expect(images.newImage?.tags).toEqual(new Set(['x']));
     const bad = { ...modify, dynamodb: { ...modify.dynamodb, NewImage: { n: { Q: '1' } } } } as unknown as DynamoDBRecord;
     expect(() => dynamoDBImages(bad)).toThrow(BodyParseError);
-    expect(dynamoDBStreamsSource.unreadable(bad)).toBeInstanceOf(BodyParseError);
-    expect(dynamoDBStreamsSource.unreadable({ ...modify, dynamodb: undefined })).toBeInstanceOf(BodyParseError);
+    expect(dynamoDBStreamsSource.read(bad).unreadable).toBeInstanceOf(BodyParseError);
+    expect(dynamoDBStreamsSource.read({ ...modify, dynamodb: undefined }).unreadable).toBeInstanceOf(BodyParseError);
     // A number beyond 2^53 is readable (the handler chooses wrapNumbers): not a bad record.
     const big = { ...modify, dynamodb: { ...modify.dynamodb, NewImage: { n: { N: '123456789012345678901234567890' } } } } as DynamoDBRecord;
-    expect(dynamoDBStreamsSource.unreadable(big)).toBeUndefined();
+    expect(dynamoDBStreamsSource.read(big).unreadable).toBeUndefined();
   });
 });
 

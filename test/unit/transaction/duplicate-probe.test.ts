@@ -3,7 +3,8 @@
  * probe means for the commit, and when a container sends the probe.
  */
 import { describe, expect, it } from 'vitest';
-import { DuplicateRate, PROBE_WORTH, probeVerdict } from '../../../src/transaction/group-commit/duplicate-probe.js';
+import { DuplicateRate, probeVerdict, probeWorth } from '../../../src/transaction/group-commit/duplicate-probe.js';
+import { meanSlowestSingleMs, meanTransactMs } from '../../../src/transaction/group-commit/latency.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';
 
@@ -38,6 +39,9 @@ describe('probeVerdict', () => {
   });
 });
 
+/** Duplicates in batch `i` of 10 when `share` of all records are duplicates, spread evenly over the batches. */
+const spread = (i: number, share: number) => Math.floor((i + 1) * share * 10) - Math.floor(i * share * 10);
+
 describe('DuplicateRate', () => {
   it('"never" never probes, "always" probes every batch with a record', () => {
     const never = new DuplicateRate('never');
@@ -53,7 +57,8 @@ describe('DuplicateRate', () => {
     expect(rate.wantsProbe(10)).toBe(false);
     for (let i = 0; i < 10; i += 1) rate.observe(3, 10);
     expect(rate.wantsProbe(10)).toBe(true);
-    // A single record never pays for the read.
+    // A single record at this rate (12 %) does not pay for the read.
+    expect(rate.rate).toBeLessThan(probeWorth(1, rate.itemsPerRecord));
     expect(rate.wantsProbe(1)).toBe(false);
     for (let i = 0; i < 200; i += 1) rate.observe(0, 10);
     expect(rate.wantsProbe(10)).toBe(false);
@@ -68,7 +73,7 @@ describe('DuplicateRate', () => {
     }
     expect(low.rate).toBeCloseTo(0.01, 2);
     expect(low.wantsProbe(10)).toBe(false);
-    expect(1 - (1 - high.rate) ** 10).toBeGreaterThan(PROBE_WORTH);
+    expect(1 - (1 - high.rate) ** 10).toBeGreaterThan(probeWorth(10, high.itemsPerRecord));
     expect(high.wantsProbe(10)).toBe(true);
   });
 
@@ -79,5 +84,54 @@ describe('DuplicateRate', () => {
     rate.observe(50, 10);
     expect(rate.rate).toBeLessThanOrEqual(1);
     expect(rate.rate).toBeGreaterThan(0);
+  });
+
+  it('"auto" between 2.8 % and 4.5 % duplicates (batches of 10): no probe any more (the old DynamoDB Local rule read at 25 % of batches)', () => {
+    const at = (share: number) => {
+      const rate = new DuplicateRate('auto');
+      for (let i = 0; i < 2000; i += 1) rate.observe(spread(i, share), 10, (10 - spread(i, share)) * 2);
+      return rate;
+    };
+    const low = at(0.035);
+    expect(1 - (1 - low.rate) ** 10).toBeGreaterThan(0.25);
+    expect(low.wantsProbe(10)).toBe(false);
+    const high = at(0.055);
+    expect(high.wantsProbe(10)).toBe(true);
+  });
+
+  it("a single record is probed once its duplicates are frequent enough: a duplicate's read replaces its refused commit", () => {
+    const rate = new DuplicateRate('auto');
+    for (let i = 0; i < 500; i += 1) rate.observe(i % 2, 1, 2);
+    expect(rate.rate).toBeGreaterThan(probeWorth(1, 2));
+    expect(rate.wantsProbe(1)).toBe(true);
+  });
+
+  it('tracks the items per committed record: larger transactions make a cancelled round dearer, so the probe pays sooner', () => {
+    const small = new DuplicateRate('auto');
+    const large = new DuplicateRate('auto');
+    for (let i = 0; i < 2000; i += 1) {
+      // 3.5 % duplicates; the 9 or 10 others commit with 1 or 4 business writes each.
+      const dups = spread(i, 0.035);
+      small.observe(dups, 10, (10 - dups) * 2);
+      large.observe(dups, 10, (10 - dups) * 5);
+    }
+    expect(small.itemsPerRecord).toBeCloseTo(2, 5);
+    expect(large.itemsPerRecord).toBeCloseTo(5, 1);
+    expect(small.wantsProbe(10)).toBe(false);
+    expect(large.wantsProbe(10)).toBe(true);
+    // Duplicates sent nothing: they leave the items per record alone.
+    large.observe(10, 10, 0);
+    expect(large.itemsPerRecord).toBeCloseTo(5, 1);
+  });
+});
+
+describe('probeWorth: the probe against the cancelled round it saves, on the AWS latency figures', () => {
+  it("is the mean of the slowest of n single reads over the mean transaction of the batch's items", () => {
+    expect(probeWorth(10, 2)).toBeCloseTo(meanSlowestSingleMs(10) / meanTransactMs(20), 12);
+    expect(probeWorth(10, 2)).toBeGreaterThan(0.36);
+    expect(probeWorth(10, 2)).toBeLessThan(0.38);
+    expect(probeWorth(1, 2)).toBeCloseTo(meanSlowestSingleMs(1) / meanTransactMs(2), 12);
+    // At most 100 actions in one transaction: a larger batch's cancelled round is one transaction of 100.
+    expect(probeWorth(100, 2)).toBeCloseTo(meanSlowestSingleMs(100) / meanTransactMs(100), 12);
   });
 });
