@@ -143,8 +143,8 @@ export class CoalescedStore implements IdempotencyStore {
   complete(input: CompleteInput): Promise<FencedWriteResult> {
     const answer = this.#completions.add(input);
     if (this.#completionTimer === undefined) {
+      // Not unref'd: for these few ms it is what the invocation waits on, and a flush clears it.
       this.#completionTimer = setTimeout(() => this.#flushCompletions(), MAX_COMPLETION_WAIT_MS);
-      this.#completionTimer.unref();
     }
     this.#scheduleCompletions();
     return answer;

@@ -140,6 +140,36 @@ describe('claim strategy on a store with batched calls', () => {
     expect(log).toEqual(['claimMany(3)', 'run g1-1', 'run g2-1', 'completeMany(2)', 'run g1-2', 'complete']);
   });
 
+  it('a slow handler does not hold the others’ completions back past the bound: their effects are recorded while it runs', async () => {
+    const inner = new MemoryIdempotencyStore({ clock: new ManualClock() });
+    const log: string[] = [];
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let fastDoneWhileSlowRan = false;
+    const { handler, lines } = handlerOn(recorded(inner, log), {
+      run: async (orderNo) => {
+        if (orderNo !== 'slow') return;
+        // Waits until the fast record is recorded done (far longer than the bound would allow if it were held), then ends.
+        for (let i = 0; i < 100 && !fastDoneWhileSlowRan; i += 1) {
+          await new Promise((r) => setTimeout(r, 5));
+          fastDoneWhileSlowRan = (await inner.get(inner.recordId(CONSUMER, 'fast')))?.status === 'COMPLETED';
+        }
+        release();
+        await slow;
+      },
+    });
+    await handler(
+      sqsEvent([sqsRecord({ messageId: 's1', body: body('slow') }), sqsRecord({ messageId: 'f1', body: body('fast') })]),
+      lambdaContext(),
+    );
+    expect(fastDoneWhileSlowRan).toBe(true);
+    expect(outcomes(lines[0])).toEqual(['s1:completed', 'f1:completed']);
+    // Each went alone: the fast one at the bound, the slow one when it ended.
+    expect(log).toEqual(['claimMany(2)', 'complete', 'complete']);
+  });
+
   it('a batched call that fails as a whole fails the records it answered for, alone, and releases nothing it did not claim', async () => {
     const inner = new MemoryIdempotencyStore({ clock: new ManualClock() });
     const log: string[] = [];
