@@ -9,11 +9,12 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { DynamoDBIdempotencyStore, sqsIdempotency, transaction, type DynamoDBIdempotencyStoreOptions } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
+import { PROBE_WAIT_MS } from '../../../src/transaction/group-commit/queue.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';
@@ -79,8 +80,29 @@ function afterFirstProbe(doc: DynamoDBDocumentClient, after: () => Promise<void>
   );
 }
 
+/**
+ * Takes the probe's bound (PROBE_WAIT_MS) out of the test: on a loaded
+ * machine DynamoDB Local may answer a probe after it, and the batch then
+ * commits without the answer, as it should. These tests are about what the
+ * answer does, so the bound's timer is pushed out of reach; the tests of the
+ * bound itself (a throttled or slow probe) keep it.
+ */
+let boundOff: MockInstance<typeof setTimeout> | undefined;
+function probeAlwaysInTime(): void {
+  const real = globalThis.setTimeout;
+  const never = 2 ** 31 - 1;
+  boundOff = vi
+    .spyOn(globalThis, 'setTimeout')
+    .mockImplementation(((fn: () => void, ms?: number) => real(fn, ms === PROBE_WAIT_MS ? never : ms)) as typeof setTimeout);
+}
+afterEach(() => {
+  boundOff?.mockRestore();
+  boundOff = undefined;
+});
+
 describe('sqsIdempotency, transaction strategy: group commit with the duplicate probe', () => {
   it('a duplicate inside a batch is answered from the probe; the others commit in one TransactWriteItems', async () => {
+    probeAlwaysInTime();
     const { h, award, runs, points } = await setup();
     const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('d4')]), h.context());
@@ -99,6 +121,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('the probe answers a duplicate exactly as a cancelled commit does (stored result on): same response and log entry', async () => {
+    probeAlwaysInTime();
     const { h, award } = await setup();
     const options = { strategy: transaction(), storeResult: true };
     const first = h.handler(award, options);
@@ -117,6 +140,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('a key completed by another invocation between the probe and the commit: the commit’s refusal answers it', async () => {
+    probeAlwaysInTime();
     const { h, award, points } = await setup();
     const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     afterFirstProbe(h.doc, async () => {
@@ -133,6 +157,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('a live IN_PROGRESS claim found by the probe commits alone and comes back; the others commit together', async () => {
+    probeAlwaysInTime();
     const { h, award, points } = await setup();
     const claim = await h.store.claim({ consumer: 'test', key: 'held1', leaseMs: 600_000 });
     expect(claim.kind).toBe('claimed');
@@ -152,6 +177,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('a payload mismatch found by the probe is decided by the commit, as without the probe (invalid, not acknowledged)', async () => {
+    probeAlwaysInTime();
     const { h, award, points } = await setup();
     const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('p1', { amount: 1 })]), h.context());
@@ -167,6 +193,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('FIFO: a duplicate answered by the probe lets its group go on; every group commits in order', async () => {
+    probeAlwaysInTime();
     const { h, award, points, runs } = await setup();
     const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('fa1', {}, { groupId: 'A' })]), h.context());
@@ -249,6 +276,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
+    probeAlwaysInTime();
     const { h, award } = await setup();
     const auto = h.handler(award, { strategy: transaction() });
     const requests = countRequests(h.doc);
@@ -269,6 +297,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   });
 
   it('with the warm cache: keys it knows as COMPLETED are neither read by the probe nor committed; the rest is read and commits', async () => {
+    probeAlwaysInTime();
     const { h, award, runs, points } = await setup({ cache: { maxEntries: 100 } });
     const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent(keys(3, 'w').map((k) => order(k))), h.context());
