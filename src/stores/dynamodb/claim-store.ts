@@ -16,7 +16,6 @@ import { checkLease } from '../../engine/lease.js';
 import { isOwnWrite, type IdempotencyRecord } from '../../engine/record.js';
 import { MAX_ITEM_BYTES } from '../../engine/size.js';
 import { CompletedCache } from './cache.js';
-import { isAwsError } from './refusals.js';
 import {
   claimPutRequest,
   claimRequest,
@@ -29,7 +28,7 @@ import {
 } from './expressions.js';
 import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
-import { leaseLost, tooLarge } from './refusals.js';
+import { isAwsError, leaseLost, tooLarge } from './refusals.js';
 import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
 import type {
   ClaimInput,
@@ -105,6 +104,15 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   readonly #cache: CompletedCache | undefined;
   /** Whether claimMany and completeMany send PartiQL batches (off once the role was refused PartiQL). */
   #batched = true;
+  /**
+   * Whether batched completions ask for the completed item (`RETURNING ALL
+   * NEW *`), for the cache. DynamoDB Local answers it inside
+   * `BatchExecuteStatement`; AWS documents the clause for `ExecuteStatement`
+   * and is silent on batches. Should a table refuse it as invalid, the
+   * completions go on batched without it (the cache then learns them from
+   * later reads), rather than every batch paying a refused request.
+   */
+  #returning = true;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
@@ -333,7 +341,11 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         answers[index] = Promise.resolve({ kind: 'error', error });
       }
     });
-    const sent = await this.#send(batched.map(({ params }) => completeStatement(params)));
+    const returning = this.#returning;
+    const sent = await this.#send(batched.map(({ params }) => completeStatement(params, returning)));
+    const invalid = (s: (typeof sent)[number] | undefined) =>
+      s !== undefined && ('failed' in s ? isAwsError(s.failed, 'ValidationException') : s.answer.Error?.Code === 'ValidationError');
+    if (returning && sent.some(invalid)) this.#returning = false;
     batched.forEach(({ index, input }, i) => {
       const s = sent[i];
       if (s === undefined || !('answer' in s) || s.answer.Error !== undefined) {

@@ -65,7 +65,8 @@ export function claimInsertStatement(tableName: string, item: Readonly<Record<st
  * removed; only where the record is IN_PROGRESS and owned by `token` (a
  * missing item fails too: PartiQL updates only existing items). It returns
  * the completed item (`RETURNING ALL NEW *`), as the single completion's
- * `ALL_NEW` does, for the warm-container cache.
+ * `ALL_NEW` does, for the warm-container cache; `returning: false` leaves
+ * the clause out (a table that refuses it inside a batch).
  *
  * @example
  * ```ts
@@ -73,7 +74,7 @@ export function claimInsertStatement(tableName: string, item: Readonly<Record<st
  * const s = completeStatement({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 86_400_000 });
  * ```
  */
-export function completeStatement(p: CompleteParams): Statement {
+export function completeStatement(p: CompleteParams, returning = true): Statement {
   const sets: Array<readonly [string, unknown]> = [
     [ATTR.status, 'COMPLETED'],
     [ATTR.completedAt, p.now],
@@ -84,7 +85,8 @@ export function completeStatement(p: CompleteParams): Statement {
     `UPDATE ${quoted(p.tableName)}` +
     sets.map(([name]) => ` SET ${quoted(name)}=?`).join('') +
     ` REMOVE ${quoted(ATTR.inflight)} REMOVE ${quoted(ATTR.leaseUntil)}` +
-    ` WHERE ${quoted(ATTR.id)}=? AND ${quoted(ATTR.status)}=? AND ${quoted(ATTR.owner)}=? RETURNING ALL NEW *`;
+    ` WHERE ${quoted(ATTR.id)}=? AND ${quoted(ATTR.status)}=? AND ${quoted(ATTR.owner)}=?` +
+    (returning ? ' RETURNING ALL NEW *' : '');
   return { Statement: statement, Parameters: [...sets.map(([, value]) => value), p.id, 'IN_PROGRESS', p.token] };
 }
 
