@@ -18,7 +18,7 @@ import type { OrderPaidEvent, RelayCrashPoint } from '../local/service.js';
 import type { ChaosRates, ChaosTiming } from './plan.js';
 import { tracingStore, Traces, type Consumer } from './trace.js';
 
-const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems'];
+const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchExecuteStatement'];
 
 /** What the chaos hooks saw during one run. */
 export interface ChaosObservations {

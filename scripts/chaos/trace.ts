@@ -105,7 +105,22 @@ export class Traces {
 
 /** The store with every completion's fate written into the current trace. */
 export function tracingStore(store: TransactionalIdempotencyStore, traces: Traces): TransactionalIdempotencyStore {
+  const completeMany = store.completeMany?.bind(store);
   return storeWith(store, {
+    ...(completeMany === undefined
+      ? {}
+      : {
+          async completeMany(inputs: readonly CompleteInput[]) {
+            const trace = traces.current();
+            const answers = await completeMany(inputs);
+            for (const [i, answer] of answers.entries()) {
+              const id = inputs[i]?.id ?? '';
+              if (answer.kind === 'error') trace?.failed.add(id);
+              else (answer.result.kind === 'ok' ? trace?.completed : trace?.refused)?.add(id);
+            }
+            return answers;
+          },
+        }),
     async complete(input: CompleteInput) {
       const trace = traces.current();
       try {

@@ -69,6 +69,9 @@ export function storeWith(
     release: (input) => store.release(input),
     get: (id) => store.get(id),
     commit: (input) => store.commit(input),
+    // The batched claim calls are the DynamoDB store's default claim path: a wrapper that dropped them would run every claim alone.
+    ...(store.claimMany === undefined ? {} : { claimMany: (inputs) => store.claimMany?.(inputs) ?? Promise.resolve([]) }),
+    ...(store.completeMany === undefined ? {} : { completeMany: (inputs) => store.completeMany?.(inputs) ?? Promise.resolve([]) }),
     ...overrides,
   };
 }

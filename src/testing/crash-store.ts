@@ -75,7 +75,9 @@ const optionRules: OptionRules = {
 };
 
 /**
- * Wraps `store` with seeded crash points (see {@link PipelineCrashPoint}).
+ * Wraps `store` with seeded crash points (see {@link PipelineCrashPoint}),
+ * its batched calls too (`claimMany`, `completeMany`: each record's point in
+ * turn) when the store has them.
  * Every call also passes a `checkpoint` before and after, so work a crash
  * left running (other records of the batch) stops at its next store call.
  *
@@ -145,6 +147,29 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
     release: (input) => guarded(() => store.release(input)),
     get: (id) => guarded(() => store.get(id)),
   };
+  // Batched claims and completions (the DynamoDB store's default path): the same crash points, each record's in turn.
+  const claimMany = store.claimMany?.bind(store);
+  if (claimMany !== undefined) {
+    wrapped.claimMany = async (inputs: readonly ClaimInput[]) => {
+      const answers = await guarded(() => claimMany(inputs));
+      for (const answer of answers) {
+        if (answer.kind === 'result' && answer.result.kind === 'claimed') await maybeCrash('after-claim', answer.result.id);
+      }
+      return answers;
+    };
+  }
+  const completeMany = store.completeMany?.bind(store);
+  if (completeMany !== undefined) {
+    // One crash point before the batch (the whole invocation dies before it is sent), one after each completed record.
+    wrapped.completeMany = async (inputs: readonly CompleteInput[]) => {
+      for (const input of inputs) await maybeCrash('before-complete', input.id);
+      const answers = await guarded(() => completeMany(inputs));
+      for (const [i, answer] of answers.entries()) {
+        if (answer.kind === 'result' && answer.result.kind === 'ok') await maybeCrash('after-complete', inputs[i]?.id ?? '');
+      }
+      return answers;
+    };
+  }
   if (!isTransactionalStore(store)) return wrapped;
   const transactional: CrashingStore & TransactionalIdempotencyStore = {
     ...wrapped,
