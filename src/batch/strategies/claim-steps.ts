@@ -149,12 +149,17 @@ export function claimsHeartbeat(settings: ClaimSettings, leaseMs: number): Heart
   return heartbeatPlan(settings.lease.heartbeat, settings.store, leaseMs, Date.now());
 }
 
-/** The claim strategy with batch claims: every record claimed, concurrently, before the handler runs. */
-export function claimBatchStrategy(settings: ClaimSettings): BatchStrategy {
+/**
+ * The claim strategy with batch claims: every record claimed, concurrently,
+ * before the handler runs. `coalesce`: the batch's claims and completions
+ * go in the store's batched calls when it has them (the default); off for
+ * pipelined claims, whose records each send their own requests.
+ */
+export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): BatchStrategy {
   return {
     name: 'claim',
     async begin(batch) {
-      const coalesced = CoalescedStore.over(settings.store);
+      const coalesced = coalesce ? CoalescedStore.over(settings.store) : undefined;
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const plan = claimsHeartbeat(settings, admit.leaseMs);
       return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan, coalesced);

@@ -18,10 +18,16 @@ export interface ClaimOptions {
   /**
    * `sqsIdempotency` with `eachRecord` only: start each record as soon as
    * its own claim returns, instead of claiming every record before the
-   * handler runs. The handler is then handed an event with no records (none
-   * is known to be claimed yet), so it must be wrapped in `eachRecord`. FIFO
-   * batches are claimed as a batch either way. Not with a heartbeat.
-   * Default false.
+   * handler runs, and send every claim and completion as a request of its
+   * own: each record is one chain of three round trips, as in Powertools.
+   * The lowest latency where the function has CPU to spare (a full vCPU at
+   * 1,769 MB); the default sends a batch's claims in one request and its
+   * completions in another (stores with batched calls, as the DynamoDB
+   * store), about 0.6x the CPU, which wins where CPU is scarce (256 MB and
+   * below; docs/benchmarks.md). The handler is then handed an event with no
+   * records (none is known to be claimed yet), so it must be wrapped in
+   * `eachRecord`. FIFO batches are claimed as a batch either way. Not with a
+   * heartbeat. Default false.
    */
   readonly pipelined?: boolean;
   /**
