@@ -8,7 +8,7 @@
  */
 import type { LifecycleConfig } from '../../engine/middleware-options.js';
 import { claimBatchStrategy } from './claim-steps.js';
-import { carriedSteps, type BatchStrategy } from './types.js';
+import { BATCH_STEPS, type BatchStrategy, type StepsFactory } from './types.js';
 
 /**
  * The steps for the resolved options, built once per middleware; `option`:
@@ -30,4 +30,11 @@ export function strategySteps(
     );
   }
   return claimBatchStrategy(settings);
+}
+
+/** The steps a `strategy` option carries, if it is a strategy object that carries any. */
+export function carriedSteps(option: unknown): StepsFactory | undefined {
+  if (typeof option !== 'object' || option === null) return undefined;
+  const steps: unknown = (option as { readonly [BATCH_STEPS]?: unknown })[BATCH_STEPS];
+  return typeof steps === 'function' ? (steps as StepsFactory) : undefined;
 }

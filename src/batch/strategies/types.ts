@@ -101,13 +101,6 @@ export type StepsFactory = (settings: StepSettings) => BatchStrategy;
  */
 export const BATCH_STEPS: unique symbol = Symbol('effectively-once: the batch steps of a strategy');
 
-/** The steps a `strategy` option carries, if it is a strategy object that carries any. */
-export function carriedSteps(option: unknown): StepsFactory | undefined {
-  if (typeof option !== 'object' || option === null) return undefined;
-  const steps: unknown = (option as { readonly [BATCH_STEPS]?: unknown })[BATCH_STEPS];
-  return typeof steps === 'function' ? (steps as StepsFactory) : undefined;
-}
-
 /**
  * `strategy`, frozen, carrying `steps` under {@link BATCH_STEPS}: not
  * enumerable, so the object's settings (what the option checks, equality

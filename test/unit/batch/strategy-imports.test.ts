@@ -17,7 +17,7 @@ import { claim } from '../../../src/batch/strategies/claim.js';
 import { claimBatchStrategy } from '../../../src/batch/strategies/claim-steps.js';
 import { pipelinedStrategy } from '../../../src/batch/strategies/pipelined.js';
 import { transactionBatchStrategy } from '../../../src/batch/strategies/transaction.js';
-import { carriedSteps } from '../../../src/batch/strategies/types.js';
+import { carriedSteps } from '../../../src/batch/strategies/choose.js';
 import { transaction } from '../../../src/transaction/strategy.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
