@@ -2,7 +2,8 @@
  * The claim strategy's batched requests, per invocation: the batch's claims
  * go to the store together (`claimMany`), and the completions of records
  * whose handlers have finished go together (`completeMany`) once no handler
- * of the batch is running, as group commit does for transactions. A batch
+ * of the batch is running (engine/when-idle.ts, the rule group commit
+ * follows for transactions). A batch
  * then costs a few requests' SDK work instead of one per record and write:
  * on a 256 MB Lambda (~0.15 vCPU) that CPU is most of its duration.
  *
@@ -11,10 +12,10 @@
  * record's outcome is decided by its own answer (the store answers each
  * input as its single call would). Completions sent eagerly instead (the
  * first at once, those that come while it is in flight together when it
- * returns) were slower under the AWS model, at both duplicate rates; see
- * docs/benchmarks.md.
+ * returns) cost more CPU, were slower at 25 % duplicates and no faster at
+ * 1 % under the AWS model (docs/benchmarks.md, coalescing policy).
  */
-import { setImmediate as nextTurn } from 'node:timers';
+import { WhenIdle } from '../engine/when-idle.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -97,10 +98,12 @@ export class CoalescedStore implements IdempotencyStore {
   readonly #claims: Queue<ClaimInput, ClaimResult>;
   readonly #completions: Queue<CompleteInput, FencedWriteResult>;
   readonly renew?: (input: RenewInput) => Promise<FencedWriteResult>;
-  #running = 0;
   #claimsScheduled = false;
-  #completionsScheduled = false;
   #completionTimer: NodeJS.Timeout | undefined;
+  readonly #idle = new WhenIdle(
+    () => this.#completions.size > 0,
+    () => this.#flushCompletions(),
+  );
 
   private constructor(store: BatchedStore) {
     this.#store = store;
@@ -146,7 +149,7 @@ export class CoalescedStore implements IdempotencyStore {
       // Not unref'd: for these few ms it is what the invocation waits on, and a flush clears it.
       this.#completionTimer = setTimeout(() => this.#flushCompletions(), MAX_COMPLETION_WAIT_MS);
     }
-    this.#scheduleCompletions();
+    this.#idle.schedule();
     return answer;
   }
 
@@ -159,25 +162,8 @@ export class CoalescedStore implements IdempotencyStore {
   }
 
   /** Runs a record's handler, counted as running: completions are not sent while a handler may still add one. */
-  async running<T>(handler: () => Promise<T>): Promise<T> {
-    this.#running += 1;
-    try {
-      return await handler();
-    } finally {
-      this.#running -= 1;
-      this.#scheduleCompletions();
-    }
-  }
-
-  // Waits a turn of the event loop before deciding: the lanes a completion just
-  // released start their next handler in microtasks, and must be counted first.
-  #scheduleCompletions(): void {
-    if (this.#completionsScheduled || this.#running > 0 || this.#completions.size === 0) return;
-    this.#completionsScheduled = true;
-    nextTurn(() => {
-      this.#completionsScheduled = false;
-      if (this.#running === 0) this.#flushCompletions();
-    });
+  running<T>(handler: () => Promise<T>): Promise<T> {
+    return this.#idle.running(handler);
   }
 
   #flushCompletions(): void {

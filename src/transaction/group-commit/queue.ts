@@ -15,8 +15,8 @@
  * cache. The read is a hint only; the conditional Put stays the one
  * authority on whether an effect commits.
  */
-import { setImmediate as nextTurn } from 'node:timers';
 import type { DuplicateRate } from './duplicate-probe.js';
+import { WhenIdle } from '../../engine/when-idle.js';
 import { knownCompleted, knowsCompleted } from './warm-cache.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../stores/types.js';
@@ -59,9 +59,11 @@ export class GroupCommitter {
   readonly #rate: DuplicateRate | undefined;
   /** The probe's answer (`undefined` when it failed); absent when no probe was sent. */
   #found: Promise<ReadonlyMap<string, IdempotencyRecord> | undefined> | undefined;
-  #running = 0;
   #queue: Waiting[] = [];
-  #scheduled = false;
+  readonly #idle = new WhenIdle(
+    () => this.#queue.length > 0,
+    () => void this.#flush(this.#queue.splice(0)),
+  );
 
   constructor(store: GroupStore, rate?: DuplicateRate) {
     this.#store = store;
@@ -96,35 +98,17 @@ export class GroupCommitter {
   }
 
   /** Runs a record's handler, counted as running: the queue is not committed while a handler may still add to it. */
-  async running<T>(handler: () => Promise<T>): Promise<T> {
-    this.#running += 1;
-    try {
-      return await handler();
-    } finally {
-      this.#running -= 1;
-      this.#schedule();
-    }
+  running<T>(handler: () => Promise<T>): Promise<T> {
+    return this.#idle.running(handler);
   }
 
   /** Queues a record's commit; resolves or rejects as `store.commit` would for it. */
   commit(input: CommitInput): Promise<CommitResult> {
     const answer = new Promise<GroupCommitAnswer>((resolve) => this.#queue.push({ input, resolve }));
-    this.#schedule();
+    this.#idle.schedule();
     return answer.then((a) => {
       if (a.kind === 'error') throw a.error;
       return a.result;
-    });
-  }
-
-  // Waits a turn of the event loop before deciding: the lanes a commit just
-  // released start their next handler in microtasks, and must be counted first.
-  #schedule(): void {
-    if (this.#scheduled || this.#running > 0 || this.#queue.length === 0) return;
-    this.#scheduled = true;
-    nextTurn(() => {
-      this.#scheduled = false;
-      if (this.#running > 0 || this.#queue.length === 0) return;
-      void this.#flush(this.#queue.splice(0));
     });
   }
 

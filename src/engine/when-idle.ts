@@ -1,0 +1,58 @@
+/**
+ * "Send once no handler of the batch runs": the one rule group commit
+ * (transaction/group-commit/queue.ts) and the claim strategy's batched
+ * completions (batch/coalesce.ts) share. A batch's handlers are counted
+ * while they run; when the last one ends and something is waiting, the
+ * flush runs one turn of the event loop later, so that the lanes the
+ * finished records released can start their next handler (in microtasks)
+ * and be counted first.
+ */
+import { setImmediate as nextTurn } from 'node:timers';
+
+/**
+ * One batch's count of running handlers, and the flush it triggers.
+ *
+ * @example
+ * ```ts
+ * import { WhenIdle } from './when-idle.js';
+ * const waiting: string[] = [];
+ * const idle = new WhenIdle(() => waiting.length > 0, () => console.log('send', waiting.splice(0)));
+ * await idle.running(async () => {
+ *   waiting.push('a');
+ *   idle.schedule(); // a handler still runs: nothing is sent yet
+ * }); // the handler ended: 'a' is sent one turn later
+ * ```
+ */
+export class WhenIdle {
+  readonly #waiting: () => boolean;
+  readonly #flush: () => void;
+  #running = 0;
+  #scheduled = false;
+
+  /** `waiting`: whether anything waits to be sent; `flush`: sends it. */
+  constructor(waiting: () => boolean, flush: () => void) {
+    this.#waiting = waiting;
+    this.#flush = flush;
+  }
+
+  /** Runs a record's handler, counted as running: nothing is flushed while a handler may still add to what waits. */
+  async running<T>(handler: () => Promise<T>): Promise<T> {
+    this.#running += 1;
+    try {
+      return await handler();
+    } finally {
+      this.#running -= 1;
+      this.schedule();
+    }
+  }
+
+  /** Something was added to what waits: flush it once no handler runs. */
+  schedule(): void {
+    if (this.#scheduled || this.#running > 0 || !this.#waiting()) return;
+    this.#scheduled = true;
+    nextTurn(() => {
+      this.#scheduled = false;
+      if (this.#running === 0 && this.#waiting()) this.#flush();
+    });
+  }
+}
