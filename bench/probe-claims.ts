@@ -18,42 +18,14 @@ import { randomUUID } from 'node:crypto';
 import { BatchExecuteStatementCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { claimPutRequest, claimRequest, completeRequest, type CompleteParams } from '../src/stores/dynamodb/expressions.js';
-import { toEpochSeconds } from '../src/engine/clock.js';
-import { ATTR } from '../src/stores/dynamodb/layout.js';
+import { completeStatement } from '../src/stores/dynamodb/statements.js';
 import { totalRequests } from './counter.js';
 import { countedClient, createVariantTables } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';
 
-/** A PartiQL identifier: double-quoted (`status`, `owner`, `result` are reserved), quotes doubled. */
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/**
- * The fenced completion of `completeRequest` (src/stores/dynamodb/expressions.ts) as one PartiQL `UPDATE`: sets
- * COMPLETED, `completedAt`, the retention TTL and (when stored) the result,
- * removes `inflight` and `leaseUntil`, where the record is IN_PROGRESS and
- * owned by `token`. A missing item fails the condition too (PartiQL updates
- * only existing items), as the fenced `UpdateItem` does. A refusal returns the
- * item it found (`ALL_OLD`), read like a refused single completion.
- */
-function completeStatement(p: CompleteParams) {
-  const sets: Array<readonly [string, unknown]> = [
-    [ATTR.status, 'COMPLETED'],
-    [ATTR.completedAt, p.now],
-    [ATTR.expiresAt, toEpochSeconds(p.now + p.retentionMs)],
-  ];
-  if (p.result !== undefined) sets.push([ATTR.result, p.result]);
-  const statement =
-    `UPDATE ${quoted(p.tableName)}` +
-    sets.map(([name]) => ` SET ${quoted(name)}=?`).join('') +
-    ` REMOVE ${quoted(ATTR.inflight)} REMOVE ${quoted(ATTR.leaseUntil)}` +
-    ` WHERE ${quoted(ATTR.id)}=? AND ${quoted(ATTR.status)}=? AND ${quoted(ATTR.owner)}=?`;
-  return {
-    Statement: statement,
-    Parameters: [...sets.map(([, value]) => value), p.id, 'IN_PROGRESS', p.token],
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
+/** The store's own batched completion (src/stores/dynamodb/statements.ts), without `RETURNING`; a refusal returns the item it found (`ALL_OLD`). */
+function completeStatementOf(p: CompleteParams) {
+  return { ...completeStatement(p, false), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
 }
 
 const BATCH = 10;
@@ -234,7 +206,7 @@ const allShapes: Shape[] = [
       const out = await doc.send(
         new BatchExecuteStatementCommand({
           Statements: keys.map((id) =>
-            completeStatement({ tableName: table, id, token: tokens.get(id) ?? '', now, retentionMs: RETENTION }),
+            completeStatementOf({ tableName: table, id, token: tokens.get(id) ?? '', now, retentionMs: RETENTION }),
           ),
         }),
       );

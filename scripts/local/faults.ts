@@ -62,6 +62,8 @@ export function storeWith(
   store: TransactionalIdempotencyStore,
   overrides: Partial<TransactionalIdempotencyStore>,
 ): TransactionalIdempotencyStore {
+  const claimMany = store.claimMany?.bind(store);
+  const completeMany = store.completeMany?.bind(store);
   return {
     recordId: (consumer, key) => store.recordId(consumer, key),
     claim: (input) => store.claim(input),
@@ -70,8 +72,8 @@ export function storeWith(
     get: (id) => store.get(id),
     commit: (input) => store.commit(input),
     // The batched claim calls are the DynamoDB store's default claim path: a wrapper that dropped them would run every claim alone.
-    ...(store.claimMany === undefined ? {} : { claimMany: (inputs) => store.claimMany?.(inputs) ?? Promise.resolve([]) }),
-    ...(store.completeMany === undefined ? {} : { completeMany: (inputs) => store.completeMany?.(inputs) ?? Promise.resolve([]) }),
+    ...(claimMany === undefined ? {} : { claimMany }),
+    ...(completeMany === undefined ? {} : { completeMany }),
     ...overrides,
   };
 }

@@ -23,8 +23,9 @@ export interface ClaimOptions {
    * The lowest latency where the function has CPU to spare (a full vCPU at
    * 1,769 MB); the default sends a batch's claims in one request and its
    * completions in another (stores with batched calls, as the DynamoDB
-   * store), about 0.6x the CPU, which wins where CPU is scarce (256 MB and
-   * below; docs/benchmarks.md). The handler is then handed an event with no
+   * store), about 0.6x the CPU, which wins where CPU is scarce: in the
+   * bench's model, below about 800 MB of memory at 25 % duplicates and
+   * 1,350 MB at 1 % (docs/benchmarks.md). The handler is then handed an event with no
    * records (none is known to be claimed yet), so it must be wrapped in
    * `eachRecord`. FIFO batches are claimed as a batch either way. Not with a
    * heartbeat. Default false.

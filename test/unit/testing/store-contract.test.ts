@@ -10,6 +10,7 @@ import type { IdempotencyStore } from '../../../src/index.js';
 import type { ClaimInput } from '../../../src/stores/types.js';
 import { MemoryIdempotencyStore, storeContract, type StoreContractSubject } from '../../../src/testing/index.js';
 import type { StoreContractCase, StoreContractSetup } from '../../../src/testing/store-contract.js';
+import { withoutBatchedCalls } from '../../support/memory-batch.js';
 
 type Overrides = (inner: MemoryIdempotencyStore) => Partial<IdempotencyStore>;
 
@@ -17,15 +18,7 @@ type Overrides = (inner: MemoryIdempotencyStore) => Partial<IdempotencyStore>;
 function broken(overrides: Overrides, build: (setup: StoreContractSetup) => MemoryIdempotencyStore = (s) => new MemoryIdempotencyStore(s)) {
   return (setup: StoreContractSetup): StoreContractSubject => {
     const inner = build(setup);
-    const store: IdempotencyStore = {
-      recordId: (consumer, key) => inner.recordId(consumer, key),
-      claim: (input) => inner.claim(input),
-      complete: (input) => inner.complete(input),
-      release: (input) => inner.release(input),
-      renew: (input) => inner.renew(input),
-      get: (id) => inner.get(id),
-      ...overrides(inner),
-    };
+    const store: IdempotencyStore = { ...withoutBatchedCalls(inner), ...overrides(inner) };
     return {
       store,
       loseFirstResponse: async (call) => {
