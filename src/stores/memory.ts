@@ -25,6 +25,7 @@ import type {
   RenewInput,
   StoreAnswer,
 } from './types.js';
+import { answerOf } from './types.js';
 
 /** Options of {@link MemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
@@ -154,12 +155,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   /** Claims each key as {@link claim} would, one answer per input in input order (the batched path of the claim strategy). */
   async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
-    return Promise.all(inputs.map((input) => answer(() => this.claim(input))));
+    return Promise.all(inputs.map((input) => answerOf(() => this.claim(input))));
   }
 
   /** Completes each claim as {@link complete} would, one answer per input in input order (the batched path of the claim strategy). */
   async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
-    return Promise.all(inputs.map((input) => answer(() => this.complete(input))));
+    return Promise.all(inputs.map((input) => answerOf(() => this.complete(input))));
   }
 
   /** Gives the claim up (forgets it, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
@@ -258,14 +259,5 @@ function encodeResult(value: unknown): string | undefined {
     return JSON.stringify(value);
   } catch (err) {
     throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
-  }
-}
-
-/** A single call's answer as a batched call gives it: its result, or the error it threw. */
-async function answer<T>(call: () => Promise<T>): Promise<StoreAnswer<T>> {
-  try {
-    return { kind: 'result', result: await call() };
-  } catch (error) {
-    return { kind: 'error', error };
   }
 }

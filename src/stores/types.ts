@@ -87,9 +87,7 @@ export type CommitResult =
  * One record's answer from {@link TransactionalIdempotencyStore.commitGroup}:
  * what `commit` would have returned for it, or the error it would have thrown.
  */
-export type GroupCommitAnswer =
-  | { readonly kind: 'result'; readonly result: CommitResult }
-  | { readonly kind: 'error'; readonly error: unknown };
+export type GroupCommitAnswer = StoreAnswer<CommitResult>;
 
 /**
  * One input's answer from a store's batched call ({@link IdempotencyStore.claimMany},
@@ -103,6 +101,26 @@ export type GroupCommitAnswer =
  * ```
  */
 export type StoreAnswer<T> = { readonly kind: 'result'; readonly result: T } | { readonly kind: 'error'; readonly error: unknown };
+
+/**
+ * A single call's answer as a batched call gives it: its result, or the
+ * error it threw (a store's batched calls answer every input, never reject
+ * for one).
+ *
+ * @example
+ * ```ts
+ * import { answerOf } from './types.js';
+ * const answer = await answerOf(async () => { throw new Error('throttled'); });
+ * console.log(answer.kind); // 'error'
+ * ```
+ */
+export async function answerOf<T>(call: () => Promise<T>): Promise<StoreAnswer<T>> {
+  try {
+    return { kind: 'result', result: await call() };
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+}
 
 /** A claim whose lease passed long ago: most likely a crashed consumer (`DynamoDBIdempotencyStore.staleClaims`). */
 export interface StaleClaim {

@@ -40,6 +40,7 @@ import type {
   RenewInput,
   StoreAnswer,
 } from '../types.js';
+import { answerOf } from '../types.js';
 
 /**
  * The record that refused a claim (`ALL_OLD`), or the error rethrown when
@@ -249,7 +250,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         const cached = this.#cache?.lookup(id);
         if (cached !== undefined)
           answers[index] = Promise.resolve({ kind: 'result', result: { kind: 'completed', id, existing: cached, fromCache: true } });
-        else if (!this.#batched) answers[index] = answer(this.claim(input));
+        else if (!this.#batched) answers[index] = answerOf(() => this.claim(input));
         // One key twice: a batch naming one item twice is refused as a whole, so a later claim goes alone, after the batch.
         else if (ids.has(id)) later.push({ index, input });
         else batched.push({ index, input, params: this.#claimParams(input, id, randomUUID()) });
@@ -271,11 +272,11 @@ export class DynamoDBClaimStore implements IdempotencyStore {
           result: { kind: 'claimed', id: params.id, token: params.token, record: toRecord(item) },
         });
       } else if (s !== undefined && 'answer' in s && s.answer.Error?.Code === 'DuplicateItem') found.push(pending);
-      else answers[index] = answer(this.#claim(input, this.#claimParams(input, params.id, params.token)));
+      else answers[index] = answerOf(() => this.#claim(input, this.#claimParams(input, params.id, params.token)));
     });
     for (const [index, result] of await this.#claimFound(found)) answers[index] = result;
     const first = await Promise.all(answers);
-    for (const { index, input } of later) first[index] = await answer(this.claim(input));
+    for (const { index, input } of later) first[index] = await answerOf(() => this.claim(input));
     return first;
   }
 
@@ -299,7 +300,10 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     for (const { index, input, params } of found) {
       const again = this.#claimParams(input, params.id, params.token);
       const existing = records?.get(params.id);
-      answers.set(index, answer(existing === undefined ? this.#claim(input, again) : this.#decideFound(input, again, existing)));
+      answers.set(
+        index,
+        answerOf(() => (existing === undefined ? this.#claim(input, again) : this.#decideFound(input, again, existing))),
+      );
     }
     return answers;
   }
@@ -332,7 +336,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     inputs.forEach((input, index) => {
       try {
         const params = this.#completion(input);
-        if (!this.#batched) answers[index] = answer(this.complete(input));
+        if (!this.#batched) answers[index] = answerOf(() => this.complete(input));
         // One id twice: a batch naming one item twice is refused as a whole, so a later completion goes alone, after the batch.
         else if (ids.has(input.id)) later.push({ index, input });
         else batched.push({ index, input, params });
@@ -349,7 +353,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     batched.forEach(({ index, input }, i) => {
       const s = sent[i];
       if (s === undefined || !('answer' in s) || s.answer.Error !== undefined) {
-        answers[index] = answer(this.complete(input));
+        answers[index] = answerOf(() => this.complete(input));
         return;
       }
       const record = s.answer.Item === undefined ? undefined : toRecord(s.answer.Item);
@@ -357,7 +361,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
       answers[index] = Promise.resolve({ kind: 'result', result: record === undefined ? { kind: 'ok' } : { kind: 'ok', record } });
     });
     const first = await Promise.all(answers);
-    for (const { index, input } of later) first[index] = await answer(this.complete(input));
+    for (const { index, input } of later) first[index] = await answerOf(() => this.complete(input));
     return first;
   }
 
@@ -410,12 +414,4 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     this.#cache?.remember(record);
     return record;
   }
-}
-
-/** A single call's answer as a batched call gives it: its result, or the error it threw. */
-function answer<T>(call: Promise<T>): Promise<StoreAnswer<T>> {
-  return call.then(
-    (result): StoreAnswer<T> => ({ kind: 'result', result }),
-    (error: unknown): StoreAnswer<T> => ({ kind: 'error', error }),
-  );
 }

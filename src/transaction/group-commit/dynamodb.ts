@@ -10,7 +10,7 @@
 import { planGroups } from './plan.js';
 import { cancellationReasons, type RawCancellationReason } from '../cancellation.js';
 import type { CommitFootprint } from '../commit-limits.js';
-import type { CommitInput, CommitResult, GroupCommitAnswer, TransactItem } from '../../stores/types.js';
+import { answerOf, type CommitInput, type CommitResult, type GroupCommitAnswer, type TransactItem } from '../../stores/types.js';
 
 /** A record's commit, checked and ready to send. */
 export interface PreparedCommit {
@@ -38,13 +38,7 @@ export interface GroupCommitIO {
   committed(commit: PreparedCommit): CommitResult;
 }
 
-const settle = async (run: () => Promise<CommitResult>): Promise<GroupCommitAnswer> => {
-  try {
-    return { kind: 'result', result: await run() };
-  } catch (error) {
-    return { kind: 'error', error };
-  }
-};
+const settle = (run: () => Promise<CommitResult>): Promise<GroupCommitAnswer> => answerOf(run);
 
 const isNone = (r: RawCancellationReason) => r.Code === undefined || r.Code === 'None';
 
