@@ -68,8 +68,15 @@ describe('chaos run', () => {
   it('a store that forgets its claims is caught: double effects outside the claim strategy’s window', async () => {
     const chaos = createChaos(5, noFaults, defaultTiming);
     // Broken on purpose: every claim succeeds (a fresh record id each time), so a re-sent copy runs again.
-    const forgetful = (store: TransactionalIdempotencyStore): TransactionalIdempotencyStore =>
-      storeWith(store, { claim: (input) => store.claim({ ...input, key: `${input.key}#${randomUUID()}` }) });
+    // Both claim paths forget: the batched one (the default when several claims meet) and the single one.
+    const forget = <T extends { key: string }>(input: T): T => ({ ...input, key: `${input.key}#${randomUUID()}` });
+    const forgetful = (store: TransactionalIdempotencyStore): TransactionalIdempotencyStore => {
+      const claimMany = store.claimMany?.bind(store);
+      return storeWith(store, {
+        claim: (input) => store.claim(forget(input)),
+        ...(claimMany === undefined ? {} : { claimMany: (inputs) => claimMany(inputs.map(forget)) }),
+      });
+    };
     const hooks = {
       ...chaos.hooks,
       service: {
