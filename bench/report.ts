@@ -161,7 +161,7 @@ export function coldStartRows(c: ColdStartFigures): string[][] {
   ];
   return [
     row("ours, 'effectively-once/claim' (+ @middy/core)", c.ours),
-    ...(c.oursMain === undefined ? [] : [row("ours, main entry 'effectively-once' (+ @middy/core)", c.oursMain)]),
+    ...(c.oursMain === undefined ? [] : [row("ours, main entry 'effectively-once', DynamoDBClaimStore (+ @middy/core)", c.oursMain)]),
     row('Powertools idempotency + batch', c.powertools),
   ];
 }
