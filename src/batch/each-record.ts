@@ -10,7 +10,7 @@ import { is, resolveOptions, type RulesOf } from '../engine/options.js';
 import { runLanes } from './schedule.js';
 import { sourceOfEvent, type PlainSource } from '../sources/event-sources.js';
 import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from '../sources/kafka.js';
-import { isRefusal, readOnce } from '../sources/source.js';
+import { isRefusal } from '../sources/source.js';
 import { remainingTime } from '../engine/time.js';
 import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
@@ -156,7 +156,7 @@ export function eachRecordOver(
 function plainRunner(event: unknown, { source: plain, middleware }: PlainSource): BatchRunner<unknown> {
   const records = plain.records(event);
   if (isRefusal(records)) throw new TypeError(`eachRecord: the event is ${records.refused}.`);
-  const source = readOnce(plain);
+  const source = plain; // a plain reader decodes nothing: reading a record again is cheap
   const idOf = (record: unknown): string => source.read(record).id;
   const failed = new Set<string>();
   const tx = disabledTransaction(`use ${middleware}({ strategy: "transaction" }) from 'effectively-once' in front of eachRecord.`);

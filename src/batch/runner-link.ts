@@ -7,7 +7,7 @@
  */
 import type { Context, SQSRecord } from 'aws-lambda';
 import type { TransactionBuilder } from '../transaction/builder.js';
-import { isRefusal, type BatchSource, type Refusal } from '../sources/source.js';
+import { isRefusal, type PlainReader, type Refusal } from '../sources/source.js';
 
 /** What a per-record handler receives besides the record. */
 export interface RecordContext {
@@ -41,8 +41,8 @@ export type NotStartedReason = 'deadline' | 'group-failed';
 
 /** Runs records of one invocation under a strategy. */
 export interface BatchRunner<TRecord = SQSRecord> {
-  /** The source the records come from: their ids and lanes. */
-  readonly source: BatchSource<unknown, TRecord, unknown>;
+  /** The source the records come from: their ids and lanes (a plain runner's is a plain reader). */
+  readonly source: PlainReader<TRecord, unknown>;
   /** The middleware's name, for errors. */
   readonly owner: string;
   /** The records to run, in delivery order. */

@@ -7,11 +7,12 @@
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
 import type { RecordHandler } from '../batch/runner-link.js';
-import type { AnySource, PlainSource } from '../sources/event-sources.js';
+import type { PlainSource } from '../sources/event-sources.js';
+import type { PlainReader } from '../sources/source.js';
 import { SQS_MIDDLEWARE } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
 
-const plainSqs: PlainSource = { source: sqsSource as unknown as AnySource, middleware: SQS_MIDDLEWARE };
+const plainSqs: PlainSource = { source: sqsSource as unknown as PlainReader, middleware: SQS_MIDDLEWARE };
 
 function sqsOnly(event: unknown): PlainSource {
   const records: unknown = typeof event === 'object' && event !== null ? (event as Record<string, unknown>)['Records'] : undefined;

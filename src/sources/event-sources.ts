@@ -4,27 +4,25 @@
  * its ordering lane (FIFO group, shard, partition) and the response's shape.
  */
 import { isPlainObject } from '../engine/options.js';
-import { kafkaSource } from './kafka.js';
-import type { BatchSource } from './source.js';
+import { kafkaRecords } from './kafka.js';
+import type { PlainReader } from './source.js';
 import { SQS_MIDDLEWARE } from './sqs/defaults.js';
 import { sqsSource } from './sqs/adapter.js';
-import { dynamoDBStreamsSource, kinesisSource } from './streams/adapter.js';
-
-/** Any batch source, as a plain runner uses it. */
-export type AnySource = BatchSource<unknown, unknown, unknown>;
+import { dynamoDBStreamsRecords, kinesisRecords } from './streams/adapter.js';
 
 /** A source `eachRecord` runs with no middleware in front, and the middleware that would protect it (its errors name it). */
 export interface PlainSource {
-  readonly source: AnySource;
+  readonly source: PlainReader;
   readonly middleware: string;
 }
 
-// Object literals, no calls: an entry that never calls `sourceOfEvent` bundles none of these adapters.
-const sqs: PlainSource = { source: sqsSource as AnySource, middleware: SQS_MIDDLEWARE };
-const kafka: PlainSource = { source: kafkaSource as unknown as AnySource, middleware: 'kafkaIdempotency' };
+// Object literals of each adapter's plain reader, no calls: an entry that never calls `sourceOfEvent` bundles
+// none of them, and one that does carries no stream or Kafka record checks (test/unit/claim-bundle.test.ts).
+const sqs: PlainSource = { source: sqsSource as unknown as PlainReader, middleware: SQS_MIDDLEWARE };
+const kafka: PlainSource = { source: kafkaRecords as unknown as PlainReader, middleware: 'kafkaIdempotency' };
 const byEventSource: Readonly<Record<string, PlainSource>> = {
-  'aws:kinesis': { source: kinesisSource as unknown as AnySource, middleware: 'kinesisIdempotency' },
-  'aws:dynamodb': { source: dynamoDBStreamsSource as unknown as AnySource, middleware: 'dynamoDBStreamsIdempotency' },
+  'aws:kinesis': { source: kinesisRecords as unknown as PlainReader, middleware: 'kinesisIdempotency' },
+  'aws:dynamodb': { source: dynamoDBStreamsRecords as unknown as PlainReader, middleware: 'dynamoDBStreamsIdempotency' },
 };
 
 /**

@@ -16,7 +16,7 @@
  */
 import { BodyParseError, type InvalidRecordError } from '../engine/errors.js';
 import { isPlainObject } from '../engine/options.js';
-import type { BatchSource, Refusal } from './source.js';
+import type { BatchSource, PlainReader, Refusal } from './source.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
@@ -128,22 +128,24 @@ function withRecords(event: KafkaEvent, records: readonly KafkaRecord[]): KafkaE
   return { ...event, records: grouped };
 }
 
-/**
- * Kafka as a batch source. A record's lane is its topic-partition; its
- * attempt is 1 (Kafka records carry no delivery count).
- */
+/** A record's id (`topic-partition:offset`), lane (its topic-partition) and attempt (1: Kafka records carry no delivery count). */
+const placeOf = (record: KafkaRecord) => ({ id: `${partitionOf(record)}:${record.offset}`, lane: partitionOf(record), attempt: 1 });
+
+const respond = (retry: readonly string[]): KafkaBatchResponse => ({
+  batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })),
+});
+
+/** What `eachRecord` reads of a Kafka event with no middleware in front (no record checks: see {@link PlainReader}). */
+export const kafkaRecords: PlainReader<KafkaRecord, KafkaBatchResponse> = { name: 'kafka', records: recordsOf, read: placeOf, respond };
+
+/** Kafka as a batch source. */
 export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
   name: 'kafka',
   records: recordsOf,
   withRecords,
-  read: (record) => ({
-    id: `${partitionOf(record)}:${record.offset}`,
-    lane: partitionOf(record),
-    attempt: 1,
-    unreadable: unreadable(record),
-  }),
+  read: (record) => ({ ...placeOf(record), unreadable: unreadable(record) }),
   resumesFromFirstFailure: true,
-  respond: (retry) => ({ batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })) }),
+  respond,
   retriedIn(response) {
     const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;
     const ids = (Array.isArray(failures) ? failures : []).map((f: unknown) => {

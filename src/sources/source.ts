@@ -56,6 +56,20 @@ export interface BatchSource<TEvent, TRecord, TResponse> {
   retriedIn(response: unknown): ReadonlySet<string>;
 }
 
+/**
+ * What `eachRecord` reads of a source with no middleware in front: the
+ * records, each one's id, lane and attempt, and the response. A
+ * {@link BatchSource} is one; each adapter also exports its own, without the
+ * record checks, `withRecords` and `retriedIn`, so a bundle whose
+ * `eachRecord` may meet that source's events carries only these.
+ */
+export interface PlainReader<TRecord = unknown, TResponse = unknown> {
+  readonly name: string;
+  records(event: unknown): readonly TRecord[] | Refusal;
+  read(record: TRecord): Omit<RecordFacts, 'unreadable'>;
+  respond(retry: readonly string[]): TResponse;
+}
+
 /** Whether `records` said why the event is refused. */
 export function isRefusal<T>(records: readonly T[] | Refusal): records is Refusal {
   return 'refused' in records;

@@ -17,29 +17,30 @@ import { BUNDLE_OPTIONS } from '../../bench/cold-start.js';
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** The README's claim handler (on `DynamoDBClaimStore`, which both entries export); the controls pass `DynamoDBIdempotencyStore`. */
-const handlerFrom = (entry: string, store = 'DynamoDBClaimStore') => `
+const handlerFrom = (entry: string, store = 'DynamoDBClaimStore', middleware = 'sqsIdempotency') => `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
-import { ${store}, eachRecord, jsonBody, sqsIdempotency } from '${entry}';
+import { ${store}, eachRecord, jsonBody, ${middleware} } from '${entry}';
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const store = new ${store}({ client, tableName: 'idempotency' });
 export const handler = middy()
-  .use(sqsIdempotency({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo }))
+  .use(${middleware}({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo }))
   .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo); }));
 `;
 
-/** The bundle's one output, from its metafile. */
-async function bundle(entry: string, store?: string) {
+/** The bundle's one output, from its metafile, with its text. */
+async function bundle(entry: string, store?: string, middleware?: string) {
   const result = await build({
-    stdin: { contents: handlerFrom(entry, store), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
+    stdin: { contents: handlerFrom(entry, store, middleware), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
     ...BUNDLE_OPTIONS,
     write: false,
     absWorkingDir: root,
   });
   const [output] = Object.values(result.metafile.outputs);
-  if (output === undefined) throw new Error('esbuild wrote no output');
-  return Object.assign(output, { sources: result.metafile.inputs });
+  const [file] = result.outputFiles;
+  if (output === undefined || file === undefined) throw new Error('esbuild wrote no output');
+  return Object.assign(output, { sources: result.metafile.inputs, text: file.text });
 }
 
 /** Our source files in the bundle (those that put at least one byte in it). */
@@ -107,6 +108,23 @@ describe('the claim-only entry’s bundle', () => {
     // control: DynamoDBIdempotencyStore on the same entry carries it
     const full = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');
     expect(commitPath.filter((s) => !full.includes(s))).toEqual([]);
+  }, 60_000);
+
+  it('from the main entry: a plain eachRecord’s stream and Kafka readers, without their record checks', async () => {
+    // eachRecord finds the source of an event at run time, so it carries each source's plain reader (records,
+    // id, lane, response); the checks that make a record unreadable come with the source's middleware only.
+    const readme = await bundle('./src/index.ts');
+    const sources = Object.entries(readme.inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([path]) => path);
+    expect(sources).toContain('src/sources/event-sources.ts');
+    expect(sources.filter((s) => ['src/sources/streams/data.ts', 'src/sources/streams/middleware.ts'].includes(s))).toEqual([]);
+    const { text } = readme;
+    expect(text).toContain('not a Kafka event'); // the plain reader's refusal is there, so the checks below can fail
+    for (const check of ['is not base64', 'has no kinesis payload', 'has no dynamodb change']) expect(text).not.toContain(check);
+    // control: a Kinesis handler carries the checks
+    const kinesis = await bundle('./src/index.ts', undefined, 'kinesisIdempotency');
+    expect(kinesis.text).toContain('has no kinesis payload');
   }, 60_000);
 
   it('from the main entry: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {

@@ -3,8 +3,10 @@
  * one factory: both events are `Records` of one `eventSource`, a record's id
  * in the response is its sequence number, and the response is the
  * `batchItemFailures` shape (SQS's, naming sequence numbers). What differs
- * is in each source's spec: where the sequence number sits, the lane, and
- * what makes a record unreadable.
+ * is in each source's spec (where the sequence number sits, the lane) and
+ * in what makes a record unreadable. Each source comes twice: its plain
+ * reader (`kinesisRecords`), all a plain `eachRecord` needs, and the source
+ * the middleware takes (`kinesisSource`), which adds the record checks.
  */
 import type {
   DynamoDBBatchResponse,
@@ -16,7 +18,7 @@ import type {
 } from 'aws-lambda';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
-import type { BatchSource, RecordFacts, Refusal } from '../source.js';
+import type { BatchSource, PlainReader, RecordFacts, Refusal } from '../source.js';
 import { dynamoDBImages, kinesisDataError } from './data.js';
 
 /** The partial batch response of both stream sources (`KinesisStreamBatchResponse` and `DynamoDBBatchResponse` have this shape). */
@@ -24,7 +26,7 @@ interface StreamsBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
-/** What one stream source adds to the shared shape. */
+/** What one stream source adds to the shared shape (the record checks come apart: see {@link streamSource}). */
 interface StreamSpec<TRecord> {
   /** The source's name (`kinesis`). */
   readonly name: string;
@@ -36,19 +38,16 @@ interface StreamSpec<TRecord> {
   readonly sequenceAt: readonly [string, string];
   /** The ordered lane of a record: its shard. */
   lane(record: TRecord): string;
-  /** Why a record cannot be read at all, or `undefined`. */
-  unreadable(record: TRecord): InvalidRecordError | undefined;
 }
 
 /**
- * A stream source from its spec. An event is refused as a whole only for a
- * record without a sequence number (it cannot be named in the response) or
- * one from another source (the function is wired to the wrong trigger).
- * Stream records carry no delivery count: the attempt is 1.
+ * What `eachRecord` reads of a stream's events with no middleware in front
+ * (see `PlainReader`). An event is refused as a whole only for a record
+ * without a sequence number (it cannot be named in the response) or one
+ * from another source (the function is wired to the wrong trigger). Stream
+ * records carry no delivery count: the attempt is 1.
  */
-function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse extends StreamsBatchResponse>(
-  spec: StreamSpec<TRecord>,
-): BatchSource<TEvent, TRecord, TResponse> {
+function streamRecords<TRecord, TResponse extends StreamsBatchResponse>(spec: StreamSpec<TRecord>): PlainReader<TRecord, TResponse> {
   const [container, field] = spec.sequenceAt;
   const sequenceOf = (record: unknown): string | undefined => {
     const inner: unknown = isPlainObject(record) ? record[container] : undefined;
@@ -69,17 +68,25 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
       }
       return records as TRecord[];
     },
-    withRecords: (event, records) => ({ ...event, Records: [...records] }),
     // `records` refused every event with a record lacking its sequence number.
-    read: (record): RecordFacts => ({
-      id: sequenceOf(record) ?? '',
-      lane: spec.lane(record),
-      attempt: 1,
-      unreadable: spec.unreadable(record),
-    }),
-    resumesFromFirstFailure: true,
+    read: (record) => ({ id: sequenceOf(record) ?? '', lane: spec.lane(record), attempt: 1 }),
     // The event source mapping checkpoints before the lowest sequence number named.
     respond: (retry) => ({ batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) }) as TResponse,
+  };
+}
+
+/** A stream source: its plain reader, with why a record cannot be read at all, `withRecords` and `retriedIn`. */
+function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse extends StreamsBatchResponse>(
+  plain: PlainReader<TRecord, TResponse>,
+  unreadable: (record: TRecord) => InvalidRecordError | undefined,
+): BatchSource<TEvent, TRecord, TResponse> {
+  return {
+    name: plain.name,
+    records: plain.records,
+    withRecords: (event, records) => ({ ...event, Records: [...records] }),
+    read: (record): RecordFacts => ({ ...plain.read(record), unreadable: unreadable(record) }),
+    resumesFromFirstFailure: true,
+    respond: plain.respond,
     retriedIn(response) {
       const failures = (response as Partial<StreamsBatchResponse> | undefined)?.batchItemFailures ?? [];
       return new Set(failures.map((f) => f.itemIdentifier));
@@ -93,7 +100,7 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
  * `:`; a record without one falls back to the stream, so records are never
  * run out of order.
  */
-export const kinesisSource = streamSource<KinesisStreamEvent, KinesisStreamRecord, KinesisStreamBatchResponse>({
+export const kinesisRecords = /* @__PURE__ */ streamRecords<KinesisStreamRecord, KinesisStreamBatchResponse>({
   name: 'kinesis',
   eventKind: 'a Kinesis stream event',
   eventSource: 'aws:kinesis',
@@ -103,12 +110,17 @@ export const kinesisSource = streamSource<KinesisStreamEvent, KinesisStreamRecor
     const colon = typeof eventID === 'string' ? eventID.indexOf(':') : -1;
     return colon > 0 ? (eventID as string).slice(0, colon) : String(record.eventSourceARN ?? 'stream');
   },
-  unreadable(record) {
+});
+
+/** Kinesis as a batch source: a record without a `kinesis` payload, or whose data is not base64, fails alone. */
+export const kinesisSource = /* @__PURE__ */ streamSource<KinesisStreamEvent, KinesisStreamRecord, KinesisStreamBatchResponse>(
+  kinesisRecords,
+  (record) => {
     if (!isPlainObject(record.kinesis)) return new BodyParseError('Kinesis record has no kinesis payload.');
     // Checked, not decoded: the key function and the handler decode it when they read it.
     return kinesisDataError(record);
   },
-});
+);
 
 function dynamoDBUnreadable(record: DynamoDBRecord): InvalidRecordError | undefined {
   if (!isPlainObject(record.dynamodb))
@@ -128,11 +140,16 @@ function dynamoDBUnreadable(record: DynamoDBRecord): InvalidRecordError | undefi
  * batch comes from one shard: the lane is the stream (`eventSourceARN`),
  * which keeps the whole batch in sequence order.
  */
-export const dynamoDBStreamsSource = streamSource<DynamoDBStreamEvent, DynamoDBRecord, DynamoDBBatchResponse>({
+export const dynamoDBStreamsRecords = /* @__PURE__ */ streamRecords<DynamoDBRecord, DynamoDBBatchResponse>({
   name: 'dynamodb-streams',
   eventKind: 'a DynamoDB Streams event',
   eventSource: 'aws:dynamodb',
   sequenceAt: ['dynamodb', 'SequenceNumber'],
   lane: (record) => record.eventSourceARN ?? 'stream',
-  unreadable: dynamoDBUnreadable,
 });
+
+/** DynamoDB Streams as a batch source: a record without a `dynamodb` change, or with an image that is not one, fails alone. */
+export const dynamoDBStreamsSource = /* @__PURE__ */ streamSource<DynamoDBStreamEvent, DynamoDBRecord, DynamoDBBatchResponse>(
+  dynamoDBStreamsRecords,
+  dynamoDBUnreadable,
+);
