@@ -8,17 +8,17 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { BusinessKey } from '../engine/keys.js';
 import type { CommonIdempotencyOptions } from '../engine/middleware-options.js';
-import { kafkaKeyText, kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
+import { kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
 import { streamDefaults, streamIdempotency } from './streams/middleware.js';
 
 /** Options of {@link kafkaIdempotency}. */
 export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
   /**
    * The business key of a record (recommended: the event's own id, from the
-   * value or a header). Default: the record's key as text, or
-   * `topic-partition-offset` when it has none. A Kafka key is often an
-   * entity's id (all of one customer's events share it), and an offset is
-   * new when a producer re-sends an event: see docs/kafka.md.
+   * value or a header). Default: `topic-partition-offset`, which recognises
+   * a record delivered again but not an event a producer re-sent (a new
+   * offset). Not the Kafka key: that is often an entity's id, which all of
+   * one customer's events share (docs/kafka.md).
    */
   readonly key?: (record: KafkaRecord) => BusinessKey | undefined | null;
   /** What must not change under the same key (flagged when it does). Default: the decoded value (`kafkaValue`). `false`: no check. */
@@ -37,7 +37,8 @@ export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
  * ```
  */
 export const kafkaDefaults = streamDefaults<KafkaRecord>({
-  key: (record) => kafkaKeyText(record) ?? `${record.topic}-${record.partition}-${record.offset}`,
+  // Not the Kafka key: a partitioning key (a customer id) would make a customer's second event a duplicate or a mismatch.
+  key: (record) => `${record.topic}-${record.partition}-${record.offset}`,
   payload: (record) => kafkaValue(record),
 });
 

@@ -167,18 +167,6 @@ function bytesOf(record: KafkaRecord, field: 'key' | 'value'): Buffer | null {
   return raw === undefined || raw === null ? null : Buffer.from(raw, 'base64');
 }
 
-/** The record's key as text (UTF-8), its base64 when the bytes are not text, or `undefined` when it has none. */
-export function kafkaKeyText(record: KafkaRecord): string | undefined {
-  const bytes = bytesOf(record, 'key');
-  if (bytes === null) return undefined;
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    // A binary key (an Avro or integer key) is still an identity: its base64 is stable.
-    return record.key ?? undefined;
-  }
-}
-
 /**
  * A Kafka record's `value`, decoded from base64: the JSON value when the
  * bytes are JSON text, else the text when they are UTF-8, else the bytes;

@@ -1,7 +1,7 @@
 /**
  * The Kafka source on its own and behind kafkaIdempotency on the in-memory
  * store: what a valid event is, a record's id, lane and response identifier
- * (`{ partition, offset }`), decoding values and headers, the default key,
+ * (`{ partition, offset }`), decoding values and headers, the default key (the offset, not the Kafka key),
  * duplicates acknowledged, a failure stopping its topic-partition while the
  * others go on, bad records failing alone, and eachRecord on Kafka events
  * without a middleware. (DynamoDB Local, the three strategies: test/integration/kafka.)
@@ -141,33 +141,56 @@ function rig(options: Partial<KafkaIdempotencyOptions> = {}) {
 }
 
 describe('kafkaIdempotency with an in-memory store', () => {
-  it('by default keys a record by its key: a redelivery (a rebalance, a producer retry) is acknowledged without running', async () => {
+  it('by default keys a record by topic-partition-offset: the same offset again is acknowledged without running', async () => {
     const t = rig();
     const first = kafkaEvent([
       { offset: 10, key: 'o-1', value: { orderNo: 'o-1' } },
       { offset: 11, key: 'o-2', value: { orderNo: 'o-2' } },
     ]);
     expect(failures(await t.deliver(first))).toEqual([]);
-    // The producer re-sent o-1: same key and value, a new offset.
-    const again = kafkaEvent([{ offset: 12, key: 'o-1', value: { orderNo: 'o-1' } }]);
-    expect(failures(await t.deliver(again))).toEqual([]);
-    expect(t.outcome('orders-0:12')).toBe('duplicate');
+    // The mapping delivers offset 10 again (a retry, a rebalance).
+    expect(failures(await t.deliver(kafkaEvent([{ offset: 10, key: 'o-1', value: { orderNo: 'o-1' } }])))).toEqual([]);
+    expect(t.outcome('orders-0:10')).toBe('duplicate');
     expect(t.runs).toEqual(['0:10', '0:11']);
     expect(t.effects).toEqual(
       new Map([
-        ['o-1', 1],
-        ['o-2', 1],
+        ['orders-0-10', 1],
+        ['orders-0-11', 1],
       ]),
     );
   });
 
-  it('without a record key, the default key is topic-partition-offset (a re-sent event is not recognised)', async () => {
+  it('the default key is not the Kafka key: two events of one customer (one partitioning key) both run, whatever their values', async () => {
+    // Keyed by the Kafka key, the second would be a duplicate (same value: its effect lost) or a
+    // PayloadMismatchError that blocks the partition (another value).
+    const t = rig();
+    const response = await t.deliver(
+      kafkaEvent([
+        { offset: 1, key: 'customer-7', value: { op: 'add', points: 5 } },
+        { offset: 2, key: 'customer-7', value: { op: 'add', points: 5 } },
+        { offset: 3, key: 'customer-7', value: { op: 'add', points: 9 } },
+      ]),
+    );
+    expect(failures(response)).toEqual([]);
+    expect(t.runs).toEqual(['0:1', '0:2', '0:3']);
+    expect(t.lines.at(-1)?.records.map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('without a record key, the default key is topic-partition-offset too (a re-sent event is not recognised)', async () => {
     const t = rig();
     await t.deliver(kafkaEvent([{ offset: 7, value: { orderNo: 'o-1' } }]));
     await t.deliver(kafkaEvent([{ offset: 7, value: { orderNo: 'o-1' } }]));
     await t.deliver(kafkaEvent([{ offset: 8, value: { orderNo: 'o-1' } }]));
     expect(t.runs).toEqual(['0:7', '0:8']);
     expect([...t.effects.keys()]).toEqual(['orders-0-7', 'orders-0-8']);
+  });
+
+  it('key: (record) => record.key keys by the Kafka key where it names one event: a re-sent event is recognised', async () => {
+    const t = rig({ key: (record) => record.key });
+    await t.deliver(kafkaEvent([{ offset: 10, key: 'e-1', value: { orderNo: 'o-1' } }]));
+    expect(failures(await t.deliver(kafkaEvent([{ offset: 12, key: 'e-1', value: { orderNo: 'o-1' } }])))).toEqual([]);
+    expect(t.outcome('orders-0:12')).toBe('duplicate');
+    expect(t.runs).toEqual(['0:10']);
   });
 
   it('a failure stops its partition: it and the later records of that partition come back, the other partition goes on in order', async () => {
