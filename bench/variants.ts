@@ -2,7 +2,7 @@
  * The variants: one row each in the report, each on its own fresh tables and
  * its own client, all fed the same deliveries.
  */
-import { eachRecordHandler, oursHandler, plainHandler, powertoolsHandler, type BatchHandler } from './contenders.js';
+import { eachRecordHandler, oursHandler, plainHandler, powertoolsHandler, type BatchHandler, type OursOptions } from './contenders.js';
 import type { BusinessTableKind, CountedClient, IdempotencyTableKind, VariantTables } from './dynamo.js';
 import { addPoints, addPointsUpdate, markPaid, transitionToPaid } from './effects.js';
 
@@ -41,6 +41,19 @@ function idempotencyTable(env: VariantEnv): string {
   const name = env.tables.idempotency;
   if (name === undefined) throw new Error('this variant needs an idempotency table');
   return name;
+}
+
+/** Ours on the transaction strategy, its points ADD as `tx.update(...)`: the transaction variants differ only in `settings`. */
+function oursTransaction(env: VariantEnv, settings: Pick<OursOptions, 'probeDuplicates' | 'commit' | 'cacheEntries'> = {}): BatchHandler {
+  return oursHandler({
+    ...common(env),
+    tableName: idempotencyTable(env),
+    strategy: 'transaction',
+    ...settings,
+    effect: (e, { tx }) => {
+      tx.update(addPointsUpdate(env.tables.business, e));
+    },
+  });
 }
 
 /** Every variant, in print order. */
@@ -112,15 +125,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'transaction',
-        effect: (e, { tx }) => {
-          tx.update(addPointsUpdate(env.tables.business, e));
-        },
-      }),
+    build: (env) => oursTransaction(env),
   },
   ...(['never', 'always'] as const).map(
     (probe): Variant => ({
@@ -132,16 +137,7 @@ export const variants: readonly Variant[] = [
       business: 'points',
       idempotent: true,
       optional: true,
-      build: (env) =>
-        oursHandler({
-          ...common(env),
-          tableName: idempotencyTable(env),
-          strategy: 'transaction',
-          probeDuplicates: probe,
-          effect: (e, { tx }) => {
-            tx.update(addPointsUpdate(env.tables.business, e));
-          },
-        }),
+      build: (env) => oursTransaction(env, { probeDuplicates: probe }),
     }),
   ),
   {
@@ -153,16 +149,7 @@ export const variants: readonly Variant[] = [
     business: 'points',
     idempotent: true,
     optional: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'transaction',
-        commit: 'record',
-        effect: (e, { tx }) => {
-          tx.update(addPointsUpdate(env.tables.business, e));
-        },
-      }),
+    build: (env) => oursTransaction(env, { commit: 'record' }),
   },
   {
     id: 'ours-transaction-cache',
@@ -174,16 +161,7 @@ export const variants: readonly Variant[] = [
     business: 'points',
     idempotent: true,
     optional: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'transaction',
-        cacheEntries: env.cacheEntries,
-        effect: (e, { tx }) => {
-          tx.update(addPointsUpdate(env.tables.business, e));
-        },
-      }),
+    build: (env) => oursTransaction(env, { cacheEntries: env.cacheEntries }),
   },
   {
     id: 'powertools-cache',

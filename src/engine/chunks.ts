@@ -1,6 +1,6 @@
 /**
  * Splitting a list for the AWS batch APIs (SQS `*Batch` calls: 10 entries,
- * DynamoDB `BatchGetItem`: 100 keys).
+ * DynamoDB `BatchGetItem`: 100 keys, `BatchExecuteStatement`: 25 statements).
  */
 
 /**

@@ -7,8 +7,7 @@
  * `commitGroup` call these with the store's options, cache and reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { chunks } from '../engine/chunks.js';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimVerdict } from '../engine/claim.js';
 import { toEpochSeconds } from '../engine/clock.js';
 import { probeVerdict } from './group-commit/duplicate-probe.js';
@@ -81,31 +80,6 @@ export function prepare(
 /** The same commit with its Put under the full "key is free" rule. */
 function underFullRule(ctx: CommitContext, c: PreparedCommit): PreparedCommit {
   return { ...c, put: { Put: commitPut(ctx.options.tableName, (c.put.Put?.Item ?? {}) as Record<string, unknown>, c.now) } };
-}
-
-/** BatchGetItem's limit of keys per request. */
-const READ_BATCH = 100;
-
-/**
- * Group commit's probe: the records under `ids`, strongly consistent, in
- * `BatchGetItem`s of at most 100 keys sent side by side. Keys DynamoDB
- * leaves unprocessed are left out (the probe is a hint: those commit as
- * usual). Throws what the reads throw.
- */
-export async function readMany(ctx: CommitContext, ids: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
-  const { client, tableName } = ctx.options;
-  const unique = [...new Set(ids)];
-  const outs = await Promise.all(
-    chunks(unique, READ_BATCH).map((chunk) =>
-      client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: chunk.map((id) => ({ id })), ConsistentRead: true } } })),
-    ),
-  );
-  const found = new Map<string, IdempotencyRecord>();
-  for (const item of outs.flatMap((out) => out.Responses?.[tableName] ?? [])) {
-    const record = toRecord(item);
-    found.set(record.id, record);
-  }
-  return found;
 }
 
 /** One record's commit sent alone, its refusal read as `commit` reads it. */

@@ -9,6 +9,7 @@
 import type { BatchStatementRequest, BatchStatementResponse } from '@aws-sdk/client-dynamodb';
 import { BatchExecuteStatementCommand, BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '../../engine/record.js';
+import { chunks } from '../../engine/chunks.js';
 import { toEpochSeconds } from '../../engine/clock.js';
 import type { CompleteParams } from './expressions.js';
 import { ATTR } from './layout.js';
@@ -108,10 +109,8 @@ export async function sendStatements(
   client: DynamoDBDocumentClient,
   statements: readonly Statement[],
 ): Promise<Array<{ readonly answer: StatementAnswer } | { readonly failed: unknown }>> {
-  const chunks: Statement[][] = [];
-  for (let i = 0; i < statements.length; i += MAX_BATCH_STATEMENTS) chunks.push(statements.slice(i, i + MAX_BATCH_STATEMENTS));
   const sent = await Promise.all(
-    chunks.map(async (chunk) => {
+    chunks(statements, MAX_BATCH_STATEMENTS).map(async (chunk) => {
       try {
         const out = await client.send(new BatchExecuteStatementCommand({ Statements: chunk }));
         const responses = (out.Responses ?? []) as StatementAnswer[];
@@ -133,8 +132,10 @@ const MAX_BATCH_READ = 100;
 /**
  * The records under `ids`, strongly consistent, in `BatchGetItem`s of at
  * most 100 keys sent side by side: what the `INSERT`s refused with
- * `DuplicateItem` met. Keys without an item, and keys DynamoDB left
- * unprocessed, are absent. Throws what the reads throw.
+ * `DuplicateItem` met, and group commit's duplicate probe
+ * (`DynamoDBIdempotencyStore.getMany`). Keys without an item, and keys
+ * DynamoDB left unprocessed, are absent (both treat the read as a hint:
+ * those go the single way). Throws what the reads throw.
  *
  * @example
  * ```ts
@@ -150,11 +151,8 @@ export async function readRecords(
   tableName: string,
   ids: readonly string[],
 ): Promise<Map<string, IdempotencyRecord>> {
-  const unique = [...new Set(ids)];
-  const chunks: string[][] = [];
-  for (let i = 0; i < unique.length; i += MAX_BATCH_READ) chunks.push(unique.slice(i, i + MAX_BATCH_READ));
   const outs = await Promise.all(
-    chunks.map((chunk) =>
+    chunks([...new Set(ids)], MAX_BATCH_READ).map((chunk) =>
       client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: chunk.map((id) => ({ [ATTR.id]: id })), ConsistentRead: true } } }),
       ),

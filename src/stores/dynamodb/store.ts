@@ -9,7 +9,8 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';
-import { commitRefused, committed, prepare, readMany, sendOne, type CommitContext } from '../../transaction/dynamodb-commit.js';
+import { commitRefused, committed, prepare, sendOne, type CommitContext } from '../../transaction/dynamodb-commit.js';
+import { readRecords } from './statements.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
 import { commitInRounds, type PreparedCommit } from '../../transaction/group-commit/dynamodb.js';
 import { knownCompleted, type KnowsCompleted } from '../../transaction/group-commit/warm-cache.js';
@@ -108,7 +109,7 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
    * unprocessed are absent from the answer.
    */
   async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
-    return readMany(this.#commit, ids);
+    return readRecords(this.#commit.options.client, this.#commit.options.tableName, ids);
   }
 
   /**
