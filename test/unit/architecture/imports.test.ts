@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { shapeOf } from '../../../scripts/import-graph.js';
+
+/**
+ * Imports in src/ point down the layers (scripts/import-graph.ts: engine < stores, observe < strategies <
+ * lifecycle < sources < entries), with no circles, and at most two top folders importing each other.
+ * The allowlists hold what is still wrong; an entry that is no longer found fails too, so they only shrink.
+ */
+const allowedUpward: readonly string[] = [
+  'batch/admit.ts -> sources/source.ts',
+  'batch/each-record.ts -> sources/event-sources.ts',
+  'batch/each-record.ts -> sources/kafka.ts',
+  'batch/each-record.ts -> sources/source.ts',
+  'batch/invocation.ts -> sources/source.ts',
+  'batch/middleware.ts -> sources/source.ts',
+  'batch/middleware.ts -> sources/sqs/permanent.ts',
+  'batch/runner-link.ts -> sources/source.ts',
+  'batch/strategies/claim-steps.ts -> batch/admit.ts',
+  'batch/strategies/claim-steps.ts -> batch/coalesce.ts',
+  'batch/strategies/claim-steps.ts -> batch/disabled-tx.ts',
+  'batch/strategies/claim-steps.ts -> sources/source.ts',
+  'batch/strategies/pipelined.ts -> batch/admit.ts',
+  'batch/strategies/pipelined.ts -> sources/source.ts',
+  'batch/strategies/pipelined.ts -> sources/sqs/permanent.ts',
+  'batch/strategies/transaction.ts -> batch/admit.ts',
+  'batch/strategies/transaction.ts -> sources/source.ts',
+  'batch/strategies/transaction.ts -> sources/sqs/permanent.ts',
+  'batch/strategies/types.ts -> batch/admit.ts',
+  'batch/strategies/types.ts -> sources/source.ts',
+  'batch/stream-order.ts -> sources/source.ts',
+  'engine/claim-decide.ts -> stores/types.ts',
+  'engine/errors.ts -> transaction/errors.ts',
+  'engine/finish.ts -> stores/types.ts',
+  'engine/heartbeat.ts -> stores/types.ts',
+  'engine/middleware-options.ts -> batch/strategies/claim.ts',
+  'engine/middleware-options.ts -> observe/log.ts',
+  'engine/middleware-options.ts -> observe/metrics.ts',
+  'engine/middleware-options.ts -> stores/types.ts',
+  'engine/middleware-options.ts -> transaction/commit-step.ts',
+  'engine/middleware-options.ts -> transaction/group-commit/duplicate-probe.ts',
+  'engine/middleware-options.ts -> transaction/group-commit/queue.ts',
+  'engine/middleware-options.ts -> transaction/strategy.ts',
+  'engine/settle.ts -> batch/runner-link.ts',
+  'engine/settle.ts -> stores/types.ts',
+  'engine/wait.ts -> stores/types.ts',
+  'event/idempotent.ts -> sources/eventbridge.ts',
+  'event/middleware.ts -> sources/source.ts',
+  'stores/dynamodb/store.ts -> transaction/dynamodb-commit.ts',
+  'stores/dynamodb/store.ts -> transaction/group-commit/dynamodb.ts',
+  'stores/dynamodb/store.ts -> transaction/group-commit/warm-cache.ts',
+];
+const allowedFileCircles: readonly string[] = [
+  'batch/strategies/claim-steps.ts , batch/strategies/claim.ts , batch/strategies/pipelined.ts , batch/strategies/transaction.ts , batch/strategies/types.ts , engine/middleware-options.ts , transaction/strategy.ts',
+  'transaction/builder.ts , transaction/options.ts',
+];
+const allowedFolderCircles: readonly string[] = ['batch , engine , event , observe , sources , stores , transaction'];
+const allowedMutualFolders: readonly string[] = [
+  'batch <-> engine',
+  'batch <-> sources',
+  'batch <-> transaction',
+  'engine <-> observe',
+  'engine <-> stores',
+  'engine <-> transaction',
+  'event <-> sources',
+  'stores <-> transaction',
+];
+const MAX_MUTUAL_FOLDERS = 2;
+
+const shape = shapeOf('src');
+
+describe('the shape of src/', () => {
+  it('has no import that points up a layer, beyond the allowlist', () => {
+    expect(shape.upward.filter((edge) => !allowedUpward.includes(edge))).toEqual([]);
+    expect(allowedUpward.filter((edge) => !shape.upward.includes(edge))).toEqual([]);
+  });
+
+  it('has no circle of files or of folders, beyond the allowlist', () => {
+    const files = shape.fileCircles.map((circle) => circle.join(' , '));
+    const folders = shape.folderCircles.map((circle) => circle.join(' , '));
+    expect(files.filter((circle) => !allowedFileCircles.includes(circle))).toEqual([]);
+    expect(allowedFileCircles.filter((circle) => !files.includes(circle))).toEqual([]);
+    expect(folders.filter((circle) => !allowedFolderCircles.includes(circle))).toEqual([]);
+    expect(allowedFolderCircles.filter((circle) => !folders.includes(circle))).toEqual([]);
+  });
+
+  it(`has at most ${MAX_MUTUAL_FOLDERS} pairs of folders importing each other, beyond the allowlist`, () => {
+    const beyond = shape.mutualFolders.filter((pair) => !allowedMutualFolders.includes(pair));
+    expect(beyond.length, beyond.join('\n')).toBeLessThanOrEqual(MAX_MUTUAL_FOLDERS);
+    expect(allowedMutualFolders.filter((pair) => !shape.mutualFolders.includes(pair))).toEqual([]);
+  });
+
+  it('sees every file of src/ (the graph is not empty by mistake)', () => {
+    expect(shape.files).toBeGreaterThan(50);
+  });
+});
