@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { BatchGetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { commitPut } from '../src/stores/dynamodb/expressions.js';
-import type { TransactItem } from '../src/stores/types.js';
+import type { TransactItem } from '../src/engine/store.js';
 import { totalRequests } from './counter.js';
 import { countedClient, createVariantTables, type CountedClient } from './dynamo.js';
 import { processCpuReader } from './server-cpu.js';

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
-import type { CompleteInput } from '../../src/stores/types.js';
+import type { CompleteInput } from '../../src/engine/store.js';
 import { invocationKilled } from '../../src/testing/invocation.js';
 import type { PipelineCrashPoint } from '../../src/testing/crash-store.js';
 import { storeWith } from '../local/faults.js';

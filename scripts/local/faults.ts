@@ -5,7 +5,7 @@
  * seed injects the same faults whatever the scheduling.
  */
 import type { TransactionalIdempotencyStore } from '../../src/index.js';
-import type { CommitInput, CommitResult } from '../../src/stores/types.js';
+import type { CommitInput, CommitResult } from '../../src/engine/store.js';
 
 /** The error an injected fault throws; its name makes it easy to find in the logs. */
 export class InjectedFault extends Error {

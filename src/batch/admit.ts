@@ -6,12 +6,12 @@
 import { InvalidRecordError } from '../engine/errors.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { heldBack, type Standing } from './schedule.js';
-import type { IdempotencyStore } from '../stores/types.js';
+import type { IdempotencyStore } from '../engine/store.js';
 import { prepare, type Extractors } from '../engine/prepare.js';
 import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
 import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
-import { idOf, type BatchSource } from '../sources/source.js';
+import { idOf, type BatchSource } from '../engine/source.js';
 
 /** One record's state after the before phase. */
 export type Admission<TRecord> =

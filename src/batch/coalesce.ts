@@ -25,7 +25,7 @@ import type {
   ReleaseInput,
   RenewInput,
   StoreAnswer,
-} from '../stores/types.js';
+} from '../engine/store.js';
 
 interface Waiting<I, R> {
   readonly input: I;

@@ -10,9 +10,10 @@ import { is, resolveOptions, type RulesOf } from '../engine/options.js';
 import { runLanes } from './schedule.js';
 import { sourceOfEvent, type PlainSource } from '../sources/event-sources.js';
 import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from '../sources/kafka.js';
-import { isRefusal } from '../sources/source.js';
+import { isRefusal } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
-import { runnerFor, type BatchRunner, type NotStartedReason, type RecordHandler } from './runner-link.js';
+import type { NotStartedReason } from '../engine/settle.js';
+import { runnerFor, type BatchRunner, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from './disabled-tx.js';
 import { withSignal } from '../engine/heartbeat.js';
 

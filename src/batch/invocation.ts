@@ -14,14 +14,14 @@
  */
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
-import { settleClaim, type Execution, type OwnedRecord } from '../engine/settle.js';
+import { settleClaim, type Execution, type NotStartedReason, type OwnedRecord } from '../engine/settle.js';
 import { withSignal } from '../engine/heartbeat.js';
 import { remainingTime } from '../engine/time.js';
-import type { IdempotencyStore } from '../stores/types.js';
-import { idOf, type BatchSource } from '../sources/source.js';
+import type { IdempotencyStore } from '../engine/store.js';
+import { idOf, type BatchSource } from '../engine/source.js';
 import { releasedUnrun, type Admission } from './admit.js';
 import { mergedLanes } from './cross-group.js';
-import type { BatchRunner, NotStartedReason, RecordHandler } from './runner-link.js';
+import type { BatchRunner, RecordHandler } from './runner-link.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
 import type { StrategyBatch } from './strategies/types.js';
 

@@ -5,9 +5,10 @@
  * up to run each record under the chosen strategy. Without the middleware,
  * `eachRecord` falls back to a plain partial-batch runner.
  */
+import type { NotStartedReason } from '../engine/settle.js';
 import type { Context, SQSRecord } from 'aws-lambda';
 import type { TransactionBuilder } from '../transaction/builder.js';
-import { isRefusal, type PlainReader, type Refusal } from '../sources/source.js';
+import { isRefusal, type PlainReader, type Refusal } from '../engine/source.js';
 
 /** What a per-record handler receives besides the record. */
 export interface RecordContext {
@@ -35,9 +36,6 @@ export interface RecordContext {
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */
 export type RecordHandler<TResult = unknown, TRecord = SQSRecord> = (record: TRecord, ctx: RecordContext) => Promise<TResult> | TResult;
-
-/** Why a record was not started. */
-export type NotStartedReason = 'deadline' | 'group-failed';
 
 /** Runs records of one invocation under a strategy. */
 export interface BatchRunner<TRecord = SQSRecord> {

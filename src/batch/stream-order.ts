@@ -6,7 +6,7 @@
  */
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { heldBack } from './schedule.js';
-import type { BatchSource } from '../sources/source.js';
+import type { BatchSource } from '../engine/source.js';
 
 /**
  * Streams: a record acknowledged behind one that comes back in its shard (a

@@ -25,7 +25,7 @@ export type { StandardSchemaV1 } from '../engine/standard-schema.js';
 // Store: the claim methods; a store from either entry works with either middleware
 export { DynamoDBClaimStore } from '../stores/dynamodb/claim-store.js';
 export type { DynamoDBIdempotencyStoreOptions } from '../stores/dynamodb/options.js';
-export type { IdempotencyStore } from '../stores/types.js';
+export type { IdempotencyStore } from '../engine/store.js';
 
 // Errors a handler throws or catches (the main entry's own classes, so `instanceof` holds across entries)
 export { EffectivelyOnceError, InvalidRecordError, PayloadMismatchError, LeaseLostError } from '../engine/errors.js';

@@ -3,7 +3,7 @@
  * result with `--json` for scripts. Times are shown as ISO dates.
  */
 import type { IdempotencyRecord } from '../engine/record.js';
-import type { StaleClaim } from '../stores/types.js';
+import type { StaleClaim } from '../engine/store.js';
 import type { Candidate, KeyForm } from './lookup.js';
 
 const FORM_TEXT: Readonly<Record<KeyForm, string>> = {

@@ -12,7 +12,7 @@ import type { RecordOutcome } from './outcomes.js';
 import { payloadMismatch } from './prepare.js';
 import type { IdempotencyRecord } from './record.js';
 import { waitForOwner, type WaitPolicy } from './wait.js';
-import type { ClaimInput, ClaimResult, IdempotencyStore } from '../stores/types.js';
+import type { ClaimInput, ClaimResult, IdempotencyStore } from './store.js';
 
 /** What claiming a key decided. */
 export type ClaimDecision =

@@ -1,7 +1,7 @@
 /**
  * The root of the error tree: `EffectivelyOnceError` and the `ErrorContext`
  * every error may carry (cause, business key, existing record). The
- * subclasses live by family in record-errors.ts, src/transaction/errors.ts
+ * subclasses live by family in record-errors.ts, transaction-errors.ts
  * and errors.ts, which re-exports them all.
  */
 import type { IdempotencyRecord } from './record.js';

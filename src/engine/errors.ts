@@ -6,7 +6,7 @@
  * This file is the one import path for all of them: it holds the errors about
  * claims, leases and deadlines and `PermanentError`, and re-exports the root
  * (error-base.ts), the invalid-record family (record-errors.ts) and the
- * transaction family (src/transaction/errors.ts).
+ * transaction family (transaction-errors.ts).
  */
 import { EffectivelyOnceError } from './error-base.js';
 
@@ -26,7 +26,7 @@ export {
   TransactionLimitError,
   TransactionRetryableError,
   type CancellationReasonInfo,
-} from '../transaction/errors.js';
+} from './transaction-errors.js';
 
 /**
  * Another invocation holds an unexpired claim on this key. Not a success: the

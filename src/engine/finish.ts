@@ -6,7 +6,7 @@
  * even when its result cannot be kept.
  */
 import { InvalidRecordError, LeaseLostError } from './errors.js';
-import type { IdempotencyStore } from '../stores/types.js';
+import type { IdempotencyStore } from './store.js';
 
 /** The claim being finished. */
 export interface HeldClaim {

@@ -9,7 +9,7 @@
 import { LeaseLostError } from './errors.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';
 import { isMsIn, isPlainObject, MAX_TIMER_MS } from './options.js';
-import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from '../stores/types.js';
+import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from './store.js';
 
 /** What the heartbeat of one claim needs. */
 export interface HeartbeatPlan {

@@ -14,7 +14,7 @@ import {
   type Resolved,
   type RulesOf,
 } from './options.js';
-import { isRenewableStore, isTransactionalStore, type IdempotencyStore } from '../stores/types.js';
+import { isRenewableStore, isTransactionalStore, type IdempotencyStore } from './store.js';
 import { heartbeatOn, isHeartbeat } from './heartbeat.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { consumerDimensionProblem, metricsRule, type MetricsOption } from '../observe/metrics.js';

@@ -8,8 +8,10 @@
 import { DeadlineError, InvalidRecordError } from './errors.js';
 import { completeClaim, releaseHeld } from './finish.js';
 import type { RecordOutcome } from './outcomes.js';
-import type { IdempotencyStore } from '../stores/types.js';
-import type { NotStartedReason } from '../batch/runner-link.js';
+import type { IdempotencyStore } from './store.js';
+
+/** Why a record was not started. */
+export type NotStartedReason = 'deadline' | 'group-failed';
 
 /** A record this invocation may process: claimed (claim strategy) or valid (transaction strategy). */
 export interface OwnedRecord {

@@ -6,7 +6,7 @@
 import { claimVerdict } from './claim.js';
 import type { Clock } from './clock.js';
 import type { IdempotencyRecord } from './record.js';
-import type { IdempotencyStore } from '../stores/types.js';
+import type { IdempotencyStore } from './store.js';
 
 /** Backoff bounds for waiting, ms. */
 export interface WaitPolicy {

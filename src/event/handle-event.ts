@@ -5,7 +5,7 @@
  */
 import type { Context } from 'aws-lambda';
 import type { RecordOutcome } from '../engine/outcomes.js';
-import type { IdempotencyStore } from '../stores/types.js';
+import type { IdempotencyStore } from '../engine/store.js';
 import type { TransactionBuilder } from '../transaction/builder.js';
 import { remainingTime } from '../engine/time.js';
 import { disabledTransaction } from '../batch/disabled-tx.js';

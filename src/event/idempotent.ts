@@ -18,7 +18,7 @@ import { prepare, type Extractors } from '../engine/prepare.js';
 import { remainingTime } from '../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../engine/durable.js';
 import { waitRule } from '../sources/eventbridge.js';
-import { isRenewableStore, type IdempotencyStore } from '../stores/types.js';
+import { isRenewableStore, type IdempotencyStore } from '../engine/store.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */
 export interface IdempotentOptions<TArgs extends readonly unknown[]> {

@@ -18,7 +18,7 @@ import { metricsSink, safeMetrics } from '../observe/metrics.js';
 import { consumerName, type LifecycleConfig } from '../engine/middleware-options.js';
 import { prepare } from '../engine/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
-import type { EventSource } from '../sources/source.js';
+import type { EventSource } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
 import { durableExecutionOf, lambdaContextOf } from '../engine/durable.js';
 

@@ -5,7 +5,7 @@
  */
 import { isPlainObject } from '../engine/options.js';
 import { kafkaRecords } from './kafka.js';
-import type { PlainReader } from './source.js';
+import type { PlainReader } from '../engine/source.js';
 import { SQS_MIDDLEWARE } from './sqs/defaults.js';
 import { sqsSource } from './sqs/adapter.js';
 import { dynamoDBStreamsRecords, kinesisRecords } from './streams/adapter.js';

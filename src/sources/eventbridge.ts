@@ -19,7 +19,7 @@ import {
   transactionDefaults,
   type CommonIdempotencyOptions,
 } from '../engine/middleware-options.js';
-import type { EventSource } from './source.js';
+import type { EventSource } from '../engine/source.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;

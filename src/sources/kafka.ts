@@ -16,7 +16,7 @@
  */
 import { BodyParseError, type InvalidRecordError } from '../engine/errors.js';
 import { isPlainObject } from '../engine/options.js';
-import type { BatchSource, PlainReader, Refusal } from './source.js';
+import type { BatchSource, PlainReader, Refusal } from '../engine/source.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;

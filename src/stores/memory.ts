@@ -24,8 +24,8 @@ import type {
   ReleaseInput,
   RenewInput,
   StoreAnswer,
-} from './types.js';
-import { answerOf } from './types.js';
+} from '../engine/store.js';
+import { answerOf } from '../engine/store.js';
 
 /** Options of {@link MemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {

@@ -13,7 +13,7 @@ import {
   type CompleteInput,
   type IdempotencyStore,
   type TransactionalIdempotencyStore,
-} from '../stores/types.js';
+} from '../engine/store.js';
 import type { IdempotencyRecord } from '../engine/record.js';
 import { chanceOf, Occurrences } from './chance.js';
 import { checkOptions, isPlainObject, type OptionRules } from '../engine/options.js';

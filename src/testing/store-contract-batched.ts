@@ -6,7 +6,7 @@
  * one by one).
  */
 import assert from 'node:assert/strict';
-import type { ClaimResult, CompleteInput, FencedWriteResult, StoreAnswer } from '../stores/types.js';
+import type { ClaimResult, CompleteInput, FencedWriteResult, StoreAnswer } from '../engine/store.js';
 import { claim, LEASE_MS, mustClaim, type CaseContext, type Claimed, type ContractCase } from './store-contract-support.js';
 
 function resultOf<T>(answer: StoreAnswer<T> | undefined, what: string): T {

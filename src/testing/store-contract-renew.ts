@@ -4,7 +4,7 @@
  * the owner token like every write after the claim.
  */
 import assert from 'node:assert/strict';
-import type { RenewInput } from '../stores/types.js';
+import type { RenewInput } from '../engine/store.js';
 import { claim, LEASE_MS, mustClaim, mustComplete, pick, status, type CaseContext, type ContractCase } from './store-contract-support.js';
 
 function renew(ctx: CaseContext, input: RenewInput): ReturnType<NonNullable<CaseContext['store']['renew']>> {

@@ -3,7 +3,7 @@
  * that assert as they go. Assertions are `node:assert` (no test framework).
  */
 import assert from 'node:assert/strict';
-import type { ClaimInput, ClaimResult, IdempotencyStore } from '../stores/types.js';
+import type { ClaimInput, ClaimResult, IdempotencyStore } from '../engine/store.js';
 import type { ManualClock } from './clock.js';
 
 /** What a case gets: the store under test, its clock, and a consumer name of its own. */

@@ -6,7 +6,7 @@
  * and the caller registers them with its test runner.
  */
 import type { ReleaseMode } from '../stores/dynamodb/options.js';
-import type { IdempotencyStore } from '../stores/types.js';
+import type { IdempotencyStore } from '../engine/store.js';
 import { ManualClock } from './clock.js';
 import { batchedCases } from './store-contract-batched.js';
 import { claimCases, fencingCases } from './store-contract-claims.js';

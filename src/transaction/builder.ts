@@ -21,7 +21,7 @@ import {
 import type { TransitionInput, VersionedUpdateInput } from './transition.js';
 import { systemClock } from '../engine/clock.js';
 import { outboxItem, type OutboxEvent, type OutboxOptions } from './outbox/item.js';
-import type { TransactItem } from '../stores/types.js';
+import type { TransactItem } from '../engine/store.js';
 import {
   requireKey,
   requireTable,

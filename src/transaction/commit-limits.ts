@@ -17,7 +17,7 @@ import {
   type ItemRef,
 } from './limits.js';
 import { ATTR } from '../stores/dynamodb/layout.js';
-import type { TransactItem } from '../stores/types.js';
+import type { TransactItem } from '../engine/store.js';
 
 type Attributes = Readonly<Record<string, unknown>>;
 

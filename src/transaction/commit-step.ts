@@ -12,7 +12,7 @@ import {
   type CommitResult,
   type IdempotencyStore,
   type TransactionalIdempotencyStore,
-} from '../stores/types.js';
+} from '../engine/store.js';
 import { payloadMismatch } from '../engine/prepare.js';
 import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from './builder.js';
 

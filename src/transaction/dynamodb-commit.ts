@@ -24,7 +24,7 @@ import { encodeResult, recordFromWire, toRecord } from '../stores/dynamodb/recor
 import { outboxKeyMissing } from './outbox/keys.js';
 import { describeReasons, tooLarge } from '../stores/dynamodb/refusals.js';
 import { checkTransactionLimits } from './commit-limits.js';
-import type { CommitInput, CommitResult } from '../stores/types.js';
+import type { CommitInput, CommitResult } from '../engine/store.js';
 
 /** What the commit path needs from the store. */
 export interface CommitContext {

@@ -9,7 +9,7 @@ import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { MAX_TRANSACTION_ACTIONS } from '../engine/size.js';
 import type { ItemRef } from './limits.js';
 import type { Clock } from '../engine/clock.js';
-import type { TransactItem } from '../stores/types.js';
+import type { TransactItem } from '../engine/store.js';
 import type { TransactionBuilder } from './builder.js';
 
 /** Input of `tx.put()`: the `Put` member of a DocumentClient `TransactWriteItems` action. */

@@ -19,7 +19,7 @@ import {
 } from './transition.js';
 import { buildTransitionUpdate, buildVersionedUpdate, type StateUpdate } from './state-expressions.js';
 import { isAwsError } from '../stores/dynamodb/refusals.js';
-import type { TransactItem } from '../stores/types.js';
+import type { TransactItem } from '../engine/store.js';
 
 export type { TransitionInput, VersionedUpdateInput };
 

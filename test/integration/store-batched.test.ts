@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ItemTooLargeError } from '../../src/engine/errors.js';
 import { DynamoDBIdempotencyStore } from '../../src/stores/dynamodb/store.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/stores/dynamodb/options.js';
-import type { ClaimResult, StoreAnswer } from '../../src/stores/types.js';
+import type { ClaimResult, StoreAnswer } from '../../src/engine/store.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 import { countRequests, rawItem } from '../support/store.js';

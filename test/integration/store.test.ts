@@ -12,7 +12,7 @@ import { sha256 } from '../../src/engine/hashing.js';
 import { INFLIGHT_SHARDS, inflightShard } from '../../src/stores/dynamodb/layout.js';
 import { DynamoDBIdempotencyStore } from '../../src/stores/dynamodb/store.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/stores/dynamodb/options.js';
-import type { TransactItem } from '../../src/stores/types.js';
+import type { TransactItem } from '../../src/engine/store.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { countRequests, rawItem } from '../support/store.js';

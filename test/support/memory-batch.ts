@@ -8,7 +8,7 @@
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { eachRecord, jsonBody, sqsIdempotency, claim } from '../../src/index.js';
-import type { IdempotencyStore } from '../../src/stores/types.js';
+import type { IdempotencyStore } from '../../src/engine/store.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import type { ClaimsMode } from '../../src/sources/sqs/middleware.js';

@@ -15,7 +15,7 @@ import {
   type IdempotencyStore,
 } from '../../src/index.js';
 import type { IdempotencyRecord } from '../../src/engine/record.js';
-import type { ClaimInput, ClaimResult } from '../../src/stores/types.js';
+import type { ClaimInput, ClaimResult } from '../../src/engine/store.js';
 import type { WaitPolicy } from '../../src/engine/wait.js';
 import { classifyCancellation } from '../../src/transaction/cancellation.js';
 import { checkTransactionLimits } from '../../src/transaction/commit-limits.js';

@@ -12,8 +12,8 @@
  */
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
-import { usageError } from '../../sources/sqs/permanent.js';
-import { idOf } from '../../sources/source.js';
+import { usageError } from '../../engine/batch-errors.js';
+import { idOf } from '../../engine/source.js';
 import { startAdmissions, type Admission, type AdmitConfig } from '../admit.js';
 import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './claim-steps.js';
 import type { BatchStrategy, HandlerAnswer } from './types.js';

@@ -16,9 +16,9 @@ import { DuplicateRate, type ProbeMode } from '../../transaction/group-commit/du
 import { GroupCommitter, type CommitMode } from '../../transaction/group-commit/queue.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
-import { usageError } from '../../sources/sqs/permanent.js';
-import { idOf } from '../../sources/source.js';
-import type { CommitInput, IdempotencyStore } from '../../stores/types.js';
+import { usageError } from '../../engine/batch-errors.js';
+import { idOf } from '../../engine/source.js';
+import type { CommitInput, IdempotencyStore } from '../../engine/store.js';
 import { admitBatch, type Admission, type ClaimAnswer } from '../admit.js';
 import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
 

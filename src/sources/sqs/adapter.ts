@@ -5,7 +5,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { BodyParseError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
-import type { BatchSource, Refusal } from '../source.js';
+import type { BatchSource, Refusal } from '../../engine/source.js';
 import { attemptOf, fifoGroup } from './record.js';
 
 const refuse = (why: string): Refusal => ({ refused: `not an SQS event: ${why}` });

@@ -2,45 +2,9 @@
  * Which failed records are permanent failures, for the SQS dead-letter path.
  * Pure: the send lives in src/sources/sqs/dlq.ts.
  */
+import { isAboutTheBatch } from '../../engine/batch-errors.js';
 import { EffectivelyOnceError, PermanentError } from '../../engine/errors.js';
 import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../../engine/outcomes.js';
-
-/** Errors about a whole batch or its set-up, never about one message (see {@link aboutTheBatch}). */
-const batchErrors = new WeakSet<object>();
-
-/**
- * Marks an error given to every record of a batch that the record's handler
- * never threw (the batch handler threw before reaching it, or the set-up was
- * wrong): never a permanent failure, whatever it is and whatever
- * `isPermanent` says, since those records never ran. Returns the error.
- *
- * @example
- * ```ts
- * import { aboutTheBatch, isPermanentFailure } from './permanent.js';
- * const error = aboutTheBatch(new SyntaxError('config is not JSON'));
- * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error } as const;
- * console.log(isPermanentFailure(failed, (e) => e instanceof SyntaxError)); // false
- * ```
- */
-export function aboutTheBatch<E>(error: E): E {
-  if (typeof error === 'object' && error !== null) batchErrors.add(error);
-  return error;
-}
-
-/**
- * A `TypeError` the library reports for every record of a batch it could not
- * run as set up (e.g. no `eachRecord`), marked {@link aboutTheBatch}.
- *
- * @example
- * ```ts
- * import { usageError } from './permanent.js';
- * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
- * console.log(error instanceof TypeError); // true
- * ```
- */
-export function usageError(message: string): TypeError {
-  return aboutTheBatch(new TypeError(message));
-}
 
 /** A user's rule: whether an error the handler threw will never go away. */
 export type IsPermanent = (error: unknown) => boolean;
@@ -67,7 +31,7 @@ export function isPermanentFailure(
   if (outcome.kind === 'invalid') return true;
   if (outcome.kind !== 'failed') return false;
   const { error } = outcome;
-  if (typeof error === 'object' && error !== null && batchErrors.has(error)) return false;
+  if (isAboutTheBatch(error)) return false;
   if (error instanceof PermanentError) return true;
   if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
   try {

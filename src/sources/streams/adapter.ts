@@ -18,7 +18,7 @@ import type {
 } from 'aws-lambda';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
-import type { BatchSource, PlainReader, RecordFacts, Refusal } from '../source.js';
+import type { BatchSource, PlainReader, RecordFacts, Refusal } from '../../engine/source.js';
 import { dynamoDBImages, kinesisDataError } from './data.js';
 
 /** The partial batch response of both stream sources (`KinesisStreamBatchResponse` and `DynamoDBBatchResponse` have this shape). */

@@ -18,7 +18,7 @@ import {
   type CommonIdempotencyOptions,
 } from '../../engine/middleware-options.js';
 import { is, type RulesOf } from '../../engine/options.js';
-import type { BatchSource } from '../source.js';
+import type { BatchSource } from '../../engine/source.js';
 
 /** What every stream middleware's options hold, for records of `TRecord` (each source's options interface has this shape). */
 export interface StreamOptions<TRecord> extends CommonIdempotencyOptions {

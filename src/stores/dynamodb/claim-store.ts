@@ -40,8 +40,8 @@ import type {
   ReleaseInput,
   RenewInput,
   StoreAnswer,
-} from '../types.js';
-import { answerOf } from '../types.js';
+} from '../../engine/store.js';
+import { answerOf } from '../../engine/store.js';
 
 /**
  * The record that refused a claim (`ALL_OLD`), or the error rethrown when

@@ -8,7 +8,7 @@ import { toEpochSeconds } from '../../engine/clock.js';
 import { Expression } from './expression-builder.js';
 import type { IdempotencyStatus } from '../../engine/record.js';
 import { ATTR, INFLIGHT_SHARDS, inflightShard } from './layout.js';
-import type { TransactItem } from '../types.js';
+import type { TransactItem } from '../../engine/store.js';
 
 const IN_PROGRESS: IdempotencyStatus = 'IN_PROGRESS';
 const COMPLETED: IdempotencyStatus = 'COMPLETED';

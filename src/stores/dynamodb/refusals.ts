@@ -6,7 +6,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ItemTooLargeError } from '../../engine/errors.js';
 import { MAX_ITEM_BYTES } from '../../engine/size.js';
 import { recordFromWire } from './records.js';
-import type { FencedWriteResult } from '../types.js';
+import type { FencedWriteResult } from '../../engine/store.js';
 
 /**
  * Whether `err` is a DynamoDB error with this `name`.

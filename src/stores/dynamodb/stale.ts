@@ -5,7 +5,7 @@
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ATTR, INFLIGHT_SHARDS } from './layout.js';
-import type { StaleClaim } from '../types.js';
+import type { StaleClaim } from '../../engine/store.js';
 
 /** Name of the sparse index of IN_PROGRESS claims (same as in `infra/tables.json`). */
 export const INFLIGHT_INDEX_NAME = 'inflight-by-lease';

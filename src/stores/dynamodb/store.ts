@@ -16,7 +16,7 @@ import { commitInRounds, type PreparedCommit } from '../../transaction/group-com
 import { knownCompleted, type KnowsCompleted } from '../../transaction/group-commit/warm-cache.js';
 import type { DynamoDBIdempotencyStoreOptions } from './options.js';
 import { queryStaleClaims } from './stale.js';
-import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../types.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../../engine/store.js';
 
 /**
  * Idempotency records in a DynamoDB table (see `infra/tables.json`), for

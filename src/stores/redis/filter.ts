@@ -18,8 +18,8 @@ import type {
   ReleaseInput,
   RenewInput,
   TransactionalIdempotencyStore,
-} from '../types.js';
-import { isTransactionalStore } from '../types.js';
+} from '../../engine/store.js';
+import { isTransactionalStore } from '../../engine/store.js';
 import { replyText } from './connection.js';
 import { markerKey, markerText, recordFromMarker } from './fields.js';
 import { resolveRedisFilterOptions, type RedisFilterOptions, type ResolvedRedisFilterOptions } from './options.js';

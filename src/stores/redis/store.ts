@@ -11,7 +11,15 @@ import { recordId } from '../../engine/keys.js';
 import { checkLease } from '../../engine/lease.js';
 import { isOwnWrite, type IdempotencyRecord } from '../../engine/record.js';
 import { encodeResult, errorText, isLive } from '../dynamodb/records.js';
-import type { ClaimInput, ClaimResult, CompleteInput, FencedWriteResult, IdempotencyStore, ReleaseInput, RenewInput } from '../types.js';
+import type {
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FencedWriteResult,
+  IdempotencyStore,
+  ReleaseInput,
+  RenewInput,
+} from '../../engine/store.js';
 import { replyFields, type LuaScript } from './connection.js';
 import { recordFromFields } from './fields.js';
 import { resolveRedisStoreOptions, type RedisIdempotencyStoreOptions, type ResolvedRedisStoreOptions } from './options.js';

@@ -10,7 +10,7 @@
 import { planGroups } from './plan.js';
 import { cancellationReasons, type RawCancellationReason } from '../cancellation.js';
 import type { CommitFootprint } from '../commit-limits.js';
-import { answerOf, type CommitInput, type CommitResult, type GroupCommitAnswer, type TransactItem } from '../../stores/types.js';
+import { answerOf, type CommitInput, type CommitResult, type GroupCommitAnswer, type TransactItem } from '../../engine/store.js';
 
 /** A record's commit, checked and ready to send. */
 export interface PreparedCommit {

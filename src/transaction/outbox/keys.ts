@@ -9,7 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OUTBOX_ATTRIBUTES } from './item.js';
 import { cancellationReasons } from '../cancellation.js';
 import { isAwsError } from '../../stores/dynamodb/refusals.js';
-import type { TransactItem } from '../../stores/types.js';
+import type { TransactItem } from '../../engine/store.js';
 
 type OutboxPut = { readonly table: string; readonly item: Readonly<Record<string, unknown>>; readonly index: number };
 

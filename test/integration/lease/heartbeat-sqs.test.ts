@@ -14,7 +14,7 @@ import { DynamoDBIdempotencyStore, eachRecord, jsonBody, LeaseLostError, sqsIdem
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { LeaseOptions } from '../../../src/engine/lease.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import type { RenewableIdempotencyStore } from '../../../src/stores/types.js';
+import type { RenewableIdempotencyStore } from '../../../src/engine/store.js';
 import type { HeartbeatSetting } from '../../../src/engine/lease.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';

@@ -12,7 +12,7 @@ import { toEpochSeconds } from '../../../src/engine/clock.js';
 import { DynamoDBIdempotencyStore } from '../../../src/stores/dynamodb/store.js';
 import type { DynamoDBIdempotencyStoreOptions } from '../../../src/stores/dynamodb/options.js';
 import { withRedisFilter } from '../../../src/index.js';
-import type { ClaimResult } from '../../../src/stores/types.js';
+import type { ClaimResult } from '../../../src/engine/store.js';
 import { injectDynamoDBFaults, ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests, rawItem } from '../../support/store.js';

@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { jsonBody, sqsIdempotency, type IdempotencyStore, claim, transaction } from '../../../src/index.js';
-import type { ClaimInput } from '../../../src/stores/types.js';
+import type { ClaimInput } from '../../../src/engine/store.js';
 import { Deferred, sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
 

@@ -12,7 +12,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { claim, eachRecord, jsonBody, sqsIdempotency, type IdempotencyStore } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { ClaimInput, CompleteInput } from '../../../src/stores/types.js';
+import type { ClaimInput, CompleteInput } from '../../../src/engine/store.js';
 import { lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { withoutBatchedCalls } from '../../support/memory-batch.js';
 

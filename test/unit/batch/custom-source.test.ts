@@ -15,7 +15,7 @@ import { eachRecord } from '../../../src/batch/each-record.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import { commonDefaults } from '../../../src/engine/middleware-options.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import type { BatchSource } from '../../../src/sources/source.js';
+import type { BatchSource } from '../../../src/engine/source.js';
 import { lambdaContext, MemoryIdempotencyStore } from '../../../src/testing/index.js';
 
 interface Item {

@@ -19,7 +19,7 @@ import {
   transaction,
 } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { CommitInput, CommitResult, GroupCommitAnswer } from '../../../src/stores/types.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer } from '../../../src/engine/store.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 /** A memory store whose commits all fail their business condition (nothing is written). */

@@ -11,7 +11,7 @@ import { claimAndDecide, decisionOutcome, type ClaimAsk } from '../../../src/eng
 import { completeClaim, releaseHeld } from '../../../src/engine/finish.js';
 import { UnstorableResultError } from '../../../src/engine/errors.js';
 import { IdempotencyInProgressError, LeaseLostError, PayloadMismatchError } from '../../../src/index.js';
-import type { IdempotencyStore } from '../../../src/stores/types.js';
+import type { IdempotencyStore } from '../../../src/engine/store.js';
 import { ManualClock, MemoryIdempotencyStore } from '../../../src/testing/index.js';
 
 const wording = { differs: 'a different payload', holder: 'invocation' };

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { heartbeatPeriod, leaseUnproven } from '../../../src/engine/lease.js';
 import { LeaseLostError } from '../../../src/index.js';
 import { keepLease } from '../../../src/engine/heartbeat.js';
-import type { RenewableIdempotencyStore } from '../../../src/stores/types.js';
+import type { RenewableIdempotencyStore } from '../../../src/engine/store.js';
 import { MemoryIdempotencyStore } from '../../../src/testing/index.js';
 
 const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

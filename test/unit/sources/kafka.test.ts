@@ -19,7 +19,7 @@ import {
   type KafkaRecord,
 } from '../../../src/index.js';
 import { kafkaSource } from '../../../src/sources/kafka.js';
-import { isRefusal } from '../../../src/sources/source.js';
+import { isRefusal } from '../../../src/engine/source.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';

@@ -9,7 +9,7 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisSt
 import { describe, expect, it } from 'vitest';
 import { dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord, kinesisData, kinesisIdempotency } from '../../../src/index.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
-import { isRefusal, type BatchSource } from '../../../src/sources/source.js';
+import { isRefusal, type BatchSource } from '../../../src/engine/source.js';
 import { dynamoDBStreamsSource, kinesisSource } from '../../../src/sources/streams/adapter.js';
 import {
   MemoryIdempotencyStore,

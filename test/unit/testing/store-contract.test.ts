@@ -7,7 +7,7 @@
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
 import type { IdempotencyStore } from '../../../src/index.js';
-import type { ClaimInput } from '../../../src/stores/types.js';
+import type { ClaimInput } from '../../../src/engine/store.js';
 import { MemoryIdempotencyStore, storeContract, type StoreContractSubject } from '../../../src/testing/index.js';
 import type { StoreContractCase, StoreContractSetup } from '../../../src/testing/store-contract.js';
 import { withoutBatchedCalls } from '../../support/memory-batch.js';

@@ -10,7 +10,7 @@ import { DuplicateRate } from '../../../src/transaction/group-commit/duplicate-p
 import { GroupCommitter } from '../../../src/transaction/group-commit/queue.js';
 import { knownCompleted, knowsCompleted } from '../../../src/transaction/group-commit/warm-cache.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';
-import type { CommitInput, CommitResult, GroupCommitAnswer, TransactItem } from '../../../src/stores/types.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer, TransactItem } from '../../../src/engine/store.js';
 import { MemoryIdempotencyStore } from '../../../src/testing/index.js';
 
 const completed = (id: string): IdempotencyRecord => ({ id, status: 'COMPLETED', expiresAt: 4_000_000_000, attempts: 1 });

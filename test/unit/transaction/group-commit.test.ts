@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { planGroups } from '../../../src/transaction/group-commit/plan.js';
 import { commitInRounds, type GroupCommitIO, type PreparedCommit } from '../../../src/transaction/group-commit/dynamodb.js';
-import type { CommitResult } from '../../../src/stores/types.js';
+import type { CommitResult } from '../../../src/engine/store.js';
 
 const candidate = (items: string[], actions = items.length, bytes = 100) => ({ items, actions, bytes });
 

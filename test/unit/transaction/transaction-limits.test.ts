@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TransactionLimitError } from '../../../src/engine/errors.js';
 import { checkTransactionLimits, type OwnAction } from '../../../src/transaction/commit-limits.js';
 import { estimateActionSize, itemIdentity } from '../../../src/transaction/limits.js';
-import type { TransactItem } from '../../../src/stores/types.js';
+import type { TransactItem } from '../../../src/engine/store.js';
 
 const own: OwnAction = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };
 const put = (pk: unknown, extra: Record<string, unknown> = {}): TransactItem => ({ Put: { TableName: 'orders', Item: { pk, ...extra } } });

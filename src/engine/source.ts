@@ -6,7 +6,7 @@
  * or a record any other way. The middleware's own name (`sqsIdempotency`) is
  * not the source's: its factory gives it to the lifecycle.
  */
-import type { InvalidRecordError } from '../engine/errors.js';
+import type { InvalidRecordError } from './errors.js';
 
 /**
  * Why an event is not one of a source's events: the words after "the event
@@ -89,7 +89,7 @@ export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, re
  * @example
  * ```ts
  * import { readOnce } from './source.js';
- * import { sqsSource } from './sqs/adapter.js';
+ * import { sqsSource } from '../sources/sqs/adapter.js';
  * import { sqsRecord } from '../testing/index.js';
  *
  * const source = readOnce(sqsSource);

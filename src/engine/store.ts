@@ -5,7 +5,7 @@
  * backends implement what they can and prove it with `storeContract`.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord } from '../engine/record.js';
+import type { IdempotencyRecord } from './record.js';
 
 /** One DocumentClient-shaped `TransactWriteItems` action (`Put`, `Update`, `Delete` or `ConditionCheck`). */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -80,7 +80,7 @@ export type CommitResult =
   | {
       readonly kind: 'business-conflict';
       readonly id: string;
-      readonly error: import('../engine/errors.js').BusinessConflictError;
+      readonly error: import('./errors.js').BusinessConflictError;
     };
 
 /**
@@ -96,7 +96,7 @@ export type GroupCommitAnswer = StoreAnswer<CommitResult>;
  *
  * @example
  * ```ts
- * import type { ClaimResult, StoreAnswer } from './types.js';
+ * import type { ClaimResult, StoreAnswer } from './store.js';
  * const kindOf = (a: StoreAnswer<ClaimResult>): string => (a.kind === 'result' ? a.result.kind : 'error');
  * ```
  */
@@ -109,7 +109,7 @@ export type StoreAnswer<T> = { readonly kind: 'result'; readonly result: T } | {
  *
  * @example
  * ```ts
- * import { answerOf } from './types.js';
+ * import { answerOf } from './store.js';
  * const answer = await answerOf(async () => { throw new Error('throttled'); });
  * console.log(answer.kind); // 'error'
  * ```
@@ -239,8 +239,8 @@ export type RenewableIdempotencyStore = IdempotencyStore & Required<Pick<Idempot
  *
  * @example
  * ```ts
- * import { isRenewableStore } from './types.js';
- * declare const store: import('./types.js').IdempotencyStore;
+ * import { isRenewableStore } from './store.js';
+ * declare const store: import('./store.js').IdempotencyStore;
  * if (isRenewableStore(store)) console.log(typeof store.renew); // 'function'
  * ```
  */
@@ -253,8 +253,8 @@ export function isRenewableStore(store: IdempotencyStore): store is RenewableIde
  *
  * @example
  * ```ts
- * import { isTransactionalStore } from './types.js';
- * declare const store: import('./types.js').IdempotencyStore;
+ * import { isTransactionalStore } from './store.js';
+ * declare const store: import('./store.js').IdempotencyStore;
  * if (isTransactionalStore(store)) console.log(typeof store.commit); // 'function'
  * ```
  */

@@ -4,15 +4,15 @@
  * (with the per-action cancellation reasons), and a cancellation worth
  * retrying. Nothing of the transaction was written in any of these cases.
  */
-import { EffectivelyOnceError, type ErrorContext } from '../engine/error-base.js';
+import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 
 /**
  * A transaction would break a `TransactWriteItems` limit (count, duplicate item, size).
  *
  * @example
  * ```ts
- * import { TransactionLimitError } from './errors.js';
- * import { createTransactionBuilder } from './builder.js';
+ * import { TransactionLimitError } from './transaction-errors.js';
+ * import { createTransactionBuilder } from '../transaction/builder.js';
  * const tx = createTransactionBuilder();
  * const addPoints = { TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 1 } };
  * tx.update(addPoints);
