@@ -13,9 +13,9 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { claim, DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, transaction, type RecordContext } from '../src/index.js';
-import type { CommitMode } from '../src/transaction/group-commit/queue.js';
+import type { CommitMode } from '../src/strategies/transaction/group-commit/queue.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
-import type { ProbeMode } from '../src/transaction/group-commit/duplicate-probe.js';
+import type { ProbeMode } from '../src/strategies/transaction/group-commit/duplicate-probe.js';
 import type { Strategy } from '../src/engine/middleware-options.js';
 import type { CountedClient } from './dynamo.js';
 import type { OrderPaid } from './workload.js';

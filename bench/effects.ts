@@ -13,7 +13,7 @@
  */
 import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { transition } from '../src/index.js';
-import type { TransitionInput } from '../src/transaction/state.js';
+import type { TransitionInput } from '../src/strategies/transaction/state.js';
 import type { CountedClient } from './dynamo.js';
 import type { BusinessTableKind } from './dynamo.js';
 import { pointsFor, type OrderPaid, type Workload } from './workload.js';

@@ -31,8 +31,8 @@ export { idempotent } from './event/idempotent.js';
 export type { IdempotentOptions } from './event/idempotent.js';
 export type { BatchLogger } from './observe/log.js';
 // Strategies as option values: `strategy: claim({ heartbeat })`, `strategy: transaction({ commit })`
-export { claim } from './batch/strategies/claim.js';
-export { transaction } from './transaction/strategy.js';
+export { claim } from './strategies/claim/claim.js';
+export { transaction } from './strategies/transaction/transaction.js';
 
 // Body readers
 export { jsonBody, jsonBodyAsync } from './sources/json.js';
@@ -52,7 +52,7 @@ export { withRedisFilter } from './stores/redis/filter.js';
 export type { RedisConnection } from './stores/redis/connection.js';
 
 // Transactions, state machines, the outbox
-export { TransactionBuilder } from './transaction/builder.js';
+export { TransactionBuilder } from './strategies/transaction/builder.js';
 export {
   transition,
   versionedUpdate,
@@ -60,9 +60,9 @@ export {
   versionedUpdateAction,
   transitionFailure,
   versionedUpdateFailure,
-} from './transaction/state.js';
-export { outboxRelay } from './transaction/outbox/relay.js';
-export type { OutboxRelayOptions } from './transaction/outbox/relay.js';
+} from './strategies/transaction/state.js';
+export { outboxRelay } from './strategies/transaction/outbox/relay.js';
+export type { OutboxRelayOptions } from './strategies/transaction/outbox/relay.js';
 
 // Errors a handler throws or catches (every error's `name` tells the others apart)
 export {

@@ -9,7 +9,7 @@ import { DynamoDBStreamsClient, ListStreamsCommand } from '@aws-sdk/client-dynam
 import type { DynamoDBRecord } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { streamMappingDefinitions } from '../../infra/queues.js';
-import type { OutboxRelayHandler } from '../../src/transaction/outbox/relay.js';
+import type { OutboxRelayHandler } from '../../src/strategies/transaction/outbox/relay.js';
 import { streamPoller, type StreamFailure, type StreamPollerStats } from '../sim/index.js';
 import type { Resources } from './environment.js';
 

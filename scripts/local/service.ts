@@ -19,7 +19,7 @@ import { createPointsHandler } from '../../functions/points.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type NotificationMessage, type OrderPaid } from '../../functions/shared/messages.js';
 import { storeFrom } from '../../functions/shared/store.js';
 import type { BatchLogger, TransactionalIdempotencyStore } from '../../src/index.js';
-import type { EventBridgePutEvents, OutboxRelayHandler } from '../../src/transaction/outbox/relay.js';
+import type { EventBridgePutEvents, OutboxRelayHandler } from '../../src/strategies/transaction/outbox/relay.js';
 import type { LeasePolicy } from '../../src/engine/lease.js';
 import type { MetricsOption } from '../../src/observe/metrics.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';

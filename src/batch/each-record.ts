@@ -14,7 +14,7 @@ import { isRefusal } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
 import type { NotStartedReason } from '../engine/settle.js';
 import { runnerFor, type BatchRunner, type RecordHandler } from './runner-link.js';
-import { disabledTransaction } from './disabled-tx.js';
+import { disabledTransaction } from '../strategies/disabled-tx.js';
 import { withSignal } from '../engine/heartbeat.js';
 
 /** Options of {@link eachRecord}. */

@@ -23,7 +23,7 @@ import { releasedUnrun, type Admission } from './admit.js';
 import { mergedLanes } from './cross-group.js';
 import type { BatchRunner, RecordHandler } from './runner-link.js';
 import { followerOutcome, type LeaderRef } from './same-key.js';
-import type { StrategyBatch } from './strategies/types.js';
+import type { StrategyBatch } from '../strategies/types.js';
 
 /** What the invocation knows of its Lambda invocation. */
 export interface InvocationSettings {

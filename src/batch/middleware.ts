@@ -19,7 +19,7 @@ import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
-import type { BatchStrategy } from './strategies/types.js';
+import type { BatchStrategy } from '../strategies/types.js';
 import { behindFailures } from './stream-order.js';
 
 /** What an {@link AfterSettle} step returns: the outcomes the response is built from, and its notes for the log line. */

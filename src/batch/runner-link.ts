@@ -7,7 +7,7 @@
  */
 import type { NotStartedReason } from '../engine/settle.js';
 import type { Context, SQSRecord } from 'aws-lambda';
-import type { TransactionBuilder } from '../transaction/builder.js';
+import type { TransactionBuilder } from '../strategies/transaction/builder.js';
 import { isRefusal, type PlainReader, type Refusal } from '../engine/source.js';
 
 /** What a per-record handler receives besides the record. */

@@ -19,11 +19,11 @@ import { heartbeatOn, isHeartbeat } from './heartbeat.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { consumerDimensionProblem, metricsRule, type MetricsOption } from '../observe/metrics.js';
 import type { Extractors } from './prepare.js';
-import type { ConflictPolicy } from '../transaction/commit-step.js';
-import type { CommitMode } from '../transaction/group-commit/queue.js';
-import type { ProbeMode } from '../transaction/group-commit/duplicate-probe.js';
-import type { ClaimStrategy, PipelinedClaimStrategy } from '../batch/strategies/claim.js';
-import type { SqsTransactionStrategy, TransactionStrategy } from '../transaction/strategy.js';
+import type { ConflictPolicy } from '../strategies/transaction/commit-step.js';
+import type { CommitMode } from '../strategies/transaction/group-commit/queue.js';
+import type { ProbeMode } from '../strategies/transaction/group-commit/duplicate-probe.js';
+import type { ClaimStrategy, PipelinedClaimStrategy } from '../strategies/claim/claim.js';
+import type { SqsTransactionStrategy, TransactionStrategy } from '../strategies/transaction/transaction.js';
 
 export { isHeartbeat } from './heartbeat.js';
 

@@ -133,7 +133,7 @@ export class PayloadMismatchError extends InvalidRecordError {
  * @example
  * ```ts
  * import { ItemTooLargeError } from './record-errors.js';
- * import { createTransactionBuilder } from '../transaction/builder.js';
+ * import { createTransactionBuilder } from '../strategies/transaction/builder.js';
  * try {
  *   createTransactionBuilder().put({ TableName: 'files', Item: { pk: 'f-1', blob: 'x'.repeat(500_000) } });
  * } catch (err) {

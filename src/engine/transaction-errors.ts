@@ -12,7 +12,7 @@ import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
  * @example
  * ```ts
  * import { TransactionLimitError } from './transaction-errors.js';
- * import { createTransactionBuilder } from '../transaction/builder.js';
+ * import { createTransactionBuilder } from '../strategies/transaction/builder.js';
  * const tx = createTransactionBuilder();
  * const addPoints = { TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 1 } };
  * tx.update(addPoints);

@@ -6,12 +6,12 @@
 import type { Context } from 'aws-lambda';
 import type { RecordOutcome } from '../engine/outcomes.js';
 import type { IdempotencyStore } from '../engine/store.js';
-import type { TransactionBuilder } from '../transaction/builder.js';
+import type { TransactionBuilder } from '../strategies/transaction/builder.js';
 import { remainingTime } from '../engine/time.js';
-import { disabledTransaction } from '../batch/disabled-tx.js';
+import { disabledTransaction } from '../strategies/disabled-tx.js';
 import { withSignal, type LeaseKeeper } from '../engine/heartbeat.js';
 import type { OwnedRecord } from '../engine/settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from '../transaction/commit-step.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from '../strategies/transaction/commit-step.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {

@@ -21,7 +21,7 @@ import {
   versionedUpdateFailure,
   transaction,
 } from '../../src/index.js';
-import type { TransitionInput, VersionedUpdateInput } from '../../src/transaction/state.js';
+import type { TransitionInput, VersionedUpdateInput } from '../../src/strategies/transaction/state.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 

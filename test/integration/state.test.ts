@@ -8,8 +8,8 @@ import {
   versionedUpdate,
   versionedUpdateAction,
   versionedUpdateFailure,
-} from '../../src/transaction/state.js';
-import { createTransactionBuilder } from '../../src/transaction/builder.js';
+} from '../../src/strategies/transaction/state.js';
+import { createTransactionBuilder } from '../../src/strategies/transaction/builder.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { countRequests } from '../support/store.js';
 

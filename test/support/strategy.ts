@@ -4,10 +4,10 @@
  * only the objects `claim()` and `transaction()` return, so the name is
  * mapped at the call.
  */
-import type { ClaimStrategy } from '../../src/batch/strategies/claim.js';
+import type { ClaimStrategy } from '../../src/strategies/claim/claim.js';
 import type { Strategy } from '../../src/engine/middleware-options.js';
 import { claim, transaction } from '../../src/index.js';
-import type { TransactionStrategy } from '../../src/transaction/strategy.js';
+import type { TransactionStrategy } from '../../src/strategies/transaction/transaction.js';
 
 /** The strategy object a strategy's name stands for, with its defaults. */
 export function strategyOf(name: 'claim'): ClaimStrategy;

@@ -48,7 +48,7 @@ import type { BusinessKey } from '../../src/engine/keys.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
 import type { RecordOutcome } from '../../src/engine/outcomes.js';
 import type { StandardSchemaV1 } from '../../src/engine/standard-schema.js';
-import type { StateOutcome } from '../../src/transaction/transition.js';
+import type { StateOutcome } from '../../src/strategies/transaction/transition.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 
 const store: IdempotencyStore = new MemoryIdempotencyStore();

@@ -18,8 +18,8 @@ import {
   sqsIdempotency,
   transaction,
 } from '../../src/index.js';
-import type { ClaimStrategy, PipelinedClaimStrategy } from '../../src/batch/strategies/claim.js';
-import type { SqsTransactionStrategy, TransactionStrategy } from '../../src/transaction/strategy.js';
+import type { ClaimStrategy, PipelinedClaimStrategy } from '../../src/strategies/claim/claim.js';
+import type { SqsTransactionStrategy, TransactionStrategy } from '../../src/strategies/transaction/transaction.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 import { sqsIdempotency as claimEntrySqsIdempotency } from '../../src/claim/index.js';
 

@@ -54,18 +54,18 @@ async function bundledSources(entry: string, store?: string): Promise<string[]> 
 /** What a claim-only handler must not carry: the three, and the other parts the claim entry leaves out. */
 const leftOut = [
   // the transaction builder and the transaction strategy
-  'src/transaction/builder.ts',
-  'src/transaction/strategy.ts',
-  'src/transaction/options.ts',
-  'src/transaction/commit-step.ts',
-  'src/transaction/group-commit/queue.ts',
-  'src/transaction/dynamodb-commit.ts',
-  'src/transaction/group-commit/dynamodb.ts',
-  'src/transaction/group-commit/plan.ts',
+  'src/strategies/transaction/builder.ts',
+  'src/strategies/transaction/transaction.ts',
+  'src/strategies/transaction/options.ts',
+  'src/strategies/transaction/commit-step.ts',
+  'src/strategies/transaction/group-commit/queue.ts',
+  'src/stores/dynamodb/commit.ts',
+  'src/stores/dynamodb/group-commit.ts',
+  'src/stores/dynamodb/group-plan.ts',
   // the state machine
-  'src/transaction/state.ts',
-  'src/transaction/state-expressions.ts',
-  'src/transaction/transition.ts',
+  'src/strategies/transaction/state.ts',
+  'src/strategies/transaction/state-expressions.ts',
+  'src/strategies/transaction/transition.ts',
   // the stale-claims query
   'src/stores/dynamodb/stale.ts',
   // metrics, DLQ and backoff, stream sources
@@ -95,15 +95,15 @@ describe('the claim-only entry’s bundle', () => {
     const commitPath = [
       'src/stores/dynamodb/store.ts',
       'src/stores/dynamodb/stale.ts',
-      'src/transaction/dynamodb-commit.ts',
-      'src/transaction/commit-limits.ts',
-      'src/transaction/group-commit/dynamodb.ts',
-      'src/transaction/group-commit/plan.ts',
-      'src/transaction/outbox/keys.ts',
+      'src/stores/dynamodb/commit.ts',
+      'src/stores/dynamodb/commit-limits.ts',
+      'src/stores/dynamodb/group-commit.ts',
+      'src/stores/dynamodb/group-plan.ts',
+      'src/stores/dynamodb/outbox-keys.ts',
     ];
     expect(sources.filter((s) => commitPath.includes(s))).toEqual([]);
     // No folder of the other strategies or stores either (the plain eachRecord's stream and Kafka readers stay: it finds the source at run time).
-    const otherFolders = ['src/transaction/', 'src/stores/redis/', 'src/cli/', 'src/event/', 'src/testing/'];
+    const otherFolders = ['src/strategies/transaction/', 'src/stores/redis/', 'src/cli/', 'src/event/', 'src/testing/'];
     expect(sources.filter((s) => otherFolders.some((folder) => s.startsWith(folder)))).toEqual([]);
     // control: DynamoDBIdempotencyStore on the same entry carries it
     const full = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');
@@ -150,8 +150,8 @@ describe('the claim-only entry’s bundle', () => {
     // main-entry handler that names no strategy bundles neither. The store's commit path stays.)
     const sources = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');
     for (const file of [
-      'src/transaction/dynamodb-commit.ts',
-      'src/transaction/group-commit/dynamodb.ts',
+      'src/stores/dynamodb/commit.ts',
+      'src/stores/dynamodb/group-commit.ts',
       'src/stores/dynamodb/stale.ts',
       'src/observe/metrics.ts',
     ]) {

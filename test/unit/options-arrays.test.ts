@@ -17,7 +17,7 @@ import {
   sqsIdempotency,
   type IdempotencyStore,
 } from '../../src/index.js';
-import { createTransactionBuilder } from '../../src/transaction/builder.js';
+import { createTransactionBuilder } from '../../src/strategies/transaction/builder.js';
 import { SqsQueueSimulator, drain, invokeAsync, runEventSourceMapping } from '../../scripts/sim/index.js';
 import { crashAfter, crashingStore, flaky, injectDynamoDBFaults, invoke, lambdaContext } from '../../src/testing/index.js';
 

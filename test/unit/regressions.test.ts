@@ -17,8 +17,8 @@ import {
 import type { IdempotencyRecord } from '../../src/engine/record.js';
 import type { ClaimInput, ClaimResult } from '../../src/engine/store.js';
 import type { WaitPolicy } from '../../src/engine/wait.js';
-import { classifyCancellation } from '../../src/transaction/cancellation.js';
-import { checkTransactionLimits } from '../../src/transaction/commit-limits.js';
+import { classifyCancellation } from '../../src/stores/dynamodb/cancellation.js';
+import { checkTransactionLimits } from '../../src/stores/dynamodb/commit-limits.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;

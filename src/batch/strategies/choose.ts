@@ -7,8 +7,8 @@
  * claim-only handler bundles neither.
  */
 import type { LifecycleConfig } from '../../engine/middleware-options.js';
-import { claimBatchStrategy } from './claim-steps.js';
-import { BATCH_STEPS, type BatchStrategy, type StepsFactory } from './types.js';
+import { claimBatchStrategy } from '../../strategies/claim/steps.js';
+import { BATCH_STEPS, type BatchStrategy, type StepsFactory } from '../../strategies/types.js';
 
 /**
  * The steps for the resolved options, built once per middleware; `option`:

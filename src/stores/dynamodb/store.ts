@@ -9,11 +9,11 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';
-import { commitRefused, committed, prepare, sendOne, type CommitContext } from '../../transaction/dynamodb-commit.js';
+import { commitRefused, committed, prepare, sendOne, type CommitContext } from './commit.js';
 import { readRecords } from './statements.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
-import { commitInRounds, type PreparedCommit } from '../../transaction/group-commit/dynamodb.js';
-import { knownCompleted, type KnowsCompleted } from '../../transaction/group-commit/warm-cache.js';
+import { commitInRounds, type PreparedCommit } from './group-commit.js';
+import { knownCompleted, type KnowsCompleted } from '../../engine/warm-cache.js';
 import type { DynamoDBIdempotencyStoreOptions } from './options.js';
 import { queryStaleClaims } from './stale.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../../engine/store.js';

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentsHandler, PAYMENTS_CONSUMER, paymentMessage, type PaymentsDeps } from '../../../functions/payments.js';
 import { ORDER_EVENTS_SOURCE, ORDER_PAID, type PaymentMessage } from '../../../functions/shared/messages.js';
 import { storeFrom } from '../../../functions/shared/store.js';
-import { outboxId } from '../../../src/transaction/outbox/item.js';
+import { outboxId } from '../../../src/strategies/transaction/outbox/item.js';
 import type { TransactionalIdempotencyStore } from '../../../src/index.js';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';

@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { eventBridgeIdempotency, handleEvent, outboxRelay, transaction } from '../../../src/index.js';
-import type { OutboxRelayLogLine } from '../../../src/transaction/outbox/relay.js';
+import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/outbox/relay.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';

@@ -7,7 +7,7 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib
 import { describe, expect, it } from 'vitest';
 import { transaction } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import { outboxId } from '../../../src/transaction/outbox/item.js';
+import { outboxId } from '../../../src/strategies/transaction/outbox/item.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';

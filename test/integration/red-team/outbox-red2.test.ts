@@ -8,7 +8,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxRelay, transaction } from '../../../src/index.js';
-import { createTransactionBuilder } from '../../../src/transaction/builder.js';
+import { createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { sqsEvent } from '../../../src/testing/index.js';

@@ -14,7 +14,7 @@ import { DynamoDBIdempotencyStore, sqsIdempotency, transaction, type DynamoDBIde
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
-import { PROBE_WAIT_MS } from '../../../src/transaction/group-commit/queue.js';
+import { PROBE_WAIT_MS } from '../../../src/strategies/transaction/group-commit/queue.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
 import { failedIds, harness, order } from './harness.js';

@@ -18,7 +18,7 @@ import {
   type SqsIdempotencyOptions,
   transaction,
 } from '../../../src/index.js';
-import type { CommitMode } from '../../../src/transaction/group-commit/queue.js';
+import type { CommitMode } from '../../../src/strategies/transaction/group-commit/queue.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import type { Strategy } from '../../../src/engine/middleware-options.js';
 import { sqsDefaults } from '../../../src/sources/sqs/middleware.js';

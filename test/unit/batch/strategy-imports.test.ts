@@ -13,12 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_OPTIONS } from '../../../bench/cold-start.js';
-import { claim } from '../../../src/batch/strategies/claim.js';
-import { claimBatchStrategy } from '../../../src/batch/strategies/claim-steps.js';
-import { pipelinedStrategy } from '../../../src/batch/strategies/pipelined.js';
-import { transactionBatchStrategy } from '../../../src/batch/strategies/transaction.js';
+import { claim } from '../../../src/strategies/claim/claim.js';
+import { claimBatchStrategy } from '../../../src/strategies/claim/steps.js';
+import { pipelinedStrategy } from '../../../src/strategies/claim/pipelined.js';
+import { transactionBatchStrategy } from '../../../src/strategies/transaction/steps.js';
 import { carriedSteps } from '../../../src/batch/strategies/choose.js';
-import { transaction } from '../../../src/transaction/strategy.js';
+import { transaction } from '../../../src/strategies/transaction/transaction.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
@@ -38,10 +38,10 @@ async function bundledSources(contents: string): Promise<string[]> {
 }
 
 const transactionSteps = [
-  'src/batch/strategies/transaction.ts',
-  'src/transaction/commit-step.ts',
-  'src/transaction/group-commit/queue.ts',
-  'src/transaction/group-commit/duplicate-probe.ts',
+  'src/strategies/transaction/steps.ts',
+  'src/strategies/transaction/commit-step.ts',
+  'src/strategies/transaction/group-commit/queue.ts',
+  'src/strategies/transaction/group-commit/duplicate-probe.ts',
 ];
 
 describe('the batch middleware imports no strategy', () => {
@@ -52,7 +52,7 @@ describe('the batch middleware imports no strategy', () => {
       export const parts = [batchIdempotency, eachRecord];
     `);
     expect(sources).toContain('src/batch/invocation.ts'); // the bundle is the middleware's, not empty
-    expect(sources.filter((s) => s.startsWith('src/batch/strategies/') || transactionSteps.includes(s))).toEqual([]);
+    expect(sources.filter((s) => /^src\/strategies\/(claim|transaction)\//.test(s) || transactionSteps.includes(s))).toEqual([]);
   }, 60_000);
 
   it('the SQS middleware of the main entry, claim-only, carries no transaction or pipelined steps (either DynamoDB store)', async () => {
@@ -65,10 +65,10 @@ describe('the batch middleware imports no strategy', () => {
         export const m = sqsIdempotency({ store, key: (r) => r.messageId });
         export const h = eachRecord(async () => {});
       `);
-      expect(sources).toContain('src/batch/strategies/claim-steps.ts'); // the default claim steps run it
+      expect(sources).toContain('src/strategies/claim/steps.ts'); // the default claim steps run it
       // The duplicate probe's verdict is also the store's commit path (DynamoDBIdempotencyStore's commit reads it).
       const steps = store === 'DynamoDBClaimStore' ? transactionSteps : transactionSteps.filter((s) => !s.endsWith('duplicate-probe.ts'));
-      const strategyFiles = [...steps, 'src/transaction/strategy.ts', 'src/batch/strategies/pipelined.ts'];
+      const strategyFiles = [...steps, 'src/strategies/transaction/transaction.ts', 'src/strategies/claim/pipelined.ts'];
       expect(sources.filter((s) => strategyFiles.includes(s))).toEqual([]);
     }
   }, 60_000);
@@ -85,7 +85,7 @@ describe('the batch middleware imports no strategy', () => {
 
   it('control: the transaction steps, bundled, carry the commit step and group commit', async () => {
     const sources = await bundledSources(`
-      import { transactionBatchStrategy } from './src/batch/strategies/transaction.js';
+      import { transactionBatchStrategy } from './src/strategies/transaction/steps.js';
       export const steps = transactionBatchStrategy;
     `);
     for (const file of transactionSteps) expect(sources).toContain(file);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionRetryableError, type TransactionalIdempotencyStore } from '../../../src/index.js';
 import type { CommitInput, CommitResult } from '../../../src/engine/store.js';
-import { runTransactional } from '../../../src/transaction/commit-step.js';
+import { runTransactional } from '../../../src/strategies/transaction/commit-step.js';
 
 /** A store whose first `conflicts` commits are cancelled by contention. */
 function contendedStore(conflicts: number) {

@@ -8,8 +8,8 @@ import {
   estimateActionSize,
   itemIdentity,
   projectKey,
-} from '../../../src/transaction/limits.js';
-import { TransactionBuilder, closeTransactionBuilder, createTransactionBuilder } from '../../../src/transaction/builder.js';
+} from '../../../src/engine/transaction-limits.js';
+import { TransactionBuilder, closeTransactionBuilder, createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
 
 const put = (pk: string, extra: Record<string, unknown> = {}) => ({ TableName: 'orders', Item: { pk, ...extra } });
 const update = (key: Record<string, unknown>, table = 'orders') => ({

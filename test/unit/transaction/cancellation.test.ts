@@ -1,6 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { cancellationReasons, classifyCancellation } from '../../../src/transaction/cancellation.js';
+import { cancellationReasons, classifyCancellation } from '../../../src/stores/dynamodb/cancellation.js';
 
 describe('classifyCancellation', () => {
   it('our condition failing is an idempotency verdict carrying the wire item', () => {

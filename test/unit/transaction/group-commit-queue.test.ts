@@ -6,9 +6,9 @@
  * the container's duplicate rate.
  */
 import { describe, expect, it } from 'vitest';
-import { DuplicateRate } from '../../../src/transaction/group-commit/duplicate-probe.js';
-import { GroupCommitter } from '../../../src/transaction/group-commit/queue.js';
-import { knownCompleted, knowsCompleted } from '../../../src/transaction/group-commit/warm-cache.js';
+import { DuplicateRate } from '../../../src/strategies/transaction/group-commit/duplicate-probe.js';
+import { GroupCommitter } from '../../../src/strategies/transaction/group-commit/queue.js';
+import { knownCompleted, knowsCompleted } from '../../../src/engine/warm-cache.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactItem } from '../../../src/engine/store.js';
 import { MemoryIdempotencyStore } from '../../../src/testing/index.js';

@@ -4,8 +4,8 @@
  * cancellation reasons decide.
  */
 import { describe, expect, it } from 'vitest';
-import { planGroups } from '../../../src/transaction/group-commit/plan.js';
-import { commitInRounds, type GroupCommitIO, type PreparedCommit } from '../../../src/transaction/group-commit/dynamodb.js';
+import { planGroups } from '../../../src/stores/dynamodb/group-plan.js';
+import { commitInRounds, type GroupCommitIO, type PreparedCommit } from '../../../src/stores/dynamodb/group-commit.js';
 import type { CommitResult } from '../../../src/engine/store.js';
 
 const candidate = (items: string[], actions = items.length, bytes = 100) => ({ items, actions, bytes });

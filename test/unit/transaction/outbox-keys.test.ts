@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { outboxKeyMissing } from '../../../src/transaction/outbox/keys.js';
+import { outboxKeyMissing } from '../../../src/stores/dynamodb/outbox-keys.js';
 import type { TransactItem } from '../../../src/engine/store.js';
 
 const refusal = (name: string, message: string, extra: Record<string, unknown> = {}) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ItemTooLargeError } from '../../../src/engine/errors.js';
-import { createTransactionBuilder } from '../../../src/transaction/builder.js';
-import { outboxId, outboxItem, readOutboxImage } from '../../../src/transaction/outbox/item.js';
-import { chunkEntries } from '../../../src/transaction/outbox/publish.js';
+import { createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
+import { outboxId, outboxItem, readOutboxImage } from '../../../src/strategies/transaction/outbox/item.js';
+import { chunkEntries } from '../../../src/strategies/transaction/outbox/publish.js';
 
 const event = { source: 'shop', detailType: 'OrderPaid', detail: { orderNo: 'o-1' } };
 const origin = { consumer: 'payments', businessKey: 'o-1', now: 5 };

@@ -4,7 +4,7 @@
  * time left before the safety margin. Pure: the random source is injected.
  */
 import { describe, expect, it } from 'vitest';
-import { commitRetryDefaults, commitRetryDelay, type CommitRetryPolicy } from '../../../src/transaction/retry.js';
+import { commitRetryDefaults, commitRetryDelay, type CommitRetryPolicy } from '../../../src/strategies/transaction/retry.js';
 
 const policy: CommitRetryPolicy = { attempts: 3, baseDelayMs: 20, maxDelayMs: 50 };
 const top = () => 0.999_999;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TransactionLimitError } from '../../../src/engine/errors.js';
-import { checkTransactionLimits, type OwnAction } from '../../../src/transaction/commit-limits.js';
-import { estimateActionSize, itemIdentity } from '../../../src/transaction/limits.js';
+import { checkTransactionLimits, type OwnAction } from '../../../src/stores/dynamodb/commit-limits.js';
+import { estimateActionSize, itemIdentity } from '../../../src/engine/transaction-limits.js';
 import type { TransactItem } from '../../../src/engine/store.js';
 
 const own: OwnAction = { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } };

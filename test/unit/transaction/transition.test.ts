@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { buildTransitionUpdate, buildVersionedUpdate } from '../../../src/transaction/state-expressions.js';
-import { decideTransition, decideVersionedUpdate, sameValue, versionOf } from '../../../src/transaction/transition.js';
+import { buildTransitionUpdate, buildVersionedUpdate } from '../../../src/strategies/transaction/state-expressions.js';
+import { decideTransition, decideVersionedUpdate, sameValue, versionOf } from '../../../src/strategies/transaction/transition.js';
 
 describe('decideTransition', () => {
   const spec = { from: 'PENDING', to: 'PAID' } as const;

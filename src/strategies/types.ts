@@ -11,17 +11,17 @@
  * An entry point brings a strategy in by importing it, so a handler that
  * never names the transaction strategy bundles none of its code.
  */
-import type { HeartbeatSetting, LeasePolicy } from '../../engine/lease.js';
-import type { Strategy } from '../../engine/middleware-options.js';
-import type { RecordOutcome } from '../../engine/outcomes.js';
-import type { Execution, OwnedRecord } from '../../engine/settle.js';
-import type { BatchSource } from '../../engine/source.js';
-import type { IdempotencyStore } from '../../engine/store.js';
-import type { TransactionBuilder } from '../../transaction/builder.js';
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
-import type { ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
-import type { CommitMode } from '../../transaction/group-commit/queue.js';
-import type { Admission, AdmitConfig, ClaimAnswer } from '../admit.js';
+import type { HeartbeatSetting, LeasePolicy } from '../engine/lease.js';
+import type { Strategy } from '../engine/middleware-options.js';
+import type { RecordOutcome } from '../engine/outcomes.js';
+import type { Execution, OwnedRecord } from '../engine/settle.js';
+import type { BatchSource } from '../engine/source.js';
+import type { IdempotencyStore } from '../engine/store.js';
+import type { TransactionBuilder } from './transaction/builder.js';
+import type { ConflictPolicy } from './transaction/commit-step.js';
+import type { ProbeMode } from './transaction/group-commit/duplicate-probe.js';
+import type { CommitMode } from './transaction/group-commit/queue.js';
+import type { Admission, AdmitConfig, ClaimAnswer } from '../batch/admit.js';
 
 /** What one invocation's batch starts from. */
 export interface BatchStart<TRecord> {

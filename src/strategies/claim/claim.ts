@@ -9,9 +9,9 @@
 import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
-import { claimBatchStrategy } from './claim-steps.js';
+import { claimBatchStrategy } from './steps.js';
 import { pipelinedStrategy } from './pipelined.js';
-import { withSteps } from './types.js';
+import { withSteps } from '../types.js';
 
 /** Options of {@link claim}. */
 export interface ClaimOptions {

@@ -3,9 +3,9 @@
  * (written by `tx.outbox()`), and reading one back from a stream image (by
  * the relay). No AWS imports: the relay's I/O lives in src/outbox/.
  */
-import { ItemTooLargeError, type ErrorContext } from '../../engine/errors.js';
-import { checkOptions, is, isPlainObject, type OptionRules } from '../../engine/options.js';
-import { sha256 } from '../../engine/hashing.js';
+import { ItemTooLargeError, type ErrorContext } from '../../../engine/errors.js';
+import { checkOptions, is, isPlainObject, type OptionRules } from '../../../engine/options.js';
+import { sha256 } from '../../../engine/hashing.js';
 
 /** The event an outbox item holds: what the relay hands to EventBridge `PutEvents`. */
 export interface OutboxEvent {

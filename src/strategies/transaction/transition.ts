@@ -5,7 +5,7 @@
  * duplicate is told from a conflict without a second read.
  */
 
-import { canonicalNumber, numericText } from '../engine/numbers.js';
+import { canonicalNumber, numericText } from '../../engine/numbers.js';
 
 /** Default attribute holding the state. */
 export const DEFAULT_STATE_ATTRIBUTE = 'status';

@@ -5,9 +5,9 @@
  * item included). Breaking a limit is deterministic, so it is caught here
  * rather than surfacing later as a `ValidationException`.
  */
-import { TransactionLimitError, type ErrorContext } from '../engine/errors.js';
-import { canonicalJson } from '../engine/hashing.js';
-import { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, itemSize, valueSize } from '../engine/size.js';
+import { TransactionLimitError, type ErrorContext } from './errors.js';
+import { canonicalJson } from './hashing.js';
+import { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, itemSize, valueSize } from './size.js';
 
 /** The item an action writes or checks: table plus primary key. */
 export interface ItemRef {
@@ -22,7 +22,7 @@ export interface ItemRef {
  *
  * @example
  * ```ts
- * import { itemIdentity } from './limits.js';
+ * import { itemIdentity } from './transaction-limits.js';
  * itemIdentity('orders', { pk: 'a', sk: 1 }) === itemIdentity('orders', { sk: 1, pk: 'a' }); // true
  * ```
  */
@@ -37,7 +37,7 @@ export function itemIdentity(table: string, key: Readonly<Record<string, unknown
  *
  * @example
  * ```ts
- * import { projectKey } from './limits.js';
+ * import { projectKey } from './transaction-limits.js';
  * projectKey({ pk: 'a', total: 3 }, ['pk']); // { pk: 'a' }
  * ```
  */
@@ -56,7 +56,7 @@ export function projectKey(item: Readonly<Record<string, unknown>>, keyNames: re
  *
  * @example
  * ```ts
- * import { checkActionCount } from './limits.js';
+ * import { checkActionCount } from './transaction-limits.js';
  * checkActionCount(99, 1); // fine: 99 handler actions + the idempotency item
  * ```
  * @throws TransactionLimitError when `count + reserved > MAX_TRANSACTION_ACTIONS`.
@@ -78,7 +78,7 @@ export function checkActionCount(count: number, reserved = 1, context: ErrorCont
  *
  * @example
  * ```ts
- * import { checkDistinctItem, itemIdentity } from './limits.js';
+ * import { checkDistinctItem, itemIdentity } from './transaction-limits.js';
  * const seen = new Set([itemIdentity('orders', { pk: 'a' })]);
  * checkDistinctItem({ table: 'orders', key: { pk: 'b' } }, seen); // fine
  * ```
@@ -105,7 +105,7 @@ export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reser
  *
  * @example
  * ```ts
- * import { checkTransactionSize } from './limits.js';
+ * import { checkTransactionSize } from './transaction-limits.js';
  * checkTransactionSize(1024); // fine
  * ```
  * @throws TransactionLimitError with the estimate and the limit.
@@ -137,7 +137,7 @@ export interface ActionShape {
  *
  * @example
  * ```ts
- * import { estimateActionSize } from './limits.js';
+ * import { estimateActionSize } from './transaction-limits.js';
  * const bytes = estimateActionSize({ TableName: 'orders', Item: { pk: 'a', total: 3 } });
  * ```
  */

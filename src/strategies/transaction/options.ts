@@ -5,11 +5,11 @@
  * `TypeError` naming it), and the guards on an action's `TableName` and `Key`.
  * transaction.ts re-exports the types, so their import path is unchanged.
  */
-import { checkOptions, is, type OptionRules } from '../engine/options.js';
-import { MAX_TRANSACTION_ACTIONS } from '../engine/size.js';
-import type { ItemRef } from './limits.js';
-import type { Clock } from '../engine/clock.js';
-import type { TransactItem } from '../engine/store.js';
+import { checkOptions, is, type OptionRules } from '../../engine/options.js';
+import { MAX_TRANSACTION_ACTIONS } from '../../engine/size.js';
+import type { ItemRef } from '../../engine/transaction-limits.js';
+import type { Clock } from '../../engine/clock.js';
+import type { TransactItem } from '../../engine/store.js';
 import type { TransactionBuilder } from './builder.js';
 
 /** Input of `tx.put()`: the `Put` member of a DocumentClient `TransactWriteItems` action. */

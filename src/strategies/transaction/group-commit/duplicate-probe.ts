@@ -7,10 +7,10 @@
  * it never decides that an effect may run, which stays the conditional Put's
  * call.
  */
-import { claimVerdict } from '../../engine/claim.js';
-import { payloadsDiffer } from '../../engine/hashing.js';
-import type { IdempotencyRecord } from '../../engine/record.js';
-import { MAX_TRANSACTION_ACTIONS } from '../../engine/size.js';
+import { claimVerdict } from '../../../engine/claim.js';
+import { payloadsDiffer } from '../../../engine/hashing.js';
+import type { IdempotencyRecord } from '../../../engine/record.js';
+import { MAX_TRANSACTION_ACTIONS } from '../../../engine/size.js';
 import { meanSlowestSingleMs, meanTransactMs } from './latency.js';
 
 /**

@@ -6,8 +6,8 @@
  * commit later. Sending is the store's job (one request, idempotency item
  * included); nothing here touches a client.
  */
-import { ItemTooLargeError, type ErrorContext } from '../engine/errors.js';
-import { MAX_ITEM_BYTES, itemSize } from '../engine/size.js';
+import { ItemTooLargeError, type ErrorContext } from '../../engine/errors.js';
+import { MAX_ITEM_BYTES, itemSize } from '../../engine/size.js';
 import { transitionAction, versionedUpdateAction } from './state.js';
 import {
   checkActionCount,
@@ -17,11 +17,11 @@ import {
   itemIdentity,
   projectKey,
   type ItemRef,
-} from './limits.js';
+} from '../../engine/transaction-limits.js';
 import type { TransitionInput, VersionedUpdateInput } from './transition.js';
-import { systemClock } from '../engine/clock.js';
+import { systemClock } from '../../engine/clock.js';
 import { outboxItem, type OutboxEvent, type OutboxOptions } from './outbox/item.js';
-import type { TransactItem } from '../engine/store.js';
+import type { TransactItem } from '../../engine/store.js';
 import {
   requireKey,
   requireTable,

@@ -6,9 +6,9 @@
  * schema and words the error as the option to set.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { OUTBOX_ATTRIBUTES } from './item.js';
-import { cancellationReasons } from '../cancellation.js';
-import { isAwsError } from '../../stores/dynamodb/refusals.js';
+import { OUTBOX_ATTRIBUTES } from '../../strategies/transaction/outbox/item.js';
+import { cancellationReasons } from './cancellation.js';
+import { isAwsError } from './refusals.js';
 import type { TransactItem } from '../../engine/store.js';
 
 type OutboxPut = { readonly table: string; readonly item: Readonly<Record<string, unknown>>; readonly index: number };

@@ -3,8 +3,8 @@
  * the handler with a fresh transaction builder, then commit its writes with
  * the idempotency record in one `TransactWriteItems`.
  */
-import { InvalidRecordError, TransactionRetryableError } from '../engine/errors.js';
-import type { RecordOutcome } from '../engine/outcomes.js';
+import { InvalidRecordError, TransactionRetryableError } from '../../engine/errors.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
 import { commitRetryDelay } from './retry.js';
 import {
   isTransactionalStore,
@@ -12,8 +12,8 @@ import {
   type CommitResult,
   type IdempotencyStore,
   type TransactionalIdempotencyStore,
-} from '../engine/store.js';
-import { payloadMismatch } from '../engine/prepare.js';
+} from '../../engine/store.js';
+import { payloadMismatch } from '../../engine/prepare.js';
 import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from './builder.js';
 
 /** What a transactional run needs to know about the delivery. */

@@ -8,23 +8,28 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { claimVerdict } from '../engine/claim.js';
-import { toEpochSeconds } from '../engine/clock.js';
-import { probeVerdict } from './group-commit/duplicate-probe.js';
-import { BusinessConflictError, IdempotencyInProgressError, TransactionLimitError, TransactionRetryableError } from '../engine/errors.js';
-import type { IdempotencyRecord } from '../engine/record.js';
-import { itemSize, MAX_ITEM_BYTES } from '../engine/size.js';
-import type { CompletedCache } from '../stores/dynamodb/cache.js';
+import { claimVerdict } from '../../engine/claim.js';
+import { toEpochSeconds } from '../../engine/clock.js';
+import { probeVerdict } from '../../strategies/transaction/group-commit/duplicate-probe.js';
+import {
+  BusinessConflictError,
+  IdempotencyInProgressError,
+  TransactionLimitError,
+  TransactionRetryableError,
+} from '../../engine/errors.js';
+import type { IdempotencyRecord } from '../../engine/record.js';
+import { itemSize, MAX_ITEM_BYTES } from '../../engine/size.js';
+import type { CompletedCache } from './cache.js';
 import { cancellationReasons, classifyCancellation, type RawCancellationReason } from './cancellation.js';
-import { isAwsError } from '../stores/dynamodb/refusals.js';
-import { commitPut, FRESH_KEY_CONDITION, freshKeyPut } from '../stores/dynamodb/expressions.js';
-import type { PreparedCommit } from './group-commit/dynamodb.js';
-import type { ResolvedStoreOptions } from '../stores/dynamodb/options.js';
-import { encodeResult, recordFromWire, toRecord } from '../stores/dynamodb/records.js';
-import { outboxKeyMissing } from './outbox/keys.js';
-import { describeReasons, tooLarge } from '../stores/dynamodb/refusals.js';
+import { isAwsError } from './refusals.js';
+import { commitPut, FRESH_KEY_CONDITION, freshKeyPut } from './expressions.js';
+import type { PreparedCommit } from './group-commit.js';
+import type { ResolvedStoreOptions } from './options.js';
+import { encodeResult, recordFromWire, toRecord } from './records.js';
+import { outboxKeyMissing } from './outbox-keys.js';
+import { describeReasons, tooLarge } from './refusals.js';
 import { checkTransactionLimits } from './commit-limits.js';
-import type { CommitInput, CommitResult } from '../engine/store.js';
+import type { CommitInput, CommitResult } from '../../engine/store.js';
 
 /** What the commit path needs from the store. */
 export interface CommitContext {

@@ -44,7 +44,7 @@ const dynamoLimits: GroupLimits = { actions: MAX_TRANSACTION_ACTIONS, bytes: MAX
  *
  * @example
  * ```ts
- * import { planGroups } from './plan.js';
+ * import { planGroups } from './group-plan.js';
  * const plan = planGroups([
  *   { items: ['a', 'x'], actions: 2, bytes: 100 },
  *   { items: ['b', 'x'], actions: 2, bytes: 100 },

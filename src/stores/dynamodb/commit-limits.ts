@@ -5,7 +5,7 @@
  * the transaction builder); this file only knows how to read DocumentClient
  * actions and infer a Put's key.
  */
-import type { ErrorContext } from '../engine/errors.js';
+import type { ErrorContext } from '../../engine/errors.js';
 import {
   checkActionCount,
   checkDistinctItem,
@@ -15,9 +15,9 @@ import {
   projectKey,
   type ActionShape,
   type ItemRef,
-} from './limits.js';
-import { ATTR } from '../stores/dynamodb/layout.js';
-import type { TransactItem } from '../engine/store.js';
+} from '../../engine/transaction-limits.js';
+import { ATTR } from './layout.js';
+import type { TransactItem } from '../../engine/store.js';
 
 type Attributes = Readonly<Record<string, unknown>>;
 

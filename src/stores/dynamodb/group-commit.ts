@@ -7,9 +7,9 @@
  * exactly as its single commit would be; a record cancelled only because of
  * the others goes again in the next round.
  */
-import { planGroups } from './plan.js';
-import { cancellationReasons, type RawCancellationReason } from '../cancellation.js';
-import type { CommitFootprint } from '../commit-limits.js';
+import { planGroups } from './group-plan.js';
+import { cancellationReasons, type RawCancellationReason } from './cancellation.js';
+import type { CommitFootprint } from './commit-limits.js';
 import { answerOf, type CommitInput, type CommitResult, type GroupCommitAnswer, type TransactItem } from '../../engine/store.js';
 
 /** A record's commit, checked and ready to send. */

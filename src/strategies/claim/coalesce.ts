@@ -15,7 +15,7 @@
  * returns) cost more CPU, were slower at 25 % duplicates and no faster at
  * 1 % under the AWS model (docs/benchmarks.md, coalescing policy).
  */
-import { WhenIdle } from '../engine/when-idle.js';
+import { WhenIdle } from '../../engine/when-idle.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -25,7 +25,7 @@ import type {
   ReleaseInput,
   RenewInput,
   StoreAnswer,
-} from '../engine/store.js';
+} from '../../engine/store.js';
 
 interface Waiting<I, R> {
   readonly input: I;

@@ -13,12 +13,12 @@ import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { systemClock, toEpochSeconds, type Clock } from '../../engine/clock.js';
-import { checkOptions, hasMethods, is, type RulesOf } from '../../engine/options.js';
+import { systemClock, toEpochSeconds, type Clock } from '../../../engine/clock.js';
+import { checkOptions, hasMethods, is, type RulesOf } from '../../../engine/options.js';
 import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from './item.js';
-import { isAwsError } from '../../stores/dynamodb/refusals.js';
+import { isAwsError } from '../../../stores/dynamodb/refusals.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
-import { safeLog } from '../../observe/log.js';
+import { safeLog } from '../../../observe/log.js';
 import { relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
 
 export type { OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';

@@ -9,11 +9,11 @@
 import type { ConflictPolicy } from './commit-step.js';
 import type { ProbeMode } from './group-commit/duplicate-probe.js';
 import type { CommitMode } from './group-commit/queue.js';
-import { checkOptions } from '../engine/options.js';
-import { transactionDefaults } from '../engine/middleware-options.js';
+import { checkOptions } from '../../engine/options.js';
+import { transactionDefaults } from '../../engine/middleware-options.js';
 // The steps the batch middlewares run: reached only through this factory, so a handler that never calls it bundles none of them.
-import { transactionBatchStrategy } from '../batch/strategies/transaction.js';
-import { withSteps } from '../batch/strategies/types.js';
+import { transactionBatchStrategy } from './steps.js';
+import { withSteps } from '../types.js';
 
 /** Options of {@link transaction}. */
 export interface TransactionOptions {

@@ -8,7 +8,7 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
-import type { CancellationReasonInfo } from '../engine/errors.js';
+import type { CancellationReasonInfo } from '../../engine/errors.js';
 import {
   decideTransition,
   decideVersionedUpdate,
@@ -18,8 +18,8 @@ import {
   type VersionedUpdateInput,
 } from './transition.js';
 import { buildTransitionUpdate, buildVersionedUpdate, type StateUpdate } from './state-expressions.js';
-import { isAwsError } from '../stores/dynamodb/refusals.js';
-import type { TransactItem } from '../engine/store.js';
+import { isAwsError } from '../../stores/dynamodb/refusals.js';
+import type { TransactItem } from '../../engine/store.js';
 
 export type { TransitionInput, VersionedUpdateInput };
 

@@ -16,10 +16,10 @@
  * authority on whether an effect commits.
  */
 import type { DuplicateRate } from './duplicate-probe.js';
-import { WhenIdle } from '../../engine/when-idle.js';
-import { knownCompleted, knowsCompleted } from './warm-cache.js';
-import type { IdempotencyRecord } from '../../engine/record.js';
-import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../engine/store.js';
+import { WhenIdle } from '../../../engine/when-idle.js';
+import { knownCompleted, knowsCompleted } from '../../../engine/warm-cache.js';
+import type { IdempotencyRecord } from '../../../engine/record.js';
+import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../../engine/store.js';
 
 /**
  * How long a commit waits for the duplicate probe's answer, ms. The probe is

@@ -12,10 +12,10 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
 import type { IdempotencyStore } from '../../engine/store.js';
-import { admitBatch, claimRecord, type Admission, type AdmitConfig, type ClaimAnswer } from '../admit.js';
-import { CoalescedStore } from '../coalesce.js';
+import { admitBatch, claimRecord, type Admission, type AdmitConfig, type ClaimAnswer } from '../../batch/admit.js';
+import { CoalescedStore } from './coalesce.js';
 import { disabledTransaction } from '../disabled-tx.js';
-import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
+import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from '../types.js';
 
 /** What the claim strategy's steps need from the resolved options. */
 export interface ClaimSettings {

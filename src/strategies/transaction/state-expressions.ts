@@ -5,7 +5,7 @@
  * and value goes through a generated placeholder: reserved words such as
  * `status` and names with dots or dashes work as they are.
  */
-import { Expression } from '../stores/dynamodb/expression-builder.js';
+import { Expression } from '../../stores/dynamodb/expression-builder.js';
 import {
   DEFAULT_STATE_ATTRIBUTE,
   DEFAULT_VERSION_ATTRIBUTE,

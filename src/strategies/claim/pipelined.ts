@@ -14,9 +14,9 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
-import { startAdmissions, type Admission, type AdmitConfig } from '../admit.js';
-import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './claim-steps.js';
-import type { BatchStrategy, HandlerAnswer } from './types.js';
+import { startAdmissions, type Admission, type AdmitConfig } from '../../batch/admit.js';
+import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './steps.js';
+import type { BatchStrategy, HandlerAnswer } from '../types.js';
 
 /** One invocation's batch with its claims still running: each first copy's claim, by message id. */
 class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {

@@ -6,8 +6,8 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { CancellationReasonInfo } from '../engine/errors.js';
-import { isAwsError } from '../stores/dynamodb/refusals.js';
+import type { CancellationReasonInfo } from '../../engine/errors.js';
+import { isAwsError } from './refusals.js';
 
 /** One raw entry of `CancellationReasons`, in wire format (the DocumentClient does not unmarshall errors). */
 export interface RawCancellationReason {

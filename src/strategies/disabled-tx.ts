@@ -3,7 +3,7 @@
  * `transaction()`. Every call throws: writes added here would never be sent,
  * and a silently dropped write is a lost effect.
  */
-import type { TransactionBuilder } from '../transaction/builder.js';
+import type { TransactionBuilder } from './transaction/builder.js';
 
 /** A TransactionBuilder whose every method throws a TypeError explaining why. */
 export function disabledTransaction(reason: string): TransactionBuilder {

@@ -10,17 +10,17 @@
  * Only the transaction strategy's own entry reaches this file, so a
  * claim-only handler bundles none of it.
  */
-import type { ConflictPolicy } from '../../transaction/commit-step.js';
-import { asTransactional, runTransactional } from '../../transaction/commit-step.js';
-import { DuplicateRate, type ProbeMode } from '../../transaction/group-commit/duplicate-probe.js';
-import { GroupCommitter, type CommitMode } from '../../transaction/group-commit/queue.js';
+import type { ConflictPolicy } from './commit-step.js';
+import { asTransactional, runTransactional } from './commit-step.js';
+import { DuplicateRate, type ProbeMode } from './group-commit/duplicate-probe.js';
+import { GroupCommitter, type CommitMode } from './group-commit/queue.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
 import type { CommitInput, IdempotencyStore } from '../../engine/store.js';
-import { admitBatch, type Admission, type ClaimAnswer } from '../admit.js';
-import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from './types.js';
+import { admitBatch, type Admission, type ClaimAnswer } from '../../batch/admit.js';
+import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from '../types.js';
 
 /** What the transaction strategy's steps need from the resolved options. */
 export interface TransactionSettings {
