@@ -16,7 +16,7 @@ import { claim, DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, 
 import type { CommitMode } from '../src/strategies/transaction/group-commit/queue.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
 import type { ProbeMode } from '../src/strategies/transaction/group-commit/duplicate-probe.js';
-import type { Strategy } from '../src/engine/middleware-options.js';
+import type { Strategy } from '../src/batch/options.js';
 import type { CountedClient } from './dynamo.js';
 import type { OrderPaid } from './workload.js';
 

@@ -6,39 +6,12 @@
 import { InvalidRecordError } from '../engine/errors.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { heldBack, type Standing } from './schedule.js';
-import type { IdempotencyStore } from '../engine/store.js';
-import { prepare, type Extractors } from '../engine/prepare.js';
+import { prepare } from '../engine/prepare.js';
 import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
-import { followerOutcome, type LeaderRef } from './same-key.js';
+import { followerOutcome } from './same-key.js';
+import type { Admission, Admit, AdmitConfig, ClaimAnswer, LeaderRef, StartedAdmission } from '../strategies/types.js';
 import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
-import { idOf, type BatchSource } from '../engine/source.js';
-
-/** One record's state after the before phase. */
-export type Admission<TRecord> =
-  | { readonly kind: 'owned'; readonly record: TRecord; readonly owned: OwnedRecord }
-  | { readonly kind: 'settled'; readonly record: TRecord; readonly outcome: RecordOutcome; readonly id?: string }
-  /**
-   * A later copy of a key already in its lane: not claimed; decided from its
-   * first copy's outcome (here when that is known before the handler, else
-   * when its lane reaches it).
-   */
-  | {
-      readonly kind: 'follower';
-      readonly record: TRecord;
-      readonly owned: OwnedRecord;
-      readonly leader: LeaderRef;
-      /** FIFO: an earlier record of its own group is already known to come back. */
-      readonly heldBack?: true;
-    };
-
-/** What the before phase needs. */
-export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
-  readonly source: BatchSource<unknown, TRecord, unknown>;
-  readonly store: IdempotencyStore;
-  readonly consumer: string;
-  readonly claim: boolean;
-  readonly leaseMs: number;
-}
+import { idOf } from '../engine/source.js';
 
 type PreparedRecord<TRecord> = { readonly record: TRecord; readonly owned: OwnedRecord };
 
@@ -65,12 +38,7 @@ function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): Pre
   return { record, owned: { id, key: prepared.key, messageId, ...payload } };
 }
 
-/** What one claim found: the record owned (with its token), or its outcome. */
-export type ClaimAnswer =
-  | { readonly kind: 'owned'; readonly owned: OwnedRecord }
-  | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
-
-/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see batch-run.ts). */
+/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see cross-group.ts). */
 export async function claimRecord(
   owned: OwnedRecord,
   config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,
@@ -148,15 +116,6 @@ async function holdBackBlockedGroups<TRecord>(
   return result;
 }
 
-/** A record whose admission has started: known synchronously (invalid, follower) or once its claim returns. */
-export interface StartedAdmission<TRecord> {
-  readonly record: TRecord;
-  /** The prepared record (absent when it was found invalid before any request). */
-  readonly owned?: OwnedRecord;
-  readonly leader?: LeaderRef;
-  readonly admission: Promise<Admission<TRecord>>;
-}
-
 /**
  * Prepares every record at once and starts the claims without waiting for
  * them: each record's admission settles when its own claim returns.
@@ -189,3 +148,6 @@ export async function admitBatch<TRecord>(records: readonly TRecord[], config: A
   // Followers are settled again after the hold-back: a first copy held back settles its copies too.
   return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions, config), config), config);
 }
+
+/** The admission steps a strategy is handed with each batch. */
+export const admission: Admit = { batch: admitBatch, start: startAdmissions, record: claimRecord };

@@ -10,7 +10,7 @@
  * unrun (the copy claims the key afresh and runs). Nothing waits on another
  * lane, and no two copies of a key run in one invocation.
  */
-import type { LeaderRef } from './same-key.js';
+import type { LeaderRef } from '../strategies/types.js';
 
 /** A record of the run, as the lane merging sees it. */
 export interface LaneMember {

@@ -19,10 +19,11 @@ import { withSignal } from '../engine/heartbeat.js';
 import { remainingTime } from '../engine/time.js';
 import type { IdempotencyStore } from '../engine/store.js';
 import { idOf, type BatchSource } from '../engine/source.js';
-import { releasedUnrun, type Admission } from './admit.js';
+import { releasedUnrun } from './admit.js';
 import { mergedLanes } from './cross-group.js';
 import type { BatchRunner, RecordHandler } from './runner-link.js';
-import { followerOutcome, type LeaderRef } from './same-key.js';
+import { followerOutcome } from './same-key.js';
+import type { Admission, LeaderRef } from '../strategies/types.js';
 import type { StrategyBatch } from '../strategies/types.js';
 
 /** What the invocation knows of its Lambda invocation. */
@@ -144,7 +145,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     const ranEachRecord = this.#phase === 'running';
     this.#phase = 'closed';
     const running = new Set(this.#running);
-    this.#admit(await this.#batch.finish());
+    this.#admit((await this.#batch.finish?.()) ?? []);
     return { running, ranEachRecord };
   }
 
@@ -193,7 +194,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   async #holdBack(record: TRecord, id: string): Promise<void> {
     const owned = this.#owned.get(id);
     if (owned === undefined || this.#leaders.has(id)) return this.skip(record, 'group-failed');
-    await this.#batch.release(owned);
+    await this.#batch.release?.(owned);
     this.executions.set(id, { kind: 'settled', outcome: { kind: 'not-started', messageId: id, key: owned.key, reason: 'group-failed' } });
   }
 
@@ -211,7 +212,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(id);
     try {
-      const admitted = await this.#batch.admitted(owned);
+      const admitted = (await this.#batch.admitted?.(owned)) ?? owned;
       if ('kind' in admitted) return this.#settled(id, admitted);
       this.#owned.set(id, admitted);
       // The batch was answered while this record waited for its claim: it never started.
@@ -263,9 +264,10 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     }
     this.#running.add(id);
     try {
-      const answer = await this.#batch.claim(owned);
+      // A strategy that holds no claims has no copy to take over with (a transaction's copies share a lane only within one group).
+      const answer = (await this.#batch.claim?.(owned)) ?? { kind: 'owned', owned };
       if (answer.kind === 'settled' || this.#closed()) {
-        if (answer.kind === 'owned') await this.#batch.release(answer.owned);
+        if (answer.kind === 'owned') await this.#batch.release?.(answer.owned);
         const outcome: RecordOutcome =
           answer.kind === 'settled' ? answer.outcome : { kind: 'not-started', messageId: id, key: owned.key, reason: 'deadline' };
         return this.#settled(id, outcome);

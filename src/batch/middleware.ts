@@ -10,13 +10,14 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../engine/errors.js';
 import { leaseDuration, safetyMargin } from '../engine/lease.js';
-import { consumerName, type LifecycleConfig } from '../engine/middleware-options.js';
+import { consumerName, type LifecycleConfig } from './options.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
 import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
 import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
+import { admission } from './admit.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
 import type { BatchStrategy } from '../strategies/types.js';
@@ -106,7 +107,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const leaseMs = leaseDuration(remaining, config.lease);
     const admit = { ...config, source: reader, consumer, leaseMs };
     const { context } = request;
-    const batch = await steps.begin({ records: original, admit });
+    const batch = await steps.begin({ records: original, admit, admission });
     const timeLeft = () => remainingTime(context);
     const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.

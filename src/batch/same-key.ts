@@ -9,14 +9,6 @@ import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { payloadMismatch } from '../engine/prepare.js';
 import type { OwnedRecord } from '../engine/settle.js';
 
-/** The first copy of a key in its lane, as a later copy refers to it. */
-export interface LeaderRef {
-  readonly messageId: string;
-  readonly payloadHash: string | undefined;
-  /** Its FIFO message group (undefined elsewhere). */
-  readonly lane?: string | undefined;
-}
-
 /**
  * The record the first copy found in the store: a duplicate's, an in-progress
  * claim's, or the one its payload did not match. `undefined` when it found none.

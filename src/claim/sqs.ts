@@ -11,10 +11,11 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LeasePolicy } from '../engine/lease.js';
 import { is, isPlainObject, resolveOptions, type OptionRules, type RulesOf } from '../engine/options.js';
 import { batchIdempotency } from '../batch/middleware.js';
-import { claimBatchStrategy } from '../strategies/claim/steps.js';
+import { defaultClaim } from '../strategies/claim/steps.js';
+import { isStrategy } from '../strategies/types.js';
 import { heartbeatOn } from '../engine/heartbeat.js';
 import type { ClaimStrategy } from '../strategies/claim/claim.js';
-import { claimCommonRules, recordRules, refuseStrategyName, withoutMovedOptions } from '../engine/middleware-options.js';
+import { claimCommonRules, recordRules } from '../batch/options.js';
 import type { SqsIdempotencyOptions as MainSqsOptions } from '../sources/sqs/middleware.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
@@ -59,17 +60,22 @@ function unservable(options: Record<string, unknown>): string | undefined {
  * pipelined or has a heartbeat. `claim()` with its defaults is served.
  */
 function needsMainStrategy(strategy: unknown): boolean {
-  // Not a strategy object: a wrong value the rule names (the names were refused before).
-  if (!isPlainObject(strategy)) return false;
-  if (strategy['kind'] !== 'claim') return strategy['kind'] === 'transaction';
-  return strategy['pipelined'] === true || heartbeatOn(strategy['heartbeat'] as boolean | { everyMs: number } | undefined);
+  // Not a strategy object: a wrong value the rule names.
+  if (!isStrategy(strategy)) return false;
+  const { kind, pipelined, heartbeat } = strategy as unknown as {
+    kind: string;
+    pipelined?: boolean;
+    heartbeat?: boolean | { everyMs: number };
+  };
+  if (kind !== 'claim') return kind === 'transaction';
+  return pipelined === true || heartbeatOn(heartbeat);
 }
 
 const rules = {
   ...claimCommonRules,
   ...recordRules,
-  // A default claim() object passed the check above; the lifecycle reads the name.
-  strategy: { expected: 'what claim() returns', check: (v: unknown) => isPlainObject(v) && v['kind'] === 'claim' },
+  // A default claim() object passed the check above.
+  strategy: { expected: 'what claim() returns', check: (v: unknown) => isStrategy(v) && (v as { kind?: unknown }).kind === 'claim' },
   metrics: { expected: 'false', check: (v: unknown) => v === false },
   safetyMarginMs: is.timerMs,
 } satisfies RulesOf<SqsIdempotencyOptions>;
@@ -77,8 +83,8 @@ const rules = {
 // Known, so that one set to `undefined` counts as not given, as in the main entry; any other value was refused above.
 const refusedRules: OptionRules = Object.fromEntries(REFUSED.map((name) => [name, { expected: 'absent', check: () => false }]));
 
-const { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims } = sqsDefaults;
-const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyMargin, payload, claims, metrics: false as const };
+const { lease, logger, storeResult, autoSafetyMargin, payload } = sqsDefaults;
+const defaults = { lease, logger, storeResult, autoSafetyMargin, payload, metrics: false as const };
 
 /**
  * Makes an SQS batch handler idempotent per business key with the claim
@@ -108,30 +114,17 @@ const defaults = { strategy, lease, logger, storeResult, onConflict, autoSafetyM
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  if (isPlainObject(options))
-    refuseStrategyName(
-      OWNER,
-      options['strategy'],
-      `, and import ${OWNER} from 'effectively-once' (this entry serves the claim strategy only)`,
-    );
-  const given = withoutMovedOptions(
-    OWNER,
-    options,
-    `, and import ${OWNER} from 'effectively-once' (this entry serves the claim strategy only)`,
-  );
-  const name = isPlainObject(given) ? unservable(given) : undefined;
+  const name = isPlainObject(options) ? unservable(options) : undefined;
   if (name !== undefined) {
     throw new TypeError(
       `${OWNER}: option "${name}" needs a part 'effectively-once/claim' leaves out (it serves the claim strategy only); import ${OWNER} from 'effectively-once' to use it.`,
     );
   }
-  const resolved = resolveOptions(OWNER, given, { ...rules, ...refusedRules }, defaults);
+  const resolved = resolveOptions(OWNER, options, { ...rules, ...refusedRules }, defaults);
   // The claim strategy's batch claims alone, and no metrics: what this entry serves is all it bundles.
-  // (A default claim() object was let through above: the steps read the strategy's name.)
   return batchIdempotency(sqsSource, {
     ...resolved,
     owner: OWNER,
-    strategy: 'claim',
-    steps: claimBatchStrategy({ ...resolved, owner: OWNER }),
+    steps: defaultClaim.batch({ ...resolved, owner: OWNER }),
   });
 }

@@ -13,7 +13,7 @@ import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptio
 import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../engine/heartbeat.js';
 import type { WaitPolicy } from '../engine/wait.js';
-import { commonRules, isHeartbeat, leaseBoundsRule, recordRules } from '../engine/middleware-options.js';
+import { commonRules, isHeartbeat, leaseBoundsRule, recordRules } from '../batch/options.js';
 import { prepare, type Extractors } from '../engine/prepare.js';
 import { remainingTime } from '../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../engine/durable.js';

@@ -8,14 +8,15 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import { InvalidRecordError } from '../engine/errors.js';
 import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
-import { leaseDuration, safetyMargin } from '../engine/lease.js';
+import { leaseDuration, safetyMargin, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
+import type { ConflictPolicy } from '../strategies/transaction/commit-step.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
 import { attachEventRun, type EventRun } from './handle-event.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../engine/heartbeat.js';
 import { batchLine, safeLog } from '../observe/log.js';
 import { metricsSink, safeMetrics } from '../observe/metrics.js';
-import { consumerName, type LifecycleConfig } from '../engine/middleware-options.js';
+import { consumerName, type LifecycleConfig } from '../batch/options.js';
 import { prepare } from '../engine/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
 import type { EventSource } from '../engine/source.js';
@@ -24,6 +25,11 @@ import { durableExecutionOf, lambdaContextOf } from '../engine/durable.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
+  /** The strategy's name (the log line's), and its settings this lifecycle acts on (see `eventStrategy`). */
+  readonly strategy: 'claim' | 'transaction';
+  readonly onConflict: ConflictPolicy;
+  /** The bounds, and `claim({ heartbeat })`'s setting when it is on. */
+  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting };
   readonly inProgress: 'throw' | 'wait';
   readonly wait: WaitPolicy;
   /** Turns a stored result into the response a duplicate gets. */

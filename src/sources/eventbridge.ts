@@ -7,7 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { BusinessKey } from '../engine/keys.js';
-import type { AutoMargin } from '../engine/lease.js';
+import type { AutoMargin, LeasePolicy } from '../engine/lease.js';
 import { is, isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule, type RulesOf } from '../engine/options.js';
 import { eventIdempotency } from '../event/middleware.js';
 import type { WaitPolicy } from '../engine/wait.js';
@@ -16,9 +16,10 @@ import {
   commonRules,
   recordRules,
   resolveMiddlewareOptions,
-  transactionDefaults,
   type CommonIdempotencyOptions,
-} from '../engine/middleware-options.js';
+  type StrategyOption,
+} from '../batch/options.js';
+import { heartbeatOn } from '../engine/heartbeat.js';
 import type { EventSource } from '../engine/source.js';
 
 /** Any EventBridge event. */
@@ -60,7 +61,6 @@ export const eventBridgeDefaults = {
   storeResult: true,
   inProgress: 'throw' as 'throw' | 'wait',
   wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
-  onConflict: transactionDefaults.onConflict,
   /** Used when `safetyMarginMs` is not given. */
   autoSafetyMargin: { maxMs: 2_000, fraction: 0.2 } satisfies AutoMargin,
   payload: ((event: AnyEventBridgeEvent) => event.detail) as ((event: AnyEventBridgeEvent) => unknown) | false,
@@ -141,5 +141,16 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     eventBridgeRules,
     eventBridgeDefaults,
   );
-  return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, config);
+  return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, { ...config, ...eventStrategy(config.strategy, config.lease) });
+}
+
+/**
+ * What the single-event lifecycle reads of a strategy: its name, a
+ * transaction's `onConflict`, a claim's heartbeat (in the lease). No
+ * `strategy`: `claim()`.
+ */
+function eventStrategy(strategy: StrategyOption | undefined, lease: LeasePolicy) {
+  if (strategy?.kind === 'transaction') return { strategy: 'transaction' as const, onConflict: strategy.onConflict, lease };
+  const heartbeat = strategy?.heartbeat ?? false;
+  return { strategy: 'claim' as const, onConflict: 'fail' as const, lease: heartbeatOn(heartbeat) ? { ...lease, heartbeat } : lease };
 }

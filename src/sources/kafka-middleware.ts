@@ -7,7 +7,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { BusinessKey } from '../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../engine/middleware-options.js';
+import type { CommonIdempotencyOptions } from '../batch/options.js';
 import { kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
 import { streamDefaults, streamIdempotency } from './streams/middleware.js';
 

@@ -11,17 +11,76 @@
  * An entry point brings a strategy in by importing it, so a handler that
  * never names the transaction strategy bundles none of its code.
  */
-import type { HeartbeatSetting, LeasePolicy } from '../engine/lease.js';
-import type { Strategy } from '../engine/middleware-options.js';
+import type { Extractors } from '../engine/prepare.js';
+import type { LeasePolicy } from '../engine/lease.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../engine/settle.js';
 import type { BatchSource } from '../engine/source.js';
 import type { IdempotencyStore } from '../engine/store.js';
 import type { TransactionBuilder } from './transaction/builder.js';
-import type { ConflictPolicy } from './transaction/commit-step.js';
-import type { ProbeMode } from './transaction/group-commit/duplicate-probe.js';
-import type { CommitMode } from './transaction/group-commit/queue.js';
-import type { Admission, AdmitConfig, ClaimAnswer } from '../batch/admit.js';
+
+/** A later copy's first copy of its key in the batch: what the later copy is decided from. */
+export interface LeaderRef {
+  readonly messageId: string;
+  readonly payloadHash: string | undefined;
+  /** Its FIFO message group (undefined elsewhere). */
+  readonly lane?: string | undefined;
+}
+
+/** One record's state after the before phase. */
+export type Admission<TRecord> =
+  | { readonly kind: 'owned'; readonly record: TRecord; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly record: TRecord; readonly outcome: RecordOutcome; readonly id?: string }
+  /**
+   * A later copy of a key already in its lane: not claimed; decided from its
+   * first copy's outcome (here when that is known before the handler, else
+   * when its lane reaches it).
+   */
+  | {
+      readonly kind: 'follower';
+      readonly record: TRecord;
+      readonly owned: OwnedRecord;
+      readonly leader: LeaderRef;
+      /** FIFO: an earlier record of its own group is already known to come back. */
+      readonly heldBack?: true;
+    };
+
+/** What the before phase needs. */
+export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
+  readonly source: BatchSource<unknown, TRecord, unknown>;
+  readonly store: IdempotencyStore;
+  readonly consumer: string;
+  readonly claim: boolean;
+  readonly leaseMs: number;
+}
+
+/** What one claim found: the record owned (with its token), or its outcome. */
+export type ClaimAnswer =
+  | { readonly kind: 'owned'; readonly owned: OwnedRecord }
+  | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
+
+/** A record whose admission has started: known synchronously (invalid, follower) or once its claim returns. */
+export interface StartedAdmission<TRecord> {
+  readonly record: TRecord;
+  /** The prepared record (absent when it was found invalid before any request). */
+  readonly owned?: OwnedRecord;
+  readonly leader?: LeaderRef;
+  readonly admission: Promise<Admission<TRecord>>;
+}
+
+/**
+ * The lifecycle's admission, handed to a strategy with each batch (the
+ * lifecycle knows same-key copies and FIFO lanes; a strategy says only
+ * whether its records are claimed, and through which view of the store).
+ */
+export interface Admit {
+  /** Claims (or, with `claim: false`, validates) every record concurrently; later copies and FIFO hold-back decided. */
+  batch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]>;
+  /** Prepares every record and starts the claims without waiting for them. */
+  start<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[];
+  /** Claims one prepared record. */
+  record(owned: OwnedRecord, config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>): Promise<ClaimAnswer>;
+}
 
 /** What one invocation's batch starts from. */
 export interface BatchStart<TRecord> {
@@ -29,6 +88,8 @@ export interface BatchStart<TRecord> {
   readonly records: readonly TRecord[];
   /** How its records are prepared and claimed (key, payload, store, consumer, lease); the strategy says whether they are claimed. */
   readonly admit: Omit<AdmitConfig<TRecord>, 'claim'>;
+  /** The lifecycle's admission steps. */
+  readonly admission: Admit;
 }
 
 /** The record's handler, as the strategy runs it: with the strategy's `tx` and, when it has one, the heartbeat's signal. */
@@ -52,61 +113,86 @@ export interface StrategyBatch<TRecord> {
   readonly admissions: readonly Admission<TRecord>[];
   /** Whether the handler is handed the owned records (pipelined: none, since none is known to be claimed yet). */
   readonly handsOwned: boolean;
-  /** A first copy's own admission, once its claim has returned (the owned record with its token, or the outcome it found). */
-  admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome>;
+  /** A first copy's own admission, once its claim has returned (the owned record with its token, or the outcome it found); absent: the owned record as admitted. */
+  admitted?(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome>;
   /** Runs one owned record's handler under the strategy and settles it; never rejects. `timeLeftMs`: before the safety margin. */
   run(owned: OwnedRecord, handler: RunHandler, timeLeftMs: () => number): Promise<RecordOutcome>;
-  /** Claims a key afresh during the run (a FIFO copy taking over a claim released unrun, cross-group.ts). */
-  claim(owned: OwnedRecord): Promise<ClaimAnswer>;
-  /** Gives an owned record's claim up before it ran (held back in a merged lane). */
-  release(owned: OwnedRecord): Promise<void>;
+  /**
+   * Claims a key afresh during the run (a FIFO copy taking over a claim
+   * released unrun, cross-group.ts); absent: the strategy holds no claims
+   * (a transaction's copies share a lane only within one group).
+   */
+  claim?(owned: OwnedRecord): Promise<ClaimAnswer>;
+  /** Gives an owned record's claim up before it ran (held back in a merged lane); absent: it holds none. */
+  release?(owned: OwnedRecord): Promise<void>;
   /** The handler never called `eachRecord`: what its own response (or its silence) says of each first copy. */
   answeredByHandler(answer: HandlerAnswer<TRecord>): Map<string, Execution>;
   /**
    * The batch is being answered: no record starts now. Stops what keeps
    * claims alive (waiting for renewals in flight) and resolves with the
    * admissions that returned since the handler started (pipelined claims).
+   * Absent: nothing to stop, nothing returned late.
    */
-  finish(): Promise<readonly Admission<TRecord>[]>;
+  finish?(): Promise<readonly Admission<TRecord>[]>;
 }
 
 /** A strategy as the batch middleware uses it, built once per middleware. */
 export interface BatchStrategy {
   /** The `strategy` of the log line. */
-  readonly name: Strategy;
+  readonly name: 'claim' | 'transaction';
   /** Starts one invocation's batch: admits its records (claims them, or validates them). */
   begin<TRecord>(batch: BatchStart<TRecord>): Promise<StrategyBatch<TRecord>>;
 }
 
-/** What a strategy's steps are built from, once per middleware: the resolved options they read, and the middleware's name. */
+/** What a middleware hands a strategy's steps, once, when it is built. */
 export interface StepSettings {
   readonly store: IdempotencyStore;
   readonly storeResult: boolean;
-  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting | undefined };
-  readonly onConflict: ConflictPolicy;
-  readonly commit?: CommitMode | undefined;
-  readonly probeDuplicates?: ProbeMode | undefined;
+  readonly lease: LeasePolicy;
   /** The middleware's name, for errors. */
   readonly owner: string;
 }
 
-/** Builds a strategy's steps for one middleware. */
-export type StepsFactory = (settings: StepSettings) => BatchStrategy;
+/**
+ * Where a strategy is used: what the middleware's source can serve beyond
+ * what every source can (pipelined claims, a transaction's batch commit
+ * settings shape how an SQS batch is claimed and committed; a stream's shard
+ * order and a single event have no use for them), and its store.
+ */
+export interface StrategyUse {
+  /** The middleware's name, for errors. */
+  readonly owner: string;
+  readonly store: IdempotencyStore;
+  /** `claim({ pipelined: true })`. */
+  readonly pipelined: boolean;
+  /** `transaction({ commit, probeDuplicates })`. */
+  readonly commitSettings: boolean;
+}
 
 /**
- * Where a strategy object (what `claim()` or `transaction()` returns)
- * carries its batch steps: the batch middleware builds them from the
- * object, and imports no strategy itself. A symbol, so the object's
- * settings (what the option checks and the types see) stay as they are.
+ * What a strategy object (what `claim()` or `transaction()` returns) is to a
+ * middleware, beside its settings: the middleware calls these and never asks
+ * which strategy it has. Members of the object's prototype, so its own
+ * properties (what equality and JSON see) are exactly its settings.
  */
-export const BATCH_STEPS: unique symbol = Symbol('effectively-once: the batch steps of a strategy');
+export interface StrategySteps {
+  /** Whether this middleware can serve the strategy; a `TypeError` naming the `strategy` option when it cannot. Once, when the middleware is built. */
+  check(use: StrategyUse): void;
+  /** Its steps for one batch middleware. */
+  batch(settings: StepSettings): BatchStrategy;
+}
+
+/** Whether `v` is a strategy object a factory made (a hand-made copy of its settings has no steps). */
+export function isStrategy(v: unknown): v is StrategySteps {
+  if (typeof v !== 'object' || v === null) return false;
+  const { check, batch } = v as Partial<StrategySteps>;
+  return typeof check === 'function' && typeof batch === 'function';
+}
 
 /**
- * `strategy`, frozen, carrying `steps` under {@link BATCH_STEPS}: not
- * enumerable, so the object's settings (what the option checks, equality
- * and JSON see) are exactly what the factory set.
+ * A strategy object: its settings as its own properties (frozen; what
+ * equality and JSON see), its steps on its prototype.
  */
-export function withSteps<T extends object>(strategy: T, steps: StepsFactory): Readonly<T> {
-  Object.defineProperty(strategy, BATCH_STEPS, { value: steps, enumerable: false });
-  return Object.freeze(strategy);
+export function strategyObject<T extends object>(steps: StrategySteps, settings: T): T & StrategySteps {
+  return Object.freeze(Object.assign(Object.create(steps) as StrategySteps, settings)) as T & StrategySteps;
 }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
 import { MissingKeyError } from '../../src/engine/errors.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
-import type { Strategy } from '../../src/engine/middleware-options.js';
+import type { Strategy } from '../../src/batch/options.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { strategyOf } from '../support/strategy.js';

@@ -13,7 +13,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/index.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
-import type { Strategy } from '../../src/engine/middleware-options.js';
+import type { Strategy } from '../../src/batch/options.js';
 import { sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './sqs/harness.js';

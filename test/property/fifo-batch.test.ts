@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
-import type { Strategy } from '../../src/engine/middleware-options.js';
+import type { Strategy } from '../../src/batch/options.js';
 import { sqsEvent } from '../../src/testing/index.js';
 import { failedIds, harness, order } from '../integration/sqs/harness.js';
 import { seeded } from './seed.js';

@@ -10,7 +10,7 @@ import { toEpochSeconds } from '../../src/engine/clock.js';
 import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/engine/lease.js';
 import { eventBridgeDefaults } from '../../src/sources/eventbridge.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
-import { commonDefaults } from '../../src/engine/middleware-options.js';
+import { commonDefaults } from '../../src/batch/options.js';
 import { claimRequest } from '../../src/stores/dynamodb/expressions.js';
 import { seeded } from './seed.js';
 

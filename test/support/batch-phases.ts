@@ -11,7 +11,7 @@
  * for the caller to judge (none is expected).
  */
 import { expect } from 'vitest';
-import type { ClaimsMode } from '../../src/sources/sqs/middleware.js';
+import type { ClaimsMode } from './strategy.js';
 import { invariantProblems, livenessProblems, observed, type LivenessProblem } from './batch-invariants.js';
 import { runModel, type PlanRecord, type Stored } from './batch-matrix-model.js';
 import { OTHER_OWNER_LEASE_MS, rig, storedOf, type Delivery, type QueueKind, type Rig, type SeedState } from './memory-batch.js';

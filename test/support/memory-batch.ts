@@ -11,7 +11,7 @@ import { eachRecord, jsonBody, sqsIdempotency, claim } from '../../src/index.js'
 import type { IdempotencyStore } from '../../src/engine/store.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
-import type { ClaimsMode } from '../../src/sources/sqs/middleware.js';
+import type { ClaimsMode } from './strategy.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { acknowledgedKinds, type Bad, type PlanRecord, type Stored } from './batch-matrix-model.js';

@@ -5,7 +5,7 @@
  * mapped at the call.
  */
 import type { ClaimStrategy } from '../../src/strategies/claim/claim.js';
-import type { Strategy } from '../../src/engine/middleware-options.js';
+import type { Strategy } from '../../src/batch/options.js';
 import { claim, transaction } from '../../src/index.js';
 import type { TransactionStrategy } from '../../src/strategies/transaction/transaction.js';
 
@@ -16,3 +16,6 @@ export function strategyOf(name: Strategy): ClaimStrategy | TransactionStrategy;
 export function strategyOf(name: Strategy): ClaimStrategy | TransactionStrategy {
   return name === 'claim' ? claim() : transaction();
 }
+
+/** When an SQS batch's records are claimed: all before the handler (`claim()`), or each just before it runs (`claim({ pipelined: true })`). */
+export type ClaimsMode = 'batch' | 'pipelined';

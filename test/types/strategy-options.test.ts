@@ -94,17 +94,19 @@ describe('sqsIdempotency takes every strategy setting', () => {
     expect(() => sqsIdempotency({ store, key, strategy: pipelined })).not.toThrow();
   });
 
-  it('refuses the flat options of before, at compile time and at run time', () => {
-    // @ts-expect-error moved: strategy: transaction({ commit }).
-    expect(() => sqsIdempotency({ store, key, strategy: transaction(), commit: 'record' })).toThrow('option "commit" moved');
-    // @ts-expect-error moved: strategy: transaction({ probeDuplicates }).
-    expect(() => sqsIdempotency({ store, key, probeDuplicates: 'never' })).toThrow('option "probeDuplicates" moved');
-    // @ts-expect-error moved: strategy: transaction({ onConflict }).
-    expect(() => sqsIdempotency({ store, key, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
-    // @ts-expect-error moved: strategy: claim({ pipelined }).
-    expect(() => sqsIdempotency({ store, key, claims: 'pipelined' })).toThrow('option "claims" moved');
-    // @ts-expect-error moved: strategy: claim({ heartbeat }); the lease is its bounds only.
-    expect(() => sqsIdempotency({ store, key, lease: { heartbeat: true } })).toThrow('option "lease.heartbeat" moved');
+  it('refuses a strategy setting given as a middleware option, at compile time and at run time', () => {
+    // @ts-expect-error a transaction's setting: strategy: transaction({ commit }).
+    expect(() => sqsIdempotency({ store, key, strategy: transaction(), commit: 'record' })).toThrow(
+      'sqsIdempotency: unknown option "commit"',
+    );
+    // @ts-expect-error a transaction's setting: strategy: transaction({ probeDuplicates }).
+    expect(() => sqsIdempotency({ store, key, probeDuplicates: 'never' })).toThrow('sqsIdempotency: unknown option "probeDuplicates"');
+    // @ts-expect-error a transaction's setting: strategy: transaction({ onConflict }).
+    expect(() => sqsIdempotency({ store, key, onConflict: 'acknowledge' })).toThrow('sqsIdempotency: unknown option "onConflict"');
+    // @ts-expect-error a claim's setting: strategy: claim({ pipelined }).
+    expect(() => sqsIdempotency({ store, key, claims: 'pipelined' })).toThrow('sqsIdempotency: unknown option "claims"');
+    // @ts-expect-error a claim's setting: strategy: claim({ heartbeat }); the lease is its bounds only.
+    expect(() => sqsIdempotency({ store, key, lease: { heartbeat: true } })).toThrow('sqsIdempotency: option "lease" must be');
   });
 
   it('takes the SQS client once: not inside permanentFailures or backoff', () => {
@@ -139,18 +141,20 @@ describe('the other sources refuse the settings only SQS can use', () => {
     expect(() => kinesisIdempotency({ ...kinesis, strategy: transaction({ commit: 'group' }) })).toThrow(/"strategy"/);
     // @ts-expect-error a stream's records run in shard order: pipelining has nothing to start early.
     expect(() => dynamoDBStreamsIdempotency({ ...kinesis, strategy: claim({ pipelined: true }) })).toThrow(/"strategy"/);
-    // @ts-expect-error moved: strategy: transaction({ onConflict }).
-    expect(() => eventBridgeIdempotency({ ...eb, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
-    // @ts-expect-error moved: strategy: transaction({ onConflict }).
-    expect(() => kinesisIdempotency({ ...kinesis, onConflict: 'acknowledge' })).toThrow('option "onConflict" moved');
+    // @ts-expect-error a transaction's setting: strategy: transaction({ onConflict }).
+    expect(() => eventBridgeIdempotency({ ...eb, onConflict: 'acknowledge' })).toThrow(
+      'eventBridgeIdempotency: unknown option "onConflict"',
+    );
+    // @ts-expect-error a transaction's setting: strategy: transaction({ onConflict }).
+    expect(() => kinesisIdempotency({ ...kinesis, onConflict: 'acknowledge' })).toThrow('kinesisIdempotency: unknown option "onConflict"');
   });
 });
 
 describe('no middleware takes a strategy by name any more', () => {
-  // What a caller wrote before: each name now a TypeError saying which object to write.
+  // A name is no strategy object: a TypeError saying which objects the option takes.
   const said = {
-    claim: `option "strategy" no longer takes the name "claim": write strategy: claim(), imported from 'effectively-once'`,
-    transaction: `option "strategy" no longer takes the name "transaction": write strategy: transaction(), imported from 'effectively-once'`,
+    claim: `option "strategy" must be what claim() or transaction() returns, got "claim"`,
+    transaction: `option "strategy" must be what claim() or transaction() returns, got "transaction"`,
   };
   const eb = { store, consumer: 'mailer', key: (e: { id: string }) => e.id };
   const stream = { store, consumer: 'clicks' };
@@ -167,7 +171,9 @@ describe('no middleware takes a strategy by name any more', () => {
     // @ts-expect-error a name: write claim().
     expect(() => eventBridgeIdempotency({ ...eb, strategy: 'claim' })).toThrow(`eventBridgeIdempotency: ${said.claim}`);
     // @ts-expect-error a name: write claim() (or nothing: it is the default).
-    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'claim' })).toThrow(`sqsIdempotency: ${said.claim}`);
+    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'claim' })).toThrow(
+      'sqsIdempotency: option "strategy" must be what claim() returns, got "claim"',
+    );
   });
 
   it('"transaction" is refused at compile time and at run time by every middleware, each a TypeError', () => {
@@ -183,7 +189,7 @@ describe('no middleware takes a strategy by name any more', () => {
     expect(() => eventBridgeIdempotency({ ...eb, strategy: 'transaction' })).toThrow(`eventBridgeIdempotency: ${said.transaction}`);
     // @ts-expect-error a name; and this entry serves the claim strategy only.
     expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'transaction' })).toThrow(
-      `sqsIdempotency: ${said.transaction}, and import sqsIdempotency from 'effectively-once' (this entry serves the claim strategy only)`,
+      'sqsIdempotency: option "strategy" must be what claim() returns, got "transaction"',
     );
   });
 
@@ -194,14 +200,14 @@ describe('no middleware takes a strategy by name any more', () => {
     expect(() => claimEntrySqsIdempotency({ store, key, strategy: transaction() })).toThrow(/option "strategy" needs a part/);
   });
 
-  it('a strategy object written by hand that needs steps it does not carry is a TypeError saying to call the factory', () => {
+  it('a strategy object written by hand carries no steps: a TypeError saying which objects the option takes', () => {
+    const said = 'sqsIdempotency: option "strategy" must be what claim() or transaction() returns';
     const handMade = { kind: 'transaction', onConflict: 'fail' } as never;
-    expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(
-      `sqsIdempotency: option "strategy" was not made by transaction(): write strategy: transaction(), imported from 'effectively-once'.`,
-    );
+    expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(said);
     const pipelined = { kind: 'claim', pipelined: true, heartbeat: false } as never;
-    expect(() => sqsIdempotency({ store, key, strategy: pipelined })).toThrow(/was not made by claim\(\{ pipelined: true \}\)/);
-    // A plain claim written by hand runs on the claim steps every batch middleware has.
-    expect(() => sqsIdempotency({ store, key, strategy: { kind: 'claim', pipelined: false, heartbeat: false } as never })).not.toThrow();
+    expect(() => sqsIdempotency({ store, key, strategy: pipelined })).toThrow(said);
+    // A plain claim too (no strategy at all is claim()).
+    expect(() => sqsIdempotency({ store, key, strategy: { kind: 'claim', pipelined: false, heartbeat: false } as never })).toThrow(said);
+    expect(() => sqsIdempotency({ store, key, strategy: claim() })).not.toThrow();
   });
 });

@@ -4,27 +4,22 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { bodyPayload } from '../../engine/hashing.js';
-import { batchDefaults, transactionDefaults } from '../../engine/middleware-options.js';
+import { batchDefaults } from '../../batch/options.js';
 
 /** The middleware's name, which its errors begin with (both entries' `sqsIdempotency`). */
 export const SQS_MIDDLEWARE = 'sqsIdempotency';
 
-/** When the records of a batch are claimed (`claim({ pipelined })`): all before the handler, or each just before it runs. */
-export type ClaimsMode = 'batch' | 'pipelined';
-
 /**
- * Defaults of `sqsIdempotency`, in one place.
+ * Defaults of `sqsIdempotency`, in one place (the strategy's own settings
+ * are its factory's: `claim()`, `transaction()`).
  *
  * @example
  * ```ts
  * import { sqsDefaults } from './defaults.js';
- * console.log(sqsDefaults.strategy, sqsDefaults.autoSafetyMargin.maxMs); // 'claim' 5000
+ * console.log(sqsDefaults.storeResult, sqsDefaults.autoSafetyMargin.maxMs); // false 5000
  * ```
  */
 export const sqsDefaults = {
   ...batchDefaults,
-  commit: transactionDefaults.commit,
-  probeDuplicates: transactionDefaults.probeDuplicates,
   payload: ((record: SQSRecord) => bodyPayload(record.body)) as ((record: SQSRecord) => unknown) | false,
-  claims: 'batch' as ClaimsMode,
 };

@@ -10,7 +10,6 @@ import type { BusinessKey } from '../../engine/keys.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
-import { strategySteps } from '../../batch/strategies/choose.js';
 import {
   batchRules,
   commonRules,
@@ -18,7 +17,7 @@ import {
   resolveMiddlewareOptions,
   type CommonIdempotencyOptions,
   type SqsStrategyOption,
-} from '../../engine/middleware-options.js';
+} from '../../batch/options.js';
 import {
   backoffRule,
   hasSend,
@@ -28,6 +27,7 @@ import {
   type PermanentFailureOptions,
 } from './after-settle.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
+import { defaultClaim } from '../../strategies/claim/steps.js';
 import { sqsSource } from './adapter.js';
 
 /**
@@ -75,7 +75,6 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
   readonly backoff?: BackoffOptions;
 }
 
-export type { ClaimsMode } from './defaults.js';
 export { sqsDefaults } from './defaults.js';
 
 const sqsRules = {
@@ -114,11 +113,12 @@ const sqsRules = {
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
   const resolved = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
+  const strategy = resolved.strategy ?? defaultClaim;
   return batchIdempotency(sqsSource, {
     ...resolved,
     owner: SQS_MIDDLEWARE,
     afterSettle: sqsAfterSettle(SQS_MIDDLEWARE, options),
-    steps: strategySteps(SQS_MIDDLEWARE, resolved, options.strategy),
+    steps: strategy.batch({ ...resolved, owner: SQS_MIDDLEWARE }),
     writeMetrics: metricsWriter(resolved.metrics),
   });
 }

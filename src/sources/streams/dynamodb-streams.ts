@@ -7,7 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
+import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { dynamoDBStreamsSource } from './adapter.js';
 import { streamDefaults, streamIdempotency } from './middleware.js';
 

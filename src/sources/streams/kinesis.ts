@@ -7,7 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../../engine/middleware-options.js';
+import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { kinesisSource } from './adapter.js';
 import { streamDefaults, streamIdempotency } from './middleware.js';
 

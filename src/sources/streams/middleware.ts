@@ -7,7 +7,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
-import { strategySteps } from '../../batch/strategies/choose.js';
+import { defaultClaim } from '../../strategies/claim/steps.js';
 import type { BusinessKey } from '../../engine/keys.js';
 import {
   batchDefaults,
@@ -16,7 +16,7 @@ import {
   recordRules,
   resolveMiddlewareOptions,
   type CommonIdempotencyOptions,
-} from '../../engine/middleware-options.js';
+} from '../../batch/options.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import type { BatchSource } from '../../engine/source.js';
 
@@ -43,7 +43,7 @@ export interface StreamRecordDefaults<TRecord> {
  * import { streamDefaults } from './middleware.js';
  *
  * const defaults = streamDefaults<KinesisStreamRecord>({ key: (r) => r.eventID, payload: (r) => r.kinesis.data });
- * console.log(defaults.strategy); // 'claim'
+ * console.log(defaults.storeResult); // false
  * ```
  */
 export function streamDefaults<TRecord>(record: StreamRecordDefaults<TRecord>) {
@@ -76,7 +76,7 @@ export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOp
   return batchIdempotency(source, {
     ...resolved,
     owner,
-    steps: strategySteps(owner, resolved, checked.strategy),
+    steps: (resolved.strategy ?? defaultClaim).batch({ ...resolved, owner }),
     writeMetrics: metricsWriter(resolved.metrics),
   });
 }

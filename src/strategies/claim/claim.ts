@@ -9,9 +9,9 @@
 import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
-import { claimBatchStrategy } from './steps.js';
-import { pipelinedStrategy } from './pipelined.js';
-import { withSteps } from '../types.js';
+import { strategyObject, type StrategySteps } from '../types.js';
+import { claimSteps } from './steps.js';
+import { pipelinedSteps } from './pipelined.js';
 
 /** Options of {@link claim}. */
 export interface ClaimOptions {
@@ -39,15 +39,19 @@ export interface ClaimOptions {
   readonly heartbeat?: HeartbeatSetting;
 }
 
-/** The claim strategy every middleware takes: what {@link claim} returns without `pipelined: true`. */
-export interface ClaimStrategy {
+/**
+ * The claim strategy every middleware takes: what {@link claim} returns
+ * without `pipelined: true`. Its steps (`check`, `batch`) are the
+ * middleware's to call.
+ */
+export interface ClaimStrategy extends StrategySteps {
   readonly kind: 'claim';
   readonly pipelined: false;
   readonly heartbeat: HeartbeatSetting;
 }
 
 /** The claim strategy with pipelined claims (`claim({ pipelined: true })`): `sqsIdempotency` only, never with a heartbeat. */
-export interface PipelinedClaimStrategy {
+export interface PipelinedClaimStrategy extends StrategySteps {
   readonly kind: 'claim';
   readonly pipelined: true;
   readonly heartbeat: false;
@@ -92,8 +96,8 @@ export function claim(options: ClaimOptions = {}): ClaimStrategy | PipelinedClai
   checkOptions(OWNER, options, claimRules);
   const pipelined = options.pipelined ?? false;
   const heartbeat = options.heartbeat ?? false;
-  if (!pipelined) return withSteps({ kind: 'claim', pipelined, heartbeat }, claimBatchStrategy);
-  // A pipelined record may start before its claim's token, which every renewal needs, is known (sqsIdempotency refused the pair before).
+  if (!pipelined) return strategyObject(claimSteps, { kind: 'claim', pipelined, heartbeat });
+  // A pipelined record may start before its claim's token, which every renewal needs, is known.
   if (heartbeatOn(heartbeat)) throw new TypeError(`${OWNER}: option "pipelined" may be true only without a heartbeat (choose one).`);
-  return withSteps({ kind: 'claim', pipelined, heartbeat: false }, pipelinedStrategy);
+  return strategyObject(pipelinedSteps, { kind: 'claim', pipelined, heartbeat: false });
 }

@@ -14,9 +14,8 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
-import { startAdmissions, type Admission, type AdmitConfig } from '../../batch/admit.js';
 import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './steps.js';
-import type { BatchStrategy, HandlerAnswer } from '../types.js';
+import type { Admission, Admit, AdmitConfig, BatchStrategy, HandlerAnswer, StepSettings, StrategySteps } from '../types.js';
 
 /** One invocation's batch with its claims still running: each first copy's claim, by message id. */
 class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
@@ -27,17 +26,18 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
   constructor(
     settings: ClaimSettings,
     admit: AdmitConfig<TRecord>,
+    admission: Admit,
     known: readonly Admission<TRecord>[],
     pending: ReadonlyMap<string, Promise<Admission<TRecord>>>,
     all: Promise<Admission<TRecord>[]>,
   ) {
-    super(settings, admit, known, undefined);
+    super(settings, admit, admission, known, undefined);
     this.#pending = pending;
     this.#all = all;
   }
 
   /** This record's claim, once it returns; a record found done, in progress or failed is settled by it. */
-  override async admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
+  async admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
     const pending = this.#pending.get(owned.messageId);
     if (pending === undefined) return owned;
     const admission = await pending;
@@ -80,7 +80,7 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
       const { records, admit: config } = batch;
       if (!records.every((r) => config.source.read(r).lane === undefined)) return asBatch.begin(batch);
       const admit = { ...config, claim: true };
-      const started = startAdmissions(records, admit);
+      const started = batch.admission.start(records, admit);
       const known: Admission<(typeof records)[number]>[] = [];
       const pending = new Map<string, Promise<Admission<(typeof records)[number]>>>();
       for (const { record, owned, leader, admission } of started) {
@@ -92,7 +92,17 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
           pending.set(owned.messageId, admission);
         }
       }
-      return new PipelinedBatch(settings, admit, known, pending, Promise.all(started.map((s) => s.admission)));
+      return new PipelinedBatch(settings, admit, batch.admission, known, pending, Promise.all(started.map((s) => s.admission)));
     },
   };
 }
+
+/** The steps of `claim({ pipelined: true })`: on the prototype of what it returns. */
+export const pipelinedSteps: StrategySteps = {
+  check({ owner, pipelined }) {
+    if (!pipelined) throw new TypeError(`${owner}: option "strategy" is claim({ pipelined: true }), which only sqsIdempotency takes.`);
+  },
+  batch(settings: StepSettings): BatchStrategy {
+    return pipelinedStrategy({ ...settings, heartbeat: false });
+  },
+};

@@ -6,24 +6,32 @@
  * claims (pipelined.ts) are these steps with the claims still running when
  * the handler starts.
  */
-import type { HeartbeatSetting, LeasePolicy } from '../../engine/lease.js';
-import { heartbeatPlan, keepLease, type HeartbeatPlan, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { HeartbeatSetting } from '../../engine/lease.js';
+import { heartbeatOn, heartbeatPlan, keepLease, type HeartbeatPlan, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
-import type { IdempotencyStore } from '../../engine/store.js';
-import { admitBatch, claimRecord, type Admission, type AdmitConfig, type ClaimAnswer } from '../../batch/admit.js';
+import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
 import { CoalescedStore } from './coalesce.js';
 import { disabledTransaction } from '../disabled-tx.js';
-import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from '../types.js';
+import type {
+  Admission,
+  Admit,
+  AdmitConfig,
+  BatchStrategy,
+  ClaimAnswer,
+  HandlerAnswer,
+  RunHandler,
+  StepSettings,
+  StrategyBatch,
+  StrategySteps,
+  StrategyUse,
+} from '../types.js';
+import { strategyObject } from '../types.js';
 
-/** What the claim strategy's steps need from the resolved options. */
-export interface ClaimSettings {
-  readonly store: IdempotencyStore;
-  readonly storeResult: boolean;
-  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting | undefined };
-  /** The middleware's name, for the `tx` that refuses every write. */
-  readonly owner: string;
+/** What the claim strategy's steps are built from: the middleware's settings, and `claim({ heartbeat })`. */
+export interface ClaimSettings extends StepSettings {
+  readonly heartbeat: HeartbeatSetting;
 }
 
 /**
@@ -36,6 +44,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   readonly handsOwned: boolean = true;
   protected readonly settings: ClaimSettings;
   protected readonly admit: AdmitConfig<TRecord>;
+  readonly #admission: Admit;
   readonly #plan: HeartbeatPlan | undefined;
   /** Heartbeats by message id. */
   readonly #keepers = new Map<string, LeaseKeeper>();
@@ -48,27 +57,25 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   constructor(
     settings: ClaimSettings,
     admit: AdmitConfig<TRecord>,
+    admission: Admit,
     admissions: readonly Admission<TRecord>[],
     plan: HeartbeatPlan | undefined,
     coalesced?: CoalescedStore,
   ) {
+    this.#admission = admission;
     this.settings = settings;
     this.#coalesced = coalesced;
     this.#store = coalesced ?? settings.store;
     this.admit = admit;
     this.admissions = admissions;
     this.#plan = plan;
-    this.#tx = disabledTransaction(`the strategy is "claim"; use ${settings.owner}({ strategy: "transaction" }).`);
+    this.#tx = disabledTransaction(`the strategy is "claim"; use ${settings.owner}({ strategy: transaction() }).`);
     for (const a of admissions) if (a.kind === 'owned') this.#keep(a.owned);
   }
 
   #keep(owned: OwnedRecord): void {
     if (this.#plan === undefined || owned.token === undefined) return;
     this.#keepers.set(owned.messageId, keepLease(this.#plan, { id: owned.id, token: owned.token, key: owned.key }));
-  }
-
-  admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
-    return Promise.resolve(owned);
   }
 
   /**
@@ -105,7 +112,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   }
 
   async claim(owned: OwnedRecord): Promise<ClaimAnswer> {
-    const answer = await claimRecord(owned, this.admit);
+    const answer = await this.#admission.record(owned, this.admit);
     if (answer.kind === 'owned') this.#keep(answer.owned);
     return answer;
   }
@@ -144,9 +151,9 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   }
 }
 
-/** The heartbeat of this batch's claims, sent now (`lease: { heartbeat }`), or `undefined` without one. */
+/** The heartbeat of this batch's claims, sent now (`claim({ heartbeat })`), or `undefined` without one. */
 export function claimsHeartbeat(settings: ClaimSettings, leaseMs: number): HeartbeatPlan | undefined {
-  return heartbeatPlan(settings.lease.heartbeat, settings.store, leaseMs, Date.now());
+  return heartbeatPlan(settings.heartbeat, settings.store, leaseMs, Date.now());
 }
 
 /**
@@ -162,7 +169,30 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
       const coalesced = coalesce ? CoalescedStore.over(settings.store) : undefined;
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       const plan = claimsHeartbeat(settings, admit.leaseMs);
-      return new ClaimBatch(settings, admit, await admitBatch(batch.records, admit), plan, coalesced);
+      return new ClaimBatch(settings, admit, batch.admission, await batch.admission.batch(batch.records, admit), plan, coalesced);
     },
   };
 }
+
+/** A claim's settings, as its steps read them. */
+interface ClaimObject {
+  readonly heartbeat: HeartbeatSetting;
+}
+
+/** The claim steps' check: a heartbeat renews claims, so the store needs `renew`. */
+export function checkClaim(this: ClaimObject, { owner, store }: StrategyUse): void {
+  if (heartbeatOn(this.heartbeat) && !isRenewableStore(store)) {
+    throw new TypeError(`${owner}: option "strategy" has heartbeat, but the store has no renew method.`);
+  }
+}
+
+/** The steps of `claim()` (batch claims): on the prototype of what it returns. */
+export const claimSteps: StrategySteps = {
+  check: checkClaim,
+  batch(this: ClaimObject, settings: StepSettings): BatchStrategy {
+    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat });
+  },
+};
+
+/** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it). */
+export const defaultClaim = /* @__PURE__ */ strategyObject(claimSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);

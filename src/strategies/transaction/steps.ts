@@ -18,14 +18,11 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
-import type { CommitInput, IdempotencyStore } from '../../engine/store.js';
-import { admitBatch, type Admission, type ClaimAnswer } from '../../batch/admit.js';
-import type { BatchStrategy, HandlerAnswer, RunHandler, StrategyBatch } from '../types.js';
+import type { CommitInput } from '../../engine/store.js';
+import type { Admission, BatchStrategy, HandlerAnswer, RunHandler, StepSettings, StrategyBatch } from '../types.js';
 
-/** What the transaction strategy's steps need from the resolved options. */
-export interface TransactionSettings {
-  readonly store: IdempotencyStore;
-  readonly storeResult: boolean;
+/** What the transaction strategy's steps are built from: the middleware's settings, and `transaction()`'s own. */
+export interface TransactionSettings extends Pick<StepSettings, 'store' | 'storeResult'> {
   readonly onConflict: ConflictPolicy;
   /** Group commit (default) or one commit per record. */
   readonly commit?: CommitMode | undefined;
@@ -34,6 +31,7 @@ export interface TransactionSettings {
 }
 
 /** One invocation's batch under the transaction strategy, with its group-commit queue. */
+/** A transaction holds no claim before it commits: nothing to claim afresh, give up or stop (no `claim`, `release`, `finish`). */
 class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
   readonly admissions: readonly Admission<TRecord>[];
   readonly handsOwned = true;
@@ -50,10 +48,6 @@ class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
     this.#committer?.probe(admissions.flatMap((a) => (a.kind === 'owned' ? [a.owned.id] : [])));
   }
 
-  admitted(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome> {
-    return Promise.resolve(owned);
-  }
-
   run(owned: OwnedRecord, handler: RunHandler, timeLeftMs: () => number): Promise<RecordOutcome> {
     const { storeResult, onConflict } = this.#settings;
     const committer = this.#committer;
@@ -65,24 +59,10 @@ class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
     );
   }
 
-  /** Never reached: a transaction's copies share a lane only within one group, so no lane is merged (cross-group.ts). */
-  claim(owned: OwnedRecord): Promise<ClaimAnswer> {
-    return Promise.resolve({ kind: 'owned', owned });
-  }
-
-  /** A transaction holds no claim before it commits: nothing to give up. */
-  release(): Promise<void> {
-    return Promise.resolve();
-  }
-
   /** A handler that never called `eachRecord` committed nothing: every record comes back. */
   answeredByHandler({ source, owner, leaders }: HandlerAnswer<TRecord>): Map<string, Execution> {
     const error = usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
     return new Map(leaders.map((record) => [idOf(source, record), { kind: 'threw', error }] as const));
-  }
-
-  finish(): Promise<readonly Admission<TRecord>[]> {
-    return Promise.resolve([]);
   }
 }
 
@@ -93,7 +73,7 @@ export function transactionBatchStrategy(settings: TransactionSettings): BatchSt
   return {
     name: 'transaction',
     async begin(batch) {
-      const admissions = await admitBatch(batch.records, { ...batch.admit, claim: false });
+      const admissions = await batch.admission.batch(batch.records, { ...batch.admit, claim: false });
       return new TransactionBatch(settings, batch.admit.consumer, admissions, rate);
     },
   };

@@ -10,10 +10,17 @@ import type { ConflictPolicy } from './commit-step.js';
 import type { ProbeMode } from './group-commit/duplicate-probe.js';
 import type { CommitMode } from './group-commit/queue.js';
 import { checkOptions } from '../../engine/options.js';
-import { transactionDefaults } from '../../engine/middleware-options.js';
+import { isTransactionalStore } from '../../engine/store.js';
+import { strategyObject, type StepSettings, type StrategySteps, type StrategyUse } from '../types.js';
 // The steps the batch middlewares run: reached only through this factory, so a handler that never calls it bundles none of them.
 import { transactionBatchStrategy } from './steps.js';
-import { withSteps } from '../types.js';
+
+/** Defaults of `transaction()`'s settings. */
+export const transactionDefaults = {
+  onConflict: 'fail' as ConflictPolicy,
+  commit: 'group' as CommitMode,
+  probeDuplicates: 'auto' as ProbeMode,
+};
 
 /** Options of {@link transaction}. */
 export interface TransactionOptions {
@@ -44,8 +51,12 @@ export interface TransactionOptions {
   readonly onConflict?: ConflictPolicy;
 }
 
-/** The transaction strategy every middleware takes: what {@link transaction} returns without `commit` or `probeDuplicates`. */
-export interface TransactionStrategy {
+/**
+ * The transaction strategy every middleware takes: what {@link transaction}
+ * returns without `commit` or `probeDuplicates`. Its steps (`check`,
+ * `batch`) are the middleware's to call.
+ */
+export interface TransactionStrategy extends StrategySteps {
   readonly kind: 'transaction';
   readonly onConflict: ConflictPolicy;
   /** Absent: the source's own way to commit (a batch: group commit, probing `'auto'`). */
@@ -54,7 +65,7 @@ export interface TransactionStrategy {
 }
 
 /** The transaction strategy with its batch commit settings (`transaction({ commit, probeDuplicates })`): `sqsIdempotency` only. */
-export interface SqsTransactionStrategy {
+export interface SqsTransactionStrategy extends StrategySteps {
   readonly kind: 'transaction';
   readonly onConflict: ConflictPolicy;
   readonly commit: CommitMode;
@@ -62,6 +73,33 @@ export interface SqsTransactionStrategy {
 }
 
 const OWNER = 'transaction()';
+
+/** A transaction's settings, as its steps read them. */
+interface TransactionObject {
+  readonly onConflict: ConflictPolicy;
+  readonly commit?: CommitMode;
+  readonly probeDuplicates?: ProbeMode;
+}
+
+/** The steps of `transaction()`: on the prototype of what it returns. */
+const transactionSteps: StrategySteps = {
+  check(this: TransactionObject, { owner, store, commitSettings }: StrategyUse): void {
+    if ((this.commit !== undefined || this.probeDuplicates !== undefined) && !commitSettings) {
+      throw new TypeError(
+        `${owner}: option "strategy" is transaction({ commit, probeDuplicates }), which only sqsIdempotency takes; use transaction({ onConflict }).`,
+      );
+    }
+    if (!isTransactionalStore(store)) {
+      throw new TypeError(
+        `${owner}: option "store" must be a TransactionalIdempotencyStore (with commit) for strategy "transaction"; this store supports only strategy "claim".`,
+      );
+    }
+  },
+  batch(this: TransactionObject, settings: StepSettings) {
+    const { onConflict, commit, probeDuplicates } = this;
+    return transactionBatchStrategy({ ...settings, onConflict, commit, probeDuplicates });
+  },
+};
 
 // Plain literals (no calls): a claim-only bundle that never reads them drops them.
 const transactionRules = {
@@ -77,7 +115,6 @@ const transactionRules = {
  * The transaction strategy, for a middleware's `strategy` option: the
  * handler's `tx` writes and the idempotency record commit in one
  * `TransactWriteItems` (the store must be a `TransactionalIdempotencyStore`).
- * The option takes no name: `strategy: 'transaction'` is a `TypeError`.
  *
  * @throws TypeError naming the option when one is unknown or of the wrong type.
  * @example
@@ -108,9 +145,9 @@ export function transaction(options: TransactionOptions = {}): TransactionStrate
   const onConflict = options.onConflict ?? transactionDefaults.onConflict;
   // Only a caller who set a batch commit setting gets the object only sqsIdempotency takes.
   if (options.commit === undefined && options.probeDuplicates === undefined) {
-    return withSteps({ kind: 'transaction', onConflict }, transactionBatchStrategy);
+    return strategyObject(transactionSteps, { kind: 'transaction', onConflict });
   }
   const commit = options.commit ?? transactionDefaults.commit;
   const probeDuplicates = options.probeDuplicates ?? transactionDefaults.probeDuplicates;
-  return withSteps({ kind: 'transaction', onConflict, commit, probeDuplicates }, transactionBatchStrategy);
+  return strategyObject(transactionSteps, { kind: 'transaction', onConflict, commit, probeDuplicates });
 }

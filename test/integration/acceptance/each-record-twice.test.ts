@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
-import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { Strategy } from '../../../src/batch/options.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
 import { strategyOf } from '../../support/strategy.js';

@@ -276,7 +276,7 @@ describe('heartbeat options are checked when the factory or the middleware is bu
     ['a heartbeat that is not a boolean or { everyMs }', 'yes'],
     ['everyMs 0', { everyMs: 0 }],
     ['an unknown heartbeat setting', { everyMs: 100, jitter: 1 }],
-  ])('%s is a TypeError naming heartbeat (claim()) or strategy (a hand-made strategy object)', (_name, heartbeat) => {
+  ])('%s is a TypeError naming heartbeat (claim()) or strategy (a hand-made strategy object, which has no steps)', (_name, heartbeat) => {
     expect(() => claim({ heartbeat: heartbeat as never })).toThrow(/claim\(\): option "heartbeat"/);
     expect(() => claim({ heartbeat: heartbeat as never })).toThrow(TypeError);
     const handMade = { kind: 'claim', pipelined: false, heartbeat } as never;
@@ -284,11 +284,11 @@ describe('heartbeat options are checked when the factory or the middleware is bu
     expect(() => sqsIdempotency({ store, key, strategy: handMade })).toThrow(TypeError);
   });
 
-  it('a heartbeat has no place in a transaction, nor in the lease any more: a TypeError saying where it went', () => {
+  it('a heartbeat has no place in a transaction, nor in the lease: a TypeError naming the option', () => {
     expect(() => transaction({ heartbeat: true } as never)).toThrow(/transaction\(\): unknown option "heartbeat"/);
     const flat = { store, key, lease: { heartbeat: true } } as never;
     expect(() => sqsIdempotency(flat)).toThrow(TypeError);
-    expect(() => sqsIdempotency(flat)).toThrow('option "lease.heartbeat" moved: use strategy: claim({ heartbeat })');
+    expect(() => sqsIdempotency(flat)).toThrow('sqsIdempotency: option "lease" must be an object with marginMs, floorMs and capMs');
   });
 
   it('heartbeat on a store without renew is a TypeError naming strategy', () => {

@@ -9,9 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { claim } from '../../../src/index.js';
-import type { ClaimsMode } from '../../../src/sources/sqs/defaults.js';
+import type { ClaimsMode } from '../../support/strategy.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { Strategy } from '../../../src/batch/options.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order } from './harness.js';
 import { strategyOf } from '../../support/strategy.js';

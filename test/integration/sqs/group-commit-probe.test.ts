@@ -329,7 +329,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     const handMade = { kind: 'transaction', onConflict: 'fail', commit: 'group', probeDuplicates: 'sometimes' } as never;
     expect(() => sqsIdempotency({ store: h.store, key: () => 'k', strategy: handMade })).toThrow(/option "strategy"/);
     expect(() => sqsIdempotency({ store: h.store, key: () => 'k', probeDuplicates: 'always' } as never)).toThrow(
-      'option "probeDuplicates" moved: use strategy: transaction({ probeDuplicates })',
+      'sqsIdempotency: unknown option "probeDuplicates"',
     );
   });
 });

@@ -179,7 +179,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
     const { h } = await setup();
     expect(() => transaction({ commit: 'batch' as never })).toThrow(/transaction\(\): option "commit"/);
     expect(() => sqsIdempotency({ store: h.store, key: () => 'k', commit: 'record' } as never)).toThrow(
-      'option "commit" moved: use strategy: transaction({ commit })',
+      'sqsIdempotency: unknown option "commit"',
     );
   });
 });

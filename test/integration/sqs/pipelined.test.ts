@@ -142,17 +142,18 @@ describe('sqsIdempotency claims: "pipelined"', () => {
     const h = await harness();
     const base = { store: h.store, consumer: 'test', key: (r: { body: string }) => r.body };
     expect(() => claim({ pipelined: 'eager' as never })).toThrow(/claim\(\): option "pipelined"/);
-    // The flat option of before: a TypeError saying where it went. A transaction has no pipelined setting at all.
+    // A claim's setting is claim()'s, not the middleware's. A transaction has no pipelined setting at all.
     expect(() => sqsIdempotency({ ...base, claims: 'pipelined' } as never)).toThrow(TypeError);
-    expect(() => sqsIdempotency({ ...base, claims: 'pipelined' } as never)).toThrow(
-      'option "claims" moved: use strategy: claim({ pipelined })',
-    );
+    expect(() => sqsIdempotency({ ...base, claims: 'pipelined' } as never)).toThrow('sqsIdempotency: unknown option "claims"');
     expect(() => transaction({ pipelined: true } as never)).toThrow(/transaction\(\): unknown option "pipelined"/);
     // The heartbeat renews claims it knows the tokens of; pipelined claims learn theirs only as each returns.
     expect(() => claim({ pipelined: true, heartbeat: true } as never)).toThrow(TypeError);
     expect(() => claim({ pipelined: true, heartbeat: true } as never)).toThrow(/"pipelined".*heartbeat/);
+    // Written by hand, the pair has no claim() to refuse it, and the object no steps: the middleware refuses it.
     const handMade = { kind: 'claim', pipelined: true, heartbeat: true } as never;
-    expect(() => sqsIdempotency({ ...base, strategy: handMade })).toThrow(/"strategy".*pipelined.*heartbeat/);
+    expect(() => sqsIdempotency({ ...base, strategy: handMade })).toThrow(
+      'option "strategy" must be what claim() or transaction() returns',
+    );
     expect(() => sqsIdempotency({ ...base, strategy: claim({ pipelined: true, heartbeat: false }) })).not.toThrow();
   });
 });

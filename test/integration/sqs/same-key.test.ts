@@ -20,7 +20,7 @@ import {
 } from '../../../src/index.js';
 import type { CommitMode } from '../../../src/strategies/transaction/group-commit/queue.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { Strategy } from '../../../src/batch/options.js';
 import { sqsDefaults } from '../../../src/sources/sqs/middleware.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';

@@ -12,7 +12,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIdempotencyStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { Strategy } from '../../../src/batch/options.js';
 import {
   streamPoller,
   type DynamoDBStreamsPollerSource,

@@ -23,7 +23,7 @@ import {
   type KafkaEvent,
   type KafkaRecord,
 } from '../../../src/index.js';
-import type { Strategy } from '../../../src/engine/middleware-options.js';
+import type { Strategy } from '../../../src/batch/options.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';
 import { kafkaEvent, lambdaContext } from '../../../src/testing/index.js';

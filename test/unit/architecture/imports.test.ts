@@ -9,38 +9,13 @@ import { shapeOf } from '../../../scripts/import-graph.js';
 const allowedUpward: readonly string[] = [
   'batch/each-record.ts -> sources/event-sources.ts',
   'batch/each-record.ts -> sources/kafka.ts',
-  'batch/strategies/claim-steps.ts -> batch/admit.ts',
-  'batch/strategies/claim-steps.ts -> batch/coalesce.ts',
-  'batch/strategies/claim-steps.ts -> batch/disabled-tx.ts',
-  'batch/strategies/pipelined.ts -> batch/admit.ts',
-  'batch/strategies/transaction.ts -> batch/admit.ts',
-  'batch/strategies/types.ts -> batch/admit.ts',
-  'engine/middleware-options.ts -> batch/strategies/claim.ts',
-  'engine/middleware-options.ts -> observe/log.ts',
-  'engine/middleware-options.ts -> observe/metrics.ts',
-  'engine/middleware-options.ts -> transaction/commit-step.ts',
-  'engine/middleware-options.ts -> transaction/group-commit/duplicate-probe.ts',
-  'engine/middleware-options.ts -> transaction/group-commit/queue.ts',
-  'engine/middleware-options.ts -> transaction/strategy.ts',
   'event/idempotent.ts -> sources/eventbridge.ts',
-  'stores/dynamodb/store.ts -> transaction/dynamodb-commit.ts',
-  'stores/dynamodb/store.ts -> transaction/group-commit/dynamodb.ts',
-  'stores/dynamodb/store.ts -> transaction/group-commit/warm-cache.ts',
+  'stores/dynamodb/commit.ts -> strategies/transaction/group-commit/duplicate-probe.ts',
+  'stores/dynamodb/outbox-keys.ts -> strategies/transaction/outbox/item.ts',
 ];
-const allowedFileCircles: readonly string[] = [
-  'batch/strategies/claim-steps.ts , batch/strategies/claim.ts , batch/strategies/pipelined.ts , batch/strategies/transaction.ts , batch/strategies/types.ts , engine/middleware-options.ts , transaction/strategy.ts',
-  'transaction/builder.ts , transaction/options.ts',
-];
-const allowedFolderCircles: readonly string[] = ['batch , engine , event , observe , sources , stores , transaction'];
-const allowedMutualFolders: readonly string[] = [
-  'batch <-> engine',
-  'batch <-> sources',
-  'batch <-> transaction',
-  'engine <-> observe',
-  'engine <-> transaction',
-  'event <-> sources',
-  'stores <-> transaction',
-];
+const allowedFileCircles: readonly string[] = ['strategies/transaction/builder.ts , strategies/transaction/options.ts'];
+const allowedFolderCircles: readonly string[] = ['batch , event , sources', 'stores , strategies'];
+const allowedMutualFolders: readonly string[] = ['batch <-> sources', 'event <-> sources', 'stores <-> strategies'];
 const MAX_MUTUAL_FOLDERS = 2;
 
 const shape = shapeOf('src');

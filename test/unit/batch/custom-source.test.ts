@@ -9,11 +9,11 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidRecordError } from '../../../src/engine/errors.js';
 import { metricsWriter } from '../../../src/batch/metrics.js';
-import { strategySteps } from '../../../src/batch/strategies/choose.js';
+import { claim } from '../../../src/strategies/claim/claim.js';
 import { batchIdempotency } from '../../../src/batch/middleware.js';
 import { eachRecord } from '../../../src/batch/each-record.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import { commonDefaults } from '../../../src/engine/middleware-options.js';
+import { commonDefaults } from '../../../src/batch/options.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import type { BatchSource } from '../../../src/engine/source.js';
 import { lambdaContext, MemoryIdempotencyStore } from '../../../src/testing/index.js';
@@ -87,7 +87,6 @@ function rig() {
     payload: false as const,
     storeResult: false,
     logger: (line: BatchLogLine) => void lines.push(line),
-    onConflict: 'fail' as const,
     autoSafetyMargin: { maxMs: 0, fraction: 0 },
   };
   const handler = middy<ItemEvent, ItemResponse>()
@@ -95,7 +94,7 @@ function rig() {
       batchIdempotency(itemSource, {
         ...config,
         owner: 'itemIdempotency',
-        steps: strategySteps('itemIdempotency', config),
+        steps: claim().batch({ ...config, owner: 'itemIdempotency' }),
         writeMetrics: metricsWriter(config.metrics),
       }),
     )

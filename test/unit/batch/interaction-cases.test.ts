@@ -9,7 +9,7 @@
  * checks do fail on a doctored delivery.
  */
 import { describe, expect, it } from 'vitest';
-import type { ClaimsMode } from '../../../src/sources/sqs/middleware.js';
+import type { ClaimsMode } from '../../support/strategy.js';
 import { invariantProblems, observed } from '../../support/batch-invariants.js';
 import { runModel, type PlanRecord, type Predicted, type Stored } from '../../support/batch-matrix-model.js';
 import { seedAll } from '../../support/batch-phases.js';

@@ -31,7 +31,7 @@
  * runs the full product of every dimension (about 4200).
  */
 import { describe, expect, it } from 'vitest';
-import type { ClaimsMode } from '../../../src/sources/sqs/middleware.js';
+import type { ClaimsMode } from '../../support/strategy.js';
 import type { Bad, PlanRecord } from '../../support/batch-matrix-model.js';
 import { runScenario, type Scenario } from '../../support/batch-phases.js';
 import type { QueueKind, SeedState } from '../../support/memory-batch.js';

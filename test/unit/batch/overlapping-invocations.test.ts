@@ -19,7 +19,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { describe, expect, it } from 'vitest';
 import { claim, eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { ClaimsMode } from '../../../src/sources/sqs/defaults.js';
+import type { ClaimsMode } from '../../support/strategy.js';
 import { Deferred, lambdaContext, ManualClock, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const FIFO_ARN = 'arn:aws:sqs:us-east-1:123456789012:overlap.fifo';

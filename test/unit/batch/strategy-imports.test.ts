@@ -14,11 +14,9 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_OPTIONS } from '../../../bench/cold-start.js';
 import { claim } from '../../../src/strategies/claim/claim.js';
-import { claimBatchStrategy } from '../../../src/strategies/claim/steps.js';
-import { pipelinedStrategy } from '../../../src/strategies/claim/pipelined.js';
-import { transactionBatchStrategy } from '../../../src/strategies/transaction/steps.js';
-import { carriedSteps } from '../../../src/batch/strategies/choose.js';
 import { transaction } from '../../../src/strategies/transaction/transaction.js';
+import { isStrategy } from '../../../src/strategies/types.js';
+import { MemoryIdempotencyStore } from '../../../src/stores/memory.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
@@ -93,12 +91,16 @@ describe('the batch middleware imports no strategy', () => {
 });
 
 describe('the strategy objects carry their steps', () => {
-  it('claim() and transaction() carry the steps the middleware builds, out of sight of their settings', () => {
-    expect(carriedSteps(claim())).toBe(claimBatchStrategy);
-    expect(carriedSteps(claim({ heartbeat: true }))).toBe(claimBatchStrategy);
-    expect(carriedSteps(claim({ pipelined: true }))).toBe(pipelinedStrategy);
-    expect(carriedSteps(transaction())).toBe(transactionBatchStrategy);
-    expect(carriedSteps(transaction({ commit: 'record' }))).toBe(transactionBatchStrategy);
+  it('claim() and transaction() carry their steps on their prototype, out of sight of their settings', () => {
+    expect(Object.getPrototypeOf(claim()).batch).toBeTypeOf('function');
+    expect(Object.getPrototypeOf(claim({ heartbeat: true }))).toBe(Object.getPrototypeOf(claim()));
+    expect(Object.getPrototypeOf(claim({ pipelined: true }))).not.toBe(Object.getPrototypeOf(claim()));
+    expect(Object.getPrototypeOf(transaction({ commit: 'record' }))).toBe(Object.getPrototypeOf(transaction()));
+    // Each object's steps build that strategy's batch steps, named as the log line names them.
+    const settings = { store: new MemoryIdempotencyStore(), storeResult: false, lease: { marginMs: 0, floorMs: 1, capMs: 1 }, owner: 'o' };
+    expect(claim().batch(settings).name).toBe('claim');
+    expect(claim({ pipelined: true }).batch(settings).name).toBe('claim');
+    expect(transaction().batch(settings).name).toBe('transaction');
     // The settings are what the factory set: equality, JSON and the option checks see nothing else.
     expect(transaction({ commit: 'record' })).toStrictEqual({
       kind: 'transaction',
@@ -110,9 +112,11 @@ describe('the strategy objects carry their steps', () => {
     expect(Object.isFrozen(transaction())).toBe(true);
   });
 
-  it('a string, or a strategy written by hand, carries none (the middleware refuses the one and runs the claim steps for a plain claim of the other)', () => {
-    expect(carriedSteps('transaction')).toBeUndefined();
-    expect(carriedSteps({ kind: 'transaction', onConflict: 'fail' })).toBeUndefined();
-    expect(carriedSteps(undefined)).toBeUndefined();
+  it('a string, or a strategy written by hand, is no strategy object (the middlewares refuse both)', () => {
+    expect(isStrategy('transaction')).toBe(false);
+    expect(isStrategy({ kind: 'transaction', onConflict: 'fail' })).toBe(false);
+    expect(isStrategy(undefined)).toBe(false);
+    expect(isStrategy(claim())).toBe(true);
+    expect(isStrategy(transaction())).toBe(true);
   });
 });
