@@ -14,7 +14,7 @@
 // Middlewares and runners
 export { sqsIdempotency } from './sources/sqs/middleware.js';
 export type { SqsIdempotencyOptions } from './sources/sqs/middleware.js';
-export { eachRecord } from './batch/each-record.js';
+export { eachRecord } from './sources/each-record.js';
 export type { RecordContext } from './batch/runner-link.js';
 export { eventBridgeIdempotency } from './sources/eventbridge.js';
 export type { EventBridgeIdempotencyOptions } from './sources/eventbridge.js';

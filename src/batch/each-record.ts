@@ -1,16 +1,13 @@
 /**
- * `eachRecord`: the per-record handler runner of every batch source (SQS,
- * Kinesis, DynamoDB Streams, Kafka). Bounded concurrency; ordered lanes
- * (FIFO message groups, shards, partitions) run in order and stop at the
- * first failure; records not yet started when the deadline nears are left
- * for the retry.
+ * The per-record handler runner behind `eachRecord` (src/sources/each-record.ts,
+ * which knows the sources): bounded concurrency; ordered lanes (FIFO message
+ * groups, shards, partitions) run in order and stop at the first failure;
+ * records not yet started when the deadline nears are left for the retry.
  */
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { is, resolveOptions, type RulesOf } from '../engine/options.js';
 import { runLanes } from './schedule.js';
-import { sourceOfEvent, type PlainSource } from '../sources/event-sources.js';
-import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from '../sources/kafka.js';
-import { isRefusal } from '../engine/source.js';
+import { isRefusal, type PlainSource } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
 import type { NotStartedReason } from '../engine/settle.js';
 import { runnerFor, type BatchRunner, type RecordHandler } from './runner-link.js';
@@ -25,96 +22,6 @@ export interface EachRecordOptions {
    * (claim, complete). Set it to your BatchSize for larger batches.
    */
   readonly concurrency?: number;
-}
-
-// The types below follow the record type: inferred from the handler's
-// annotation, or from the Middy handler `eachRecord` is handed to (through
-// the event its middleware takes); `unknown` when nothing says: SQS.
-// `KafkaEventOf` is `KafkaEvent` with `TRecord` in its records' place, so
-// the record type can be read from a Kafka event; for `KafkaRecord` it is
-// `KafkaEvent` itself.
-type KafkaEventOf<TRecord> = {
-  [K in keyof KafkaEvent]: K extends 'records' ? Readonly<Record<string, readonly TRecord[]>> : KafkaEvent[K];
-};
-
-/** The batch event of `TRecord`s: a Kafka event for Kafka records, else `{ Records }` (`SQSEvent` by default). */
-export type BatchEventOf<TRecord> = unknown extends TRecord
-  ? SQSEvent
-  : [TRecord] extends [KafkaRecord]
-    ? KafkaEventOf<TRecord>
-    : { Records: TRecord[] };
-
-/** The partial batch response of `TRecord`s: Kafka's names partitions and offsets, the others' message ids or sequence numbers. */
-export type BatchResponseOf<TRecord> = [TRecord] extends [KafkaRecord] ? KafkaBatchResponse : SQSBatchResponse;
-
-/**
- * The record handler `eachRecord` takes. A conditional type on purpose: it
- * lets TypeScript give an unannotated `record` the type the Middy handler
- * expects (inferred from the return type, through Middy's generic
- * `.handler`), which a plain function type would not. For the same reason
- * `eachRecord`'s type parameters have no defaults (one would be used
- * instead); its second overload serves `eachRecord<Result>(...)`.
- */
-type HandlerOf<TResult, TRecord> = [TRecord] extends [unknown]
-  ? RecordHandler<TResult, unknown extends TRecord ? SQSRecord : TRecord>
-  : never;
-
-/**
- * Wraps a per-record function into a batch handler that returns the partial
- * batch response of its source: SQS, Kinesis, DynamoDB Streams (by the
- * records' `eventSource`) or Kafka (`records` by topic-partition). Behind
- * the source's middleware (`sqsIdempotency`, `kafkaIdempotency`, ...) it runs
- * only the records this invocation owns, under the middleware's strategy.
- * It finds the middleware's run by the event it is handed, else by the
- * Lambda context, so a middleware in between may replace the event or its
- * records (keeping each id): the handler gets those record objects; a
- * record dropped there fails and comes back.
- *
- * The record's type follows the event: `SQSRecord` by default, `KafkaRecord`
- * in `middy<KafkaEvent, KafkaBatchResponse>()`, and the `Records` element of
- * the others' events; the handler's type follows it (the Kafka response for
- * Kafka records).
- *
- * @throws TypeError (the handler rejects; every claimed record comes back) when
- * the middleware ran but the event cannot be matched to its run: a record it
- * did not hand on, a message twice, no records. Without a middleware: when
- * the event is not one of these sources'.
- * @example
- * ```ts
- * import middy from '@middy/core';
- * import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
- * import { eachRecord, kafkaValue, type KafkaBatchResponse, type KafkaEvent } from 'effectively-once';
- *
- * export const handler = middy<SQSEvent, SQSBatchResponse>().handler(
- *   eachRecord(async (record) => {
- *     console.log(record.body);
- *   }),
- * );
- *
- * // The same for Kafka: `record` is a KafkaRecord, the response Kafka's.
- * export const kafkaHandler = middy<KafkaEvent, KafkaBatchResponse>().handler(
- *   eachRecord(async (record) => {
- *     console.log(record.topic, record.offset, kafkaValue(record));
- *   }),
- * );
- * ```
- */
-export function eachRecord<TResult, TRecord>(
-  fn: HandlerOf<TResult, TRecord>,
-  options?: EachRecordOptions,
-): (event: BatchEventOf<TRecord>, context: Context) => Promise<BatchResponseOf<TRecord>>;
-/** {@link eachRecord} with the result type given (`eachRecord<Receipt>(...)`): SQS records. */
-export function eachRecord<TResult>(
-  fn: RecordHandler<TResult>,
-  options?: EachRecordOptions,
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-// `never`: each overload's handler takes its own record and event types.
-export function eachRecord(
-  fn: RecordHandler<unknown, never>,
-  options: EachRecordOptions = {},
-): (event: never, context: Context) => Promise<unknown> {
-  // The source the records come from decides their type at run time.
-  return eachRecordOver(fn as RecordHandler<unknown, unknown>, options, sourceOfEvent);
 }
 
 /** The source of an event's records when no middleware is in front (the claim-only entry knows SQS alone). */

@@ -7,8 +7,7 @@
 import type { Context, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
 import type { RecordHandler } from '../batch/runner-link.js';
-import type { PlainSource } from '../sources/event-sources.js';
-import type { PlainReader } from '../engine/source.js';
+import type { PlainReader, PlainSource } from '../engine/source.js';
 import { SQS_MIDDLEWARE } from '../sources/sqs/defaults.js';
 import { sqsSource } from '../sources/sqs/adapter.js';
 

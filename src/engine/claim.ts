@@ -5,6 +5,7 @@
  * same rule as a pure function, so the store reads a refused claim's record
  * the way DynamoDB judged it, and the rule can be checked on its own.
  */
+import { payloadsDiffer } from './hashing.js';
 import { leaseExpired, retentionExpired } from './lease.js';
 import type { IdempotencyRecord } from './record.js';
 
@@ -42,5 +43,38 @@ export function claimVerdict(existing: IdempotencyRecord | undefined, now: numbe
       return 'free';
     case 'IN_PROGRESS':
       return leaseExpired(existing.leaseUntil, now) ? 'free' : 'in-progress';
+  }
+}
+
+/**
+ * - `duplicate`: answer the record as a duplicate now, without committing it;
+ * - `blocked`: the commit will most likely be refused (a live claim, another
+ *   payload): commit it in a transaction of its own, so that it cancels no other record;
+ * - `free`: commit it with the others.
+ */
+export type ProbeVerdict = 'duplicate' | 'blocked' | 'free';
+
+/**
+ * What a record found by the probe means for a commit at `now` that carries
+ * `payloadHash`.
+ *
+ * @example
+ * ```ts
+ * import { probeVerdict } from './claim.js';
+ * const now = 1_700_000_000_000;
+ * const done = { id: 'c#k', status: 'COMPLETED' as const, expiresAt: now / 1000 + 60, attempts: 1 };
+ * probeVerdict(done, now, undefined); // 'duplicate'
+ * probeVerdict(undefined, now, undefined); // 'free'
+ * ```
+ */
+export function probeVerdict(found: IdempotencyRecord | undefined, now: number, payloadHash: string | undefined): ProbeVerdict {
+  switch (claimVerdict(found, now)) {
+    case 'free':
+      return 'free';
+    case 'in-progress':
+      return 'blocked';
+    case 'duplicate':
+      // Another payload: the commit's own refusal reports it (as it does without the probe).
+      return payloadsDiffer(payloadHash, found?.payloadHash) ? 'blocked' : 'duplicate';
   }
 }

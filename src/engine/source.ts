@@ -142,3 +142,9 @@ export interface EventSource {
   /** The event's id, as the log line names it, or why it is not one of this source's events. */
   id(event: unknown): string | Refusal;
 }
+
+/** A source `eachRecord` runs with no middleware in front, and the middleware that would protect it (its errors name it). */
+export interface PlainSource {
+  readonly source: PlainReader;
+  readonly middleware: string;
+}

@@ -13,11 +13,10 @@ import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptio
 import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../engine/heartbeat.js';
 import type { WaitPolicy } from '../engine/wait.js';
-import { commonRules, isHeartbeat, leaseBoundsRule, recordRules } from '../batch/options.js';
+import { commonRules, isHeartbeat, leaseBoundsRule, recordRules, waitRule } from '../batch/options.js';
 import { prepare, type Extractors } from '../engine/prepare.js';
 import { remainingTime } from '../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../engine/durable.js';
-import { waitRule } from '../sources/eventbridge.js';
 import { isRenewableStore, type IdempotencyStore } from '../engine/store.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */

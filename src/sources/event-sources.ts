@@ -5,16 +5,10 @@
  */
 import { isPlainObject } from '../engine/options.js';
 import { kafkaRecords } from './kafka.js';
-import type { PlainReader } from '../engine/source.js';
+import type { PlainReader, PlainSource } from '../engine/source.js';
 import { SQS_MIDDLEWARE } from './sqs/defaults.js';
 import { sqsSource } from './sqs/adapter.js';
 import { dynamoDBStreamsRecords, kinesisRecords } from './streams/adapter.js';
-
-/** A source `eachRecord` runs with no middleware in front, and the middleware that would protect it (its errors name it). */
-export interface PlainSource {
-  readonly source: PlainReader;
-  readonly middleware: string;
-}
 
 // Object literals of each adapter's plain reader, no calls: an entry that never calls `sourceOfEvent` bundles
 // none of them, and one that does carries no stream or Kafka record checks (test/unit/claim-bundle.test.ts).

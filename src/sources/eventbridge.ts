@@ -8,7 +8,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { BusinessKey } from '../engine/keys.js';
 import type { AutoMargin, LeasePolicy } from '../engine/lease.js';
-import { is, isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule, type RulesOf } from '../engine/options.js';
+import { is, type RulesOf } from '../engine/options.js';
 import { eventIdempotency } from '../event/middleware.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import {
@@ -16,6 +16,7 @@ import {
   commonRules,
   recordRules,
   resolveMiddlewareOptions,
+  waitRule,
   type CommonIdempotencyOptions,
   type StrategyOption,
 } from '../batch/options.js';
@@ -67,22 +68,6 @@ export const eventBridgeDefaults = {
 };
 
 const NAME = 'eventBridgeIdempotency';
-
-/** The `wait` option's rule (also `idempotent`'s). */
-// Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
-export const waitRule: OptionRule = {
-  partial: true,
-  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs when both are given)`,
-  check: (v: unknown) => {
-    if (!isPlainObject(v)) return false;
-    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
-    const known = ['maxMs', 'initialDelayMs', 'maxDelayMs'];
-    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, true, MAX_TIMER_MS))) return false;
-    // Only a pair the user wrote can contradict itself; a lone maxDelayMs below the default first delay caps it (see the wait).
-    const given = Object.fromEntries(entries) as Partial<WaitPolicy>;
-    return given.initialDelayMs === undefined || given.maxDelayMs === undefined || given.initialDelayMs <= given.maxDelayMs;
-  },
-};
 
 const eventBridgeRules = {
   ...commonRules,

@@ -8,9 +8,8 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { claimVerdict } from '../../engine/claim.js';
+import { claimVerdict, probeVerdict } from '../../engine/claim.js';
 import { toEpochSeconds } from '../../engine/clock.js';
-import { probeVerdict } from '../../strategies/transaction/group-commit/duplicate-probe.js';
 import {
   BusinessConflictError,
   IdempotencyInProgressError,

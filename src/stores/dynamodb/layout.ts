@@ -31,3 +31,16 @@ export function inflightShard(id: string, shards: number): string {
   for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
   return `p${h % shards}`;
 }
+
+/** Attribute names of an outbox item (besides the table's own key attribute). */
+export const OUTBOX_ATTRIBUTES = {
+  id: 'outboxId',
+  status: 'outboxStatus',
+  createdAt: 'createdAt',
+  publishedAt: 'publishedAt',
+  expiresAt: 'expiresAt',
+  source: 'source',
+  detailType: 'detailType',
+  detail: 'detail',
+  eventBusName: 'eventBusName',
+} as const;

@@ -6,7 +6,7 @@
  * schema and words the error as the option to set.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { OUTBOX_ATTRIBUTES } from '../../strategies/transaction/outbox/item.js';
+import { OUTBOX_ATTRIBUTES } from './layout.js';
 import { cancellationReasons } from './cancellation.js';
 import { isAwsError } from './refusals.js';
 import type { TransactItem } from '../../engine/store.js';

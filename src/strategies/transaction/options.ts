@@ -3,14 +3,13 @@
  * `tx.update()`, `tx.delete()` and `tx.conditionCheck()`, the builder's
  * options with the rules that check them at construction (a bad option is a
  * `TypeError` naming it), and the guards on an action's `TableName` and `Key`.
- * transaction.ts re-exports the types, so their import path is unchanged.
+ * builder.ts re-exports the types, so their import path is unchanged.
  */
 import { checkOptions, is, type OptionRules } from '../../engine/options.js';
 import { MAX_TRANSACTION_ACTIONS } from '../../engine/size.js';
 import type { ItemRef } from '../../engine/transaction-limits.js';
 import type { Clock } from '../../engine/clock.js';
 import type { TransactItem } from '../../engine/store.js';
-import type { TransactionBuilder } from './builder.js';
 
 /** Input of `tx.put()`: the `Put` member of a DocumentClient `TransactWriteItems` action. */
 export type TransactPutInput = NonNullable<TransactItem['Put']>;
@@ -21,7 +20,7 @@ export type TransactDeleteInput = NonNullable<TransactItem['Delete']>;
 /** Input of `tx.conditionCheck()`: the `ConditionCheck` member of a DocumentClient `TransactWriteItems` action. */
 export type TransactConditionCheckInput = NonNullable<TransactItem['ConditionCheck']>;
 
-/** Options of {@link TransactionBuilder}. */
+/** Options of `TransactionBuilder` (builder.ts). */
 export interface TransactionBuilderOptions {
   /** Actions kept free for the library's own items (the idempotency record). Default 1. */
   readonly reservedActions?: number;

@@ -11,7 +11,7 @@ import { InvalidRecordError } from '../../../src/engine/errors.js';
 import { metricsWriter } from '../../../src/batch/metrics.js';
 import { claim } from '../../../src/strategies/claim/claim.js';
 import { batchIdempotency } from '../../../src/batch/middleware.js';
-import { eachRecord } from '../../../src/batch/each-record.js';
+import { eachRecord } from '../../../src/sources/each-record.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import { commonDefaults } from '../../../src/batch/options.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';

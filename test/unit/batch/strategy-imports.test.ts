@@ -46,7 +46,7 @@ describe('the batch middleware imports no strategy', () => {
   it('bundled alone with eachRecord, it carries no strategy steps', async () => {
     const sources = await bundledSources(`
       import { batchIdempotency } from './src/batch/middleware.js';
-      import { eachRecord } from './src/batch/each-record.js';
+      import { eachRecord } from './src/sources/each-record.js';
       export const parts = [batchIdempotency, eachRecord];
     `);
     expect(sources).toContain('src/batch/invocation.ts'); // the bundle is the middleware's, not empty

@@ -3,7 +3,8 @@
  * probe means for the commit, and when a container sends the probe.
  */
 import { describe, expect, it } from 'vitest';
-import { DuplicateRate, probeVerdict, probeWorth } from '../../../src/strategies/transaction/group-commit/duplicate-probe.js';
+import { probeVerdict } from '../../../src/engine/claim.js';
+import { DuplicateRate, probeWorth } from '../../../src/strategies/transaction/group-commit/duplicate-probe.js';
 import { meanSlowestSingleMs, meanTransactMs } from '../../../src/strategies/transaction/group-commit/latency.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';

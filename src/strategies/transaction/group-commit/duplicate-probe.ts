@@ -7,9 +7,6 @@
  * it never decides that an effect may run, which stays the conditional Put's
  * call.
  */
-import { claimVerdict } from '../../../engine/claim.js';
-import { payloadsDiffer } from '../../../engine/hashing.js';
-import type { IdempotencyRecord } from '../../../engine/record.js';
 import { MAX_TRANSACTION_ACTIONS } from '../../../engine/size.js';
 import { meanSlowestSingleMs, meanTransactMs } from './latency.js';
 
@@ -19,39 +16,6 @@ import { meanSlowestSingleMs, meanTransactMs } from './latency.js';
  * to pay for the read, `'always'`, or `'never'`.
  */
 export type ProbeMode = 'auto' | 'always' | 'never';
-
-/**
- * - `duplicate`: answer the record as a duplicate now, without committing it;
- * - `blocked`: the commit will most likely be refused (a live claim, another
- *   payload): commit it in a transaction of its own, so that it cancels no other record;
- * - `free`: commit it with the others.
- */
-export type ProbeVerdict = 'duplicate' | 'blocked' | 'free';
-
-/**
- * What a record found by the probe means for a commit at `now` that carries
- * `payloadHash`.
- *
- * @example
- * ```ts
- * import { probeVerdict } from './duplicate-probe.js';
- * const now = 1_700_000_000_000;
- * const done = { id: 'c#k', status: 'COMPLETED' as const, expiresAt: now / 1000 + 60, attempts: 1 };
- * probeVerdict(done, now, undefined); // 'duplicate'
- * probeVerdict(undefined, now, undefined); // 'free'
- * ```
- */
-export function probeVerdict(found: IdempotencyRecord | undefined, now: number, payloadHash: string | undefined): ProbeVerdict {
-  switch (claimVerdict(found, now)) {
-    case 'free':
-      return 'free';
-    case 'in-progress':
-      return 'blocked';
-    case 'duplicate':
-      // Another payload: the commit's own refusal reports it (as it does without the probe).
-      return payloadsDiffer(payloadHash, found?.payloadHash) ? 'blocked' : 'duplicate';
-  }
-}
 
 /**
  * The chance that a batch holds a duplicate at which the probe starts to

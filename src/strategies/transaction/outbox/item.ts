@@ -6,6 +6,7 @@
 import { ItemTooLargeError, type ErrorContext } from '../../../engine/errors.js';
 import { checkOptions, is, isPlainObject, type OptionRules } from '../../../engine/options.js';
 import { sha256 } from '../../../engine/hashing.js';
+import { OUTBOX_ATTRIBUTES } from '../../../stores/dynamodb/layout.js';
 
 /** The event an outbox item holds: what the relay hands to EventBridge `PutEvents`. */
 export interface OutboxEvent {
@@ -36,19 +37,6 @@ export interface OutboxOptions {
 
 /** Status of an outbox item: written by the transaction, then marked by the relay. */
 export type OutboxStatus = 'PENDING' | 'PUBLISHED';
-
-/** Attribute names of an outbox item (besides the table's own key attribute). */
-export const OUTBOX_ATTRIBUTES = {
-  id: 'outboxId',
-  status: 'outboxStatus',
-  createdAt: 'createdAt',
-  publishedAt: 'publishedAt',
-  expiresAt: 'expiresAt',
-  source: 'source',
-  detailType: 'detailType',
-  detail: 'detail',
-  eventBusName: 'eventBusName',
-} as const;
 
 /** EventBridge's limit on one entry (Source + DetailType + Detail + Time), bytes. */
 export const MAX_EVENT_ENTRY_BYTES = 256 * 1024;
