@@ -33,7 +33,7 @@ export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
  * @example
  * ```ts
  * import { kafkaDefaults } from './kafka-middleware.js';
- * console.log(kafkaDefaults.strategy); // 'claim'
+ * console.log(kafkaDefaults.storeResult); // false
  * ```
  */
 export const kafkaDefaults = streamDefaults<KafkaRecord>({

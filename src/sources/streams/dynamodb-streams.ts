@@ -34,7 +34,7 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
  * @example
  * ```ts
  * import { dynamoDBStreamsDefaults } from './dynamodb-streams.js';
- * console.log(dynamoDBStreamsDefaults.strategy); // 'claim'
+ * console.log(dynamoDBStreamsDefaults.storeResult); // false
  * ```
  */
 export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({

@@ -32,7 +32,7 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
  * @example
  * ```ts
  * import { kinesisDefaults } from './kinesis.js';
- * console.log(kinesisDefaults.strategy); // 'claim'
+ * console.log(kinesisDefaults.storeResult); // false
  * ```
  */
 export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
