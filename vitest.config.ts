@@ -70,6 +70,8 @@ export default defineConfig({
     maxWorkers: 2,
     // Console output only from failing tests: the middlewares log a line and an EMF document per batch by default.
     silent: 'passed-only',
+    // ... which misses what is written to process.stdout itself: the default EMF writer's documents (see the file).
+    setupFiles: ['test/support/quiet-stdout.ts'],
     projects: [
       // Unit files share one module graph (isolate: false): importing the SDK and src once is what makes this project take seconds.
       { extends: true, test: { name: 'unit', include: tests(unitDirs), exclude: [...propertyTestsOnDynamoDB], isolate: false } },
