@@ -113,9 +113,9 @@ describe('sqsIdempotency takes every strategy setting', () => {
     const sqs = { send: async () => ({}) } as never;
     expect(() => sqsIdempotency({ store, key, sqs, permanentFailures: {}, backoff: { maxSeconds: 60 } })).not.toThrow();
     // @ts-expect-error the client is the top-level option sqs.
-    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs } })).toThrow('option "permanentFailures.sqs" moved');
+    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs } })).toThrow('option "permanentFailures" must be an object');
     // @ts-expect-error queueUrl is a top-level option too.
-    expect(() => sqsIdempotency({ store, key, sqs, backoff: { queueUrl: () => 'u' } })).toThrow('option "backoff.queueUrl" moved');
+    expect(() => sqsIdempotency({ store, key, sqs, backoff: { queueUrl: () => 'u' } })).toThrow('option "backoff" must be an object');
   });
 });
 

@@ -58,14 +58,11 @@ function onlyKeys(v: Record<string, unknown>, known: readonly string[]): boolean
 }
 
 /** Rule for `permanentFailures`. */
-/** The fields `permanentFailures` and `backoff` once took, now top-level options: let through by the rules, so that sqsAfterSettle says where they went. */
-const MOVED_FIELDS = ['sqs', 'queueUrl'] as const;
-
 export const permanentFailuresRule = {
   expected: 'an object { dlqUrl?: a non-empty string, isPermanent?: a function } and nothing else',
   check: (v: unknown) =>
     isPlainObject(v) &&
-    onlyKeys(v, ['dlqUrl', 'isPermanent', ...MOVED_FIELDS]) &&
+    onlyKeys(v, ['dlqUrl', 'isPermanent']) &&
     (v['dlqUrl'] === undefined || (typeof v['dlqUrl'] === 'string' && v['dlqUrl'].length > 0)) &&
     optionalFn(v['isPermanent']),
 } satisfies OptionRule;
@@ -74,7 +71,7 @@ export const permanentFailuresRule = {
 export const backoffRule = {
   expected: `an object { baseSeconds?, maxSeconds?: whole seconds 1..${MAX_VISIBILITY_SECONDS} (base <= max), random?: a function } and nothing else`,
   check: (v: unknown) => {
-    if (!isPlainObject(v) || !onlyKeys(v, ['baseSeconds', 'maxSeconds', 'random', ...MOVED_FIELDS])) return false;
+    if (!isPlainObject(v) || !onlyKeys(v, ['baseSeconds', 'maxSeconds', 'random'])) return false;
     if (!seconds(v['baseSeconds']) || !seconds(v['maxSeconds']) || !optionalFn(v['random'])) return false;
     const base = (v['baseSeconds'] as number | undefined) ?? backoffDefaults.baseSeconds;
     return base <= ((v['maxSeconds'] as number | undefined) ?? backoffDefaults.maxSeconds);
@@ -145,14 +142,6 @@ async function backOffReturning(
 export function sqsAfterSettle(owner: string, options: SqsSettleOptions): AfterSettle<SQSRecord> | undefined {
   const { sqs, queueUrl } = options;
   const given = (['permanentFailures', 'backoff'] as const).filter((option) => options[option] !== undefined);
-  for (const option of given) {
-    const moved = MOVED_FIELDS.find((name) => (options[option] as Record<string, unknown>)[name] !== undefined);
-    if (moved !== undefined) {
-      throw new TypeError(
-        `${owner}: option "${option}.${moved}" moved: use the option "${moved}" (one for both permanentFailures and backoff).`,
-      );
-    }
-  }
   if (given[0] !== undefined && sqs === undefined) {
     throw new TypeError(`${owner}: option "${given[0]}" needs the option "sqs" (the SQSClient it sends through).`);
   }

@@ -202,10 +202,10 @@ describe('option checks', () => {
     expect(() => sqsIdempotency({ store, key, backoff: {} })).toThrow('option "backoff" needs the option "sqs"');
     expect(() => sqsIdempotency({ store, key, sqs: {} as never, backoff: {} })).toThrow(/option "sqs" must be an SQSClient/);
     expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs: sqs.client } as never })).toThrow(
-      'option "permanentFailures.sqs" moved: use the option "sqs"',
+      'option "permanentFailures" must be an object { dlqUrl?: a non-empty string, isPermanent?: a function } and nothing else',
     );
     expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { queueUrl: () => 'u' } as never })).toThrow(
-      'option "backoff.queueUrl" moved: use the option "queueUrl"',
+      /option "backoff" must be an object \{ baseSeconds\?, maxSeconds\?/,
     );
     // The client alone (neither option on) is no error: nothing is sent through it.
     expect(() => sqsIdempotency({ store, key, sqs: sqs.client, queueUrl: () => 'u' })).not.toThrow();
