@@ -1,7 +1,7 @@
 /**
  * The one builder of DynamoDB expressions, used by the idempotency store's
  * requests (src/stores/dynamodb/expressions.ts) and by `transition()` /
- * `versionedUpdate()` (src/transaction/state-expressions.ts). Pure: it only collects
+ * `versionedUpdate()` (src/strategies/transaction/state-expressions.ts). Pure: it only collects
  * placeholders and joins clauses, so the requests built on it stay plain
  * DocumentClient inputs that can be read and reviewed.
  */

@@ -3,9 +3,8 @@
  * store (claim-store.ts) plus the transaction strategy's commit, group
  * commit and the stale-claims query. I/O only: the decisions (conditions,
  * limits, what a cancellation means) live in the helpers next to it. The
- * commit path (prepare, send, read a refusal) is in
- * src/transaction/dynamodb-commit.ts, group commit's rounds in
- * src/transaction/group-commit/dynamodb.ts.
+ * commit path (prepare, send, read a refusal) is in commit.ts, group
+ * commit's rounds in group-commit.ts.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';

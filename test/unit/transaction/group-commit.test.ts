@@ -1,5 +1,5 @@
 /**
- * Group commit's packing (transaction/group-commit/plan.ts) and its rounds (transaction/group-commit/dynamodb.ts)
+ * Group commit's packing (stores/dynamodb/group-plan.ts) and its rounds (stores/dynamodb/group-commit.ts)
  * with a scripted `TransactWriteItems`: no DynamoDB needed for what the
  * cancellation reasons decide.
  */

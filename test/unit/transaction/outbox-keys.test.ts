@@ -1,5 +1,5 @@
 /**
- * How a commit refused for an outbox item's key is worded (src/transaction/outbox/keys.ts),
+ * How a commit refused for an outbox item's key is worded (src/stores/dynamodb/outbox-keys.ts),
  * with a fake client: the table's key schema read on that refusal only, and
  * what the error says when it cannot be read. The real refusal is tested on
  * DynamoDB Local in test/integration/outbox/tx-outbox.test.ts.
