@@ -18,7 +18,7 @@ function claimHandler(fn: Parameters<typeof eachRecord>[0]) {
 }
 
 describe('ctx.tx under the claim strategy', () => {
-  it('JSON.stringify(ctx), `${ctx.tx}`, util.inspect and String() of the context work: no record fails', async () => {
+  it('JSON.stringify(ctx), a template literal of ctx.tx, util.inspect and String() of the context work: no record fails', async () => {
     const lines: string[] = [];
     const handler = claimHandler(async (_record, ctx) => {
       lines.push(JSON.stringify(ctx), `${ctx.tx}`, inspect(ctx), String(ctx.tx), JSON.stringify({ tx: ctx.tx }));
