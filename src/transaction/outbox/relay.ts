@@ -19,9 +19,10 @@ import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutb
 import { isAwsError } from '../../stores/dynamodb/refusals.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
 import { safeLog } from '../../observe/log.js';
-import { relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
+import { relayJsonLogger, type OutboxItemFailedLine, type OutboxRelayLogger } from './relay-log.js';
+import { metricsRule, metricsSink, safeMetricData, type MetricsOption } from '../../observe/metrics.js';
 
-export type { OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
+export type { OutboxEntryRefusedLine, OutboxItemFailedLine, OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
 /** The one thing the relay needs from an EventBridge client (an `EventBridgeClient` is one). */
 export interface EventBridgePutEvents {
@@ -45,10 +46,18 @@ export interface OutboxRelayOptions {
   /** Clock for `publishedAt` and the TTL. Default the system clock. */
   readonly clock?: Clock;
   /**
-   * Receives one line per entry `PutEvents` still refused after its retry
-   * (see {@link OutboxRelayLogLine}). Default: a JSON line on stdout; `false`: none.
+   * Receives one line per entry `PutEvents` still refused after its retry,
+   * and per item the relay could not read or mark (see
+   * {@link OutboxRelayLogLine}). Default: a JSON line on stdout; `false`: none.
    */
   readonly logger?: OutboxRelayLogger | false;
+  /**
+   * One metrics document per invocation (`OutboxPublished`, `OutboxRefused`,
+   * `OutboxMalformed`, `OutboxMarkFailed`; dimension `Source: outboxRelay`), as
+   * the middlewares' `metrics` option: EMF options, a Powertools `Metrics`
+   * instance, or `false`. Default: EMF on stdout, namespace `EffectivelyOnce`.
+   */
+  readonly metrics?: MetricsOption;
 }
 
 /** The relay handler: a plain Lambda handler, also usable as a Middy handler. */
@@ -63,6 +72,7 @@ const RULES = {
   table: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
+  metrics: metricsRule,
 } satisfies RulesOf<OutboxRelayOptions>;
 
 const DAY_MS = 86_400_000;
@@ -173,6 +183,35 @@ function logRefusals(
   });
 }
 
+/** One ERROR line for an item the relay could not read or mark: ids and the error, never the payload. */
+function itemFailed(
+  message: OutboxItemFailedLine['message'],
+  where: { outboxId: string; table: string; record: DynamoDBRecord | undefined },
+  error: unknown,
+): OutboxItemFailedLine {
+  const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  return {
+    level: 'ERROR',
+    message,
+    outboxId: where.outboxId,
+    table: where.table,
+    sequenceNumber: where.record?.dynamodb?.SequenceNumber ?? '',
+    error: { name, message: text },
+  };
+}
+
+/** The outbox id and table of a record whose item could not be read, as far as they can be read. */
+function malformedAt(record: DynamoDBRecord, table: string | undefined): { outboxId: string; table: string; record: DynamoDBRecord } {
+  const id = record.dynamodb?.NewImage?.[OUTBOX_ATTRIBUTES.id]?.S ?? '';
+  let name = '';
+  try {
+    name = tableOf(record, table);
+  } catch {
+    // The table name is what could not be read: the line says so by leaving it empty.
+  }
+  return { outboxId: id, table: name, record };
+}
+
 /**
  * The records to report: from the first that failed to the end of the
  * batch. Lambda resumes a shard at the lowest reported sequence number and
@@ -210,6 +249,7 @@ function failuresFrom(records: readonly DynamoDBRecord[], failed: ReadonlySet<nu
 export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
   checkOptions('outboxRelay', options, RULES);
   const send = sender(options.eventBridge);
+  const sink = metricsSink(options.metrics ?? {});
   return async (event) => {
     if (typeof event !== 'object' || event === null || !Array.isArray(event.Records)) {
       throw new TypeError('outboxRelay: the event is not a DynamoDB Streams event (no Records array).');
@@ -221,14 +261,18 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
         `outboxRelay: an INSERT record has no NewImage (StreamViewType ${blind.dynamodb?.StreamViewType ?? 'unknown'}); the outbox table's stream must be NEW_IMAGE or NEW_AND_OLD_IMAGES.`,
       );
     }
+    const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
     const candidates: Candidate[] = [];
+    let malformed = 0;
     event.Records.forEach((record, index) => {
       try {
         const candidate = candidateOf(record, index, options.table);
         if (candidate !== undefined) candidates.push(candidate);
-      } catch {
+      } catch (error) {
         failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
+        malformed += 1;
+        safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.table), error));
       }
     });
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
@@ -238,18 +282,35 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       send,
       live.map((c) => putEntry(c.entry, options.eventBusName)),
     );
-    logRefusals(options.logger ?? relayJsonLogger, live, outcomes, event.Records);
+    logRefusals(logger, live, outcomes, event.Records);
+    let markFailed = 0;
     // A few marks at a time: a batch of 100 items must not open 100 connections at once.
     for (let start = 0; start < live.length; start += MARK_CONCURRENCY) {
       await Promise.all(
         live.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
           if (outcomes[start + j]?.published !== true) return failed.add(candidate.index);
           // Not marked: the record is retried and the item published again (same outboxId).
-          await settleItem(options, candidate).catch(() => failed.add(candidate.index));
+          await settleItem(options, candidate).catch((error: unknown) => {
+            failed.add(candidate.index);
+            markFailed += 1;
+            const where = { outboxId: candidate.entry.id, table: candidate.table, record: event.Records[candidate.index] };
+            safeLog(logger, itemFailed('outbox item not marked', where, error));
+          });
           return undefined;
         }),
       );
     }
+    const published = outcomes.filter((o) => o.published).length;
+    safeMetricData(
+      sink,
+      [
+        { name: 'OutboxPublished', unit: 'Count', value: published },
+        { name: 'OutboxRefused', unit: 'Count', value: outcomes.length - published },
+        { name: 'OutboxMalformed', unit: 'Count', value: malformed },
+        { name: 'OutboxMarkFailed', unit: 'Count', value: markFailed },
+      ],
+      { Source: 'outboxRelay' },
+    );
     return failuresFrom(event.Records, failed);
   };
 }
