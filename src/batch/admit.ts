@@ -70,7 +70,7 @@ export type ClaimAnswer =
   | { readonly kind: 'owned'; readonly owned: OwnedRecord }
   | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
 
-/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see batch-run.ts). */
+/** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see cross-group.ts). */
 export async function claimRecord(
   owned: OwnedRecord,
   config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,

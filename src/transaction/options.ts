@@ -3,7 +3,7 @@
  * `tx.update()`, `tx.delete()` and `tx.conditionCheck()`, the builder's
  * options with the rules that check them at construction (a bad option is a
  * `TypeError` naming it), and the guards on an action's `TableName` and `Key`.
- * transaction.ts re-exports the types, so their import path is unchanged.
+ * builder.ts re-exports the types, so their import path is unchanged.
  */
 import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { MAX_TRANSACTION_ACTIONS } from '../engine/size.js';
