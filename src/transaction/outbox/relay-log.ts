@@ -40,6 +40,23 @@ export interface OutboxItemFailedLine {
   readonly error: { readonly name: string; readonly message: string };
 }
 
+/** One ERROR line for an item the relay could not read or mark: ids and the error, never the payload. */
+export function itemFailed(
+  message: OutboxItemFailedLine['message'],
+  where: { readonly outboxId: string; readonly table: string; readonly sequenceNumber: string },
+  error: unknown,
+): OutboxItemFailedLine {
+  const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  return {
+    level: 'ERROR',
+    message,
+    outboxId: where.outboxId,
+    table: where.table,
+    sequenceNumber: where.sequenceNumber,
+    error: { name, message: text },
+  };
+}
+
 /** Receives each {@link OutboxRelayLogLine}. */
 export type OutboxRelayLogger = (line: OutboxRelayLogLine) => void;
 

@@ -9,17 +9,17 @@
  * use the outbox never loads it.
  */
 import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
-import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { systemClock, toEpochSeconds, type Clock } from '../../engine/clock.js';
+import type { Clock } from '../../engine/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../../engine/options.js';
-import { OUTBOX_ATTRIBUTES, readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from './item.js';
-import { isAwsError } from '../../stores/dynamodb/refusals.js';
+import { OUTBOX_ATTRIBUTES, readOutboxImage, type PendingOutboxEntry } from './item.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
 import { safeLog } from '../../observe/log.js';
-import { relayJsonLogger, type OutboxItemFailedLine, type OutboxRelayLogger } from './relay-log.js';
+import { settleAll, type Candidate } from './mark.js';
+import { itemFailed, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
 import { metricsRule, metricsSink, safeMetricData, type MetricsOption } from '../../observe/metrics.js';
 
 export type { OutboxEntryRefusedLine, OutboxItemFailedLine, OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
@@ -75,17 +75,6 @@ const RULES = {
   metrics: metricsRule,
 } satisfies RulesOf<OutboxRelayOptions>;
 
-const DAY_MS = 86_400_000;
-const MARK_CONCURRENCY = 10;
-
-/** A stream record that holds a new outbox item, with where it lives. */
-interface Candidate {
-  readonly index: number;
-  readonly entry: PendingOutboxEntry;
-  readonly table: string;
-  readonly key: Record<string, unknown>;
-}
-
 let putEventsCommand: Promise<typeof PutEventsCommand> | undefined;
 
 function sender(client: EventBridgePutEvents): SendPutEvents {
@@ -132,36 +121,6 @@ function putEntry(entry: PendingOutboxEntry, defaultBus: string | undefined): Ou
   };
 }
 
-/** Marks a published item (unless it is gone already) or deletes it. */
-async function settleItem(options: OutboxRelayOptions, candidate: Candidate): Promise<void> {
-  const { client } = options;
-  if (options.afterPublish === 'delete') {
-    await client.send(new DeleteCommand({ TableName: candidate.table, Key: candidate.key }));
-    return;
-  }
-  const now = (options.clock ?? systemClock).now();
-  const a = OUTBOX_ATTRIBUTES;
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: candidate.table,
-        Key: candidate.key,
-        UpdateExpression: 'SET #s = :published, #p = :now, #e = :expires',
-        // Never recreate an item TTL or a delete already removed.
-        ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#s': a.status, '#p': a.publishedAt, '#e': a.expiresAt, '#id': a.id },
-        ExpressionAttributeValues: {
-          ':published': 'PUBLISHED' satisfies OutboxStatus,
-          ':now': now,
-          ':expires': toEpochSeconds(now + (options.retention ?? DAY_MS)),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error;
-  }
-}
-
 /** One line per entry `PutEvents` refused to the end: its record comes back, and someone should know why. */
 function logRefusals(
   logger: OutboxRelayLogger | false,
@@ -183,25 +142,12 @@ function logRefusals(
   });
 }
 
-/** One ERROR line for an item the relay could not read or mark: ids and the error, never the payload. */
-function itemFailed(
-  message: OutboxItemFailedLine['message'],
-  where: { outboxId: string; table: string; record: DynamoDBRecord | undefined },
-  error: unknown,
-): OutboxItemFailedLine {
-  const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-  return {
-    level: 'ERROR',
-    message,
-    outboxId: where.outboxId,
-    table: where.table,
-    sequenceNumber: where.record?.dynamodb?.SequenceNumber ?? '',
-    error: { name, message: text },
-  };
-}
-
 /** The outbox id and table of a record whose item could not be read, as far as they can be read. */
-function malformedAt(record: DynamoDBRecord, table: string | undefined): { outboxId: string; table: string; record: DynamoDBRecord } {
+function malformedAt(
+  record: DynamoDBRecord | undefined,
+  table: string | undefined,
+): { outboxId: string; table: string; sequenceNumber: string } {
+  if (record === undefined) return { outboxId: '', table: table ?? '', sequenceNumber: '' };
   const id = record.dynamodb?.NewImage?.[OUTBOX_ATTRIBUTES.id]?.S ?? '';
   let name = '';
   try {
@@ -209,7 +155,25 @@ function malformedAt(record: DynamoDBRecord, table: string | undefined): { outbo
   } catch {
     // The table name is what could not be read: the line says so by leaving it empty.
   }
-  return { outboxId: id, table: name, record };
+  return { outboxId: id, table: name, sequenceNumber: record.dynamodb?.SequenceNumber ?? '' };
+}
+
+/** The records' outbox items; `malformed` hears of each record whose item cannot be read. */
+function readCandidates(
+  records: readonly DynamoDBRecord[],
+  table: string | undefined,
+  malformed: (index: number, error: unknown) => void,
+): Candidate[] {
+  const candidates: Candidate[] = [];
+  records.forEach((record, index) => {
+    try {
+      const candidate = candidateOf(record, index, table);
+      if (candidate !== undefined) candidates.push(candidate);
+    } catch (error) {
+      malformed(index, error);
+    }
+  });
+  return candidates;
 }
 
 /**
@@ -263,18 +227,11 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     }
     const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
-    const candidates: Candidate[] = [];
-    let malformed = 0;
-    event.Records.forEach((record, index) => {
-      try {
-        const candidate = candidateOf(record, index, options.table);
-        if (candidate !== undefined) candidates.push(candidate);
-      } catch (error) {
-        failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
-        malformed += 1;
-        safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.table), error));
-      }
+    const candidates = readCandidates(event.Records, options.table, (index, error) => {
+      failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
+      safeLog(logger, itemFailed('outbox item malformed', malformedAt(event.Records[index], options.table), error));
     });
+    const malformed = failed.size;
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
     const stop = Math.min(Infinity, ...failed);
     const live = candidates.filter((c) => c.index < stop);
@@ -283,23 +240,15 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       live.map((c) => putEntry(c.entry, options.eventBusName)),
     );
     logRefusals(logger, live, outcomes, event.Records);
-    let markFailed = 0;
-    // A few marks at a time: a batch of 100 items must not open 100 connections at once.
-    for (let start = 0; start < live.length; start += MARK_CONCURRENCY) {
-      await Promise.all(
-        live.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
-          if (outcomes[start + j]?.published !== true) return failed.add(candidate.index);
-          // Not marked: the record is retried and the item published again (same outboxId).
-          await settleItem(options, candidate).catch((error: unknown) => {
-            failed.add(candidate.index);
-            markFailed += 1;
-            const where = { outboxId: candidate.entry.id, table: candidate.table, record: event.Records[candidate.index] };
-            safeLog(logger, itemFailed('outbox item not marked', where, error));
-          });
-          return undefined;
-        }),
-      );
-    }
+    const markFailed = await settleAll(options, live, outcomes, (candidate, error) => {
+      failed.add(candidate.index);
+      const sequenceNumber = event.Records[candidate.index]?.dynamodb?.SequenceNumber ?? '';
+      const where = { outboxId: candidate.entry.id, table: candidate.table, sequenceNumber };
+      safeLog(logger, itemFailed('outbox item not marked', where, error));
+    });
+    live.forEach((candidate, i) => {
+      if (outcomes[i]?.published !== true) failed.add(candidate.index);
+    });
     const published = outcomes.filter((o) => o.published).length;
     safeMetricData(
       sink,
