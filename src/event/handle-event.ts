@@ -84,7 +84,9 @@ function runOf(context: unknown): EventRun | undefined {
   return (context as { [RUN]?: EventRun })[RUN];
 }
 
-const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: transaction() }) in front of handleEvent.');
+const noTx = disabledTransaction(
+  'use eventBridgeIdempotency({ strategy: transaction() }) in front of handleEvent, and no middleware between them that replaces the Lambda context.',
+);
 
 /**
  * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With

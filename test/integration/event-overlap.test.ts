@@ -82,4 +82,36 @@ describe('overlapping EventBridge invocations sharing one context (transaction s
       records: [await record('A'), await record('B')],
     }).toEqual({ results: ['A', 'B'], writes: ['A', 'B'], records: ['COMPLETED', 'COMPLETED'] });
   });
+
+  it('a middleware after it that replaces the Lambda context too is refused with a TypeError saying so; nothing is committed', async () => {
+    const { client, doc } = testDynamo();
+    const table = await freshTable(client);
+    const orders = await freshTable(client, businessTable, 'orders');
+    const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
+    const handler = middy<OrderPaid, string>()
+      .use(
+        eventBridgeIdempotency<OrderPaid, string>({
+          store,
+          consumer: 'orders',
+          strategy: transaction(),
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
+      .before((request) => {
+        request.context = { ...request.context };
+      })
+      .handler(
+        handleEvent<OrderPaid, string>(async (event, { key, tx }) => {
+          tx.put({ TableName: orders, Item: { pk: event.detail.orderNo, committedUnderKey: key } });
+          return key;
+        }),
+      );
+    const paid = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'C' } });
+    await expect(handler(paid, lambdaContext({ functionName: 'orders', timeoutMs: 30_000 }))).rejects.toThrow(
+      /no middleware between them that replaces the Lambda context/,
+    );
+    const item = await doc.send(new GetCommand({ TableName: orders, Key: { pk: 'C' }, ConsistentRead: true }));
+    expect({ item: item.Item, record: await store.get(store.recordId('orders', 'C')) }).toEqual({ item: undefined, record: undefined });
+  });
 });
