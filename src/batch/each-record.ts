@@ -67,7 +67,7 @@ function plainRunner(event: unknown, { source: plain, middleware }: PlainSource)
   const source = plain; // a plain reader decodes nothing: reading a record again is cheap
   const idOf = (record: unknown): string => source.read(record).id;
   const failed = new Set<string>();
-  const tx = disabledTransaction(`use ${middleware}({ strategy: "transaction" }) from 'effectively-once' in front of eachRecord.`);
+  const tx = disabledTransaction(`use ${middleware}({ strategy: transaction() }) from 'effectively-once' in front of eachRecord.`);
   return {
     source,
     owner: 'eachRecord',

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
  * The operator CLI, `npx effectively-once <command>`: inspect, forget and list
- * stale idempotency records in a table. `main()` is the whole program with
+ * stale idempotency records in a table, and check that a table can hold claims. `main()` is the whole program with
  * its outside world injected; the last lines run it when this file is the bin.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
 import { connectionArgs, parseFlags, UsageError, type ConnectionArgs } from './args.js';
+import { checkCommand } from './check.js';
 import { cliClients } from './client.js';
 import { EXIT, type Command } from './command.js';
 import { explainAwsError } from './errors.js';
@@ -16,7 +17,7 @@ import { inspectCommand } from './inspect.js';
 import { processIO, type CliIO } from './io.js';
 import { staleCommand } from './stale.js';
 
-const COMMANDS: readonly Command[] = [inspectCommand, forgetCommand, staleCommand];
+const COMMANDS: readonly Command[] = [inspectCommand, forgetCommand, staleCommand, checkCommand];
 
 const USAGE = `usage: effectively-once <command> [flags]
 

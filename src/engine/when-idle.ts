@@ -1,7 +1,7 @@
 /**
  * "Send once no handler of the batch runs": the one rule group commit
  * (transaction/group-commit/queue.ts) and the claim strategy's batched
- * completions (batch/coalesce.ts) share. A batch's handlers are counted
+ * completions (strategies/claim/coalesce.ts) share. A batch's handlers are counted
  * while they run; when the last one ends and something is waiting, the
  * flush runs one turn of the event loop later, so that the lanes the
  * finished records released can start their next handler (in microtasks)

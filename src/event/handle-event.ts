@@ -47,17 +47,46 @@ export interface EventContext {
   readonly signal: AbortSignal;
 }
 
-// Looked up by event first; by context when another middleware replaced the event object.
-const byEvent = new WeakMap<object, EventRun>();
-const byContext = new WeakMap<object, EventRun>();
+// The run travels with the invocation's own view of the Lambda context (see
+// invocationContext): never a registry keyed by the event or the context,
+// which overlapping invocations sharing one context object (local runners,
+// tests, Lambda Managed Instances) would read each other's runs from.
+const RUN = Symbol("effectively-once: this invocation's event run");
 
-/** Registers the run for an invocation. */
-export function attachEventRun(event: object, context: object | undefined, run: EventRun): void {
-  byEvent.set(event, run);
-  if (context !== undefined && context !== null) byContext.set(context, run);
+/**
+ * The Lambda context as this invocation's handler sees it: the caller's
+ * context, read and written through (a middleware after ours that sets
+ * `callbackWaitsForEmptyEventLoop` sets it on the real one), that also
+ * answers this invocation's run to `handleEvent`. Nothing is written on the
+ * caller's object, so another invocation given the same context never finds
+ * this run. A parser that replaces the event leaves it in place.
+ */
+export function invocationContext<C extends object>(context: C, run: EventRun): C {
+  // A method runs on the context itself: a class's private fields are not on the proxy.
+  const bound = new Map<unknown, unknown>();
+  return new Proxy(context, {
+    get(target, property) {
+      if (property === RUN) return run;
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const own = Reflect.getOwnPropertyDescriptor(target, property);
+      // A proxy must answer a frozen property with its own value.
+      if (own !== undefined && own.configurable === false && own.writable === false) return value;
+      if (!bound.has(value)) bound.set(value, value.bind(target));
+      return bound.get(value);
+    },
+  });
 }
 
-const noTx = disabledTransaction('use eventBridgeIdempotency({ strategy: "transaction" }) in front of handleEvent.');
+/** The run our middleware handed this invocation's handler, if any. */
+function runOf(context: unknown): EventRun | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  return (context as { [RUN]?: EventRun })[RUN];
+}
+
+const noTx = disabledTransaction(
+  'use eventBridgeIdempotency({ strategy: transaction() }) in front of handleEvent, and no middleware between them that replaces the Lambda context.',
+);
 
 /**
  * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With
@@ -94,7 +123,7 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
 ): (event: TEvent, context: Context) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
   return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
-    const run = byEvent.get(event) ?? (context === undefined ? undefined : byContext.get(context));
+    const run = runOf(context);
     if (run === undefined || !run.transactional) {
       return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
     }

@@ -11,7 +11,7 @@ import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
 import { leaseDuration, safetyMargin, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
 import type { ConflictPolicy } from '../strategies/transaction/commit-step.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
-import { attachEventRun, type EventRun } from './handle-event.js';
+import { invocationContext, type EventRun } from './handle-event.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../engine/heartbeat.js';
 import { batchLine, safeLog } from '../observe/log.js';
@@ -36,6 +36,25 @@ export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<
   readonly onReplay?: ((result: TResult, event: TEvent) => TResult | Promise<TResult>) | undefined;
 }
 
+/**
+ * The invocation's run, kept in Middy's `request.internal` (one object per
+ * request): `after` and `onError` find it there, whatever concurrent
+ * invocations of the same handler do.
+ */
+const RUN_SLOT = 'effectively-once:event-run';
+const runOfRequest = {
+  set(request: Request<unknown, unknown>, run: EventRun): void {
+    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
+  },
+  /** The run, removed from the request so that `after` then `onError` settle it once. */
+  take(request: Request<unknown, unknown>): EventRun | undefined {
+    const internal = request.internal as Record<string, unknown>;
+    const run = internal[RUN_SLOT] as EventRun | undefined;
+    delete internal[RUN_SLOT];
+    return run;
+  },
+};
+
 /** Builds the middleware for one single-event source; `owner`, the middleware's name (`eventBridgeIdempotency`), names it in errors. */
 export function eventIdempotency<TEvent extends object, TResult>(
   owner: string,
@@ -44,7 +63,6 @@ export function eventIdempotency<TEvent extends object, TResult>(
 ): MiddlewareObj<TEvent, TResult> {
   const { store, logger, onReplay } = config;
   const { payload } = config;
-  const runs = new WeakMap<object, EventRun>();
   const metrics = metricsSink(config.metrics);
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
@@ -162,17 +180,18 @@ export function eventIdempotency<TEvent extends object, TResult>(
         return;
       }
     }
-    runs.set(request, run);
-    attachEventRun(request.event, request.context, run);
+    runOfRequest.set(request, run);
+    request.context = invocationContext(request.context, run);
   }
 
   async function after(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runs.get(request);
+    const run = runOfRequest.take(request);
     if (run === undefined) return;
-    runs.delete(request);
     if (run.transactional) {
       if (run.committed === undefined) {
-        throw new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in handleEvent().`);
+        throw new TypeError(
+          `${owner}: strategy: transaction() needs the handler wrapped in handleEvent(), and no middleware after ${owner} may replace the Lambda context.`,
+        );
       }
       // handleEvent answered a duplicate with the stored result: a replay too, though not an early one.
       log(run, run.committed, run.committed.kind === 'duplicate', false);
@@ -185,9 +204,8 @@ export function eventIdempotency<TEvent extends object, TResult>(
   }
 
   async function onError(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runs.get(request);
+    const run = runOfRequest.take(request);
     if (run === undefined) return;
-    runs.delete(request);
     // After Middy's early timeout the handler may still be running: leave the
     // claim to its lease rather than let a retry run the effect alongside it.
     const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';

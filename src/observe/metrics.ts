@@ -4,7 +4,16 @@
  * instance. Like the log line it is an observation of outcomes already
  * settled: a failing sink never fails or delays a batch.
  */
-import { emfDocument, emfLimits, invalidDimension, invalidNamespace, metricData, type EmfDocument, type MetricUnit } from './emf.js';
+import {
+  emfDocument,
+  emfLimits,
+  invalidDimension,
+  invalidNamespace,
+  metricData,
+  type EmfDocument,
+  type MetricDatum,
+  type MetricUnit,
+} from './emf.js';
 import { summarize } from '../engine/outcomes.js';
 import { isPlainObject, type OptionRule } from '../engine/options.js';
 import type { BatchLogLine } from './log.js';
@@ -141,16 +150,38 @@ function dataOf(line: BatchLogLine) {
 }
 
 function write(sink: Exclude<MetricsSink, false>, line: BatchLogLine, answeredEarly: boolean): void {
+  writeData(sink, dataOf(line), { Consumer: line.consumer, Source: line.source }, answeredEarly);
+}
+
+/** `flush`: publish a Powertools instance's metrics now, for no later flush (Middy's `after`) will come. */
+function writeData(
+  sink: Exclude<MetricsSink, false>,
+  data: readonly MetricDatum[],
+  own: Readonly<Record<string, string>>,
+  flush: boolean,
+): void {
   if (sink.kind === 'emf') {
-    const dimensions = { ...sink.dimensions, Consumer: line.consumer, Source: line.source };
-    const returned: unknown = sink.emit(emfDocument(dataOf(line), sink.namespace, dimensions, Date.now()));
+    const returned: unknown = sink.emit(emfDocument(data, sink.namespace, { ...sink.dimensions, ...own }, Date.now()));
     // An async emitter's rejection would otherwise be unhandled.
     if (returned instanceof Promise) returned.catch(report);
     return;
   }
-  for (const d of dataOf(line)) sink.metrics.addMetric(d.name, d.unit, d.value);
-  // Answered before the handler: Middy then skips every `after` step, Powertools' logMetrics flush included.
-  if (answeredEarly) sink.metrics.publishStoredMetrics();
+  for (const d of data) sink.metrics.addMetric(d.name, d.unit, d.value);
+  if (flush) sink.metrics.publishStoredMetrics();
+}
+
+/**
+ * Writes `data` (with the library's own dimensions `own`) to `sink` and
+ * flushes it, never throwing: for a handler outside the middlewares (the
+ * outbox relay), whose counts are not a batch line.
+ */
+export function safeMetricData(sink: MetricsSink, data: readonly MetricDatum[], own: Readonly<Record<string, string>>): void {
+  if (sink === false) return;
+  try {
+    writeData(sink, data, own, true);
+  } catch (err) {
+    report(err);
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../../engine/outcomes.js';
 import { chunks } from '../../engine/chunks.js';
+import { systemClock, type Clock } from '../../engine/clock.js';
 import { errorText } from '../../stores/dynamodb/records.js';
 import { byQueue, SQS_BATCH_LIMIT } from './calls.js';
 import { dlqEntry, isFifoUrl, queueUrlFor } from './dlq-message.js';
@@ -19,6 +20,8 @@ export interface DlqSettings {
   readonly sqs: SQSClient;
   readonly dlqUrl?: string;
   readonly queueUrl?: (queueArn: string) => string;
+  /** What the DLQ address cache's lifetime is measured with (tests); default the system clock. */
+  readonly clock?: Clock;
 }
 
 /** A permanently failed record and its outcome. */
@@ -33,8 +36,19 @@ export interface DlqResult {
   readonly errors: string[];
 }
 
-/** DLQ URLs found through redrive policies, by source queue ARN: one lookup per queue per container. */
-const redriveTargets = new Map<string, Promise<string>>();
+/**
+ * How long a DLQ address found through a redrive policy is reused, ms: a
+ * changed redrive policy takes effect within this, without a cold start,
+ * for one `GetQueueAttributes` per queue per container per 5 minutes.
+ */
+export const DLQ_LOOKUP_TTL_MS = 5 * 60_000;
+
+/**
+ * DLQ URLs found through redrive policies, by source queue ARN, with when
+ * each lookup started. Deliberately shared by the container's invocations
+ * (a cache of the queue's configuration, not per-invocation state).
+ */
+const redriveTargets = new Map<string, { readonly url: Promise<string>; readonly at: number }>();
 
 function urlOf(arn: string, settings: DlqSettings): string {
   const url = queueUrlFor(arn, settings.queueUrl);
@@ -55,15 +69,21 @@ async function discover(queueArn: string, settings: DlqSettings, { GetQueueAttri
   return urlOf(target, settings);
 }
 
-/** The DLQ of a source queue: the option, else its redrive policy's target (cached; a failed lookup is retried next batch). */
+/**
+ * The DLQ of a source queue: the option, else its redrive policy's target
+ * (cached for {@link DLQ_LOOKUP_TTL_MS}; a failed lookup is retried next batch).
+ */
 function dlqUrlOf(queueArn: string, settings: DlqSettings, sdk: SqsCommands): Promise<string> {
   if (settings.dlqUrl !== undefined) return Promise.resolve(settings.dlqUrl);
+  const now = (settings.clock ?? systemClock).now();
   const cached = redriveTargets.get(queueArn);
-  if (cached !== undefined) return cached;
-  const lookup = discover(queueArn, settings, sdk);
-  redriveTargets.set(queueArn, lookup);
-  lookup.catch(() => redriveTargets.delete(queueArn));
-  return lookup;
+  if (cached !== undefined && now - cached.at < DLQ_LOOKUP_TTL_MS) return cached.url;
+  const entry = { url: discover(queueArn, settings, sdk), at: now };
+  redriveTargets.set(queueArn, entry);
+  entry.url.catch(() => {
+    if (redriveTargets.get(queueArn) === entry) redriveTargets.delete(queueArn);
+  });
+  return entry.url;
 }
 
 async function sendChunk(

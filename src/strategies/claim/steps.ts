@@ -69,7 +69,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     this.admit = admit;
     this.admissions = admissions;
     this.#plan = plan;
-    this.#tx = disabledTransaction(`the strategy is "claim"; use ${settings.owner}({ strategy: transaction() }).`);
+    this.#tx = disabledTransaction(`the strategy is claim(); use ${settings.owner}({ strategy: transaction() }).`);
     for (const a of admissions) if (a.kind === 'owned') this.#keep(a.owned);
   }
 

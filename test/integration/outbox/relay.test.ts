@@ -1,9 +1,3 @@
-/**
- * `outboxRelay()` on DynamoDB Local's real stream: outbox items written by
- * real transactions are read back with GetRecords and handed to the relay.
- * EventBridge has no local server, so its side is a recording fake.
- */
-import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
@@ -13,54 +7,10 @@ import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/out
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
-import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { harness, order } from '../sqs/harness.js';
 
-const streamTable = { ...businessTable, StreamSpecification: { StreamViewType: 'NEW_IMAGE' } };
-
-/** A recording EventBridge: `refuse(entry, attempt)` says whether to refuse an entry on its nth sight. */
-function fakeEventBridge(refuse: (entry: PutEventsRequestEntry, seen: number) => boolean = () => false) {
-  const calls: PutEventsRequestEntry[][] = [];
-  const published: PutEventsRequestEntry[] = [];
-  const seen = new Map<string, number>();
-  const client = {
-    async send(command: PutEventsCommand): Promise<PutEventsCommandOutput> {
-      const entries = command.input.Entries ?? [];
-      calls.push(entries);
-      const answers = entries.map((entry, i) => {
-        const n = (seen.get(entry.Detail ?? '') ?? 0) + 1;
-        seen.set(entry.Detail ?? '', n);
-        if (refuse(entry, n)) return { ErrorCode: 'InternalFailure', ErrorMessage: 'refused' };
-        published.push(entry);
-        return { EventId: `event-${calls.length}-${i}` };
-      });
-      return { $metadata: {}, FailedEntryCount: answers.filter((a) => 'ErrorCode' in a).length, Entries: answers };
-    },
-  };
-  return { client, calls, published };
-}
-
-async function setup(keys: readonly string[]) {
-  const h = await harness();
-  const { client, doc } = testDynamo();
-  const orders = await freshTable(client, streamTable, 'outbox');
-  const emit: RecordHandler = (_r, { key, tx }) => {
-    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
-  };
-  // An ordinary item of the same table: its INSERT is not the relay's business.
-  await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#x', status: 'PENDING' } }));
-  await h.handler(emit, { strategy: transaction() })(sqsEvent(keys.map((k) => order(k))), h.context());
-  const event = await readStream(client, orders);
-  const items = async () =>
-    (await doc.send(new ScanCommand({ TableName: orders }))).Items?.filter((i) => i['outboxId'] !== undefined) ?? [];
-  return { doc, orders, event, items };
-}
-
-const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}`);
-const detailOf = (entry: PutEventsRequestEntry) => JSON.parse(entry.Detail ?? '{}') as { orderNo: string; outboxId: string };
-const sequenceNumbers = (event: DynamoDBStreamEvent) => event.Records.map((r) => r.dynamodb?.SequenceNumber ?? '');
-const outboxRecordIndex = (event: DynamoDBStreamEvent, orderNo: string) =>
-  event.Records.findIndex((r) => r.dynamodb?.NewImage?.['detail']?.S?.includes(`"orderNo":"${orderNo}"`));
+import { detailOf, fakeEventBridge, keys, outboxRecordIndex, sequenceNumbers, setup, streamTable } from './relay-support.js';
 
 describe('outboxRelay() on the real stream', () => {
   it('publishes every new outbox item in batches of 10, ignores other records, and marks them published with a TTL', async () => {

@@ -125,7 +125,7 @@ describe('permanentFailures on a standard queue', () => {
     expect(h.lines.slice(lines).at(-1)?.sqsErrors?.join()).toMatch(/no redrive policy/);
   });
 
-  it('looks the redrive policy up once per queue per container', async () => {
+  it('looks the redrive policy up once per queue per container (within the 5 minutes the address is cached)', async () => {
     const { client, commands } = countingClient(sqs);
     const { source, dlq } = await queuePair(sqs.client);
     const handler = h.handler(handlerFn, { sqs: client, permanentFailures: {} });

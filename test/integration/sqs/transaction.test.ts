@@ -130,6 +130,8 @@ describe('sqsIdempotency (transaction strategy)', () => {
     const record = order('t-wrong');
     const response = await h.handler(award)(sqsEvent([record]), h.context());
     expect(failedIds(response)).toEqual([record.messageId]);
-    expect(h.lines.at(-1)?.records[0]?.error?.message).toMatch(/strategy is "claim"/);
+    expect(h.lines.at(-1)?.records[0]?.error?.message).toMatch(
+      /strategy is claim\(\); use sqsIdempotency\(\{ strategy: transaction\(\) \}\)/,
+    );
   });
 });

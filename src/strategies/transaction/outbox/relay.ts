@@ -9,20 +9,21 @@
  * use the outbox never loads it.
  */
 import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
-import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { systemClock, toEpochSeconds, type Clock } from '../../../engine/clock.js';
+import type { Clock } from '../../../engine/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../../../engine/options.js';
-import { readOutboxImage, type OutboxStatus, type PendingOutboxEntry } from './item.js';
+import { readOutboxImage, type PendingOutboxEntry } from './item.js';
 import { OUTBOX_ATTRIBUTES } from '../../../stores/dynamodb/layout.js';
-import { isAwsError } from '../../../stores/dynamodb/refusals.js';
 import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
 import { safeLog } from '../../../observe/log.js';
-import { relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
+import { settleAll, type Candidate } from './mark.js';
+import { itemFailed, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
+import { metricsRule, metricsSink, safeMetricData, type MetricsOption } from '../../../observe/metrics.js';
 
-export type { OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
+export type { OutboxEntryRefusedLine, OutboxItemFailedLine, OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
 /** The one thing the relay needs from an EventBridge client (an `EventBridgeClient` is one). */
 export interface EventBridgePutEvents {
@@ -46,10 +47,18 @@ export interface OutboxRelayOptions {
   /** Clock for `publishedAt` and the TTL. Default the system clock. */
   readonly clock?: Clock;
   /**
-   * Receives one line per entry `PutEvents` still refused after its retry
-   * (see {@link OutboxRelayLogLine}). Default: a JSON line on stdout; `false`: none.
+   * Receives one line per entry `PutEvents` still refused after its retry,
+   * and per item the relay could not read or mark (see
+   * {@link OutboxRelayLogLine}). Default: a JSON line on stdout; `false`: none.
    */
   readonly logger?: OutboxRelayLogger | false;
+  /**
+   * One metrics document per invocation (`OutboxPublished`, `OutboxRefused`,
+   * `OutboxMalformed`, `OutboxMarkFailed`; dimension `Source: outboxRelay`), as
+   * the middlewares' `metrics` option: EMF options, a Powertools `Metrics`
+   * instance, or `false`. Default: EMF on stdout, namespace `EffectivelyOnce`.
+   */
+  readonly metrics?: MetricsOption;
 }
 
 /** The relay handler: a plain Lambda handler, also usable as a Middy handler. */
@@ -64,18 +73,8 @@ const RULES = {
   table: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
+  metrics: metricsRule,
 } satisfies RulesOf<OutboxRelayOptions>;
-
-const DAY_MS = 86_400_000;
-const MARK_CONCURRENCY = 10;
-
-/** A stream record that holds a new outbox item, with where it lives. */
-interface Candidate {
-  readonly index: number;
-  readonly entry: PendingOutboxEntry;
-  readonly table: string;
-  readonly key: Record<string, unknown>;
-}
 
 let putEventsCommand: Promise<typeof PutEventsCommand> | undefined;
 
@@ -123,36 +122,6 @@ function putEntry(entry: PendingOutboxEntry, defaultBus: string | undefined): Ou
   };
 }
 
-/** Marks a published item (unless it is gone already) or deletes it. */
-async function settleItem(options: OutboxRelayOptions, candidate: Candidate): Promise<void> {
-  const { client } = options;
-  if (options.afterPublish === 'delete') {
-    await client.send(new DeleteCommand({ TableName: candidate.table, Key: candidate.key }));
-    return;
-  }
-  const now = (options.clock ?? systemClock).now();
-  const a = OUTBOX_ATTRIBUTES;
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: candidate.table,
-        Key: candidate.key,
-        UpdateExpression: 'SET #s = :published, #p = :now, #e = :expires',
-        // Never recreate an item TTL or a delete already removed.
-        ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#s': a.status, '#p': a.publishedAt, '#e': a.expiresAt, '#id': a.id },
-        ExpressionAttributeValues: {
-          ':published': 'PUBLISHED' satisfies OutboxStatus,
-          ':now': now,
-          ':expires': toEpochSeconds(now + (options.retention ?? DAY_MS)),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error;
-  }
-}
-
 /** One line per entry `PutEvents` refused to the end: its record comes back, and someone should know why. */
 function logRefusals(
   logger: OutboxRelayLogger | false,
@@ -172,6 +141,40 @@ function logRefusals(
       error: { code: outcome.code, message: outcome.message },
     });
   });
+}
+
+/** The outbox id and table of a record whose item could not be read, as far as they can be read. */
+function malformedAt(
+  record: DynamoDBRecord | undefined,
+  table: string | undefined,
+): { outboxId: string; table: string; sequenceNumber: string } {
+  if (record === undefined) return { outboxId: '', table: table ?? '', sequenceNumber: '' };
+  const id = record.dynamodb?.NewImage?.[OUTBOX_ATTRIBUTES.id]?.S ?? '';
+  let name = '';
+  try {
+    name = tableOf(record, table);
+  } catch {
+    // The table name is what could not be read: the line says so by leaving it empty.
+  }
+  return { outboxId: id, table: name, sequenceNumber: record.dynamodb?.SequenceNumber ?? '' };
+}
+
+/** The records' outbox items; `malformed` hears of each record whose item cannot be read. */
+function readCandidates(
+  records: readonly DynamoDBRecord[],
+  table: string | undefined,
+  malformed: (index: number, error: unknown) => void,
+): Candidate[] {
+  const candidates: Candidate[] = [];
+  records.forEach((record, index) => {
+    try {
+      const candidate = candidateOf(record, index, table);
+      if (candidate !== undefined) candidates.push(candidate);
+    } catch (error) {
+      malformed(index, error);
+    }
+  });
+  return candidates;
 }
 
 /**
@@ -211,6 +214,7 @@ function failuresFrom(records: readonly DynamoDBRecord[], failed: ReadonlySet<nu
 export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
   checkOptions('outboxRelay', options, RULES);
   const send = sender(options.eventBridge);
+  const sink = metricsSink(options.metrics ?? {});
   return async (event) => {
     if (typeof event !== 'object' || event === null || !Array.isArray(event.Records)) {
       throw new TypeError('outboxRelay: the event is not a DynamoDB Streams event (no Records array).');
@@ -222,16 +226,13 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
         `outboxRelay: an INSERT record has no NewImage (StreamViewType ${blind.dynamodb?.StreamViewType ?? 'unknown'}); the outbox table's stream must be NEW_IMAGE or NEW_AND_OLD_IMAGES.`,
       );
     }
+    const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
-    const candidates: Candidate[] = [];
-    event.Records.forEach((record, index) => {
-      try {
-        const candidate = candidateOf(record, index, options.table);
-        if (candidate !== undefined) candidates.push(candidate);
-      } catch {
-        failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
-      }
+    const candidates = readCandidates(event.Records, options.table, (index, error) => {
+      failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
+      safeLog(logger, itemFailed('outbox item malformed', malformedAt(event.Records[index], options.table), error));
     });
+    const malformed = failed.size;
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
     const stop = Math.min(Infinity, ...failed);
     const live = candidates.filter((c) => c.index < stop);
@@ -239,18 +240,27 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       send,
       live.map((c) => putEntry(c.entry, options.eventBusName)),
     );
-    logRefusals(options.logger ?? relayJsonLogger, live, outcomes, event.Records);
-    // A few marks at a time: a batch of 100 items must not open 100 connections at once.
-    for (let start = 0; start < live.length; start += MARK_CONCURRENCY) {
-      await Promise.all(
-        live.slice(start, start + MARK_CONCURRENCY).map(async (candidate, j) => {
-          if (outcomes[start + j]?.published !== true) return failed.add(candidate.index);
-          // Not marked: the record is retried and the item published again (same outboxId).
-          await settleItem(options, candidate).catch(() => failed.add(candidate.index));
-          return undefined;
-        }),
-      );
-    }
+    logRefusals(logger, live, outcomes, event.Records);
+    const markFailed = await settleAll(options, live, outcomes, (candidate, error) => {
+      failed.add(candidate.index);
+      const sequenceNumber = event.Records[candidate.index]?.dynamodb?.SequenceNumber ?? '';
+      const where = { outboxId: candidate.entry.id, table: candidate.table, sequenceNumber };
+      safeLog(logger, itemFailed('outbox item not marked', where, error));
+    });
+    live.forEach((candidate, i) => {
+      if (outcomes[i]?.published !== true) failed.add(candidate.index);
+    });
+    const published = outcomes.filter((o) => o.published).length;
+    safeMetricData(
+      sink,
+      [
+        { name: 'OutboxPublished', unit: 'Count', value: published },
+        { name: 'OutboxRefused', unit: 'Count', value: outcomes.length - published },
+        { name: 'OutboxMalformed', unit: 'Count', value: malformed },
+        { name: 'OutboxMarkFailed', unit: 'Count', value: markFailed },
+      ],
+      { Source: 'outboxRelay' },
+    );
     return failuresFrom(event.Records, failed);
   };
 }
