@@ -14,7 +14,7 @@ import {
   type Resolved,
   type RulesOf,
 } from '../engine/options.js';
-import { isRenewableStore, type IdempotencyStore } from '../engine/store.js';
+import type { IdempotencyStore } from '../engine/store.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { consumerDimensionProblem, metricsRule, type MetricsOption } from '../observe/metrics.js';
 import type { Extractors } from '../engine/prepare.js';
@@ -168,7 +168,7 @@ export const batchRules = {
 } as const satisfies Record<'safetyMarginMs', OptionRule>;
 
 /** What a source's middleware can serve of a strategy beyond what every source can (see {@link StrategyUse}). */
-export type StrategyScope = Pick<StrategyUse, 'pipelined' | 'commitSettings'>;
+type StrategyScope = Pick<StrategyUse, 'pipelined' | 'commitSettings'>;
 
 /** The scope of every source but SQS. */
 const COMMON_SCOPE: StrategyScope = { pipelined: false, commitSettings: false };
@@ -220,20 +220,4 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
   readonly autoSafetyMargin: AutoMargin;
-}
-
-/**
- * A lease heartbeat renews claims: `store` must have `renew`, else a
- * `TypeError` naming the option that asked for it (`strategy` of the
- * middlewares, `lease` of `idempotent()`).
- *
- * @example
- * ```ts
- * import { requireRenewableStore } from './options.js';
- * import { MemoryIdempotencyStore } from '../stores/memory.js';
- * requireRenewableStore('idempotent', new MemoryIdempotencyStore());
- * ```
- */
-export function requireRenewableStore(owner: string, store: IdempotencyStore, option: 'lease' | 'strategy' = 'lease'): void {
-  if (!isRenewableStore(store)) throw new TypeError(`${owner}: option "${option}" has heartbeat, but the store has no renew method.`);
 }

@@ -16,7 +16,7 @@ import { strategyObject, type StepSettings, type StrategySteps, type StrategyUse
 import { transactionBatchStrategy } from './steps.js';
 
 /** Defaults of `transaction()`'s settings. */
-export const transactionDefaults = {
+const transactionDefaults = {
   onConflict: 'fail' as ConflictPolicy,
   commit: 'group' as CommitMode,
   probeDuplicates: 'auto' as ProbeMode,
