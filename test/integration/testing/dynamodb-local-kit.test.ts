@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyTable, TableSchemaMismatchError } from '../../../src/testing/index.js';
-import { testDynamo } from '../../support/dynamodb.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 
 const runner = fileURLToPath(new URL('./kit-runner.ts', import.meta.url));
 
@@ -25,15 +25,7 @@ describe('createIdempotencyTable', () => {
     expect(table?.KeySchema).toEqual([{ AttributeName: 'id', KeyType: 'HASH' }]);
     expect(table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
 
-    const wrong = `kit-wrong-${randomUUID().slice(0, 8)}`;
-    await client.send(
-      new CreateTableCommand({
-        TableName: wrong,
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    const wrong = await freshTable(client, businessTable, 'kit-wrong'); // keyed by pk
     const err = await createIdempotencyTable(client, wrong, { stream: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TableSchemaMismatchError);
     expect((err as TableSchemaMismatchError).differences).toEqual([
