@@ -69,13 +69,14 @@ const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /**
- * Starts the JVM (its first argument) in the background, prints its PID, and
+ * Starts the JVM (the script's arguments) in the background with its stdout
+ * discarded (its stderr stays, for the start error), prints its PID, and
  * kills it when stdin reaches end of file, which happens when the parent
  * closes it or dies. Exits with the JVM, so the parent sees an early exit.
  */
 const WATCHDOG = [
   'exec 3<&0',
-  '"$@" 3<&- </dev/null &',
+  '"$@" 3<&- </dev/null >/dev/null &',
   'pid=$!',
   'echo "$pid"',
   'trap \'kill "$pid" 2>/dev/null\' HUP INT TERM',

@@ -4,7 +4,7 @@
  * process that started it is interrupted or killed outright.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -38,9 +38,17 @@ describe('createIdempotencyTable', () => {
 });
 
 function alive(pid: number): boolean {
+  if (existsSync('/proc/self')) {
+    // A zombie (exited, not yet reaped) still answers kill(0): read its state instead.
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
   try {
-    // A zombie still answers kill(0): read its state.
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    process.kill(pid, 0);
+    return true;
   } catch {
     return false;
   }
