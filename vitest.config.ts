@@ -33,6 +33,8 @@ export const slowFiles = [
   'test/checks/typecheck.test.ts',
   'test/checks/docs-examples.test.ts',
   'test/integration/local-run.test.ts',
+  // Builds and packs the package, then runs tsc and vitest in a fresh project: about 40 s on its own.
+  'test/integration/testing/docs-local-kit.test.ts',
   'test/integration/red-team/claim-put-batches-red.test.ts',
   'test/chaos/sqs-group-commit-chaos.test.ts',
   'test/integration/lease/heartbeat-sqs.test.ts',

@@ -35,7 +35,11 @@ export function ensureChromium(): string {
         'or point CHROMIUM_PATH at a Chromium or Chrome binary.',
     );
   }
-  process.stdout.write('[docs:check] Chromium is missing: apt-get update && apt-get install -y chromium\n');
+  // Said before apt-get starts: the install pulls in a few hundred packages, which nobody should find out afterwards.
+  process.stdout.write(
+    "[docs:check] Chromium is missing: installing it now with apt-get (Debian's chromium and its dependencies, " +
+      'about 230 packages, several hundred MB; set CHROMIUM_PATH to use a browser you already have)\n',
+  );
   const install = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y chromium'], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },

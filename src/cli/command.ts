@@ -26,6 +26,8 @@ export interface Command {
   readonly summary: string;
   readonly options: Readonly<Record<string, { readonly type: 'string' | 'boolean'; readonly short?: string }>>;
   readonly usage: string;
+  /** Actions the command takes as its first argument (`table create`), passed on as the `action` flag. */
+  readonly actions?: readonly string[];
   /** Checks the command's own flags before any client is built, so usage errors need no AWS. */
   readonly check?: (flags: Flags) => void;
   readonly run: (ctx: CommandContext) => Promise<number>;

@@ -57,7 +57,7 @@ export function explainAwsError(err: unknown, where: ConnectionArgs): string {
   if (name === 'AccessDeniedException') return `access denied on ${describeWhere(where)}: ${message}`;
   if (/region is missing/i.test(message)) return 'no AWS region: pass --region or set AWS_REGION.';
   if (name === 'ValidationException' && /index/i.test(message)) {
-    return `${describeWhere(where)} has no ${INFLIGHT_INDEX_NAME} index; create it from infra/tables.json to list stale claims (${message}).`;
+    return `${describeWhere(where)} has no ${INFLIGHT_INDEX_NAME} index; create it with 'effectively-once table create' (or the definition in docs/operations.md) to list stale claims (${message}).`;
   }
   const code = socketCode(err);
   if (code !== undefined || name === 'TimeoutError') {

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * The operator CLI, `npx effectively-once <command>`: inspect, forget and list
- * stale idempotency records in a table, and check that a table can hold claims. `main()` is the whole program with
+ * stale idempotency records in a table, check that a table can hold claims, and create the table. `main()` is the whole program with
  * its outside world injected; the last lines run it when this file is the bin.
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
-import { connectionArgs, parseFlags, UsageError, type ConnectionArgs } from './args.js';
+import { connectionArgs, parseFlags, UsageError, type ConnectionArgs, type Flags } from './args.js';
 import { checkCommand } from './check.js';
 import { cliClients } from './client.js';
 import { EXIT, type Command } from './command.js';
@@ -16,8 +16,9 @@ import { forgetCommand } from './forget.js';
 import { inspectCommand } from './inspect.js';
 import { processIO, type CliIO } from './io.js';
 import { staleCommand } from './stale.js';
+import { splitAction, tableCommand } from './table.js';
 
-const COMMANDS: readonly Command[] = [inspectCommand, forgetCommand, staleCommand, checkCommand];
+const COMMANDS: readonly Command[] = [inspectCommand, forgetCommand, staleCommand, checkCommand, tableCommand];
 
 const USAGE = `usage: effectively-once <command> [flags]
 
@@ -35,7 +36,8 @@ exit codes: 0 done, 1 not found / refused / AWS error, 2 usage error
 `;
 
 async function runCommand(command: Command, argv: readonly string[], io: CliIO): Promise<number> {
-  const flags = parseFlags(argv, command.options);
+  const { action, rest } = command.actions === undefined ? { action: undefined, rest: argv } : splitAction(argv, command.actions);
+  const flags: Flags = { ...parseFlags(rest, command.options), action };
   if (flags['help'] === true) {
     io.stdout(`${command.usage}\n`);
     return EXIT.ok;

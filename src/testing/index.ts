@@ -2,8 +2,9 @@
  * `effectively-once/testing`: what you need to unit-test a handler without an
  * AWS account: builders of realistic Lambda inputs, a simulated invocation
  * that can crash or time out, the fault kit (crash points, transient
- * failures, DynamoDB client faults, a crashing store), an in-memory store and
- * the contract every store proves itself with. Pure TypeScript.
+ * failures, DynamoDB client faults, a crashing store), an in-memory store,
+ * the contract every store proves itself with, and DynamoDB Local with the
+ * idempotency table for tests against a real store (docs/testing.md).
  *
  * At most 40 names (an explicit list; api/testing.api.md guards it): the
  * functions and classes a test calls, and the types a test names. An option
@@ -28,3 +29,7 @@ export { abandon, crashAfter, CrashPoint, flaky, Flaky, delay, Deferred } from '
 export { injectDynamoDBFaults } from './dynamodb-faults.js';
 export type { DynamoDBFaultInjector } from './dynamodb-faults.js';
 export { crashingStore } from './crash-store.js';
+// DynamoDB Local for your own handler's tests, and its table
+export { startDynamoDBLocal, DynamoDBLocalStartError } from './dynamodb-local.js';
+export type { DynamoDBLocal } from './dynamodb-local.js';
+export { createIdempotencyTable, TableSchemaMismatchError } from '../stores/dynamodb/table-create.js';

@@ -4,7 +4,7 @@
  * backoff for the records that come back (`backoff`). The SQS client and its
  * commands are loaded on first use, by dlq.ts and backoff.ts only.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SqsClientLike } from './sqs-client.js';
 import type { SQSRecord } from 'aws-lambda';
 import { MAX_VISIBILITY_SECONDS } from './backoff-schedule.js';
 import { isPlainObject, type OptionRule } from '../../engine/options.js';
@@ -38,7 +38,7 @@ export interface BackoffOptions {
 
 /** What the after-settle step reads of the `sqsIdempotency` options. */
 export interface SqsSettleOptions {
-  readonly sqs?: SQSClient;
+  readonly sqs?: SqsClientLike;
   readonly queueUrl?: (queueArn: string) => string;
   readonly permanentFailures?: PermanentFailureOptions;
   readonly backoff?: BackoffOptions;

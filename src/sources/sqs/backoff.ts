@@ -5,7 +5,8 @@
  * imported only when records come back under `backoff` (see dlq.ts), so a
  * user without it needs no SQS client.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ChangeMessageVisibilityBatchCommandOutput } from '@aws-sdk/client-sqs';
+import type { SqsClientLike } from './sqs-client.js';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffSeconds, type BackoffPolicy } from './backoff-schedule.js';
 import { chunks } from '../../engine/chunks.js';
@@ -16,7 +17,7 @@ import { attemptOf } from './record.js';
 
 /** What the backoff needs (the resolved `backoff` option). */
 export interface BackoffSettings extends BackoffPolicy {
-  readonly sqs: SQSClient;
+  readonly sqs: SqsClientLike;
   readonly random: () => number;
   readonly queueUrl?: (queueArn: string) => string;
 }
@@ -43,7 +44,10 @@ async function changeChunk(
     VisibilityTimeout: backoffSeconds(attemptOf(r), settings, settings.random),
   }));
   try {
-    const out = await settings.sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: entries }));
+    // The SDK's SQSClient answers this command with its output type; the option is typed by shape only.
+    const out = (await settings.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: entries }),
+    )) as ChangeMessageVisibilityBatchCommandOutput;
     result.backedOff += out.Successful?.length ?? 0;
     for (const failed of out.Failed ?? []) {
       const id = records[Number(failed.Id)]?.messageId ?? failed.Id;

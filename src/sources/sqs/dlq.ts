@@ -6,7 +6,8 @@
  * the SDK is external, a static import would be hoisted to the top) loads
  * it, and a user without a DLQ needs no SQS client installed.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { GetQueueAttributesCommandOutput, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import type { SqsClientLike } from './sqs-client.js';
 import type { SQSRecord } from 'aws-lambda';
 import type { FailedOutcome, InvalidOutcome } from '../../engine/outcomes.js';
 import { chunks } from '../../engine/chunks.js';
@@ -17,7 +18,7 @@ import { dlqEntry, isFifoUrl, queueUrlFor } from './dlq-message.js';
 
 /** What the DLQ send needs (the resolved `permanentFailures` option). */
 export interface DlqSettings {
-  readonly sqs: SQSClient;
+  readonly sqs: SqsClientLike;
   readonly dlqUrl?: string;
   readonly queueUrl?: (queueArn: string) => string;
   /** What the DLQ address cache's lifetime is measured with (tests); default the system clock. */
@@ -61,7 +62,7 @@ type SqsCommands = Pick<typeof import('@aws-sdk/client-sqs'), 'GetQueueAttribute
 
 async function discover(queueArn: string, settings: DlqSettings, { GetQueueAttributesCommand }: SqsCommands): Promise<string> {
   const command = new GetQueueAttributesCommand({ QueueUrl: urlOf(queueArn, settings), AttributeNames: ['RedrivePolicy'] });
-  const policy = (await settings.sqs.send(command)).Attributes?.['RedrivePolicy'];
+  const policy = ((await settings.sqs.send(command)) as GetQueueAttributesCommandOutput).Attributes?.['RedrivePolicy'];
   const target: unknown = policy === undefined ? undefined : (JSON.parse(policy) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
   if (typeof target !== 'string') {
     throw new Error(`queue ${queueArn} has no redrive policy with a deadLetterTargetArn: give it a DLQ or set permanentFailures.dlqUrl.`);
@@ -99,7 +100,10 @@ async function sendChunk(
     dlqEntry(String(i), record, { consumer, key: outcome.key, error: outcome.error }, fifo),
   );
   try {
-    const out = await settings.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+    // The SDK's SQSClient answers this command with its output type; the option is typed by shape only.
+    const out = (await settings.sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }),
+    )) as SendMessageBatchCommandOutput;
     for (const ok of out.Successful ?? []) {
       const failure = failures[Number(ok.Id)];
       if (failure !== undefined && ok.MessageId !== undefined) result.sent.set(failure.record.messageId, ok.MessageId);

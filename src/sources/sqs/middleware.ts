@@ -3,7 +3,7 @@
  * idempotent per record and answers with a partial batch response covering
  * exactly the records that must come back.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SqsClientLike } from './sqs-client.js';
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
@@ -55,7 +55,7 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
    * The SQS client that `permanentFailures` and `backoff` send through
    * (`@aws-sdk/client-sqs`); required with either of them.
    */
-  readonly sqs?: SQSClient;
+  readonly sqs?: SqsClientLike;
   /**
    * A queue ARN's URL, for `permanentFailures` and `backoff`. Default:
    * `https://sqs.<region>.amazonaws.com/<account>/<name>`.

