@@ -74,6 +74,8 @@ export default defineConfig({
     silent: 'passed-only',
     // ... which misses what is written to process.stdout itself: the default EMF writer's documents (see the file).
     setupFiles: ['test/support/quiet-stdout.ts'],
+    // One line per file: the reporter lists a test of its own only past this (default 300 ms, which listed ~60 of them).
+    slowTestThreshold: 10_000,
     projects: [
       // Unit files share one module graph (isolate: false): importing the SDK and src once is what makes this project take seconds.
       { extends: true, test: { name: 'unit', include: tests(unitDirs), exclude: [...propertyTestsOnDynamoDB], isolate: false } },
