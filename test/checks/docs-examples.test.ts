@@ -3,7 +3,7 @@
  * README and docs are part of the feature." This test makes that checkable:
  *
  * 1. Every ```ts block in README.md and docs/**.md, and every ```ts fence in a
- *    TSDoc comment under src/, functions/ (the reference service) and scripts/sim/ (the simulators), type-checks under the project's strict
+ *    TSDoc comment under src/, cli/ (the operator CLI), functions/ (the reference service) and scripts/sim/ (the simulators), type-checks under the project's strict
  *    settings, as its own module, in one compiler program (examples may use
  *    top-level `await` and `export const handler = ...`). Imports of
  *    `effectively-once` and `effectively-once/testing` resolve to src/ through
@@ -35,6 +35,8 @@ function allExamples(): Example[] {
     ...walk(join(root, 'functions'), '.ts').flatMap((p) => tsdocExamples(root, p)),
     // The simulators left the package (src/testing/) for scripts/sim/; their examples are still checked.
     ...walk(join(root, 'scripts', 'sim'), '.ts').flatMap((p) => tsdocExamples(root, p)),
+    // The operator CLI left src/ for cli/ (bundled on its own into the bin); its examples are still checked.
+    ...walk(join(root, 'cli'), '.ts').flatMap((p) => tsdocExamples(root, p)),
   ];
 }
 
@@ -84,7 +86,7 @@ describe('documentation', () => {
     if (existsSync(join(root, 'README.md'))) expect(examples.some((e) => e.file === 'README.md')).toBe(true);
   });
 
-  it('every ```ts block in README/docs and every TSDoc example (src/, functions/, scripts/sim/) compiles under the strict settings', () => {
+  it('every ```ts block in README/docs and every TSDoc example (src/, cli/, functions/, scripts/sim/) compiles under the strict settings', () => {
     expect(compiled.failures.join('\n\n'), `${compiled.failures.length} of ${examples.length} examples fail`).toBe('');
   });
 

@@ -1,7 +1,8 @@
 /**
  * The package as `npm pack` makes it, for the tests that install it in a
- * fresh project: src/ compiled with tsconfig.build.json into a staging folder
- * (not the worktree's dist/, which other runs may be reading), packed with
+ * fresh project: what `npm run build` makes (src/ compiled with
+ * tsconfig.build.json, the CLI bundled by scripts/build-cli.ts) in a staging
+ * folder (not the worktree's dist/, which other runs may be reading), packed with
  * `npm pack --ignore-scripts` (so `files` decides what ships) and unpacked.
  * Cached in the OS temp folder under a hash of everything that goes in, so
  * test files and reruns share one build.
@@ -12,6 +13,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCli } from '../../scripts/build-cli.js';
 import { walk } from './doc-examples.js';
 
 export const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -19,8 +21,9 @@ const SHIPPED = ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'] as cons
 
 function inputsHash(): string {
   const hash = createHash('sha256');
-  const files = [...SHIPPED, 'tsconfig.json', 'tsconfig.build.json'].map((f) => join(repoRoot, f));
-  for (const file of [...files, ...walk(join(repoRoot, 'src'), '.ts')]) hash.update(file).update(readFileSync(file));
+  const files = [...SHIPPED, 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-cli.ts'].map((f) => join(repoRoot, f));
+  const sources = [...walk(join(repoRoot, 'src'), '.ts'), ...walk(join(repoRoot, 'cli'), '.ts')];
+  for (const file of [...files, ...sources]) hash.update(file).update(readFileSync(file));
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -52,6 +55,7 @@ export function packedPackage(): string {
     execFileSync(process.execPath, [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', join(staging, 'dist')], {
       stdio: 'pipe',
     });
+    buildCli(join(staging, 'dist', 'cli', 'main.js'));
     for (const file of SHIPPED) copyFileSync(join(repoRoot, file), join(staging, file));
     const out = mkdtempSync(join(tmpdir(), 'effectively-once-packing-'));
     const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', out], {

@@ -1,48 +1,36 @@
 /**
- * The CLI as users run it: compiled JavaScript started by Node as a separate
- * process, through a symlink like the one npm puts in node_modules/.bin.
- * src/ is compiled file by file (as `npm run build` lays dist/ out) with
- * esbuild into a temporary folder inside the project, so the AWS SDK resolves
- * from node_modules; type errors are `npm run typecheck`'s business, which
- * keeps this fast.
+ * The CLI as users run it: the bundle `npm run build` ships (scripts/build-cli.ts), started by Node as a
+ * separate process through a symlink like the one npm puts in node_modules/.bin. It is built into a
+ * temporary folder inside the project, so the AWS SDK resolves from node_modules as it does from a user's.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from '../../../scripts/build-cli.js';
 import { ManualClock } from '../../../src/testing/index.js';
-import { walk } from '../../support/doc-examples.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { completed, localEnv, writer } from './support.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const outDir = join(root, 'node_modules', '.cache', `cli-bin-${randomUUID().slice(0, 8)}`);
+const bundle = join(outDir, 'cli', 'main.js');
 const bin = join(outDir, '.bin', 'effectively-once');
 let table: string;
 
-async function compileSrc(): Promise<void> {
-  // Every source file (the CLI imports across feature folders); none is bundled into another.
-  const entryPoints = walk(join(root, 'src'), '.ts');
-  await build({
-    entryPoints,
-    outdir: outDir,
-    outbase: join(root, 'src'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
-  });
+function buildBin(): void {
+  buildCli(bundle);
+  // The package's own package.json says "type": "module"; under node_modules/ Node looks no further up.
   writeFileSync(join(outDir, 'package.json'), '{ "type": "module" }\n');
   mkdirSync(dirname(bin), { recursive: true });
   symlinkSync(join('..', 'cli', 'main.js'), bin);
 }
 
 beforeAll(async () => {
-  await compileSrc();
+  buildBin();
   table = await freshTable(testDynamo().client, undefined, 'cli');
   await completed(writer(table, new ManualClock(Date.now())), 'payments', 'o-bin');
 });
@@ -102,10 +90,22 @@ const node20Name =
 const SDK_NOTICE = 'NodeVersionSupportWarning';
 
 describe('the effectively-once bin', () => {
-  it('is declared in package.json and keeps its shebang', () => {
+  it('is declared in package.json, one executable file that keeps its shebang', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
     expect(pkg.bin).toEqual({ 'effectively-once': './dist/cli/main.js' });
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(statSync(bundle).mode & 0o111).toBe(0o111);
+    // One file: the library code it uses is bundled in, only packages and Node's modules are imported.
+    const imported = [...readFileSync(bundle, 'utf8').matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1] ?? '');
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((specifier) => specifier.startsWith('.'))).toEqual([]);
+  });
+
+  it('prints its commands on --help, exit code 0', async () => {
+    const run = await runBin(['--help'], cleanEnv({}));
+    expect(run.code).toBe(0);
+    const commands = [...run.stdout.matchAll(/^ {2}(\w+) /gm)].map((line) => line[1]);
+    expect(commands).toEqual(['inspect', 'forget', 'stale', 'check', 'table']);
   });
 
   it('inspects a record in a separate process, exit code 0', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openMarkerRedis, RedisUnavailableError, redactedUrl } from '../../../src/cli/redis.js';
+import { openMarkerRedis, RedisUnavailableError, redactedUrl } from '../../../cli/redis.js';
 import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, withRedisFilter } from '../../../src/index.js';
 import { lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main.js';
+import { main } from '../../../cli/main.js';
 import { sha256 } from '../../../src/engine/hashing.js';
 import { ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';

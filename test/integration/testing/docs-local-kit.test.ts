@@ -53,6 +53,13 @@ function run(
   });
 }
 
+/** What `npm install` does with a package's `bin`: a relative symlink in node_modules/.bin per command. */
+function linkBins(modules: string, name: string): void {
+  const pkg = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+  mkdirSync(join(modules, '.bin'), { recursive: true });
+  for (const [command, file] of Object.entries(pkg.bin ?? {})) symlinkSync(join('..', name, file), join(modules, '.bin', command));
+}
+
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'effectively-once-consumer-'));
   const modules = join(project, 'node_modules');
@@ -61,6 +68,7 @@ beforeAll(() => {
     if (name === 'effectively-once') cpSync(packedPackage(), join(modules, name), { recursive: true });
     else symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name));
   }
+  linkBins(modules, 'effectively-once');
   writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
   const handler = blocks(readme.split('### Claim record')[1] ?? '', 'ts')[0]?.body ?? '';
   writeFileSync(join(project, 'handler.ts'), handler);
@@ -111,6 +119,14 @@ describe('docs/testing.md, Against DynamoDB Local, on the packed package in a fr
     expect(result.output).toMatch(/Tests\s+1 passed/);
     expect(result.code).toBe(0);
   }, 60_000);
+
+  it('runs the operator CLI from node_modules/.bin: `npx effectively-once --help` lists its commands', async () => {
+    const result = await run(join(project, 'node_modules', '.bin', 'effectively-once'), ['--help']);
+    expect(result.output).toMatch(/^usage: effectively-once <command>/);
+    const commands = [...result.output.matchAll(/^ {2}(\w+) /gm)].map((line) => line[1]);
+    expect(commands).toEqual(['inspect', 'forget', 'stale', 'check', 'table']);
+    expect(result.code).toBe(0);
+  });
 
   it('without Java: a DynamoDBLocalStartError that says to install Java', async () => {
     const result = await run(process.execPath, ['--input-type=module', '-e', START], project, '/nonexistent');

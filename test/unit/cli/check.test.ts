@@ -6,7 +6,7 @@
  */
 import type { TableDescription } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { GLOBAL_TABLE_WARNING, tableChecks, type TableFacts } from '../../../src/cli/check.js';
+import { GLOBAL_TABLE_WARNING, tableChecks, type TableFacts } from '../../../cli/check.js';
 
 const goodTable: TableDescription = {
   TableName: 'idempotency',

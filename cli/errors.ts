@@ -2,7 +2,7 @@
  * AWS failures as sentences an operator can act on: which table, region and
  * endpoint were tried, and what to set.
  */
-import { INFLIGHT_INDEX_NAME } from '../stores/dynamodb/stale.js';
+import { INFLIGHT_INDEX_NAME } from '../src/stores/dynamodb/stale.js';
 import type { ConnectionArgs } from './args.js';
 
 // Node's socket error codes that mean "nothing answered there".

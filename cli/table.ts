@@ -5,7 +5,7 @@
  * use. Idempotent: a table that exists with that schema is fine (exit 0), one
  * with another schema is refused with what differs (exit 1).
  */
-import { createIdempotencyTable, TableSchemaMismatchError } from '../stores/dynamodb/table-create.js';
+import { createIdempotencyTable, TableSchemaMismatchError } from '../src/stores/dynamodb/table-create.js';
 import { UsageError } from './args.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 

@@ -3,9 +3,9 @@
  * business key (stored as it is or hashed, tried both ways unless told), or
  * the record id itself (what `stale` prints).
  */
-import { MAX_KEY_BYTES, recordId } from '../engine/keys.js';
-import type { IdempotencyRecord } from '../engine/record.js';
-import type { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
+import { MAX_KEY_BYTES, recordId } from '../src/engine/keys.js';
+import type { IdempotencyRecord } from '../src/engine/record.js';
+import type { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
 import { stringFlag, UsageError, type Flags } from './args.js';
 
 /** How the id was formed: the key as it is, its SHA-256 (`hashKeys`), or given as an id. */
@@ -71,7 +71,7 @@ export function candidates(flags: Flags): Candidate[] {
  * ```ts
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
+ * import { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
  * import { lookup } from './lookup.js';
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });

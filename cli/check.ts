@@ -14,7 +14,7 @@ import {
   type TableDescription,
   type TimeToLiveDescription,
 } from '@aws-sdk/client-dynamodb';
-import { ATTR } from '../stores/dynamodb/layout.js';
+import { ATTR } from '../src/stores/dynamodb/layout.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 
 /** How a check came out: `fail` makes the command exit non-zero. */

@@ -3,7 +3,7 @@
  * sweeper's sparse `inflight-by-lease` index. Only stores built with
  * `trackInflight: true` put their claims there.
  */
-import { DEFAULT_STALE_LIMIT } from '../stores/dynamodb/stale.js';
+import { DEFAULT_STALE_LIMIT } from '../src/stores/dynamodb/stale.js';
 import { parseDuration, parsePositiveInt, stringFlag, type Flags } from './args.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 import { staleText } from './format.js';

@@ -8,11 +8,11 @@
 import { userInfo } from 'node:os';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DeleteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord, IdempotencyStatus } from '../engine/record.js';
-import { isAwsError } from '../stores/dynamodb/refusals.js';
-import { ATTR } from '../stores/dynamodb/layout.js';
-import { recordFromWire } from '../stores/dynamodb/records.js';
-import { markerKey } from '../stores/redis/fields.js';
+import type { IdempotencyRecord, IdempotencyStatus } from '../src/engine/record.js';
+import { isAwsError } from '../src/stores/dynamodb/refusals.js';
+import { ATTR } from '../src/stores/dynamodb/layout.js';
+import { recordFromWire } from '../src/stores/dynamodb/records.js';
+import { markerKey } from '../src/stores/redis/fields.js';
 import { accessKeyId } from './client.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 import { readLine } from './io.js';

@@ -2,7 +2,7 @@
  * What every command gets: the parsed flags, where the table is, the store
  * built on the CLI's own client, and the outside world.
  */
-import type { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
+import type { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
 import type { ConnectionArgs, Flags } from './args.js';
 import type { CliClients } from './client.js';
 import type { CliIO } from './io.js';

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { DynamoDBIdempotencyStore } from '../stores/dynamodb/store.js';
+import { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
 import { connectionArgs, parseFlags, UsageError, type ConnectionArgs, type Flags } from './args.js';
 import { checkCommand } from './check.js';
 import { cliClients } from './client.js';

@@ -5,10 +5,10 @@
  * not make the key run again. `redis` (node-redis) is an optional peer
  * dependency: it is imported only when a Redis URL is given.
  */
-import type { IdempotencyRecord } from '../engine/record.js';
-import { replyText, type RedisConnection } from '../stores/redis/connection.js';
-import { markerKey, recordFromMarker } from '../stores/redis/fields.js';
-import { redisFilterDefaults } from '../stores/redis/options.js';
+import type { IdempotencyRecord } from '../src/engine/record.js';
+import { replyText, type RedisConnection } from '../src/stores/redis/connection.js';
+import { markerKey, recordFromMarker } from '../src/stores/redis/fields.js';
+import { redisFilterDefaults } from '../src/stores/redis/options.js';
 import { nonEmpty, stringFlag, type Flags } from './args.js';
 
 /** The flags that point `forget` at the filter's Redis. */

@@ -2,8 +2,8 @@
  * How results are printed: aligned text for people, one JSON document per
  * result with `--json` for scripts. Times are shown as ISO dates.
  */
-import type { IdempotencyRecord } from '../engine/record.js';
-import type { StaleClaim } from '../engine/store.js';
+import type { IdempotencyRecord } from '../src/engine/record.js';
+import type { StaleClaim } from '../src/engine/store.js';
 import type { Candidate, KeyForm } from './lookup.js';
 
 const FORM_TEXT: Readonly<Record<KeyForm, string>> = {
