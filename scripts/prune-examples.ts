@@ -106,7 +106,11 @@ export function findExamples(root: string, program: ts.Program, files: readonly 
 /** A program over every .ts file under src/ (entries first), as the compiler sees the package. */
 export function sourceProgram(root: string): { program: ts.Program; files: string[] } {
   const files = walk(join(root, 'src'));
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const options = { ...(config?.options ?? {}), noEmit: true };
   return { program: ts.createProgram({ rootNames: files, options }), files };
 }
@@ -124,6 +128,9 @@ function walk(dir: string): string[] {
 /** Content of a comment line without its ` * ` prefix. */
 const body = (line: string): string => line.replace(/^\s*\/?\*+\/?\s?/, '');
 
+/** CommonMark: a fence closes on the same character, at least as long. */
+const closes = (mark: string, open: string | undefined): boolean => open !== undefined && mark[0] === open[0] && mark.length >= open.length;
+
 /**
  * `comment` without its `@example` blocks. A block runs from its tag to the
  * next tag outside a code fence, or to the end of the comment. Returns '' when
@@ -140,8 +147,7 @@ export function withoutExamples(comment: string): string {
     const fenceMark = /^(`{3,}|~{3,})/.exec(content)?.[1];
     if (fence === undefined && /^@\w/.test(content)) inExample = content.startsWith('@example');
     if (fenceMark !== undefined && fence === undefined) fence = fenceMark;
-    else if (fenceMark !== undefined && content.trim() === fenceMark && fenceMark[0] === fence?.[0] && fenceMark.length >= fence.length)
-      fence = undefined;
+    else if (fenceMark !== undefined && content.trim() === fenceMark && closes(fenceMark, fence)) fence = undefined;
     if (!inExample) kept.push(line);
   }
   while (kept.length > 0 && body(kept[kept.length - 1] ?? '').trim() === '') kept.pop();

@@ -65,15 +65,6 @@ function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
  * items it touches, its action count and estimated bytes: what group commit
  * packs by), worked out on the way, so the actions are walked once.
  * @throws TransactionLimitError naming the rule that is broken.
- *
- * @example
- * ```ts
- * import { checkTransactionLimits } from './commit-limits.js';
- * checkTransactionLimits(
- *   { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } },
- *   [{ Put: { TableName: 'orders', Item: { pk: 'o1' } } }],
- * );
- * ```
  */
 export function checkTransactionLimits(own: OwnAction, actions: readonly TransactItem[], key?: string): CommitFootprint {
   const context: ErrorContext = key === undefined ? {} : { key };
