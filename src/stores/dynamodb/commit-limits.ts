@@ -1,7 +1,7 @@
 /**
  * `TransactWriteItems` limits for a commit, checked before anything is sent:
  * the handler's actions plus the store's own idempotency action. The rules
- * themselves are the pure checks in `transaction/limits.ts` (shared with
+ * themselves are the pure checks in `engine/transaction-limits.ts` (shared with
  * the transaction builder); this file only knows how to read DocumentClient
  * actions and infer a Put's key.
  */
