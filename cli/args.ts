@@ -35,12 +35,6 @@ export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 /**
  * Parses `argv` against the common flags plus `own`; no positionals.
  * @throws UsageError for an unknown flag, a missing value or a stray argument.
- *
- * @example
- * ```ts
- * import { parseFlags } from './args.js';
- * const flags = parseFlags(['--table', 'idempotency', '--yes'], { yes: { type: 'boolean' } });
- * ```
  */
 export function parseFlags(argv: readonly string[], own: Options): Flags {
   try {
@@ -54,12 +48,6 @@ export function parseFlags(argv: readonly string[], own: Options): Flags {
 /**
  * A string flag's value, `undefined` when absent.
  * @throws UsageError when it was given empty and `required` is set, or absent and required.
- *
- * @example
- * ```ts
- * import { stringFlag } from './args.js';
- * const consumer = stringFlag({ consumer: 'payments' }, 'consumer', true); // 'payments'
- * ```
  */
 export function stringFlag(flags: Flags, name: string, required: true): string;
 export function stringFlag(flags: Flags, name: string, required?: false): string | undefined;
@@ -75,12 +63,6 @@ export function stringFlag(flags: Flags, name: string, required = false): string
  * The table, region and endpoint, from flags first, then the environment
  * (`IDEMPOTENCY_TABLE`, `AWS_REGION` / `AWS_DEFAULT_REGION`, `DYNAMODB_ENDPOINT`).
  * @throws UsageError when no table is named anywhere.
- *
- * @example
- * ```ts
- * import { connectionArgs } from './args.js';
- * const where = connectionArgs({ table: 'idempotency' }, { AWS_REGION: 'eu-west-1' });
- * ```
  */
 export function connectionArgs(flags: Flags, env: Readonly<Record<string, string | undefined>>): ConnectionArgs {
   const table = stringFlag(flags, 'table') ?? nonEmpty(env['IDEMPOTENCY_TABLE']);
@@ -103,12 +85,6 @@ const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 
 /**
  * A duration such as `15m`, `2h`, `90s`, `1d` or `500ms` in ms (a bare number is ms).
  * @throws UsageError naming the flag when the text is not a duration.
- *
- * @example
- * ```ts
- * import { parseDuration } from './args.js';
- * parseDuration('15m', 'older-than'); // 900000
- * ```
  */
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
@@ -121,12 +97,6 @@ export function parseDuration(text: string, flag: string): number {
 /**
  * A positive integer flag.
  * @throws UsageError naming the flag otherwise.
- *
- * @example
- * ```ts
- * import { parsePositiveInt } from './args.js';
- * parsePositiveInt('50', 'limit'); // 50
- * ```
  */
 export function parsePositiveInt(text: string, flag: string): number {
   const n = Number(text);

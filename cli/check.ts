@@ -119,17 +119,6 @@ function pitr(backups: TableFacts['backups']): TableCheck {
  * The checks for a table, decided from its descriptions. `outbox`: the table
  * is the one `tx.outbox()` writes to (its stream is checked; its key is the
  * business's own, and its claims none, so key schema and replicas are not).
- *
- * @example
- * ```ts
- * import { tableChecks } from './check.js';
- * const checks = tableChecks({
- *   table: { KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }] },
- *   ttl: { TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' },
- *   backups: { unreadable: 'AccessDeniedException' },
- * });
- * console.log(checks.map((c) => `${c.mark} ${c.check}`)); // ['pass key schema', 'pass TTL', 'warn billing mode', 'pass replicas', 'warn PITR']
- * ```
  */
 export function tableChecks(facts: TableFacts, options: { readonly outbox?: boolean } = {}): TableCheck[] {
   const { table } = facts;
@@ -176,12 +165,6 @@ async function check(ctx: CommandContext): Promise<number> {
 
 /**
  * The `check` command.
- *
- * @example
- * ```ts
- * import { checkCommand } from './check.js';
- * console.log(checkCommand.usage);
- * ```
  */
 export const checkCommand: Command = {
   name: 'check',

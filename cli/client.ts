@@ -16,12 +16,6 @@ export interface CliClients {
  * Builds the clients. Keys in `env` (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
  * `AWS_SESSION_TOKEN`) are used as they are; otherwise the SDK's default chain
  * (profile, SSO, container, instance role) finds credentials.
- *
- * @example
- * ```ts
- * import { cliClients } from './client.js';
- * const { doc } = cliClients({ table: 'idempotency', region: 'eu-west-1', endpoint: undefined, json: false }, process.env);
- * ```
  */
 export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, string | undefined>>): CliClients {
   const accessKeyId = env['AWS_ACCESS_KEY_ID'];
@@ -40,13 +34,6 @@ export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, s
 /**
  * The access key id of the credentials in use, for the audit line; `undefined`
  * when they cannot be resolved (the request that follows will say why).
- *
- * @example
- * ```ts
- * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
- * import { accessKeyId } from './client.js';
- * const who = await accessKeyId(new DynamoDBClient({}));
- * ```
  */
 export async function accessKeyId(client: DynamoDBClient): Promise<string | undefined> {
   try {

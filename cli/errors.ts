@@ -33,13 +33,6 @@ export function describeWhere(where: ConnectionArgs): string {
 
 /**
  * What went wrong, in words; the SDK's own message for anything not recognised.
- *
- * @example
- * ```ts
- * import { explainAwsError } from './errors.js';
- * const where = { table: 'idempotency', region: 'eu-west-1', endpoint: undefined, json: false };
- * const text = explainAwsError(Object.assign(new Error('x'), { name: 'ResourceNotFoundException' }), where);
- * ```
  */
 export function explainAwsError(err: unknown, where: ConnectionArgs): string {
   const name = String(field(err, 'name') ?? '');

@@ -23,12 +23,6 @@ import { markerWarning, openMarkerRedis, REDIS_OPTIONS, redisArgs, RedisUnavaila
 /**
  * The conditional delete: status, attempt count and owner token must be the
  * ones shown, so a claim taken or completed meanwhile is not deleted unseen.
- *
- * @example
- * ```ts
- * import { forgetRequest } from './forget.js';
- * const request = forgetRequest('idempotency', { id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 });
- * ```
  */
 export function forgetRequest(tableName: string, record: IdempotencyRecord): DeleteCommandInput {
   const owner = record.owner === undefined ? 'attribute_not_exists(#owner)' : '#owner = :owner';
@@ -201,12 +195,6 @@ async function forget(ctx: CommandContext): Promise<number> {
 
 /**
  * The `forget` command.
- *
- * @example
- * ```ts
- * import { forgetCommand } from './forget.js';
- * console.log(forgetCommand.usage);
- * ```
  */
 export const forgetCommand: Command = {
   name: 'forget',

@@ -34,12 +34,6 @@ function displayFields(record: IdempotencyRecord): [string, string][] {
 
 /**
  * A found record as text: its id, which key form matched, one field a line.
- *
- * @example
- * ```ts
- * import { recordText } from './format.js';
- * const text = recordText({ id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 }, 'plain');
- * ```
  */
 export function recordText(record: IdempotencyRecord, form: KeyForm): string {
   const rows = displayFields(record);
@@ -50,12 +44,6 @@ export function recordText(record: IdempotencyRecord, form: KeyForm): string {
 
 /**
  * A found record as one JSON line.
- *
- * @example
- * ```ts
- * import { recordJson } from './format.js';
- * const line = recordJson({ id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 }, 'hashed');
- * ```
  */
 export function recordJson(record: IdempotencyRecord, form: KeyForm): string {
   return `${JSON.stringify({ id: record.id, matched: form, record })}\n`;
@@ -63,12 +51,6 @@ export function recordJson(record: IdempotencyRecord, form: KeyForm): string {
 
 /**
  * Why nothing was printed: every id tried.
- *
- * @example
- * ```ts
- * import { notFoundText } from './format.js';
- * notFoundText([{ id: 'payments#42', form: 'plain' }]);
- * ```
  */
 export function notFoundText(tried: readonly Candidate[]): string {
   const ids = tried.map((c) => `${c.id} (${FORM_TEXT[c.form]})`).join(', ');
@@ -77,12 +59,6 @@ export function notFoundText(tried: readonly Candidate[]): string {
 
 /**
  * Both key forms exist: the operator must say which one is meant.
- *
- * @example
- * ```ts
- * import { ambiguousText } from './format.js';
- * ambiguousText([{ id: 'c#k', form: 'plain' }, { id: 'c#3b…', form: 'hashed' }]);
- * ```
  */
 export function ambiguousText(found: readonly Candidate[]): string {
   const ids = found.map((c) => `${c.id} (${FORM_TEXT[c.form]})`).join(' and ');
@@ -91,12 +67,6 @@ export function ambiguousText(found: readonly Candidate[]): string {
 
 /**
  * Stale claims as an aligned table, oldest lease first, with how overdue each is.
- *
- * @example
- * ```ts
- * import { staleText } from './format.js';
- * const text = staleText([{ id: 'payments#42', leaseUntil: 1_700_000_000_000, attempts: 1 }], 1_700_003_600_000, 100);
- * ```
  */
 export function staleText(claims: readonly StaleClaim[], now: number, limit: number): string {
   if (claims.length === 0) return 'no stale claims\n';
@@ -114,12 +84,6 @@ export function staleText(claims: readonly StaleClaim[], now: number, limit: num
 
 /**
  * A duration in its two largest units: `2d3h`, `3h12m`, `4m5s`, `20s`.
- *
- * @example
- * ```ts
- * import { overdue } from './format.js';
- * overdue(3_720_000); // '1h2m'
- * ```
  */
 export function overdue(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

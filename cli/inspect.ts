@@ -9,11 +9,6 @@ import { candidates, lookup, TARGET_OPTIONS, type Lookup } from './lookup.js';
 /**
  * Looks the record up and prints the outcome; shared by `inspect` and `forget`.
  * Returns the lookup so `forget` can go on with what was shown.
- *
- * @example
- * ```ts no-check
- * const found = await showRecord(ctx);
- * ```
  */
 export async function showRecord(ctx: CommandContext): Promise<Lookup> {
   const found = await lookup(ctx.store, candidates(ctx.flags));
@@ -26,12 +21,6 @@ export async function showRecord(ctx: CommandContext): Promise<Lookup> {
 
 /**
  * The `inspect` command.
- *
- * @example
- * ```ts
- * import { inspectCommand } from './inspect.js';
- * console.log(inspectCommand.usage);
- * ```
  */
 export const inspectCommand: Command = {
   name: 'inspect',

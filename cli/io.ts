@@ -23,12 +23,6 @@ export interface CliIO {
 
 /**
  * The real process as a {@link CliIO}.
- *
- * @example
- * ```ts
- * import { processIO } from './io.js';
- * processIO().stdout('hello\n');
- * ```
  */
 export function processIO(): CliIO {
   return {
@@ -43,13 +37,6 @@ export function processIO(): CliIO {
 
 /**
  * Reads one line from `input`; `undefined` when the stream ends first.
- *
- * @example
- * ```ts
- * import { Readable } from 'node:stream';
- * import { readLine } from './io.js';
- * const answer = await readLine(Readable.from(['yes\n'])); // 'yes'
- * ```
  */
 export async function readLine(input: Readable): Promise<string | undefined> {
   const rl = createInterface({ input, terminal: false });

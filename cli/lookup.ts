@@ -35,12 +35,6 @@ export const TARGET_OPTIONS = {
 /**
  * The ids to try for the flags given.
  * @throws UsageError for a missing or contradictory selection.
- *
- * @example
- * ```ts
- * import { candidates } from './lookup.js';
- * candidates({ consumer: 'payments', key: 'order-42' }); // plain, then hashed
- * ```
  */
 export function candidates(flags: Flags): Candidate[] {
   const id = stringFlag(flags, 'id');
@@ -66,17 +60,6 @@ export function candidates(flags: Flags): Candidate[] {
 
 /**
  * Reads every candidate (strongly consistent, in parallel) and says which matched.
- *
- * @example
- * ```ts
- * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
- * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
- * import { lookup } from './lookup.js';
- * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
- * const found = await lookup(store, [{ id: 'payments#order-42', form: 'plain' }]);
- * ```
  */
 export async function lookup(store: DynamoDBIdempotencyStore, tried: readonly Candidate[]): Promise<Lookup> {
   const records = await Promise.all(tried.map(async (c) => ({ ...c, record: await store.get(c.id) })));

@@ -59,13 +59,6 @@ async function runCommand(command: Command, argv: readonly string[], io: CliIO):
 
 /**
  * Runs the CLI on `argv` (without `node` and the script) and returns the exit code.
- *
- * @example
- * ```ts
- * import { main } from './main.js';
- * import { processIO } from './io.js';
- * const code = await main(['stale', '--table', 'idempotency', '--older-than', '1h'], processIO());
- * ```
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;

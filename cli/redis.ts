@@ -35,12 +35,6 @@ export interface RedisArgs {
 
 /**
  * The Redis URL and marker prefix, from flags first, then `REDIS_URL`.
- *
- * @example
- * ```ts
- * import { redisArgs } from './redis.js';
- * const where = redisArgs({ 'redis-key-prefix': 'orders:' }, { REDIS_URL: 'redis://127.0.0.1:6379' });
- * ```
  */
 export function redisArgs(flags: Flags, env: Readonly<Record<string, string | undefined>>): RedisArgs {
   const prefix = flags['redis-key-prefix'];
@@ -55,12 +49,6 @@ export function redisArgs(flags: Flags, env: Readonly<Record<string, string | un
 
 /**
  * `url` with its password replaced by `***`, for messages and the audit line.
- *
- * @example
- * ```ts
- * import { redactedUrl } from './redis.js';
- * redactedUrl('rediss://ops:secret@cache.example.com:6379'); // 'rediss://ops:***@cache.example.com:6379'
- * ```
  */
 export function redactedUrl(url: string): string {
   try {
@@ -154,14 +142,6 @@ async function read(connection: RedisConnection, id: string, key: string): Promi
 /**
  * Connects to the filter's Redis.
  * @throws RedisUnavailableError when `redis` is not installed or the server cannot be used.
- *
- * @example
- * ```ts
- * import { openMarkerRedis } from './redis.js';
- * const redis = await openMarkerRedis({ url: 'redis://127.0.0.1:6379', from: '--redis-url', keyPrefix: 'eo:m:' });
- * const removed = await redis.remove('payments#order-42');
- * await redis.close();
- * ```
  */
 export async function openMarkerRedis(args: RedisTarget, load = loadRedis): Promise<MarkerRedis> {
   const client = await connected(args, load);
@@ -211,13 +191,6 @@ export function shellQuoted(text: string): string {
  * The warning `forget` prints when it deleted `record` without a Redis URL:
  * a filter's marker may still answer the key, until when, and how to remove it.
  * `undefined` when no marker can be live any more.
- *
- * @example
- * ```ts
- * import { markerWarning } from './redis.js';
- * const record = { id: 'payments#42', status: 'COMPLETED' as const, expiresAt: 1_900_000_000, attempts: 1 };
- * const text = markerWarning(record, 'eo:m:', 1_800_000_000_000);
- * ```
  */
 export function markerWarning(record: IdempotencyRecord, keyPrefix: string, now: number): string | undefined {
   const until = markerLiveUntil(record, now);

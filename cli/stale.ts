@@ -36,12 +36,6 @@ async function stale(ctx: CommandContext): Promise<number> {
 
 /**
  * The `stale` command.
- *
- * @example
- * ```ts
- * import { staleCommand } from './stale.js';
- * console.log(staleCommand.usage);
- * ```
  */
 export const staleCommand: Command = {
   name: 'stale',

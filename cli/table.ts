@@ -14,12 +14,6 @@ const ACTIONS = ['create'] as const;
 /**
  * A command whose first argument is an action (`table create`): the action, and the flags after it.
  * @throws UsageError when the action is missing or unknown.
- *
- * @example
- * ```ts
- * import { splitAction } from './table.js';
- * const { action, rest } = splitAction(['create', '--table', 'idempotency'], ['create']);
- * ```
  */
 export function splitAction(argv: readonly string[], actions: readonly string[]): { action: string | undefined; rest: readonly string[] } {
   const [first, ...rest] = argv;

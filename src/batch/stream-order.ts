@@ -13,19 +13,6 @@ import type { BatchSource } from '../engine/source.js';
  * copy of a key done earlier, found before the handler or decided from its
  * first copy) comes back too; the redelivery acknowledges the copy again.
  * Other sources: the outcomes as they are. `records[i]` is `outcomes[i]`'s.
- *
- * @example
- * ```ts
- * import { behindFailures } from './stream-order.js';
- * import { kinesisSource } from '../sources/streams/adapter.js';
- * import { kinesisStreamRecord } from '../testing/index.js';
- * const records = ['1', '2'].map((sequenceNumber) => kinesisStreamRecord({ sequenceNumber, data: 'x' }));
- * const outcomes = behindFailures(kinesisSource, records, [
- *   { kind: 'failed', messageId: '1', key: 'a', error: new Error('boom') },
- *   { kind: 'completed', messageId: '2', key: 'b', result: undefined },
- * ]);
- * console.log(outcomes[1]?.kind); // 'not-started'
- * ```
  */
 export function behindFailures<TRecord>(
   source: BatchSource<unknown, TRecord, unknown>,

@@ -10,13 +10,6 @@ const batchErrors = new WeakSet<object>();
  * never threw (the batch handler threw before reaching it, or the set-up was
  * wrong): never a permanent failure, whatever it is and whatever
  * `isPermanent` says, since those records never ran. Returns the error.
- *
- * @example
- * ```ts
- * import { aboutTheBatch } from './batch-errors.js';
- * const error = aboutTheBatch(new SyntaxError('config is not JSON'));
- * console.log(error instanceof SyntaxError); // true: the same error, marked
- * ```
  */
 export function aboutTheBatch<E>(error: E): E {
   if (typeof error === 'object' && error !== null) batchErrors.add(error);
@@ -26,13 +19,6 @@ export function aboutTheBatch<E>(error: E): E {
 /**
  * A `TypeError` the library reports for every record of a batch it could not
  * run as set up (e.g. no `eachRecord`), marked {@link aboutTheBatch}.
- *
- * @example
- * ```ts
- * import { usageError } from './batch-errors.js';
- * const error = usageError('strategy "transaction" needs the handler wrapped in eachRecord().');
- * console.log(error instanceof TypeError); // true
- * ```
  */
 export function usageError(message: string): TypeError {
   return aboutTheBatch(new TypeError(message));

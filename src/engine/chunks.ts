@@ -5,12 +5,6 @@
 
 /**
  * Items in chunks of at most `size`, in order.
- *
- * @example
- * ```ts
- * import { chunks } from './chunks.js';
- * console.log(chunks([1, 2, 3], 2)); // [[1, 2], [3]]
- * ```
  */
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

@@ -134,19 +134,6 @@ async function resumeOwnClaim(ask: ClaimAsk, refused: Refused, sentAt: number): 
  * gives it up (claimed again here) or the deadline passes (in progress).
  * Store errors (throttling, network) are thrown: the caller fails that one
  * record or event.
- *
- * @example
- * ```ts
- * import { claimAndDecide } from './claim-decide.js';
- * import { MemoryIdempotencyStore } from '../stores/memory.js';
- *
- * const store = new MemoryIdempotencyStore();
- * const claim = { consumer: 'refunds', key: 'order-42', leaseMs: 30_000 };
- * const wording = { differs: 'different arguments', holder: 'call' };
- * const first = await claimAndDecide({ store, claim, wording });
- * if (first.kind === 'claimed') await store.complete({ id: first.id, token: first.token });
- * console.log((await claimAndDecide({ store, claim, wording })).kind); // 'duplicate'
- * ```
  */
 export async function claimAndDecide(ask: ClaimAsk): Promise<ClaimDecision> {
   const clock = ask.clock ?? systemClock;
@@ -172,19 +159,6 @@ export async function claimAndDecide(ask: ClaimAsk): Promise<ClaimDecision> {
 /**
  * The record outcome of a decision that does not run the effect (the batch
  * and single-event paths log and count it): invalid, duplicate or in progress.
- *
- * @example
- * ```ts
- * import { claimAndDecide, decisionOutcome } from './claim-decide.js';
- * import { MemoryIdempotencyStore } from '../stores/memory.js';
- *
- * const store = new MemoryIdempotencyStore();
- * const claim = { consumer: 'c', key: 'k', leaseMs: 30_000 };
- * const wording = { differs: 'a different payload', holder: 'invocation' };
- * await claimAndDecide({ store, claim, wording });
- * const second = await claimAndDecide({ store, claim, wording });
- * if (second.kind !== 'claimed') console.log(decisionOutcome(second, 'm-2').kind); // 'in-progress'
- * ```
  */
 export function decisionOutcome(decision: RefusalDecision, messageId: string): RecordOutcome {
   const { key, existing } = decision;

@@ -26,13 +26,6 @@ export type ClaimVerdict = 'free' | 'duplicate' | 'in-progress';
  * (reading a refused claim or commit) and the EventBridge wait. An
  * IN_PROGRESS record without `leaseUntil` (never written by this library)
  * stays in progress until its retention passes (see `leaseExpired`).
- *
- * @example
- * ```ts
- * import { claimVerdict } from './claim.js';
- * const now = 1_700_000_000_000;
- * claimVerdict({ id: 'c#k', status: 'IN_PROGRESS', leaseUntil: now, expiresAt: now / 1000 + 60, attempts: 1 }, now); // 'free'
- * ```
  */
 export function claimVerdict(existing: IdempotencyRecord | undefined, now: number): ClaimVerdict {
   if (existing === undefined || retentionExpired(existing.expiresAt, now)) return 'free';
@@ -57,15 +50,6 @@ export type ProbeVerdict = 'duplicate' | 'blocked' | 'free';
 /**
  * What a record found by the probe means for a commit at `now` that carries
  * `payloadHash`.
- *
- * @example
- * ```ts
- * import { probeVerdict } from './claim.js';
- * const now = 1_700_000_000_000;
- * const done = { id: 'c#k', status: 'COMPLETED' as const, expiresAt: now / 1000 + 60, attempts: 1 };
- * probeVerdict(done, now, undefined); // 'duplicate'
- * probeVerdict(undefined, now, undefined); // 'free'
- * ```
  */
 export function probeVerdict(found: IdempotencyRecord | undefined, now: number, payloadHash: string | undefined): ProbeVerdict {
   switch (claimVerdict(found, now)) {

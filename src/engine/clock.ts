@@ -13,12 +13,6 @@ export interface Clock {
 
 /**
  * The wall clock.
- *
- * @example
- * ```ts
- * import { systemClock } from './clock.js';
- * const startedAt = systemClock.now();
- * ```
  */
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -35,13 +35,6 @@ export interface DurableContextLike {
  * Whether `value` is a durable function's context: it names its execution
  * (`executionContext.durableExecutionArn`) and has `step`. Checked by shape,
  * so the SDK is never loaded here.
- *
- * @example
- * ```ts
- * import { isDurableContext } from './durable.js';
- * const context = { executionContext: { durableExecutionArn: 'arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x' }, step: () => undefined };
- * console.log(isDurableContext(context), isDurableContext({ functionName: 'f' })); // true false
- * ```
  */
 export function isDurableContext(value: unknown): value is DurableContextLike {
   if (typeof value !== 'object' || value === null) return false;
@@ -68,14 +61,6 @@ export interface DurableExecution {
  * The durable execution of `context` (a `DurableContext`), or `undefined`
  * for any other context (a plain Lambda one, none). `leaseMs` overrides the
  * execution's lease (default `DURABLE_LEASE_MS`).
- *
- * @example
- * ```ts
- * import { durableExecutionOf } from './durable.js';
- * const arn = 'arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x';
- * const execution = durableExecutionOf({ executionContext: { durableExecutionArn: arn }, step: () => undefined });
- * console.log(execution?.marker); // durable:arn:aws:lambda:eu-west-1:1:function:f:1/durable-execution/x
- * ```
  */
 export function durableExecutionOf(context: unknown, leaseMs?: number): DurableExecution | undefined {
   if (!isDurableContext(context)) return undefined;
@@ -87,14 +72,6 @@ export function durableExecutionOf(context: unknown, leaseMs?: number): DurableE
  * The Lambda context behind `context`: a durable function's handler gets a
  * `DurableContext` where a Lambda one is expected (it holds the Lambda
  * context as `lambdaContext`); any other context is returned as it is.
- *
- * @example
- * ```ts
- * import { lambdaContextOf } from './durable.js';
- * const lambda = { functionName: 'orders' };
- * const durable = { executionContext: { durableExecutionArn: 'arn:x' }, step: () => undefined, lambdaContext: lambda };
- * console.log(lambdaContextOf(durable) === lambda, lambdaContextOf(lambda) === lambda); // true true
- * ```
  */
 export function lambdaContextOf<T>(context: T): T | LambdaContextLike {
   if (!isDurableContext(context)) return context;

@@ -80,12 +80,6 @@ export class EncodedPayload {
  * which values count as the same).
  *
  * @throws TypeError when `value` contains itself (a cycle).
- * @example
- * ```ts
- * import { canonicalEncoding } from './encoding.js';
- * canonicalEncoding({ a: 1, b: 2 }) === canonicalEncoding({ b: 2, a: 1 }); // true
- * canonicalEncoding({ $n: '5' }) === canonicalEncoding(5n); // false
- * ```
  */
 export function canonicalEncoding(value: unknown): string {
   return encode(value, new Set());

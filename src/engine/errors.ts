@@ -68,16 +68,6 @@ export class LeaseLostError extends EffectivelyOnceError {
 /**
  * The Lambda's remaining time fell under the safety margin before this record
  * started, or the batch was answered (a timeout response) before it finished.
- *
- * @example
- * ```ts
- * import { DeadlineError } from './errors.js';
- * import type { RecordOutcome } from './outcomes.js';
- *
- * // Left for the redelivery: raise the function timeout or lower the batch size if this is frequent.
- * const ranOutOfTime = (outcome: RecordOutcome): boolean =>
- *   outcome.kind === 'not-started' && outcome.error instanceof DeadlineError;
- * ```
  */
 export class DeadlineError extends EffectivelyOnceError {
   override readonly name = 'DeadlineError';

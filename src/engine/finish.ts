@@ -37,19 +37,6 @@ function leaseLost(claim: HeldClaim, current: import('./record.js').IdempotencyR
  * store cannot take (an `InvalidRecordError`: too large, not JSON) is
  * retried without it, so the effect is never run twice for want of room for
  * its result; a lease lost on that retry is a lost lease, not a stored key.
- *
- * @example
- * ```ts
- * import { completeClaim } from './finish.js';
- * import { MemoryIdempotencyStore } from '../stores/memory.js';
- *
- * const store = new MemoryIdempotencyStore();
- * const claim = await store.claim({ consumer: 'c', key: 'k', leaseMs: 30_000 });
- * if (claim.kind === 'claimed') {
- *   const done = await completeClaim(store, { id: claim.id, key: 'k', token: claim.token }, { ok: true }, true);
- *   console.log(done.kind); // 'completed'
- * }
- * ```
  */
 export async function completeClaim(store: IdempotencyStore, claim: HeldClaim, result: unknown, storeResult: boolean): Promise<Completion> {
   const { id, token } = claim;
@@ -74,17 +61,6 @@ export async function completeClaim(store: IdempotencyStore, claim: HeldClaim, r
  * Gives a claim up so a retry can take it, fenced on its token. Never
  * throws: a failed release (throttling, or the claim already changed hands)
  * leaves the claim to end with its lease, and the retry takes it over then.
- *
- * @example
- * ```ts
- * import { releaseHeld } from './finish.js';
- * import { MemoryIdempotencyStore } from '../stores/memory.js';
- *
- * const store = new MemoryIdempotencyStore();
- * const claim = await store.claim({ consumer: 'c', key: 'k', leaseMs: 30_000 });
- * if (claim.kind === 'claimed') await releaseHeld(store, { id: claim.id, token: claim.token }, new Error('boom'));
- * console.log(await store.get(store.recordId('c', 'k'))); // undefined
- * ```
  */
 export async function releaseHeld(store: IdempotencyStore, claim: Pick<HeldClaim, 'id' | 'token'>, error?: unknown): Promise<void> {
   try {

@@ -40,12 +40,6 @@ function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefin
 /**
  * Whether `v` is a heartbeat setting: a boolean or `{ everyMs }` (`claim({ heartbeat })`
  * and `idempotent`'s lease). Each period feeds a timer, so it is bounded like one.
- *
- * @example
- * ```ts
- * import { isHeartbeat } from './heartbeat.js';
- * console.log(isHeartbeat(true), isHeartbeat({ everyMs: 1_000 }), isHeartbeat({ everyMs: 0 })); // true true false
- * ```
  */
 export function isHeartbeat(v: unknown): v is HeartbeatSetting {
   if (typeof v === 'boolean') return true;

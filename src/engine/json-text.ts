@@ -91,14 +91,6 @@ class Reader {
 /**
  * The canonical encoding of the JSON value `text` holds, or `undefined` when
  * `text` is not JSON.
- *
- * @example
- * ```ts
- * import { encodeJsonText } from './json-text.js';
- * import { canonicalEncoding } from './encoding.js';
- * encodeJsonText(' {"b":1, "a":[true]} ') === canonicalEncoding({ a: [true], b: 1 }); // true
- * encodeJsonText('{nope'); // undefined
- * ```
  */
 export function encodeJsonText(text: string): string | undefined {
   try {
@@ -167,12 +159,6 @@ const INEXACT_NUMBER = /(?:\d\.?){16}|[eE][+-]?\d{3}/;
  * {@link encodeJsonText}, with the same result, taking `JSON.parse` (10-20x
  * faster than the exact reader) when no number in `text` can lose precision;
  * test/property/json-fast-path.test.ts checks that both agree.
- *
- * @example
- * ```ts
- * import { encodeJsonText, encodeJsonTextFast } from './json-text.js';
- * encodeJsonTextFast('{"orderNo":"A-1","amount":12.5}') === encodeJsonText('{"orderNo":"A-1","amount":12.5}'); // true
- * ```
  */
 export function encodeJsonTextFast(text: string): string | undefined {
   if (INEXACT_NUMBER.test(text)) return encodeJsonText(text);

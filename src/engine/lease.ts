@@ -95,17 +95,6 @@ export function leaseUnproven(provenAt: number, leaseMs: number, now: number): b
 /**
  * A lease given to a store method must be a positive number of ms: a bad one
  * is the caller's bug, named at once. Every store checks it the same way.
- *
- * @example
- * ```ts
- * import { checkLease } from './lease.js';
- * checkLease('claim', 30_000); // fine
- * try {
- *   checkLease('renew', 0);
- * } catch (err) {
- *   console.log((err as TypeError).message); // renew: "leaseMs" must be a positive number of ms, got 0.
- * }
- * ```
  */
 export function checkLease(method: string, leaseMs: number): void {
   if (!Number.isFinite(leaseMs) || leaseMs <= 0) {

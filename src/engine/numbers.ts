@@ -17,12 +17,6 @@ export interface NumberValueLike {
  * it): a `value` string and a `toBigInt` method inherited from a prototype other
  * than `Object.prototype`. Never true for a plain object, whatever its keys:
  * maps read from DynamoDB and values from `JSON.parse` are plain objects.
- *
- * @example
- * ```ts
- * import { isNumberValue } from './numbers.js';
- * isNumberValue({ value: '2' }); // false: a map
- * ```
  */
 export function isNumberValue(v: unknown): v is NumberValueLike {
   if (typeof v !== 'object' || v === null) return false;
@@ -35,14 +29,6 @@ export function isNumberValue(v: unknown): v is NumberValueLike {
 
 /**
  * The number's text, or `undefined` when `v` is not a number in any of those forms.
- *
- * @example
- * ```ts
- * import { numericText } from './numbers.js';
- * numericText(12n); // '12'
- * numericText({ value: '3.5' }); // undefined: a plain map, not a NumberValue
- * numericText('12'); // undefined: a string is not a number
- * ```
  */
 export function numericText(v: unknown): string | undefined {
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
@@ -62,13 +48,6 @@ const SMALL_INTEGER = /^-?(?:0|[1-9]\d{0,14})$/;
  * no decimal keeps that text after a `?`, so it can equal no decimal. A
  * string is read as decimal text (a JSON number token); `undefined` when it
  * is none, or when `v` is not a number.
- *
- * @example
- * ```ts
- * import { canonicalNumber } from './numbers.js';
- * canonicalNumber(1.5) === canonicalNumber('1.50'); // true
- * canonicalNumber(12345678901234567891n) === canonicalNumber(12345678901234567890n); // false
- * ```
  */
 export function canonicalNumber(v: unknown): string | undefined {
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);

@@ -69,12 +69,6 @@ export const MAX_RETENTION_MS = 100 * 365.25 * 86_400_000;
 
 /**
  * Whether `v` is a finite number of ms, above 0 (`positive`) or at least 0, and at most `max`.
- *
- * @example
- * ```ts
- * import { isMsIn, MAX_TIMER_MS } from './options.js';
- * console.log(isMsIn(100, true, MAX_TIMER_MS), isMsIn(2 ** 31, true, MAX_TIMER_MS)); // true false
- * ```
  */
 export function isMsIn(v: unknown, positive: boolean, max: number): v is number {
   return typeof v === 'number' && Number.isFinite(v) && (positive ? v > 0 : v >= 0) && v <= max;
@@ -113,12 +107,6 @@ export const is = {
  * Whether `v` can stand for an object-valued option: an object, not `null`
  * and not an array (an array has no named settings, so `lease: []` would
  * silently mean "all defaults"). Every object-valued rule starts here.
- *
- * @example
- * ```ts
- * import { isPlainObject } from './options.js';
- * console.log(isPlainObject({ maxMs: 10 }), isPlainObject([]), isPlainObject(null)); // true false false
- * ```
  */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -146,14 +134,6 @@ export function definedOnly<T extends object>(options: T): T {
  * declare a factory's rules with `satisfies RulesOf<TheOptions>` so that an
  * option added to the interface without a rule (or a rule left for a removed
  * option) fails to compile.
- *
- * @example
- * ```ts
- * import { is, type RulesOf } from './options.js';
- * interface Opts { readonly name: string; readonly retries?: number }
- * const rules = { name: { ...is.nonEmptyString, required: true }, retries: is.positiveInt } satisfies RulesOf<Opts>;
- * console.log(Object.keys(rules)); // ['name', 'retries']
- * ```
  */
 export type RulesOf<T> = { readonly [K in keyof Required<T>]: OptionRule };
 
@@ -166,15 +146,6 @@ export type Resolved<T, D> = Omit<T, keyof D> & D;
  * given as `undefined` keeps its default; an option whose rule is `partial`
  * (a lease, a wait policy) is laid over its default key by key, so a partial
  * one keeps the other defaults. `defaults` is never written to.
- *
- * @example
- * ```ts
- * import { is, resolveOptions, type RulesOf } from './options.js';
- * interface Opts { readonly retries?: number; readonly bounds?: Partial<{ min: number; max: number }> }
- * const rules = { retries: is.positiveInt, bounds: { ...is.object, partial: true } } satisfies RulesOf<Opts>;
- * const defaults = { retries: 3, bounds: { min: 1, max: 9 } };
- * console.log(resolveOptions<Opts, typeof defaults>('demo', { bounds: { max: 5 } }, rules, defaults)); // { retries: 3, bounds: { min: 1, max: 5 } }
- * ```
  */
 export function resolveOptions<T extends object, D extends object>(
   owner: string,

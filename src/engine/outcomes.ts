@@ -101,13 +101,6 @@ export type RecordOutcomeKind = RecordOutcome['kind'];
 /**
  * Whether the record may leave the queue. Everything not listed here is
  * retried, so a mistake errs towards redelivery, never loss.
- *
- * @example
- * ```ts
- * import { acknowledged } from './outcomes.js';
- * acknowledged({ kind: 'completed', messageId: 'm-1', key: 'order-1' }); // true
- * acknowledged({ kind: 'failed', messageId: 'm-2', key: 'order-2', error: new Error('boom') }); // false
- * ```
  */
 export function acknowledged(outcome: RecordOutcome): boolean {
   switch (outcome.kind) {
@@ -124,16 +117,6 @@ export function acknowledged(outcome: RecordOutcome): boolean {
 
 /**
  * Counts of outcomes by kind, for the one structured log line per batch.
- *
- * @example
- * ```ts
- * import { summarize } from './outcomes.js';
- * const counts = summarize([
- *   { kind: 'completed', messageId: 'm-1', key: 'order-1' },
- *   { kind: 'not-started', messageId: 'm-2', reason: 'group-failed' },
- * ]);
- * console.log(counts.completed, counts['not-started'], counts.failed); // 1 1 0
- * ```
  */
 export function summarize(outcomes: readonly RecordOutcome[]): Record<RecordOutcomeKind, number> {
   const counts: Record<RecordOutcomeKind, number> = {

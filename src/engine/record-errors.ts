@@ -31,20 +31,6 @@ export class InvalidRecordError extends EffectivelyOnceError {
  * string or number, or not well-formed Unicode (a lone surrogate). A key
  * too long to store is a {@link KeyTooLongError}, a subclass, so code that
  * catches `MissingKeyError` catches it too.
- *
- * @example
- * ```ts
- * import type { SQSRecord } from 'aws-lambda';
- * import { jsonBody } from 'effectively-once';
- * import { MissingKeyError } from './record-errors.js';
- *
- * // Thrown from a `key` function, it makes this record invalid with your message.
- * const key = (record: SQSRecord): string => {
- *   const { orderNo } = jsonBody<{ orderNo?: string }>(record);
- *   if (orderNo === undefined) throw new MissingKeyError(`Message ${record.messageId} has no orderNo.`);
- *   return orderNo;
- * };
- * ```
  */
 export class MissingKeyError extends InvalidRecordError {
   override readonly name: string = 'MissingKeyError';
@@ -54,14 +40,6 @@ export class MissingKeyError extends InvalidRecordError {
  * The business key is longer than 1024 bytes of UTF-8 and is stored as it is
  * (no `hashKeys`). It extends {@link MissingKeyError} because 0.1.0 threw
  * that for this case: a `catch` written then still catches it.
- *
- * @example
- * ```ts
- * import { KeyTooLongError, MissingKeyError } from './record-errors.js';
- *
- * const err = new KeyTooLongError('The business key is longer than 1024 bytes.', { key: 'k'.repeat(64) });
- * console.log(err.name, err instanceof MissingKeyError); // KeyTooLongError true
- * ```
  */
 export class KeyTooLongError extends MissingKeyError {
   override readonly name: string = 'KeyTooLongError';
@@ -70,17 +48,6 @@ export class KeyTooLongError extends MissingKeyError {
 /**
  * The record has no body string, its body is not valid JSON, or the `key`
  * or `payload` function threw while reading it.
- *
- * @example
- * ```ts
- * import { jsonBody } from 'effectively-once';
- * import { BodyParseError } from './record-errors.js';
- * try {
- *   jsonBody({ messageId: 'm-1', body: '{not json' });
- * } catch (err) {
- *   if (err instanceof BodyParseError) console.log(err.message, err.cause); // the SyntaxError is kept as cause
- * }
- * ```
  */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
@@ -89,13 +56,6 @@ export class BodyParseError extends InvalidRecordError {
 /**
  * The record's body does not match its schema (see `jsonBody(record, schema)`).
  * A body never heals: the record is invalid, never retried as a failure.
- *
- * @example
- * ```ts
- * import { SchemaValidationError } from './record-errors.js';
- * const err = new SchemaValidationError('Message m-1: orderNo: expected a string', [{ message: 'expected a string', path: ['orderNo'] }]);
- * console.log(err.name, err.issues.length); // SchemaValidationError 1
- * ```
  */
 export class SchemaValidationError extends InvalidRecordError {
   override readonly name = 'SchemaValidationError';
@@ -129,17 +89,6 @@ export class PayloadMismatchError extends InvalidRecordError {
 
 /**
  * An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit.
- *
- * @example
- * ```ts
- * import { ItemTooLargeError } from './record-errors.js';
- * import { createTransactionBuilder } from '../strategies/transaction/builder.js';
- * try {
- *   createTransactionBuilder().put({ TableName: 'files', Item: { pk: 'f-1', blob: 'x'.repeat(500_000) } });
- * } catch (err) {
- *   if (err instanceof ItemTooLargeError) console.log(err.size, '>', err.limit);
- * }
- * ```
  */
 export class ItemTooLargeError extends InvalidRecordError {
   override readonly name = 'ItemTooLargeError';
@@ -159,13 +108,6 @@ export class ItemTooLargeError extends InvalidRecordError {
  * The handler's result cannot be stored: it does not survive JSON (a BigInt,
  * a cycle). Stored results are kept as JSON, which is also what Lambda would
  * have returned to a caller.
- *
- * @example
- * ```ts
- * import { UnstorableResultError } from './record-errors.js';
- * const err = new UnstorableResultError('The result holds a BigInt.', { key: 'order-1' });
- * console.log(err.name); // 'UnstorableResultError'
- * ```
  */
 export class UnstorableResultError extends InvalidRecordError {
   override readonly name = 'UnstorableResultError';

@@ -45,14 +45,6 @@ export interface IdempotencyRecord {
  *
  * - after a claim: IN_PROGRESS with our token (and the lease is ours);
  * - after a completion: COMPLETED with our token.
- *
- * @example
- * ```ts
- * import { isOwnWrite } from './record.js';
- * const existing = { id: 'c#k', status: 'IN_PROGRESS' as const, owner: 'tok-1', expiresAt: 0, attempts: 1 };
- * console.log(isOwnWrite(existing, 'tok-1', 'IN_PROGRESS')); // true
- * console.log(isOwnWrite(existing, 'tok-2', 'IN_PROGRESS')); // false
- * ```
  */
 export function isOwnWrite(existing: IdempotencyRecord, token: string, status: IdempotencyStatus): boolean {
   return existing.status === status && existing.owner !== undefined && existing.owner === token;
@@ -64,14 +56,6 @@ export function isOwnWrite(existing: IdempotencyRecord, token: string, status: I
  * BigInt, a cycle), which is never stored either. Whoever hands a result to
  * more than one caller gives each its own copy, so one caller's mutation
  * cannot reach another.
- *
- * @example
- * ```ts
- * import { replayCopy } from './record.js';
- * const result = { lines: ['a'] };
- * const copy = replayCopy(result); // { lines: ['a'] }, not the same object
- * console.log(copy !== result, replayCopy(10n)); // true undefined
- * ```
  */
 export function replayCopy(value: unknown): unknown {
   let text: string | undefined;

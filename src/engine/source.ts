@@ -85,17 +85,6 @@ export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, re
  * record's id and lane many times, and reading may decode it (a DynamoDB
  * image, a Kinesis or Kafka payload's base64). One per invocation: it holds
  * that invocation's records, and is never shared with another.
- *
- * @example
- * ```ts
- * import { readOnce } from './source.js';
- * import { sqsSource } from '../sources/sqs/adapter.js';
- * import { sqsRecord } from '../testing/index.js';
- *
- * const source = readOnce(sqsSource);
- * const record = sqsRecord({ body: '{}' });
- * console.log(source.read(record) === source.read(record)); // true
- * ```
  */
 export function readOnce<TEvent, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,

@@ -106,13 +106,6 @@ export type StoreAnswer<T> = { readonly kind: 'result'; readonly result: T } | {
  * A single call's answer as a batched call gives it: its result, or the
  * error it threw (a store's batched calls answer every input, never reject
  * for one).
- *
- * @example
- * ```ts
- * import { answerOf } from './store.js';
- * const answer = await answerOf(async () => { throw new Error('throttled'); });
- * console.log(answer.kind); // 'error'
- * ```
  */
 export async function answerOf<T>(call: () => Promise<T>): Promise<StoreAnswer<T>> {
   try {
@@ -236,13 +229,6 @@ export type RenewableIdempotencyStore = IdempotencyStore & Required<Pick<Idempot
 
 /**
  * Whether `store` can renew a claim's lease (it has `renew`).
- *
- * @example
- * ```ts
- * import { isRenewableStore } from './store.js';
- * declare const store: import('./store.js').IdempotencyStore;
- * if (isRenewableStore(store)) console.log(typeof store.renew); // 'function'
- * ```
  */
 export function isRenewableStore(store: IdempotencyStore): store is RenewableIdempotencyStore {
   return typeof store.renew === 'function';
@@ -250,13 +236,6 @@ export function isRenewableStore(store: IdempotencyStore): store is RenewableIde
 
 /**
  * Whether `store` can serve the transaction strategy (it has `commit`).
- *
- * @example
- * ```ts
- * import { isTransactionalStore } from './store.js';
- * declare const store: import('./store.js').IdempotencyStore;
- * if (isTransactionalStore(store)) console.log(typeof store.commit); // 'function'
- * ```
  */
 export function isTransactionalStore(store: IdempotencyStore): store is TransactionalIdempotencyStore {
   return typeof (store as Partial<TransactionalIdempotencyStore>).commit === 'function';

@@ -8,20 +8,6 @@ import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 
 /**
  * A transaction would break a `TransactWriteItems` limit (count, duplicate item, size).
- *
- * @example
- * ```ts
- * import { TransactionLimitError } from './transaction-errors.js';
- * import { createTransactionBuilder } from '../strategies/transaction/builder.js';
- * const tx = createTransactionBuilder();
- * const addPoints = { TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 1 } };
- * tx.update(addPoints);
- * try {
- *   tx.update(addPoints); // a transaction may touch an item only once
- * } catch (err) {
- *   console.log(err instanceof TransactionLimitError); // true
- * }
- * ```
  */
 export class TransactionLimitError extends EffectivelyOnceError {
   override readonly name = 'TransactionLimitError';

@@ -19,12 +19,6 @@ export interface ItemRef {
  * Canonical identity of one item: the same table and key give the same string
  * whatever the order of the key's attributes. Binary key values compare by
  * bytes (a `Buffer` and a `Uint8Array` holding the same bytes are one item).
- *
- * @example
- * ```ts
- * import { itemIdentity } from './transaction-limits.js';
- * itemIdentity('orders', { pk: 'a', sk: 1 }) === itemIdentity('orders', { sk: 1, pk: 'a' }); // true
- * ```
  */
 export function itemIdentity(table: string, key: Readonly<Record<string, unknown>>): string {
   // canonicalJson writes binary (any view) as base64 and bigints exactly, so equal keys give equal strings.
@@ -34,12 +28,6 @@ export function itemIdentity(table: string, key: Readonly<Record<string, unknown
 /**
  * Picks the key attributes out of a full item (a `Put`'s `Item`), or
  * `undefined` when the item lacks one of them.
- *
- * @example
- * ```ts
- * import { projectKey } from './transaction-limits.js';
- * projectKey({ pk: 'a', total: 3 }, ['pk']); // { pk: 'a' }
- * ```
  */
 export function projectKey(item: Readonly<Record<string, unknown>>, keyNames: readonly string[]): Record<string, unknown> | undefined {
   const key: Record<string, unknown> = {};
@@ -54,11 +42,6 @@ export function projectKey(item: Readonly<Record<string, unknown>>, keyNames: re
  * Throws when `count` actions plus `reserved` ones (the idempotency item)
  * exceed the 100-action limit.
  *
- * @example
- * ```ts
- * import { checkActionCount } from './transaction-limits.js';
- * checkActionCount(99, 1); // fine: 99 handler actions + the idempotency item
- * ```
  * @throws TransactionLimitError when `count + reserved > MAX_TRANSACTION_ACTIONS`.
  */
 export function checkActionCount(count: number, reserved = 1, context: ErrorContext = {}): void {
@@ -76,12 +59,6 @@ export function checkActionCount(count: number, reserved = 1, context: ErrorCont
  * Throws when `ref` is an item some earlier action already touches
  * (`seen` holds their {@link itemIdentity}), or the reserved item.
  *
- * @example
- * ```ts
- * import { checkDistinctItem, itemIdentity } from './transaction-limits.js';
- * const seen = new Set([itemIdentity('orders', { pk: 'a' })]);
- * checkDistinctItem({ table: 'orders', key: { pk: 'b' } }, seen); // fine
- * ```
  * @throws TransactionLimitError naming the table and key.
  */
 export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reserved?: ItemRef, context: ErrorContext = {}): void {
@@ -103,11 +80,6 @@ export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reser
 /**
  * Throws when the estimated request size passes the 4 MB aggregate limit.
  *
- * @example
- * ```ts
- * import { checkTransactionSize } from './transaction-limits.js';
- * checkTransactionSize(1024); // fine
- * ```
  * @throws TransactionLimitError with the estimate and the limit.
  */
 export function checkTransactionSize(bytes: number, context: ErrorContext = {}): void {
@@ -134,12 +106,6 @@ export interface ActionShape {
  * Estimated bytes one action adds to the request: item or key, expression
  * strings, attribute names and values. An estimate, not DynamoDB's exact
  * accounting: it errs on the large side.
- *
- * @example
- * ```ts
- * import { estimateActionSize } from './transaction-limits.js';
- * const bytes = estimateActionSize({ TableName: 'orders', Item: { pk: 'a', total: 3 } });
- * ```
  */
 export function estimateActionSize(action: ActionShape): number {
   let bytes = Buffer.byteLength(action.TableName ?? '');

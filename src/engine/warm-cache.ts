@@ -20,12 +20,6 @@ export interface KnowsCompleted {
 
 /**
  * Whether `store` can say which records its cache knows.
- *
- * @example
- * ```ts
- * import { knowsCompleted } from './warm-cache.js';
- * knowsCompleted({}); // false
- * ```
  */
 export function knowsCompleted(store: object): store is KnowsCompleted {
   return typeof (store as Partial<KnowsCompleted>)[knownCompleted] === 'function';

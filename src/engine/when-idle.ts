@@ -11,17 +11,6 @@ import { setImmediate as nextTurn } from 'node:timers';
 
 /**
  * One batch's count of running handlers, and the flush it triggers.
- *
- * @example
- * ```ts
- * import { WhenIdle } from './when-idle.js';
- * const waiting: string[] = [];
- * const idle = new WhenIdle(() => waiting.length > 0, () => console.log('send', waiting.splice(0)));
- * await idle.running(async () => {
- *   waiting.push('a');
- *   idle.schedule(); // a handler still runs: nothing is sent yet
- * }); // the handler ended: 'a' is sent one turn later
- * ```
  */
 export class WhenIdle {
   readonly #waiting: () => boolean;

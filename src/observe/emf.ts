@@ -22,13 +22,6 @@ export interface MetricDatum {
 /**
  * The metric counting each outcome kind. A mapped type over every kind: a new
  * outcome kind does not compile until it has its metric.
- *
- * @example
- * ```ts
- * import { outcomeMetricNames } from './emf.js';
- * // The metric to alarm on for lease takeovers.
- * console.log(outcomeMetricNames['lease-lost']); // 'RecordsLeaseLost'
- * ```
  */
 export const outcomeMetricNames: { readonly [K in RecordOutcomeKind]: string } = {
   completed: 'RecordsCompleted',
@@ -55,14 +48,6 @@ export interface MetricsInput {
 /**
  * The metrics of one batch or event, in a fixed order: one count per outcome
  * kind, then `Records`, `RecordsRetried`, `Replays` and `Duration`.
- *
- * @example
- * ```ts
- * import { metricData } from './emf.js';
- * const counts = { completed: 2, duplicate: 1, 'in-progress': 0, failed: 0, invalid: 0, 'lease-lost': 0, 'not-started': 0, conflict: 0, 'dead-lettered': 0 };
- * const data = metricData({ counts, retried: 0, replays: 1, durationMs: 42 });
- * console.log(data.find((d) => d.name === 'Records')?.value); // 3
- * ```
  */
 export function metricData(input: MetricsInput): MetricDatum[] {
   const kinds = Object.keys(outcomeMetricNames) as RecordOutcomeKind[];
@@ -104,13 +89,6 @@ export const emfLimits = { metrics: 100, dimensions: 30, namespaceLength: 255, d
  * dimension set. The caller keeps within {@link emfLimits} (names checked
  * when the middleware is built); a dimension value is cut to the longest
  * CloudWatch takes, since a longer one would drop the whole document.
- *
- * @example
- * ```ts
- * import { emfDocument } from './emf.js';
- * const doc = emfDocument([{ name: 'Records', unit: 'Count', value: 3 }], 'EffectivelyOnce', { Consumer: 'payments' }, 0);
- * console.log(doc.Records, doc.Consumer, doc._aws.CloudWatchMetrics[0].Dimensions); // 3 'payments' [['Consumer']]
- * ```
  */
 export function emfDocument(
   data: readonly MetricDatum[],
@@ -134,12 +112,6 @@ const PRINTABLE = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
 
 /**
  * Why `name` cannot be a CloudWatch namespace, or `undefined` when it can.
- *
- * @example
- * ```ts
- * import { invalidNamespace } from './emf.js';
- * console.log(invalidNamespace('EffectivelyOnce'), invalidNamespace('AWS/Lambda')); // undefined 'it starts with "AWS/" (reserved)'
- * ```
  */
 export function invalidNamespace(name: string): string | undefined {
   if (name.length === 0 || name.length > emfLimits.namespaceLength)
@@ -151,12 +123,6 @@ export function invalidNamespace(name: string): string | undefined {
 
 /**
  * Why `name: value` cannot be a dimension, or `undefined` when it can.
- *
- * @example
- * ```ts
- * import { invalidDimension } from './emf.js';
- * console.log(invalidDimension('Service', 'orders'), invalidDimension(':x', 'y')); // undefined 'its name starts with ":"'
- * ```
  */
 export function invalidDimension(name: string, value: string): string | undefined {
   if (name.length === 0 || name.length > emfLimits.dimensionNameLength || !PRINTABLE.test(name)) {

@@ -68,17 +68,6 @@ export type BatchLogger = (line: BatchLogLine) => void;
 
 /**
  * Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs.
- *
- * @example
- * ```ts
- * import type { BatchLogger } from 'effectively-once';
- * import { jsonLineLogger } from './log.js';
- *
- * // Pass as the middleware's `logger` option: only batches that retried something are logged.
- * const logger: BatchLogger = (line) => {
- *   if (line.retried > 0) jsonLineLogger(line);
- * };
- * ```
  */
 export const jsonLineLogger: BatchLogger = (line) => {
   console.log(JSON.stringify(line));

@@ -48,18 +48,6 @@ export const metricsDefaults = { namespace: 'EffectivelyOnce' };
  * Default EMF writer: one JSON line written straight to stdout. Not
  * `console.log`: Lambda's runtime prefixes its lines (time, request id),
  * and an EMF document must be the whole log event.
- *
- * @example
- * ```ts
- * import { emfStdoutWriter, type MetricsOptions } from './metrics.js';
- *
- * // Only documents that counted a lease-lost record, written as by default.
- * const metrics: MetricsOptions = {
- *   emit: (doc) => {
- *     if (doc.RecordsLeaseLost !== 0) emfStdoutWriter(doc);
- *   },
- * };
- * ```
  */
 export function emfStdoutWriter(document: EmfDocument): void {
   process.stdout.write(`${JSON.stringify(document)}\n`);
@@ -118,12 +106,6 @@ export type MetricsSink =
 
 /**
  * The sink for a checked `metrics` option.
- *
- * @example
- * ```ts
- * import { metricsSink } from './metrics.js';
- * console.log(metricsSink(false), metricsSink({})); // false { kind: 'emf', namespace: 'EffectivelyOnce', ... }
- * ```
  */
 export function metricsSink(option: MetricsOption): MetricsSink {
   if (option === false) return false;

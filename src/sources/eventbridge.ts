@@ -50,12 +50,6 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
 
 /**
  * Defaults of {@link eventBridgeIdempotency}, in one place.
- *
- * @example
- * ```ts
- * import { eventBridgeDefaults } from './eventbridge.js';
- * console.log(eventBridgeDefaults.storeResult, eventBridgeDefaults.wait.maxMs); // true 30000
- * ```
  */
 export const eventBridgeDefaults = {
   ...commonDefaults,

@@ -29,12 +29,6 @@ export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
 
 /**
  * Defaults of {@link kafkaIdempotency}, in one place.
- *
- * @example
- * ```ts
- * import { kafkaDefaults } from './kafka-middleware.js';
- * console.log(kafkaDefaults.storeResult); // false
- * ```
  */
 export const kafkaDefaults = streamDefaults<KafkaRecord>({
   // Not the Kafka key: a partitioning key (a customer id) would make a customer's second event a duplicate or a mismatch.

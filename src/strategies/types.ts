@@ -6,7 +6,7 @@
  * commit) are objects of this one shape. The middleware picks one when it is
  * built and never asks which it has: what differs between them lives behind
  * these steps, what they share (lanes, later copies of a key, settling,
- * the response) in the invocation (../invocation.ts).
+ * the response) in the invocation (../batch/invocation.ts).
  *
  * An entry point brings a strategy in by importing it, so a handler that
  * never names the transaction strategy bundles none of its code.

@@ -12,13 +12,6 @@ export type Random = () => number;
 /**
  * mulberry32: a 32-bit seeded generator, tiny, with good enough spread for
  * picking test cases (not for cryptography).
- *
- * @example
- * ```ts
- * import { mulberry32 } from './chance.js';
- * const random = mulberry32(42);
- * console.log(random() === mulberry32(42)()); // true
- * ```
  */
 export function mulberry32(seed: number): Random {
   let state = seed >>> 0;
@@ -34,13 +27,6 @@ export function mulberry32(seed: number): Random {
 /**
  * A number in [0, 1) that depends only on `seed` and `label` (FNV-1a of the
  * label, then one mulberry32 step).
- *
- * @example
- * ```ts
- * import { chanceOf } from './chance.js';
- * const crashHere = chanceOf(7, 'after-claim|order-42|1') < 0.05;
- * console.log(typeof crashHere); // 'boolean'
- * ```
  */
 export function chanceOf(seed: number, label: string): number {
   let h = (seed ^ 0x811c9dc5) >>> 0;
@@ -53,15 +39,6 @@ export function chanceOf(seed: number, label: string): number {
 /**
  * Counts occurrences per label, so "the n-th time this happens" can be part
  * of a decision's label.
- *
- * @example
- * ```ts
- * import { chanceOf, Occurrences } from './chance.js';
- * const seen = new Occurrences();
- * const attempt = seen.next('UpdateItem|order-1'); // 1, then 2, ...
- * const fail = chanceOf(9, `UpdateItem|order-1|${attempt}`) < 0.1;
- * console.log(attempt, typeof fail); // 1 'boolean'
- * ```
  */
 export class Occurrences {
   readonly #seen = new Map<string, number>();

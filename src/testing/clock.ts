@@ -49,13 +49,6 @@ export class ManualClock implements AdvanceableClock {
 
 /**
  * True when `clock` can be advanced (has an `advance(ms)` method).
- *
- * @example
- * ```ts
- * import { ManualClock } from 'effectively-once/testing';
- * import { isAdvanceableClock } from './clock.js';
- * console.log(isAdvanceableClock(new ManualClock()), isAdvanceableClock({ now: () => Date.now() })); // true false
- * ```
  */
 export function isAdvanceableClock(clock: Clock): clock is AdvanceableClock {
   return typeof (clock as Partial<AdvanceableClock>).advance === 'function';

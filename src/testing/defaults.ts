@@ -2,12 +2,6 @@
  * Defaults of the Lambda inputs and the simulated invocation, in one place.
  * They are AWS's own defaults where AWS has one (Lambda timeout 3 s), so a
  * test that sets nothing behaves like a freshly created function.
- *
- * @example
- * ```ts
- * import { testingDefaults } from './defaults.js';
- * console.log(testingDefaults.timeoutMs); // 3000
- * ```
  */
 export const testingDefaults = {
   region: 'eu-west-1',

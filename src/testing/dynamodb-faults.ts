@@ -63,13 +63,6 @@ export type MiddlewareClient = Pick<DynamoDBClient, 'middlewareStack'>;
 
 /**
  * The error behind every injected fault, whatever name it wears for the SDK.
- *
- * @example
- * ```ts
- * import { InjectedDynamoDBFault } from './dynamodb-faults.js';
- * const fault = new InjectedDynamoDBFault('throttle', 'UpdateItem', {});
- * console.log(fault.name, fault.fault); // 'ProvisionedThroughputExceededException' 'throttle'
- * ```
  */
 export class InjectedDynamoDBFault extends SimulationError {
   /** The name the SDK and the library classify by, e.g. `ProvisionedThroughputExceededException`. */

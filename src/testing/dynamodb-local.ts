@@ -133,12 +133,6 @@ function assertJava(): void {
 
 /**
  * Asks the OS for a free TCP port on loopback.
- *
- * @example
- * ```ts
- * import { freePort } from './dynamodb-local.js';
- * const port = await freePort();
- * ```
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -155,12 +149,6 @@ export async function freePort(): Promise<number> {
 
 /**
  * Resolves once `ListTables` answers at `endpoint`; rejects after `timeoutMs`, or at once when `child` has exited.
- *
- * @example
- * ```ts
- * import { waitForDynamoDB } from './dynamodb-local.js';
- * await waitForDynamoDB('http://127.0.0.1:8000', 10_000);
- * ```
  */
 export async function waitForDynamoDB(endpoint: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS, maxAttempts: 1 });

@@ -7,12 +7,6 @@
 
 /**
  * Root of the errors the testing helpers raise.
- *
- * @example
- * ```ts
- * import { SimulationError } from './errors.js';
- * const isSimulated = (err: unknown): boolean => err instanceof SimulationError;
- * ```
  */
 export class SimulationError extends Error {
   override readonly name: string = 'SimulationError';
@@ -25,13 +19,6 @@ export class SimulationError extends Error {
 /**
  * The invocation died where `abandon()` or a `CrashPoint` was hit: no
  * middleware `after`/`onError` ran, nothing was acknowledged.
- *
- * @example
- * ```ts
- * import { SimulatedCrash } from './errors.js';
- * const crash = new SimulatedCrash('power cut after the claim');
- * console.log(crash.name); // 'SimulatedCrash'
- * ```
  */
 export class SimulatedCrash extends SimulationError {
   override readonly name = 'SimulatedCrash';
@@ -39,13 +26,6 @@ export class SimulatedCrash extends SimulationError {
 
 /**
  * A transient failure thrown by `flaky()`; carries the key and the attempt.
- *
- * @example
- * ```ts
- * import { SimulatedFailure } from './errors.js';
- * const failure = new SimulatedFailure('order-1', 1);
- * console.log(failure.key, failure.attempt); // 'order-1' 1
- * ```
  */
 export class SimulatedFailure extends SimulationError {
   override readonly name = 'SimulatedFailure';
@@ -64,13 +44,6 @@ export class SimulatedFailure extends SimulationError {
 /**
  * The handler ran longer than the function timeout. Lambda kills such an
  * invocation, so its result is discarded as if it had thrown.
- *
- * @example
- * ```ts
- * import { InvocationTimeoutError } from './errors.js';
- * const err = new InvocationTimeoutError(3000);
- * console.log(err.message); // 'Task timed out after 3.00 seconds'
- * ```
  */
 export class InvocationTimeoutError extends SimulationError {
   override readonly name = 'InvocationTimeoutError';

@@ -42,12 +42,6 @@ export interface SqsRecordOptions {
 
 /**
  * Hex MD5 of a UTF-8 string: what SQS puts in `md5OfBody`.
- *
- * @example
- * ```ts
- * import { md5Hex } from './events.js';
- * console.log(md5Hex('hello')); // 5d41402abc4b2a76b9719d911017c592
- * ```
  */
 export function md5Hex(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
@@ -78,13 +72,6 @@ function lengthPrefixed(bytes: Buffer): Buffer {
  * encoded as length-prefixed name, data type, a transport byte (1 string, 2
  * binary) and the length-prefixed value, then MD5 over the whole.
  * Undefined when there are no attributes (Lambda then omits the field).
- *
- * @example
- * ```ts
- * import { md5OfMessageAttributes } from './events.js';
- * const md5 = md5OfMessageAttributes({ tenant: { dataType: 'String', stringValue: 'acme' } });
- * console.log(md5?.length); // 32
- * ```
  */
 export function md5OfMessageAttributes(attributes: SQSMessageAttributes): string | undefined {
   const names = Object.keys(attributes).sort();

@@ -64,12 +64,6 @@ export function signalCrash(error: SimulatedCrash): boolean {
 /**
  * True when the code runs inside a simulated invocation that has already
  * ended as crashed or timed out (Lambda would have killed its process).
- *
- * @example
- * ```ts
- * import { invocationKilled } from './invocation.js';
- * console.log(invocationKilled()); // false: not inside a killed invocation
- * ```
  */
 export function invocationKilled(): boolean {
   return currentInvocation.getStore()?.dead === true;

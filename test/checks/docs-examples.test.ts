@@ -14,6 +14,9 @@
  * 2. Every name exported from src/index.ts and src/testing/index.ts has a TSDoc
  *    summary, and every exported value (function, class, const, enum) an
  *    `@example`.
+ * 3. No `@example` on anything else: internal helpers have their callers and
+ *    tests to learn from (`npx tsx scripts/prune-examples.ts` removes them;
+ *    "public" is one definition, shared with that script).
  *
  * Failures name the origin file:line, so fix the comment or README there.
  */
@@ -22,10 +25,11 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { entryPoints as packageEntries, findExamples, publicExports } from '../../scripts/prune-examples.js';
 import { compileExamples, markdownExamples, tsdocExamples, walk, type CompiledExamples, type Example } from '../support/doc-examples.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-const entryPoints = [join(root, 'src', 'index.ts'), join(root, 'src', 'testing', 'index.ts'), join(root, 'src', 'claim', 'index.ts')];
+const entryPoints = packageEntries(root);
 
 function allExamples(): Example[] {
   const markdown = [join(root, 'README.md'), ...walk(join(root, 'docs'), '.md')].filter((p) => existsSync(p));
@@ -54,11 +58,9 @@ function where(symbol: ts.Symbol): string {
 function undocumented(program: ts.Program, entry: string): string[] {
   const checker = program.getTypeChecker();
   const sf = program.getSourceFile(entry);
-  const moduleSymbol = sf === undefined ? undefined : checker.getSymbolAtLocation(sf);
-  if (moduleSymbol === undefined) return [`${relative(root, entry)}: not a module in the program`];
+  if (sf === undefined || checker.getSymbolAtLocation(sf) === undefined) return [`${relative(root, entry)}: not a module in the program`];
   const problems: string[] = [];
-  for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-    const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+  for (const { exported, symbol } of publicExports(checker, sf)) {
     const name = `${relative(root, entry)}: ${exported.name} (${where(symbol)})`;
     const summary = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
     if (summary === '') problems.push(`${name}: no TSDoc summary`);
@@ -92,5 +94,11 @@ describe('documentation', () => {
 
   it('every public export has a TSDoc summary, and every exported value an @example', () => {
     expect(entryPoints.flatMap((entry) => undocumented(compiled.program, entry)).join('\n')).toBe('');
+  });
+
+  it('no @example on a declaration outside the public API (npx tsx scripts/prune-examples.ts removes them)', () => {
+    const all = findExamples(root, compiled.program, walk(join(root, 'src'), '.ts'));
+    expect(all.filter((b) => b.isPublic).length).toBeGreaterThan(10); // guards against a search that finds nothing
+    expect(all.filter((b) => !b.isPublic).map((b) => `${b.file}:${b.line}`)).toEqual([]);
   });
 });

@@ -21,13 +21,6 @@ export interface BackoffPolicy {
  * do not all come back in the same second.
  *
  * @param random a number in [0, 1) (`Math.random` unless a test injects one)
- * @example
- * ```ts
- * import { backoffSeconds } from './backoff-schedule.js';
- * const policy = { baseSeconds: 10, maxSeconds: 300 };
- * console.log(backoffSeconds(3, policy, () => 0.999)); // 40: the ceiling 10 * 2^2
- * console.log(backoffSeconds(30, policy, () => 0.999)); // 300: capped
- * ```
  */
 export function backoffSeconds(receiveCount: number, policy: BackoffPolicy, random: () => number): number {
   const exponent = Math.max(0, Math.min(receiveCount - 1, 64));

@@ -12,12 +12,6 @@ export const SQS_MIDDLEWARE = 'sqsIdempotency';
 /**
  * Defaults of `sqsIdempotency`, in one place (the strategy's own settings
  * are its factory's: `claim()`, `transaction()`).
- *
- * @example
- * ```ts
- * import { sqsDefaults } from './defaults.js';
- * console.log(sqsDefaults.storeResult, sqsDefaults.autoSafetyMargin.maxMs); // false 5000
- * ```
  */
 export const sqsDefaults = {
   ...batchDefaults,

@@ -76,14 +76,6 @@ function describeError(error: unknown): { name: string; message: string } {
  * id, which tells copies of one delivery apart from distinct messages). A FIFO DLQ gets the record's message
  * group and its message id as the deduplication id, so a retried send is
  * not stored twice.
- *
- * @example
- * ```ts
- * import { sqsRecord } from 'effectively-once/testing';
- * import { dlqEntry } from './dlq-message.js';
- * const entry = dlqEntry('0', sqsRecord({ body: '{}' }), { consumer: 'c', key: 'k', error: new Error('x') }, false);
- * console.log(entry.MessageAttributes['eo-error-name']?.StringValue); // 'Error'
- * ```
  */
 export function dlqEntry(id: string, record: SQSRecord, reason: DlqReason, fifo: boolean): DlqEntry {
   const { name, message } = describeError(reason.error);
@@ -106,12 +98,6 @@ export function dlqEntry(id: string, record: SQSRecord, reason: DlqReason, fifo:
  * The queue URL of a queue ARN (`arn:aws:sqs:region:account:name`), in the
  * classic `https://sqs.<region>.amazonaws.com/<account>/<name>` form the SDK
  * accepts; `undefined` for anything else.
- *
- * @example
- * ```ts
- * import { queueUrlOfArn } from './dlq-message.js';
- * console.log(queueUrlOfArn('arn:aws:sqs:eu-west-1:123456789012:orders')); // 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders'
- * ```
  */
 export function queueUrlOfArn(arn: string): string | undefined {
   const [prefix, partition, service, region, account, name, ...rest] = arn.split(':');

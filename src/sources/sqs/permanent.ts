@@ -15,14 +15,6 @@ export type IsPermanent = (error: unknown) => boolean;
  * The library's own errors (a deadline, a lost lease, a conflict) and
  * errors {@link aboutTheBatch} are about this delivery, not the message, so the
  * predicate is never asked about them; a predicate that throws counts as "no" (the record comes back).
- *
- * @example
- * ```ts
- * import { PermanentError } from '../../engine/errors.js';
- * import { isPermanentFailure } from './permanent.js';
- * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new PermanentError('gone') } as const;
- * console.log(isPermanentFailure(failed, undefined)); // true
- * ```
  */
 export function isPermanentFailure(
   outcome: RecordOutcome,
@@ -48,15 +40,6 @@ export function isPermanentFailure(
  * too, or it would leave its group before the earlier one (and a later
  * record would be acknowledged while an earlier one's DLQ send failed).
  * Records without a lane (standard queues) are never held back.
- *
- * @example
- * ```ts
- * import { PermanentError } from '../../engine/errors.js';
- * import { deadLetterable } from './permanent.js';
- * const failed = { kind: 'failed', messageId: 'm-1', key: 'k', error: new Error('timeout') } as const;
- * const gone = { kind: 'failed', messageId: 'm-2', key: 'k2', error: new PermanentError('gone') } as const;
- * console.log(deadLetterable([failed, gone], () => 'group-1', undefined)); // [false, false]
- * ```
  */
 export function deadLetterable(
   outcomes: readonly RecordOutcome[],

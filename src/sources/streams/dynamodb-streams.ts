@@ -30,12 +30,6 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
 
 /**
  * Defaults of {@link dynamoDBStreamsIdempotency}, in one place.
- *
- * @example
- * ```ts
- * import { dynamoDBStreamsDefaults } from './dynamodb-streams.js';
- * console.log(dynamoDBStreamsDefaults.storeResult); // false
- * ```
  */
 export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({
   key: (record) => record.eventID,

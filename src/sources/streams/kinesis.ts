@@ -28,12 +28,6 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
 
 /**
  * Defaults of {@link kinesisIdempotency}, in one place.
- *
- * @example
- * ```ts
- * import { kinesisDefaults } from './kinesis.js';
- * console.log(kinesisDefaults.storeResult); // false
- * ```
  */
 export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
   key: (record) => record.eventID,

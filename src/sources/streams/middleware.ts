@@ -36,15 +36,6 @@ export interface StreamRecordDefaults<TRecord> {
 /**
  * The defaults of a stream middleware, in one object: the batch defaults
  * and the source's key and payload.
- *
- * @example
- * ```ts
- * import type { KinesisStreamRecord } from 'aws-lambda';
- * import { streamDefaults } from './middleware.js';
- *
- * const defaults = streamDefaults<KinesisStreamRecord>({ key: (r) => r.eventID, payload: (r) => r.kinesis.data });
- * console.log(defaults.storeResult); // false
- * ```
  */
 export function streamDefaults<TRecord>(record: StreamRecordDefaults<TRecord>) {
   return { ...batchDefaults, ...record };

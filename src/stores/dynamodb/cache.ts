@@ -23,15 +23,6 @@ interface Entry {
  * Every lookup hands out a record of its own, with its result decoded afresh
  * from the stored JSON text: a caller that mutates a replayed result changes
  * neither the cache nor the next replay.
- *
- * @example
- * ```ts
- * import { systemClock } from '../../engine/clock.js';
- * import { CompletedCache } from './cache.js';
- * const cache = new CompletedCache(1000, systemClock);
- * cache.remember({ id: 'c#k', status: 'COMPLETED', expiresAt: 4_000_000_000, attempts: 1 });
- * cache.lookup('c#k'); // the record, without a request
- * ```
  */
 export class CompletedCache {
   readonly #entries: LruCache<string, Entry>;

@@ -37,12 +37,6 @@ const RETRYABLE: ReadonlySet<string> = new Set([
 
 /**
  * The `CancellationReasons` of a `TransactionCanceledException`, or `undefined` for any other error.
- *
- * @example
- * ```ts
- * import { cancellationReasons } from './cancellation.js';
- * cancellationReasons(new Error('not a transaction')); // undefined
- * ```
  */
 export function cancellationReasons(err: unknown): readonly RawCancellationReason[] | undefined {
   if (!isAwsError(err, 'TransactionCanceledException')) return undefined;
@@ -64,13 +58,6 @@ function toInfo(reason: RawCancellationReason, index: number): CancellationReaso
  * Classifies the reasons of a cancelled transaction whose first action is
  * the idempotency record. Our condition wins over a business one: when the
  * key is already taken, the handler's conditions are beside the point.
- *
- * @example
- * ```ts
- * import { classifyCancellation } from './cancellation.js';
- * classifyCancellation([{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }]);
- * // { kind: 'business', reasons: [{ index: 0, code: 'ConditionalCheckFailed' }] }
- * ```
  */
 export function classifyCancellation(reasons: readonly RawCancellationReason[]): CancellationVerdict {
   const [own, ...business] = reasons;

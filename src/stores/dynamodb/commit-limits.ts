@@ -1,7 +1,7 @@
 /**
  * `TransactWriteItems` limits for a commit, checked before anything is sent:
  * the handler's actions plus the store's own idempotency action. The rules
- * themselves are the pure checks in `transaction/limits.ts` (shared with
+ * themselves are the pure checks in `engine/transaction-limits.ts` (shared with
  * the transaction builder); this file only knows how to read DocumentClient
  * actions and infer a Put's key.
  */
@@ -65,15 +65,6 @@ function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
  * items it touches, its action count and estimated bytes: what group commit
  * packs by), worked out on the way, so the actions are walked once.
  * @throws TransactionLimitError naming the rule that is broken.
- *
- * @example
- * ```ts
- * import { checkTransactionLimits } from './commit-limits.js';
- * checkTransactionLimits(
- *   { tableName: 'idem', id: 'c#k', item: { id: 'c#k', status: 'COMPLETED' } },
- *   [{ Put: { TableName: 'orders', Item: { pk: 'o1' } } }],
- * );
- * ```
  */
 export function checkTransactionLimits(own: OwnAction, actions: readonly TransactItem[], key?: string): CommitFootprint {
   const context: ErrorContext = key === undefined ? {} : { key };

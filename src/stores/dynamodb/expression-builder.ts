@@ -19,15 +19,6 @@ export interface ExpressionAttributes {
  * `owner`, `result` are reserved words; user attributes may hold dots or
  * dashes), and only the placeholders used are sent, because DynamoDB rejects
  * unused ones. Using a placeholder twice is fine: it is registered once.
- *
- * @example
- * ```ts
- * import { Expression } from './expression-builder.js';
- * const e = new Expression();
- * const condition = `${e.name('status')} = ${e.value('done', 'COMPLETED')}`;
- * const update = Expression.update([`${e.name('state', 'order.state')} = ${e.value('to', 'PAID')}`], [e.name('lease')]);
- * console.log(condition, update, e.attributes()); // #status = :done  SET #state = :to REMOVE #lease  {...}
- * ```
  */
 export class Expression {
   private readonly names: Record<string, string> = {};

@@ -84,12 +84,6 @@ export interface ClaimParams {
  * `attempts` counts claims since the item was created: a record reclaimed
  * after its retention (but before TTL removed it) keeps counting, because
  * one request cannot both test and reset it.
- *
- * @example
- * ```ts
- * import { claimRequest } from './expressions.js';
- * const input = claimRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
- * ```
  */
 export function claimRequest(p: ClaimParams): UpdateCommandInput {
   const e = new Expression();
@@ -124,12 +118,6 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
  * (lease passed, FAILED, past retention) is then taken with
  * {@link claimRequest}, which keeps counting `attempts`. The item is exactly
  * what `claimRequest` would leave on a key without one.
- *
- * @example
- * ```ts
- * import { claimPutRequest } from './expressions.js';
- * const input = claimPutRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
- * ```
  */
 export function claimPutRequest(p: ClaimParams): PutCommandInput & { Item: Record<string, unknown> } {
   const item: Record<string, unknown> = {
@@ -156,12 +144,6 @@ export const FRESH_KEY_CONDITION = `attribute_not_exists(#${ATTR.id})`;
  * commit (whose refusal by a free item is then sent under the full rule).
  * Why not the full rule at once: most keys are fresh, and DynamoDB spends
  * less on this condition (bench/probe-claims.ts, bench/probe-transactions.ts).
- *
- * @example
- * ```ts
- * import { freshKeyPut } from './expressions.js';
- * const put = freshKeyPut('t', { id: 'c#k', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 });
- * ```
  */
 export function freshKeyPut<T extends Readonly<Record<string, unknown>>>(tableName: string, item: T) {
   return {
@@ -187,12 +169,6 @@ export interface CompleteParams {
 /**
  * Completion, fenced on the owner token. `inflight` and `leaseUntil` are
  * removed together so the record leaves the sparse in-flight index.
- *
- * @example
- * ```ts
- * import { completeRequest } from './expressions.js';
- * const input = completeRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 86_400_000 });
- * ```
  */
 export function completeRequest(p: CompleteParams): UpdateCommandInput {
   const e = new Expression();
@@ -214,12 +190,6 @@ export type RenewParams = Pick<ClaimParams, 'tableName' | 'id' | 'token' | 'now'
  * IN_PROGRESS (a renewal can never revive a completed or released claim, nor
  * touch another owner's). The TTL moves with it, as in the claim, so TTL can
  * never delete a live claim.
- *
- * @example
- * ```ts
- * import { renewRequest } from './expressions.js';
- * const input = renewRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), leaseMs: 30_000, retentionMs: 86_400_000 });
- * ```
  */
 export function renewRequest(p: RenewParams): UpdateCommandInput {
   const e = new Expression();
@@ -242,12 +212,6 @@ export interface ReleaseParams {
 /**
  * `release: 'delete'`: removes the claim, fenced on the owner token and on
  * IN_PROGRESS (so a late release can never delete a COMPLETED record).
- *
- * @example
- * ```ts
- * import { releaseDeleteRequest } from './expressions.js';
- * const input = releaseDeleteRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 1 });
- * ```
  */
 export function releaseDeleteRequest(p: ReleaseParams): DeleteCommandInput {
   const e = new Expression();
@@ -265,12 +229,6 @@ export function releaseDeleteRequest(p: ReleaseParams): DeleteCommandInput {
  * last error kept, retention restarted so the trace lives as long as a
  * COMPLETED record would) and drops what made it a live claim. FAILED stays
  * claimable (see the claim condition).
- *
- * @example
- * ```ts
- * import { markFailedRequest } from './expressions.js';
- * const input = markFailedRequest({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 1 }, 'Error: boom');
- * ```
  */
 export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCommandInput {
   const e = new Expression();
@@ -292,12 +250,6 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
  * claim's effect may still fail. A claim whose lease has passed is taken over
  * under the same condition as a claim (the old owner's fenced writes then
  * fail), but as a Put the record starts again at `attempts: 1`.
- *
- * @example
- * ```ts
- * import { commitPut } from './expressions.js';
- * const put = commitPut('t', { id: 'c#k', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 }, Date.now());
- * ```
  */
 export function commitPut(tableName: string, item: Readonly<Record<string, unknown>>, now: number): NonNullable<TransactItem['Put']> {
   const e = new Expression();

@@ -41,17 +41,6 @@ const dynamoLimits: GroupLimits = { actions: MAX_TRANSACTION_ACTIONS, bytes: MAX
  * at the same time would cancel each other (`TransactionConflict`), so
  * overlapping records commit one round after the other. The first candidate
  * is never deferred, so every round makes progress.
- *
- * @example
- * ```ts
- * import { planGroups } from './group-plan.js';
- * const plan = planGroups([
- *   { items: ['a', 'x'], actions: 2, bytes: 100 },
- *   { items: ['b', 'x'], actions: 2, bytes: 100 },
- *   { items: ['c'], actions: 1, bytes: 50 },
- * ]);
- * // plan.groups: [[0, 2]]; plan.deferred: [1] (it shares item 'x' with record 0)
- * ```
  */
 export function planGroups(candidates: readonly GroupCandidate[], limits: GroupLimits = dynamoLimits): GroupPlan {
   const taken = new Set<string>();

@@ -10,17 +10,6 @@
  *
  * A `Map` keeps insertion order, so "delete then set" moves a key to the end
  * and the first key is always the least recently used one.
- *
- * @example
- * ```ts
- * import { LruCache } from './lru.js';
- * const cache = new LruCache<string, number>(2);
- * cache.set('a', 1);
- * cache.set('b', 2);
- * cache.get('a');    // 1 ('a' is now the most recent)
- * cache.set('c', 3); // evicts 'b'
- * cache.has('b');    // false
- * ```
  */
 export class LruCache<K, V> {
   readonly #entries = new Map<K, V>();

@@ -79,12 +79,6 @@ export interface ResolvedStoreOptions {
 
 /**
  * Defaults of every optional store option.
- *
- * @example
- * ```ts
- * import { defaults } from './options.js';
- * const retentionHours = defaults.retentionMs / 3_600_000; // 24
- * ```
  */
 export const defaults = Object.freeze({
   retentionMs: 24 * 60 * 60 * 1000,
@@ -121,15 +115,6 @@ const rules = {
  * defaults to `'hash'` when `hashKeys` is on, so a store told to keep keys out
  * of the table keeps error messages out too.
  * @throws TypeError naming the first unknown, missing or wrongly typed option.
- *
- * @example
- * ```ts
- * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
- * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { resolveStoreOptions } from './options.js';
- * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const options = resolveStoreOptions({ client, tableName: 'idempotency' });
- * ```
  */
 export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
   const given = options as DynamoDBIdempotencyStoreOptions;

@@ -22,12 +22,6 @@ export const MAX_LAST_ERROR_BYTES = 1024;
  * A plain (unmarshalled) item as an `IdempotencyRecord`. Internal attributes
  * such as `inflight` are left out.
  * @throws EffectivelyOnceError when the item is not an idempotency record.
- *
- * @example
- * ```ts
- * import { toRecord } from './records.js';
- * const record = toRecord({ id: 'payments#42', status: 'COMPLETED', expiresAt: 1_900_000_000, attempts: 1 });
- * ```
  */
 export function toRecord(raw: Readonly<Record<string, unknown>>): IdempotencyRecord {
   const item = withPlainNumbers(raw);
@@ -46,12 +40,6 @@ export function toRecord(raw: Readonly<Record<string, unknown>>): IdempotencyRec
  * The record carried by a failed condition (`ReturnValuesOnConditionCheckFailure:
  * 'ALL_OLD'`). The DocumentClient does not unmarshall error payloads, so the
  * item arrives in wire format; `undefined` when there was no item.
- *
- * @example
- * ```ts
- * import { recordFromWire } from './records.js';
- * recordFromWire(undefined); // undefined: the item was gone
- * ```
  */
 export function recordFromWire(item: Record<string, AttributeValue> | undefined): IdempotencyRecord | undefined {
   return item === undefined || Object.keys(item).length === 0 ? undefined : toRecord(unmarshall(item));
@@ -60,12 +48,6 @@ export function recordFromWire(item: Record<string, AttributeValue> | undefined)
 /**
  * Whether a record still counts at `now`: DynamoDB's TTL deletes lazily
  * (often hours late), so an item past `expiresAt` is treated as absent.
- *
- * @example
- * ```ts
- * import { isLive } from './records.js';
- * isLive({ id: 'c#k', status: 'COMPLETED', expiresAt: 100, attempts: 1 }, 200_000); // false
- * ```
  */
 export function isLive(record: IdempotencyRecord, now: number): boolean {
   return !retentionExpired(record.expiresAt, now);
@@ -78,13 +60,6 @@ export function isLive(record: IdempotencyRecord, now: number): boolean {
  * its SHA-256 (it may hold personal data); name and message are taken as the
  * log line takes them (`Error` and the string form for a thrown non-Error),
  * so the hash matches the message logged for the same failure.
- *
- * @example
- * ```ts
- * import { errorText } from './records.js';
- * errorText(new Error('boom')); // 'Error: boom'
- * errorText(new Error('boom'), 'hash'); // 'Error (message sha256:…)'
- * ```
  */
 export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): string {
   const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
@@ -113,13 +88,6 @@ const UNSEEN_ATTRIBUTES_BYTES = 512;
  * Upper estimate of a COMPLETED record's size with its encoded `result` (see {@link encodeResult}), used before the
  * write so an oversized result is an `ItemTooLargeError`, not a
  * `ValidationException`. Numbers are counted at their widest.
- *
- * @example
- * ```ts
- * import { completedSizeEstimate } from './records.js';
- * import { encodeResult } from './records.js';
- * const bytes = completedSizeEstimate('payments#42', 'token', encodeResult({ receipt: 'r-1' }));
- * ```
  */
 export function completedSizeEstimate(id: string, token: string, result: Readonly<Record<string, unknown>>): number {
   const widest = Number.MAX_SAFE_INTEGER;
@@ -145,12 +113,6 @@ export function completedSizeEstimate(id: string, token: string, result: Readonl
  * `undefined` kept apart from `null`.
  *
  * @throws UnstorableResultError when the result is not JSON-serialisable (a BigInt, a cycle).
- * @example
- * ```ts
- * import { decodeResult, encodeResult } from './records.js';
- * decodeResult(encodeResult(undefined)); // undefined
- * decodeResult(encodeResult({ points: 3 })); // { points: 3 }
- * ```
  */
 export function encodeResult(value: unknown): Record<string, unknown> {
   let text: string | undefined;

@@ -10,13 +10,6 @@ import type { FencedWriteResult } from '../../engine/store.js';
 
 /**
  * Whether `err` is a DynamoDB error with this `name`.
- *
- * @example
- * ```ts
- * import { isAwsError } from './refusals.js';
- * const err: unknown = Object.assign(new Error('x'), { name: 'ConditionalCheckFailedException' });
- * if (isAwsError(err, 'ConditionalCheckFailedException')) console.log(err['Item']);
- * ```
  */
 export function isAwsError(err: unknown, name: string): err is Error & Record<string, unknown> {
   return err instanceof Error && err.name === name;

@@ -62,15 +62,6 @@ async function queryShard(
  * caller's business (a crashed claim is retaken by the next delivery anyway).
  * The index is eventually consistent, so a claim completed a moment ago may
  * still appear.
- *
- * @example
- * ```ts
- * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
- * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { queryStaleClaims } from './stale.js';
- * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const stale = await queryStaleClaims(client, 'idempotency', Date.now() - 60_000, 50);
- * ```
  */
 export async function queryStaleClaims(
   client: DynamoDBDocumentClient,

@@ -44,13 +44,6 @@ function tupleKey(name: string): string {
  * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (checked on DynamoDB
  * Local), so such a key is claimed again by the single path, whose refused
  * `PutItem` returns the record that decides it.
- *
- * @example
- * ```ts
- * import { claimInsertStatement } from './statements.js';
- * const s = claimInsertStatement('t', { id: 'c#k', status: 'IN_PROGRESS', owner: 'tok', expiresAt: 1_900_000_000, attempts: 1 });
- * console.log(s.Statement); // INSERT INTO "t" VALUE {'id': ?, 'status': ?, 'owner': ?, 'expiresAt': ?, 'attempts': ?}
- * ```
  */
 export function claimInsertStatement(tableName: string, item: Readonly<Record<string, unknown>>): Statement {
   const names = Object.keys(item);
@@ -68,12 +61,6 @@ export function claimInsertStatement(tableName: string, item: Readonly<Record<st
  * the completed item (`RETURNING ALL NEW *`), as the single completion's
  * `ALL_NEW` does, for the warm-container cache; `returning: false` leaves
  * the clause out (a table that refuses it inside a batch).
- *
- * @example
- * ```ts
- * import { completeStatement } from './statements.js';
- * const s = completeStatement({ tableName: 't', id: 'c#k', token: 'tok', now: Date.now(), retentionMs: 86_400_000 });
- * ```
  */
 export function completeStatement(p: CompleteParams, returning = true): Statement {
   const sets: Array<readonly [string, unknown]> = [
@@ -95,15 +82,6 @@ export function completeStatement(p: CompleteParams, returning = true): Statemen
  * Sends `statements` in requests of at most {@link MAX_BATCH_STATEMENTS},
  * all at once. One entry per statement, in order: its answer, or the error
  * its whole request failed with.
- *
- * @example
- * ```ts
- * import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { sendStatements } from './statements.js';
- * declare const client: DynamoDBDocumentClient;
- * const answers = await sendStatements(client, []);
- * console.log(answers.length); // 0
- * ```
  */
 export async function sendStatements(
   client: DynamoDBDocumentClient,
@@ -136,15 +114,6 @@ const MAX_BATCH_READ = 100;
  * (`DynamoDBIdempotencyStore.getMany`). Keys without an item, and keys
  * DynamoDB left unprocessed, are absent (both treat the read as a hint:
  * those go the single way). Throws what the reads throw.
- *
- * @example
- * ```ts
- * import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { readRecords } from './statements.js';
- * declare const client: DynamoDBDocumentClient;
- * const found = await readRecords(client, 'idempotency', ['payments#order-42']);
- * console.log(found.get('payments#order-42')?.status);
- * ```
  */
 export async function readRecords(
   client: DynamoDBDocumentClient,

@@ -29,12 +29,6 @@ export type ResolvedRedisStoreOptions = Required<RedisIdempotencyStoreOptions>;
 
 /**
  * Defaults of the Redis store's optional options.
- *
- * @example
- * ```ts
- * import { redisStoreDefaults } from './options.js';
- * const prefix = redisStoreDefaults.keyPrefix; // 'eo:r:'
- * ```
  */
 export const redisStoreDefaults = Object.freeze({
   keyPrefix: 'eo:r:',
@@ -103,12 +97,6 @@ export interface ResolvedRedisFilterOptions {
 
 /**
  * Defaults of the filter's optional options.
- *
- * @example
- * ```ts
- * import { redisFilterDefaults } from './options.js';
- * const waitAtMost = redisFilterDefaults.timeoutMs; // 100 ms
- * ```
  */
 export const redisFilterDefaults = Object.freeze({
   keyPrefix: 'eo:m:',

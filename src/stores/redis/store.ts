@@ -30,12 +30,6 @@ import { claimScript, completeScript, markFailedScript, readScript, releaseScrip
  * a result that fits one store fits the other, and far below what would make
  * a Redis command slow for everyone else on the server. A larger one is an
  * `ItemTooLargeError` (that record fails alone).
- *
- * @example
- * ```ts
- * import { MAX_REDIS_RESULT_BYTES } from './store.js';
- * const fits = (result: unknown): boolean => Buffer.byteLength(JSON.stringify(result) ?? '') <= MAX_REDIS_RESULT_BYTES;
- * ```
  */
 export const MAX_REDIS_RESULT_BYTES = 400 * 1024;
 

@@ -264,14 +264,6 @@ function requireOpen(tx: TransactionBuilder, method: string): void {
  * `tx`. The lifecycle calls it once the handler settled, before committing, so
  * a write from a promise the handler did not await throws instead of being
  * dropped silently while the idempotency record commits without it.
- *
- * @example
- * ```ts
- * import { closeTransactionBuilder, createTransactionBuilder } from './builder.js';
- * const tx = createTransactionBuilder();
- * closeTransactionBuilder(tx);
- * // tx.put(...) now throws a TypeError
- * ```
  */
 export function closeTransactionBuilder(tx: TransactionBuilder): void {
   closedBuilders.add(tx);
@@ -287,12 +279,6 @@ interface ActionTarget {
 /**
  * A fresh {@link TransactionBuilder}; the middleware makes one per record.
  *
- * @example
- * ```ts
- * import { createTransactionBuilder } from './builder.js';
- * const tx = createTransactionBuilder({ reservedItem: { table: 'idempotency', key: { id: 'payments#order-1' } } });
- * tx.update({ TableName: 'accounts', Key: { pk: 'user-1' }, UpdateExpression: 'ADD points :p', ExpressionAttributeValues: { ':p': 10 } });
- * ```
  * @throws TypeError for a bad option, naming it.
  */
 export function createTransactionBuilder(options?: TransactionBuilderOptions): TransactionBuilder {

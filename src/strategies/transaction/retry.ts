@@ -20,12 +20,6 @@ export interface CommitRetryPolicy {
  * Three commits in all, pauses of at most 25 then 50 ms: enough to ride out
  * a clash with a concurrent transaction, short enough that a hot item fails
  * fast and goes back to the queue's own backoff.
- *
- * @example
- * ```ts
- * import { commitRetryDefaults } from './retry.js';
- * console.log(commitRetryDefaults.attempts); // 3
- * ```
  */
 export const commitRetryDefaults: CommitRetryPolicy = Object.freeze({ attempts: 3, baseDelayMs: 25, maxDelayMs: 100 });
 
@@ -37,14 +31,6 @@ export const commitRetryDefaults: CommitRetryPolicy = Object.freeze({ attempts: 
  * again in step. It also gives up when the pause would use up `timeLeftMs`,
  * the time left before the safety margin: the retry must never eat into the
  * time kept for settling the batch.
- *
- * @example
- * ```ts
- * import { commitRetryDelay } from './retry.js';
- * commitRetryDelay(1, 10_000, Math.random); // 0..24 ms: try again
- * commitRetryDelay(3, 10_000, Math.random); // undefined: three commits were enough
- * commitRetryDelay(1, 0, Math.random); // undefined: no time left before the margin
- * ```
  */
 export function commitRetryDelay(
   failed: number,

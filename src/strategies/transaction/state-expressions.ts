@@ -36,12 +36,6 @@ export interface StateUpdate {
  * `expectVersion` is given), setting the state, the `set` attributes and
  * `version = if_not_exists(version, 0) + 1`.
  *
- * @example
- * ```ts
- * import { buildTransitionUpdate } from './state-expressions.js';
- * const u = buildTransitionUpdate({ table: 'orders', key: { pk: 'o1' }, from: ['NEW', 'PENDING'], to: 'PAID' });
- * console.log(u.ConditionExpression); // attribute_exists(#key) AND #state IN (:from0, :from1)
- * ```
  * @throws TypeError naming the bad option.
  */
 export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
@@ -61,12 +55,6 @@ export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
  * `attribute_not_exists(#version) OR #version = 0`), writing `set` and
  * bumping the version.
  *
- * @example
- * ```ts
- * import { buildVersionedUpdate } from './state-expressions.js';
- * const u = buildVersionedUpdate({ table: 'carts', key: { pk: 'c1' }, expectVersion: 2, set: { total: 5 } });
- * console.log(u.UpdateExpression); // SET #a0 = :a0, #version = if_not_exists(#version, :zero) + :one
- * ```
  * @throws TypeError naming the bad option.
  */
 export function buildVersionedUpdate(input: VersionedUpdateInput): StateUpdate {

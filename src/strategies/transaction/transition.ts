@@ -87,13 +87,6 @@ export interface VersionedUpdateInput extends VersionedUpdateSpec {
  * The version an item is at: its version attribute, or 0 when it has none
  * (the helpers write `if_not_exists(version, 0) + 1`, so an unversioned item
  * is version 0). A non-numeric version is `undefined`: it matches nothing.
- *
- * @example
- * ```ts
- * import { versionOf } from './transition.js';
- * versionOf({ pk: 'a' }); // 0
- * versionOf({ pk: 'a', version: 4 }); // 4
- * ```
  */
 export function versionOf(item: Readonly<Record<string, unknown>>, versionAttribute = DEFAULT_VERSION_ATTRIBUTE): number | undefined {
   const v = item[versionAttribute];
@@ -115,14 +108,6 @@ export function versionOf(item: Readonly<Record<string, unknown>>, versionAttrib
  * - anything else → `conflict`. This includes an item that seems to satisfy
  *   the condition (e.g. a version stored with another type): never acknowledge
  *   what was not applied.
- *
- * @example
- * ```ts
- * import { decideTransition } from './transition.js';
- * decideTransition({ pk: 'o1', status: 'PAID' }, { from: 'PENDING', to: 'PAID' }).outcome; // 'already'
- * decideTransition({ pk: 'o1', status: 'CANCELLED' }, { from: 'PENDING', to: 'PAID' }).outcome; // 'conflict'
- * decideTransition(undefined, { from: 'PENDING', to: 'PAID' }).outcome; // 'missing'
- * ```
  */
 export function decideTransition<TItem extends Readonly<Record<string, unknown>>>(
   item: TItem | undefined,
@@ -143,13 +128,6 @@ export function decideTransition<TItem extends Readonly<Record<string, unknown>>
  * AND holds every requested `set` value: that is what our own earlier write
  * looks like when nothing else happened since. Any later version means other
  * writes followed, and equal values then may be a coincidence → `conflict`.
- *
- * @example
- * ```ts
- * import { decideVersionedUpdate } from './transition.js';
- * decideVersionedUpdate({ pk: 'a', version: 3, total: 10 }, { expectVersion: 2, set: { total: 10 } }).outcome; // 'already'
- * decideVersionedUpdate({ pk: 'a', version: 3, total: 11 }, { expectVersion: 2, set: { total: 10 } }).outcome; // 'conflict'
- * ```
  */
 export function decideVersionedUpdate<TItem extends Readonly<Record<string, unknown>>>(
   item: TItem | undefined,
@@ -167,12 +145,6 @@ export function decideVersionedUpdate<TItem extends Readonly<Record<string, unkn
  * bigint, a number and a `NumberValue` holding the same value are equal; no
  * float rounding), maps by their own keys. A plain map is never a number,
  * whatever its keys (`{ value: '2' }` is not `2`).
- *
- * @example
- * ```ts
- * import { sameValue } from './transition.js';
- * sameValue(new Set(['a', 'b']), new Set(['b', 'a'])); // true
- * ```
  */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -196,12 +168,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Allowed states as a list.
- *
- * @example
- * ```ts
- * import { fromStates } from './transition.js';
- * fromStates('PENDING'); // ['PENDING']
- * ```
  */
 export function fromStates(from: string | readonly string[]): readonly string[] {
   return typeof from === 'string' ? [from] : from;
@@ -219,12 +185,6 @@ export interface StateInputShape {
  * Checks the parts both helpers share; throws a `TypeError` naming the option.
  * `protectedNames` are attributes `set` may not write (the key attributes are
  * added here): they are managed by the helper itself.
- *
- * @example
- * ```ts
- * import { validateStateInput } from './transition.js';
- * validateStateInput({ table: 'orders', key: { pk: 'o1' }, set: { paidAt: 1 } }, ['version']);
- * ```
  */
 export function validateStateInput(input: StateInputShape, protectedNames: readonly string[]): void {
   if (typeof input.table !== 'string' || input.table.length === 0) throw new TypeError('table must be a non-empty string.');

@@ -35,12 +35,6 @@ export type ProbeMode = 'auto' | 'always' | 'never';
  * would decide sooner (a cancelled transaction is billed 2 WRU per item, the
  * read 1 RRU per key), and handlers that wait on I/O hide the read (it is
  * sent beside them); neither is counted, so the rule errs towards not reading.
- *
- * @example
- * ```ts
- * import { probeWorth } from './duplicate-probe.js';
- * probeWorth(10, 2); // about 0.37
- * ```
  */
 export function probeWorth(records: number, itemsPerRecord: number): number {
   const items = Math.min(MAX_TRANSACTION_ACTIONS, Math.max(1, Math.round(records * itemsPerRecord)));
@@ -58,15 +52,6 @@ const RECORD_WEIGHT = 0.005;
  * decided), their transactions' items per record, and the probe decision
  * they lead to. Starts at 0: a fresh container probes only after it has met
  * duplicates.
- *
- * @example
- * ```ts
- * import { DuplicateRate } from './duplicate-probe.js';
- * const rate = new DuplicateRate('auto');
- * rate.wantsProbe(10); // false: no duplicates seen yet
- * for (let i = 0; i < 20; i += 1) rate.observe(3, 10, 14);
- * rate.wantsProbe(10); // true
- * ```
  */
 export class DuplicateRate {
   readonly mode: ProbeMode;
