@@ -48,18 +48,6 @@ export const metricsDefaults = { namespace: 'EffectivelyOnce' };
  * Default EMF writer: one JSON line written straight to stdout. Not
  * `console.log`: Lambda's runtime prefixes its lines (time, request id),
  * and an EMF document must be the whole log event.
- *
- * @example
- * ```ts
- * import { emfMetrics, emfStdoutWriter } from 'effectively-once';
- *
- * // Only documents that counted a lease-lost record, written as by default.
- * const metrics = emfMetrics({
- *   emit: (doc) => {
- *     if (doc.RecordsLeaseLost !== 0) emfStdoutWriter(doc);
- *   },
- * });
- * ```
  */
 export function emfStdoutWriter(document: EmfDocument): void {
   process.stdout.write(`${JSON.stringify(document)}\n`);

@@ -25,7 +25,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileExamples, markdownExamples, tsdocExamples, walk, type CompiledExamples, type Example } from '../support/doc-examples.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
-const entryPoints = [join(root, 'src', 'index.ts'), join(root, 'src', 'testing', 'index.ts'), join(root, 'src', 'claim', 'index.ts')];
+const entryPoints = [join(root, 'src', 'index.ts'), join(root, 'src', 'testing', 'index.ts')];
 
 function allExamples(): Example[] {
   const markdown = [join(root, 'README.md'), ...walk(join(root, 'docs'), '.md')].filter((p) => existsSync(p));
