@@ -248,12 +248,9 @@ describe('metrics: EventBridge, transaction strategy', () => {
 describe('metrics: a Powertools Metrics instance', () => {
   /** The EMF documents Powertools flushed to stdout. */
   const flushed = (out: ReturnType<typeof captureStdout>) => out.json().filter((j) => '_aws' in j);
-
-  it('receives the counts, flushed by its own logMetrics middleware after the handler', async () => {
-    const h = await harness();
-    const out = captureStdout();
-    const metrics = new Metrics({ namespace: 'Shop', serviceName: 'orders' });
-    const handler = middy<SQSEvent, SQSBatchResponse>()
+  /** An SQS handler whose counts go to `metrics`, flushed by its own logMetrics middleware (registered first). */
+  const withPowertools = (h: Awaited<ReturnType<typeof harness>>, metrics: Metrics) =>
+    middy<SQSEvent, SQSBatchResponse>()
       .use(logMetrics(metrics))
       .use(
         sqsIdempotency({
@@ -265,6 +262,12 @@ describe('metrics: a Powertools Metrics instance', () => {
         }),
       )
       .handler(eachRecord(async () => undefined));
+
+  it('receives the counts, flushed by its own logMetrics middleware after the handler', async () => {
+    const h = await harness();
+    const out = captureStdout();
+    const metrics = new Metrics({ namespace: 'Shop', serviceName: 'orders' });
+    const handler = withPowertools(h, metrics);
     await handler(sqsEvent([order('p-1'), order('p-2')]), h.context());
     const docs = flushed(out);
     expect(docs).toHaveLength(1);
@@ -276,18 +279,7 @@ describe('metrics: a Powertools Metrics instance', () => {
     const h = await harness();
     const out = captureStdout();
     const metrics = new Metrics({ namespace: 'Shop', serviceName: 'orders' });
-    const handler = middy<SQSEvent, SQSBatchResponse>()
-      .use(logMetrics(metrics))
-      .use(
-        sqsIdempotency({
-          store: h.store,
-          consumer: 'test',
-          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
-          logger: false,
-          metrics: powertoolsMetrics(metrics),
-        }),
-      )
-      .handler(eachRecord(async () => undefined));
+    const handler = withPowertools(h, metrics);
     await handler(sqsEvent([order('p-3')]), h.context());
     await handler(sqsEvent([order('p-3')]), h.context());
     expect(flushed(out).map((d) => [d.RecordsCompleted, d.RecordsDuplicate])).toEqual([
