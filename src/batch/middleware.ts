@@ -14,7 +14,7 @@ import { consumerName, type LifecycleConfig } from './options.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
-import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
+import { batchLine, safeLog, withNotes, type LineNotes } from '../observe/log.js';
 import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { admission } from './admit.js';
