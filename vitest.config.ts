@@ -61,7 +61,6 @@ export default defineConfig({
     alias: [
       { find: /^effectively-once$/, replacement: source('./src/index.ts') },
       { find: /^effectively-once\/testing$/, replacement: source('./src/testing/index.ts') },
-      { find: /^effectively-once\/claim$/, replacement: source('./src/claim/index.ts') },
     ],
   },
   test: {

@@ -2,9 +2,8 @@
  * Cold-start weight of a minimal SQS handler with ours vs with Powertools
  * idempotency + batch: the esbuild bundle (minified, AWS SDK external, as
  * Lambda's Node runtime provides it) and the time to import it in a fresh
- * Node process. The entries are `cold-start/ours-handler.ts` (the claim-only
- * entry, `effectively-once/claim`: what the targets read),
- * `cold-start/ours-main-handler.ts` (the same handler on the main entry) and
+ * Node process. The entries are `cold-start/ours-handler.ts` (the README's
+ * claim handler on the main entry, no plug-ins: what the targets read) and
  * `cold-start/powertools-handler.ts`.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,6 +15,9 @@ import { build, version as esbuildVersion, type BuildOptions, type Metafile } fr
 import { median } from './stats.js';
 
 export type ColdStartSide = 'ours' | 'ours-main' | 'powertools';
+
+/** The sides measured now ('ours-main' only appears in results from when a claim-only entry existed). */
+type MeasuredSide = Exclude<ColdStartSide, 'ours-main'>;
 
 /** Bytes a group of inputs (a package, or a folder of our sources) adds to the bundle. */
 export interface BundlePart {
@@ -45,9 +47,9 @@ export interface ColdStartFigures {
   /** How the bundles were built, in words. */
   readonly build: string;
   readonly samples: number;
-  /** The claim-only entry: what the targets read. */
+  /** The README's claim handler on the main entry: what the targets read (the claim-only entry in older results). */
   readonly ours: BundleFigures;
-  /** The same handler on the main entry (absent in results from before the claim entry). */
+  /** The same handler on the main entry, in results from when `effectively-once/claim` existed. */
   readonly oursMain?: BundleFigures;
   readonly powertools: BundleFigures;
 }
@@ -138,19 +140,17 @@ function importOnce(root: string, file: string, preload: readonly string[]): num
   return ms;
 }
 
-const SIDES = ['ours', 'ours-main', 'powertools'] as const satisfies readonly ColdStartSide[];
+const SIDES = ['ours', 'powertools'] as const satisfies readonly MeasuredSide[];
 
 /** Builds the bundles and times their import `samples` times each, rotating the order so noise hits every side alike. */
 export async function measureColdStart(root: string, samples: number, progress: (line: string) => void): Promise<ColdStartFigures> {
   progress('cold start: bundling the handlers with esbuild');
   const built = {
     ours: await bundle(root, 'ours'),
-    'ours-main': await bundle(root, 'ours-main'),
     powertools: await bundle(root, 'powertools'),
   };
   const timings = {
     ours: { full: [] as number[], library: [] as number[] },
-    'ours-main': { full: [] as number[], library: [] as number[] },
     powertools: { full: [] as number[], library: [] as number[] },
   };
   for (let i = 0; i < samples; i += 1) {
@@ -168,7 +168,7 @@ export async function measureColdStart(root: string, samples: number, progress: 
     }
     progress(`cold start: import sample ${i + 1}/${samples}`);
   }
-  const figures = (side: ColdStartSide): BundleFigures => {
+  const figures = (side: MeasuredSide): BundleFigures => {
     const { file: _file, ...b } = built[side];
     const t = timings[side];
     return {
@@ -186,7 +186,6 @@ export async function measureColdStart(root: string, samples: number, progress: 
     build: BUILD_WORDS,
     samples,
     ours: figures('ours'),
-    oursMain: figures('ours-main'),
     powertools: figures('powertools'),
   };
 }

@@ -12,7 +12,16 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { claim, DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency, transaction, type RecordContext } from '../src/index.js';
+import {
+  claim,
+  DynamoDBIdempotencyStore,
+  eachRecord,
+  emfMetrics,
+  jsonBody,
+  sqsIdempotency,
+  transaction,
+  type RecordContext,
+} from '../src/index.js';
 import type { CommitMode } from '../src/strategies/transaction/group-commit/queue.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
 import type { ProbeMode } from '../src/strategies/transaction/group-commit/duplicate-probe.js';
@@ -99,7 +108,7 @@ export function oursHandler(options: OursOptions): BatchHandler {
     // The batch line is still built; only the stdout write is dropped (Powertools writes nothing per batch).
     logger: () => {},
     // Likewise the EMF document: built, not written (Powertools emits no metrics here).
-    metrics: { emit: () => {} },
+    metrics: emfMetrics({ emit: () => {} }),
     ...(options.lease === undefined ? {} : { lease: options.lease }),
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
   });

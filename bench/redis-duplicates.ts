@@ -161,9 +161,7 @@ async function runVariant(name: VariantName, options: Options, endpoint: string,
     let effects = 0;
     const context = lambdaContext({ functionName: 'bench-redis', timeoutMs: 60_000 });
     const mw = middy<SQSEvent, SQSBatchResponse>()
-      .use(
-        sqsIdempotency({ store, consumer: 'orders', key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo, logger: false, metrics: false }),
-      )
+      .use(sqsIdempotency({ store, consumer: 'orders', key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo, logger: false }))
       .handler(eachRecord(() => void (effects += 1)));
     const handler = (event: SQSEvent) => mw(event, context);
     const keys = Array.from({ length: options.events }, (_, i) => `o-${i}`);

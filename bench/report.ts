@@ -160,8 +160,12 @@ export function coldStartRows(c: ColdStartFigures): string[][] {
     b.parts.map((p) => `${p.name} ${(p.bytes / 1000).toFixed(1)}k`).join(', '),
   ];
   return [
-    row("ours, 'effectively-once/claim' (+ @middy/core)", c.ours),
-    ...(c.oursMain === undefined ? [] : [row("ours, main entry 'effectively-once', DynamoDBClaimStore (+ @middy/core)", c.oursMain)]),
+    ...(c.oursMain === undefined
+      ? [row("ours, 'effectively-once', DynamoDBClaimStore, no plug-ins (+ @middy/core)", c.ours)]
+      : [
+          row("ours, 'effectively-once/claim' (+ @middy/core)", c.ours),
+          row("ours, main entry 'effectively-once', DynamoDBClaimStore (+ @middy/core)", c.oursMain),
+        ]),
     row('Powertools idempotency + batch', c.powertools),
   ];
 }

@@ -19,7 +19,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
+  backoff,
+  deadLetter,
   eachRecord,
+  emfMetrics,
   jsonBody,
   PermanentError,
   sqsIdempotency,
@@ -36,7 +39,7 @@ import { leaseFrom, storeFrom, type StoreDeps } from './shared/store.js';
 
 /** The middleware's option types, reached through its options (the package exports the main ones only). */
 type MetricsOption = NonNullable<SqsIdempotencyOptions['metrics']>;
-type BackoffOptions = NonNullable<SqsIdempotencyOptions['backoff']>;
+type BackoffOptions = Parameters<typeof backoff>[0];
 
 /** The external side effect: sends one notification, rejects when it was not sent. */
 export type SendNotification = (notification: NotificationMessage) => Promise<void>;
@@ -48,8 +51,8 @@ export interface NotificationsDeps extends StoreDeps {
   readonly concurrency?: number;
   /** The middleware's per-batch log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
-  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
-  readonly metrics?: MetricsOption;
+  /** The middleware's metrics plug-in (docs/metrics.md); default `emfMetrics()` (EMF on stdout), `false` for none. */
+  readonly metrics?: MetricsOption | false;
   /** Permanent failures to the queue's DLQ and per-message backoff go through it. Absent: neither (the queue's redrive only). */
   readonly sqs?: SQSClient;
   /** Overrides {@link NOTIFICATIONS_BACKOFF} (the local run shortens it as it shortens visibility timeouts). */
@@ -63,9 +66,8 @@ export const NOTIFICATIONS_BACKOFF = { baseSeconds: 2, maxSeconds: 300 } as cons
 function sqsOptions(deps: NotificationsDeps) {
   if (deps.sqs === undefined) return {};
   return {
-    sqs: deps.sqs,
-    permanentFailures: {},
-    backoff: { ...NOTIFICATIONS_BACKOFF, ...deps.backoff },
+    deadLetter: deadLetter({ sqs: deps.sqs }),
+    backoff: backoff({ sqs: deps.sqs, ...NOTIFICATIONS_BACKOFF, ...deps.backoff }),
   };
 }
 
@@ -116,7 +118,7 @@ export function createNotificationsHandler(deps: NotificationsDeps) {
         key: (record) => keyField(jsonBody(record), 'notificationId'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
-        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...(deps.metrics === false ? {} : { metrics: deps.metrics ?? emfMetrics() }),
         ...sqsOptions(deps),
       }),
     )

@@ -10,7 +10,7 @@
  * time, and `points` is idempotent on the order number anyway.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { outboxRelay, type OutboxRelayOptions } from 'effectively-once';
+import { emfMetrics, outboxRelay, type OutboxRelayOptions } from 'effectively-once';
 import { sharedDocumentClient, sharedEventBridgeClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -44,7 +44,8 @@ export interface OutboxRelayDeps {
  * ```
  */
 export function createOutboxRelayHandler(deps: OutboxRelayDeps): OutboxRelayHandler {
-  return outboxRelay({ eventBridge: deps.eventBridge, client: deps.client, eventBusName: deps.busName });
+  // One EMF document per invocation (OutboxPublished, OutboxRefused, OutboxMalformed, OutboxMarkFailed): docs/outbox.md.
+  return outboxRelay({ eventBridge: deps.eventBridge, client: deps.client, eventBusName: deps.busName, metrics: emfMetrics() });
 }
 
 /**

@@ -14,7 +14,15 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, jsonBody, sqsIdempotency, type BatchLogger, type SqsIdempotencyOptions, transaction } from 'effectively-once';
+import {
+  eachRecord,
+  emfMetrics,
+  jsonBody,
+  sqsIdempotency,
+  type BatchLogger,
+  type SqsIdempotencyOptions,
+  transaction,
+} from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -32,8 +40,8 @@ export interface PaymentsDeps extends StoreDeps {
   readonly tables: { readonly idempotency: string; readonly orders: string };
   /** The middleware's per-batch log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
-  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
-  readonly metrics?: MetricsOption;
+  /** The middleware's metrics plug-in (docs/metrics.md); default `emfMetrics()` (EMF on stdout), `false` for none. */
+  readonly metrics?: MetricsOption | false;
 }
 
 /** Consumer name in idempotency record ids: stable across stages and the local run. */
@@ -66,7 +74,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
         key: (record) => keyField(jsonBody(record), 'orderNo'),
         ...leaseFrom(deps),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
-        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...(deps.metrics === false ? {} : { metrics: deps.metrics ?? emfMetrics() }),
       }),
     )
     .handler(

@@ -12,7 +12,14 @@
 import middy from '@middy/core';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { eventBridgeIdempotency, handleEvent, transaction, type BatchLogger, type EventBridgeIdempotencyOptions } from 'effectively-once';
+import {
+  emfMetrics,
+  eventBridgeIdempotency,
+  handleEvent,
+  transaction,
+  type BatchLogger,
+  type EventBridgeIdempotencyOptions,
+} from 'effectively-once';
 import { sharedDocumentClient } from './shared/aws.js';
 import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
@@ -30,8 +37,8 @@ export interface PointsDeps extends StoreDeps {
   readonly tables: { readonly idempotency: string; readonly points: string };
   /** The middleware's per-event log line; default JSON on stdout, `false` for none. */
   readonly logger?: BatchLogger | false;
-  /** The middleware's EMF metrics per batch/event (docs/metrics.md); default EMF on stdout, `false` for none. */
-  readonly metrics?: MetricsOption;
+  /** The middleware's metrics plug-in (docs/metrics.md); default `emfMetrics()` (EMF on stdout), `false` for none. */
+  readonly metrics?: MetricsOption | false;
 }
 
 /** What the handler returns for an event it applied. */
@@ -82,7 +89,7 @@ export function createPointsHandler(deps: PointsDeps) {
         strategy: transaction({ onConflict: 'acknowledge' }),
         key: (event) => keyField(event.detail, 'orderNo'),
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
-        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...(deps.metrics === false ? {} : { metrics: deps.metrics ?? emfMetrics() }),
       }),
     )
     .handler(

@@ -29,7 +29,6 @@ export interface ApiEntryPoint {
 export const entryPoints: readonly ApiEntryPoint[] = [
   { specifier: 'effectively-once', source: 'src/index.ts', report: 'api/effectively-once.api.md' },
   { specifier: 'effectively-once/testing', source: 'src/testing/index.ts', report: 'api/testing.api.md' },
-  { specifier: 'effectively-once/claim', source: 'src/claim/index.ts', report: 'api/claim.api.md' },
 ];
 
 const FLAGS =

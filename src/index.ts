@@ -7,7 +7,7 @@
  * their option types, the body readers, the stores, the transaction and state-machine helpers and the
  * errors a handler throws or catches. Internal shapes (outcome variants, log line parts, store method
  * inputs, option sub-types) stay exported from their modules for the library's own use; a user reaches
- * them through the types here, e.g. `SqsIdempotencyOptions['backoff']`,
+ * them through the types here, e.g. `Parameters<typeof backoff>[0]`,
  * `Parameters<IdempotencyStore['claim']>[0]` or `Parameters<BatchLogger>[0]`.
  */
 
@@ -30,6 +30,10 @@ export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafk
 export { idempotent } from './event/idempotent.js';
 export type { IdempotentOptions } from './event/idempotent.js';
 export type { BatchLogger } from './observe/log.js';
+// Plug-ins, imported only by a handler that uses them: `deadLetter: deadLetter({ sqs })`, `metrics: emfMetrics()`
+export { deadLetter } from './sources/sqs/dead-letter.js';
+export { backoff } from './sources/sqs/backoff.js';
+export { emfMetrics, powertoolsMetrics } from './observe/metrics.js';
 // Strategies as option values: `strategy: claim({ heartbeat })`, `strategy: transaction({ commit })`
 export { claim } from './strategies/claim/claim.js';
 export { transaction } from './strategies/transaction/transaction.js';

@@ -110,7 +110,7 @@ function faultTable(seeds: readonly SeedResult[]): string[] {
     ],
     ['effect slower than the visibility timeout (in flight twice)', sum((s) => s.faults.slowEffects)],
     ['transient side-effect failure (first attempt)', sum((s) => s.faults.transientFailures)],
-    ['permanent failure sent to the DLQ at once, acknowledged (SQS permanentFailures)', sum((s) => s.sqsPaths.deadLettered)],
+    ['permanent failure sent to the DLQ at once, acknowledged (SQS deadLetter)', sum((s) => s.sqsPaths.deadLettered)],
     ['record that came back, backed off (SQS backoff)', sum((s) => s.sqsPaths.backedOff)],
     [
       'group commit: groups sent / cancelled by one record / TransactionConflict / crashes / duplicate probes',

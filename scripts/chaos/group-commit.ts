@@ -83,7 +83,6 @@ function handlerFor(store: DynamoDBIdempotencyStore | ReturnType<typeof crashing
         strategy: transaction(),
         key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
         logger: false,
-        metrics: false, // its outcomes are in its own row; the EMF table covers the reference service
       }),
     )
     .handler(

@@ -19,7 +19,7 @@ export interface DlqEntry {
   /** The last error logged for this message id, or the failure record's error. */
   readonly reason: string;
   readonly receiveCount: number;
-  /** Sent by the middleware as a permanent failure (`permanentFailures`), not redriven after maxReceiveCount. */
+  /** Sent by the middleware as a permanent failure (`deadLetter`), not redriven after maxReceiveCount. */
   readonly permanent?: boolean;
   /** For a permanent failure: the id of the source message it copies (`eo-message-id`). */
   readonly sourceMessageId?: string;

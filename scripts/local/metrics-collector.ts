@@ -5,7 +5,8 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
-import type { MetricsOptions } from '../../src/observe/metrics.js';
+import { emfMetrics } from '../../src/observe/metrics.js';
+import type { MetricsPlugin } from '../../src/observe/metrics-plugin.js';
 
 /** The counted metrics, summed per consumer; `Documents` counts EMF documents, `DurationMax` is the slowest batch (ms). */
 export type MetricTotals = Record<string, Record<string, number>>;
@@ -15,7 +16,7 @@ export const SUMMED_METRICS: readonly string[] = [...Object.values(outcomeMetric
 
 export interface MetricsCollector {
   /** The `metrics` option to inject into the handlers. */
-  readonly metrics: MetricsOptions;
+  readonly metrics: MetricsPlugin;
   readonly path: string;
   readonly totals: MetricTotals;
   close(): Promise<void>;
@@ -44,7 +45,7 @@ export function createMetricsCollector(path: string): MetricsCollector {
     addDocument(totals, doc);
   };
   return {
-    metrics: { emit },
+    metrics: emfMetrics({ emit }),
     path,
     totals,
     close: () => {

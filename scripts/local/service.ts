@@ -21,7 +21,7 @@ import { storeFrom } from '../../functions/shared/store.js';
 import type { BatchLogger, TransactionalIdempotencyStore } from '../../src/index.js';
 import type { EventBridgePutEvents, OutboxRelayHandler } from '../../src/strategies/transaction/outbox/relay.js';
 import type { LeasePolicy } from '../../src/engine/lease.js';
-import type { MetricsOption } from '../../src/observe/metrics.js';
+import type { MetricsPlugin } from '../../src/observe/metrics-plugin.js';
 import { eventBridgeEvent } from '../../src/testing/index.js';
 import type { SqsHandler } from './event-source.js';
 import { FirstAttemptFault, storeWithCommitFault } from './faults.js';
@@ -86,8 +86,8 @@ export interface ServiceDeps {
   readonly tables: LocalTables;
   readonly workload: Workload;
   readonly logger: BatchLogger;
-  /** The EMF metrics sink of every handler (the local run's collector); default EMF on stdout. */
-  readonly metrics?: MetricsOption;
+  /** The metrics plug-in of every handler (the local run's collector); default `emfMetrics()` (EMF on stdout). */
+  readonly metrics?: MetricsPlugin;
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
   /** The relay's client for marking items (uncounted: the run counts the handlers' writes to orders as transitions). */

@@ -14,7 +14,7 @@ import { consumerName, type LifecycleConfig } from './options.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
-import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
+import { batchLine, safeLog, withNotes, type LineNotes } from '../observe/log.js';
 import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { admission } from './admit.js';
@@ -40,9 +40,6 @@ export type AfterSettle<TRecord> = (
   context: { readonly records: ReadonlyMap<string, TRecord>; readonly consumer: string },
 ) => Promise<AfterSettleResult>;
 
-/** Writes one batch's metrics (never throws); `answeredEarly`: answered before the handler. */
-export type MetricsWriter = (line: BatchLogLine, answeredEarly: boolean) => void;
-
 /** The resolved options a batch middleware runs with (see `resolveMiddlewareOptions`), and the parts its entry brings in. */
 export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & {
   /** The middleware's name (`sqsIdempotency`): Middy's name for it, and what its errors begin with. */
@@ -52,8 +49,6 @@ export type BatchConfig<TRecord> = LifecycleConfig<TRecord> & {
   readonly claims?: 'batch' | 'pipelined';
   /** The strategy's steps, built once for this middleware: what the entry imported is all it can run. */
   readonly steps: BatchStrategy;
-  /** The metrics of each batch (the main entry's); absent: none. */
-  readonly writeMetrics?: MetricsWriter | undefined;
 };
 
 // Middy's place for per-request state: a symbol, so no other middleware lists or overwrites it.
@@ -70,7 +65,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   source: BatchSource<TEvent, TRecord, TResponse>,
   config: BatchConfig<TRecord>,
 ): MiddlewareObj<TEvent, TResponse> {
-  const { store, logger, steps, writeMetrics, owner } = config;
+  const { store, logger, steps, metrics, owner } = config;
 
   /** Keeps the invocation with its request until the batch is answered, and leaves it where `eachRecord` finds it. */
   function keep(request: Request<TEvent, TResponse>, invocation: BatchInvocation<TRecord>): void {
@@ -133,12 +128,12 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
   ): Promise<TResponse> {
     const settled = await invocation.settle(executions, store, config.storeResult);
     const { outcomes, notes = {} } = await afterSettle(invocation, behindFailures(invocation.source, invocation.original, settled));
-    if (logger !== false || writeMetrics !== undefined) {
+    if (logger !== false || metrics !== undefined) {
       const { ids, settings } = invocation;
       const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
       const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, Date.now() - settings.startedAt);
       safeLog(logger, withNotes(line, notes, settings.timeLeft()));
-      writeMetrics?.(line, early);
+      metrics?.writeLine(line, early);
     }
     return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
   }

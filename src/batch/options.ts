@@ -16,7 +16,7 @@ import {
 } from '../engine/options.js';
 import type { IdempotencyStore } from '../engine/store.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
-import { consumerDimensionProblem, metricsRule, type MetricsOption } from '../observe/metrics.js';
+import { metricsPluginRule, type MetricsPlugin } from '../observe/metrics-plugin.js';
 import type { Extractors } from '../engine/prepare.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../strategies/claim/claim.js';
@@ -57,18 +57,17 @@ export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = 
   /** Receives the structured line per batch/event; `false` for none. Default: JSON on stdout. */
   readonly logger?: BatchLogger | false;
   /**
-   * One CloudWatch EMF document per batch/event (`{ namespace, dimensions, emit }`),
-   * or a Powertools `Metrics` instance to add the counts to; `false` for none.
-   * Default: EMF on stdout, namespace `EffectivelyOnce`. See docs/metrics.md.
+   * Metrics per batch/event: `emfMetrics({ namespace?, dimensions? })` (one
+   * CloudWatch EMF document on stdout) or `powertoolsMetrics(metrics)`.
+   * Default: none. See docs/metrics.md.
    */
-  readonly metrics?: MetricsOption;
+  readonly metrics?: MetricsPlugin;
 }
 
 /** Defaults shared by both middlewares. */
 export const commonDefaults = {
   lease: { marginMs: 5_000, floorMs: 10_000, capMs: 15 * 60_000 } satisfies LeasePolicy,
   logger: jsonLineLogger as BatchLogger | false,
-  metrics: {} as MetricsOption,
 };
 
 /** Defaults shared by the batch middlewares (SQS, Kinesis, DynamoDB Streams), on top of {@link commonDefaults}. */
@@ -137,7 +136,7 @@ export const commonRules = {
   storeResult: booleanRule,
   lease: leaseRule,
   logger: loggerRule,
-  metrics: metricsRule,
+  metrics: metricsPluginRule,
 } satisfies RulesOf<CommonIdempotencyOptions>;
 
 /** Rules for what every source's options say about a record: its key and its payload. */
@@ -190,12 +189,7 @@ export function resolveMiddlewareOptions<T extends CommonIdempotencyOptions<SqsS
   const resolved = resolveOptions(owner, options, rules, defaults);
   const { store, strategy } = options;
   strategy?.check({ owner, store, ...scope });
-  const dimension = consumerDimensionProblem(options.metrics ?? commonDefaults.metrics, options.consumer);
-  if (dimension !== undefined) {
-    throw new TypeError(
-      `${owner}: option "consumer" is the Consumer dimension of the EMF metrics, but ${dimension} (CloudWatch would drop every document); use another name, or set metrics: false.`,
-    );
-  }
+  options.metrics?.checkConsumer(owner, options.consumer);
   return resolved;
 }
 
@@ -216,7 +210,7 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly storeResult: boolean;
   readonly lease: LeasePolicy;
   readonly logger: BatchLogger | false;
-  readonly metrics: MetricsOption;
+  readonly metrics?: MetricsPlugin | undefined;
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
   readonly autoSafetyMargin: AutoMargin;

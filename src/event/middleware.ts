@@ -15,7 +15,6 @@ import { invocationContext, type EventRun } from './handle-event.js';
 import type { WaitPolicy } from '../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../engine/heartbeat.js';
 import { batchLine, safeLog } from '../observe/log.js';
-import { metricsSink, safeMetrics } from '../observe/metrics.js';
 import { consumerName, type LifecycleConfig } from '../batch/options.js';
 import { prepare } from '../engine/prepare.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
@@ -63,18 +62,18 @@ export function eventIdempotency<TEvent extends object, TResult>(
 ): MiddlewareObj<TEvent, TResult> {
   const { store, logger, onReplay } = config;
   const { payload } = config;
-  const metrics = metricsSink(config.metrics);
+  const { metrics } = config;
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
   /** `replay`: a duplicate answered with the stored result; `early`: answered before the handler (Middy skips every `after`). */
   function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false, early = replay): void {
-    if (logger === false && metrics === false) return;
+    if (logger === false && metrics === undefined) return;
     const built = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
     safeLog(logger, line);
-    safeMetrics(metrics, line, early);
+    metrics?.writeLine(line, early);
   }
 
   function log(run: EventRun, outcome: RecordOutcome, replay = false, early = replay): void {

@@ -1,8 +1,10 @@
 /**
- * The metrics edge: turns each batch (or event) line into one CloudWatch
- * EMF document and writes it, or hands the counts to a Powertools `Metrics`
- * instance. Like the log line it is an observation of outcomes already
- * settled: a failing sink never fails or delays a batch.
+ * The metrics plug-ins: `emfMetrics({...})` turns each batch (or event) line
+ * into one CloudWatch EMF document and writes it; `powertoolsMetrics(m)`
+ * hands the counts to a Powertools `Metrics` instance. Like the log line they
+ * observe outcomes already settled: a failing sink never fails or delays a
+ * batch. A handler that imports neither writes no metrics and bundles none
+ * of this.
  */
 import {
   emfDocument,
@@ -15,8 +17,9 @@ import {
   type MetricUnit,
 } from './emf.js';
 import { summarize } from '../engine/outcomes.js';
-import { isPlainObject, type OptionRule } from '../engine/options.js';
+import { checkOptions, isPlainObject, type OptionRules } from '../engine/options.js';
 import type { BatchLogLine } from './log.js';
+import type { MetricsPlugin } from './metrics-plugin.js';
 
 /**
  * What this library needs of a Powertools `Metrics` instance (from
@@ -28,7 +31,7 @@ export interface PowertoolsMetricsLike {
   publishStoredMetrics(): unknown;
 }
 
-/** Options of the EMF metrics line (the `metrics` option of both middlewares). */
+/** Options of {@link emfMetrics}. */
 export interface MetricsOptions {
   /** CloudWatch namespace. Default `EffectivelyOnce`. */
   readonly namespace?: string;
@@ -37,9 +40,6 @@ export interface MetricsOptions {
   /** Receives each document. Default: one JSON line on stdout, where Lambda's log agent extracts it. */
   readonly emit?: (document: EmfDocument) => void;
 }
-
-/** The `metrics` option: EMF options, a Powertools `Metrics` instance, or `false` for none. */
-export type MetricsOption = MetricsOptions | PowertoolsMetricsLike | false;
 
 /** Defaults of the EMF line. */
 export const metricsDefaults = { namespace: 'EffectivelyOnce' };
@@ -56,10 +56,6 @@ export function emfStdoutWriter(document: EmfDocument): void {
 /** The dimension names the library sets itself. */
 const OWN_DIMENSIONS = ['Consumer', 'Source'];
 
-function isPowertools(v: unknown): v is PowertoolsMetricsLike {
-  return isPlainObject(v) && typeof v.addMetric === 'function' && typeof v.publishStoredMetrics === 'function';
-}
-
 /** Names a user's dimension may not take: ours, and the metrics' own (they share the document's root). */
 const TAKEN_NAMES: ReadonlySet<string> = new Set([
   ...OWN_DIMENSIONS,
@@ -75,109 +71,102 @@ function validDimensions(v: unknown): boolean {
   );
 }
 
-function validMetricsOptions(v: unknown): boolean {
-  if (!isPlainObject(v)) return false;
-  const { namespace, dimensions, emit, ...rest } = v;
-  if (Object.values(rest).some((x) => x !== undefined)) return false;
-  if (namespace !== undefined && (typeof namespace !== 'string' || invalidNamespace(namespace) !== undefined)) return false;
-  if (dimensions !== undefined && !validDimensions(dimensions)) return false;
-  return emit === undefined || typeof emit === 'function';
-}
-
-/** Rule of the `metrics` option. */
-export const metricsRule: OptionRule = {
-  expected:
-    'false, a Powertools Metrics instance (addMetric, publishStoredMetrics), or { namespace?, dimensions?, emit? } ' +
-    `(namespace: 1 to ${emfLimits.namespaceLength} printable ASCII characters, not "AWS/..."; dimensions: ` +
-    `at most ${emfLimits.dimensions - OWN_DIMENSIONS.length} non-empty ASCII strings, not named Consumer, Source or a metric; emit: a function)`,
-  check: (v: unknown) => v === false || isPowertools(v) || validMetricsOptions(v),
+const RULES: OptionRules = {
+  namespace: {
+    expected: `1 to ${emfLimits.namespaceLength} printable ASCII characters, not "AWS/..."`,
+    check: (v: unknown) => typeof v === 'string' && invalidNamespace(v) === undefined,
+  },
+  dimensions: {
+    expected: `an object of at most ${emfLimits.dimensions - OWN_DIMENSIONS.length} non-empty ASCII strings, not named Consumer, Source or a metric`,
+    check: validDimensions,
+  },
+  emit: { expected: 'a function', check: (v: unknown) => typeof v === 'function' },
 };
 
-/** Where each batch's metrics go, resolved once when the middleware is built. */
-export type MetricsSink =
-  | {
-      readonly kind: 'emf';
-      readonly namespace: string;
-      readonly dimensions: Readonly<Record<string, string>>;
-      readonly emit: (d: EmfDocument) => void;
-    }
-  | { readonly kind: 'powertools'; readonly metrics: PowertoolsMetricsLike }
-  | false;
-
-/**
- * The sink for a checked `metrics` option.
- */
-export function metricsSink(option: MetricsOption): MetricsSink {
-  if (option === false) return false;
-  if (isPowertools(option)) return { kind: 'powertools', metrics: option };
-  const { namespace = metricsDefaults.namespace, dimensions = {}, emit = emfStdoutWriter } = option as MetricsOptions;
-  return { kind: 'emf', namespace, dimensions, emit };
-}
-
-/**
- * Why the consumer name cannot be the EMF `Consumer` dimension, or
- * `undefined`: CloudWatch drops a whole document whose dimension value is
- * not 1 to 1024 printable ASCII characters, so such a name would silently
- * lose every metric (a Powertools instance sets its own dimensions).
- */
-export function consumerDimensionProblem(option: MetricsOption, consumer: string | undefined): string | undefined {
-  if (option === false || isPowertools(option) || consumer === undefined) return undefined;
-  const why = invalidDimension('Consumer', consumer);
-  return why === undefined ? undefined : why.replace('its value', 'it');
-}
-
-function dataOf(line: BatchLogLine) {
+function dataOf(line: BatchLogLine): MetricDatum[] {
   const replays = line.records.filter((r) => r.replay === true).length;
   return metricData({ counts: line.counts, retried: line.retried, replays, durationMs: line.durationMs });
 }
 
-function write(sink: Exclude<MetricsSink, false>, line: BatchLogLine, answeredEarly: boolean): void {
-  writeData(sink, dataOf(line), { Consumer: line.consumer, Source: line.source }, answeredEarly);
-}
-
-/** `flush`: publish a Powertools instance's metrics now, for no later flush (Middy's `after`) will come. */
-function writeData(
-  sink: Exclude<MetricsSink, false>,
-  data: readonly MetricDatum[],
-  own: Readonly<Record<string, string>>,
-  flush: boolean,
-): void {
-  if (sink.kind === 'emf') {
-    const returned: unknown = sink.emit(emfDocument(data, sink.namespace, { ...sink.dimensions, ...own }, Date.now()));
+/** Runs `write`, never throwing: a throw or a rejected promise becomes one `console.error` line. */
+function safely(write: () => unknown): void {
+  try {
+    const returned = write();
     // An async emitter's rejection would otherwise be unhandled.
     if (returned instanceof Promise) returned.catch(report);
-    return;
-  }
-  for (const d of data) sink.metrics.addMetric(d.name, d.unit, d.value);
-  if (flush) sink.metrics.publishStoredMetrics();
-}
-
-/**
- * Writes `data` (with the library's own dimensions `own`) to `sink` and
- * flushes it, never throwing: for a handler outside the middlewares (the
- * outbox relay), whose counts are not a batch line.
- */
-export function safeMetricData(sink: MetricsSink, data: readonly MetricDatum[], own: Readonly<Record<string, string>>): void {
-  if (sink === false) return;
-  try {
-    writeData(sink, data, own, true);
   } catch (err) {
     report(err);
   }
 }
 
 /**
- * Writes the metrics of `line` to `sink`, never throwing (a throw or a
- * rejected promise becomes one `console.error` line). `answeredEarly`: the
- * middleware answered before the handler ran, so no later flush will come.
+ * The EMF metrics plug-in: pass it as the `metrics` option of any
+ * middleware or of `outboxRelay`. One CloudWatch EMF document per batch (or
+ * event), with the dimensions `Consumer` and `Source` and yours. See
+ * docs/metrics.md for the metric names.
+ *
+ * @throws TypeError when an option is unknown or of the wrong type, naming it;
+ * the middleware throws one when its consumer name cannot be a dimension.
+ * @example
+ * ```ts
+ * import { emfMetrics } from 'effectively-once';
+ *
+ * const metrics = emfMetrics({ namespace: 'Orders', dimensions: { Service: 'orders' } });
+ * console.log(metrics.plugin); // metrics
+ * ```
  */
-export function safeMetrics(sink: MetricsSink, line: BatchLogLine, answeredEarly: boolean): void {
-  if (sink === false) return;
-  try {
-    write(sink, line, answeredEarly);
-  } catch (err) {
-    report(err);
+export function emfMetrics(options: MetricsOptions = {}): MetricsPlugin {
+  checkOptions('emfMetrics', options, RULES);
+  const { namespace = metricsDefaults.namespace, dimensions = {}, emit = emfStdoutWriter } = options;
+  const writeData = (data: readonly MetricDatum[], own: Readonly<Record<string, string>>): void =>
+    safely(() => emit(emfDocument(data, namespace, { ...dimensions, ...own }, Date.now())));
+  return {
+    plugin: 'metrics',
+    checkConsumer: (owner, consumer) => {
+      // CloudWatch drops a whole document whose dimension value is not 1 to 1024 printable ASCII characters.
+      const why = consumer === undefined ? undefined : invalidDimension('Consumer', consumer);
+      if (why === undefined) return;
+      throw new TypeError(
+        `${owner}: option "consumer" is the Consumer dimension of the EMF metrics, but ${why.replace('its value', 'it')} (CloudWatch would drop every document); use another name, or pass no metrics.`,
+      );
+    },
+    writeLine: (line) => writeData(dataOf(line), { Consumer: line.consumer, Source: line.source }),
+    writeData,
+  };
+}
+
+/**
+ * The Powertools metrics plug-in: the counts of each batch (or event) are
+ * added to your `Metrics` instance (from `@aws-lambda-powertools/metrics`),
+ * which publishes them with its own dimensions and namespace (its
+ * `logMetrics` middleware flushes; a batch answered before the handler is
+ * flushed here).
+ *
+ * @throws TypeError when `metrics` has no `addMetric` and `publishStoredMetrics`.
+ * @example
+ * ```ts
+ * import { powertoolsMetrics } from 'effectively-once';
+ *
+ * const stored: string[] = [];
+ * const plugin = powertoolsMetrics({ addMetric: (name) => stored.push(name), publishStoredMetrics: () => undefined });
+ * console.log(plugin.plugin); // metrics
+ * ```
+ */
+export function powertoolsMetrics(metrics: PowertoolsMetricsLike): MetricsPlugin {
+  if (!isPlainObject(metrics) || typeof metrics.addMetric !== 'function' || typeof metrics.publishStoredMetrics !== 'function') {
+    throw new TypeError('powertoolsMetrics: the argument must be a Powertools Metrics instance (addMetric, publishStoredMetrics).');
   }
+  const add = (data: readonly MetricDatum[], flush: boolean): void =>
+    safely(() => {
+      for (const d of data) metrics.addMetric(d.name, d.unit, d.value);
+      if (flush) metrics.publishStoredMetrics();
+    });
+  return {
+    plugin: 'metrics',
+    checkConsumer: () => undefined,
+    writeLine: (line, answeredEarly) => add(dataOf(line), answeredEarly),
+    writeData: (data) => add(data, true),
+  };
 }
 
 function report(err: unknown): void {

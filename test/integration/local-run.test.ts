@@ -81,7 +81,7 @@ describe('local run', () => {
     expect(new Set(notifications.map((d) => d.sourceMessageId)).size).toBe(2);
     expect([...new Set(notifications.map((d) => d.reason.split(':')[1]))].sort()).toEqual([' BodyParseError', ' PermanentError']);
     expect(report.outcomes['notifications']?.['dead-lettered']).toBeGreaterThanOrEqual(2);
-    // payments is not configured with permanentFailures: its poison is redriven after maxReceiveCount.
+    // payments is not configured with deadLetter: its poison is redriven after maxReceiveCount.
     expect(report.dlq.payments.every((d) => d.permanent === undefined)).toBe(true);
     // Notifications' records that came back asked for a backoff (SQS may refuse some for a receipt handle
     // gone stale, so only that some went through is asserted, not how many).

@@ -1,8 +1,8 @@
 /**
  * The EMF metrics line through sqsIdempotency + eachRecord and
  * eventBridgeIdempotency on DynamoDB Local: what each document counts, where
- * it goes by default, `metrics: false`, a throwing sink, hashed keys, and a
- * real Powertools `Metrics` instance.
+ * `emfMetrics()` writes it, none without a plug-in, a throwing sink, hashed
+ * keys, and a real Powertools `Metrics` instance through `powertoolsMetrics`.
  */
 import middy from '@middy/core';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -12,14 +12,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   DynamoDBIdempotencyStore,
   eachRecord,
+  emfMetrics,
   eventBridgeIdempotency,
   handleEvent,
   jsonBody,
+  powertoolsMetrics,
   sqsIdempotency,
   transaction,
 } from '../../src/index.js';
 import type { EmfDocument } from '../../src/observe/emf.js';
-import type { MetricsOption } from '../../src/observe/metrics.js';
+import type { MetricsPlugin } from '../../src/observe/metrics-plugin.js';
 import { Deferred, eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order } from './sqs/harness.js';
@@ -46,7 +48,7 @@ function captureStdout(): { readonly lines: () => string[]; readonly json: () =>
   return { lines, json };
 }
 
-async function ebSetup(metrics: MetricsOption, storeOptions: { hashKeys?: boolean } = {}) {
+async function ebSetup(metrics: MetricsPlugin, storeOptions: { hashKeys?: boolean } = {}) {
   const { client, doc } = testDynamo();
   const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client), ...storeOptions });
   const build = (fn: (e: OrderPaid) => Promise<unknown>, first?: middy.MiddlewareObj<OrderPaid, unknown>) =>
@@ -75,7 +77,7 @@ describe('metrics: SQS', () => {
       async (record) => {
         if (jsonBody<{ fail?: boolean }>(record).fail === true) throw new Error('boom');
       },
-      { metrics: { namespace: 'Shop', dimensions: { Service: 'orders' }, emit: (d) => docs.push(d) } },
+      { metrics: emfMetrics({ namespace: 'Shop', dimensions: { Service: 'orders' }, emit: (d) => docs.push(d) }) },
     );
     const a = order('m-a');
     const b = order('m-b');
@@ -109,7 +111,7 @@ describe('metrics: SQS', () => {
   it('counts a lease lost to a takeover', async () => {
     const h = await harness();
     const docs: EmfDocument[] = [];
-    const metrics = { emit: (d: EmfDocument) => docs.push(d) };
+    const metrics = emfMetrics({ emit: (d: EmfDocument) => docs.push(d) });
     const record = order('m-slow');
     const inSlow = new Deferred();
     const finishSlow = new Deferred();
@@ -128,17 +130,17 @@ describe('metrics: SQS', () => {
     expect(docs.map((d) => d.RecordsLeaseLost)).toEqual([0, 1]);
   });
 
-  it('writes one EMF line to stdout by default; metrics: false writes none while the logger still runs', async () => {
+  it('emfMetrics() writes one EMF line to stdout; without a metrics plug-in none is written while the logger still runs', async () => {
     const h = await harness();
     const out = captureStdout();
-    await h.handler()(sqsEvent([order('m-default')]), h.context());
+    await h.handler(undefined, { metrics: emfMetrics() })(sqsEvent([order('m-default')]), h.context());
     const emf = out.json().filter((j) => '_aws' in j);
     expect(emf).toHaveLength(1);
     expect(emf[0]).toMatchObject({ Consumer: 'test', Source: 'sqs', RecordsCompleted: 1 });
     expect(JSON.stringify(emf[0]?._aws)).toContain('"Namespace":"EffectivelyOnce"');
 
     const before = out.lines().length;
-    await h.handler(undefined, { metrics: false })(sqsEvent([order('m-off')]), h.context());
+    await h.handler()(sqsEvent([order('m-off')]), h.context());
     expect(out.lines().length).toBe(before);
     expect(h.lines).toHaveLength(2);
   });
@@ -147,14 +149,14 @@ describe('metrics: SQS', () => {
     const h = await harness();
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const throwing = h.handler(undefined, {
-      metrics: {
+      metrics: emfMetrics({
         emit: () => {
           throw new Error('sink down');
         },
-      },
+      }),
     });
     expect(failedIds(await throwing(sqsEvent([order('m-t1')]), h.context()))).toEqual([]);
-    const rejecting = h.handler(undefined, { metrics: { emit: () => Promise.reject(new Error('sink down later')) as never } });
+    const rejecting = h.handler(undefined, { metrics: emfMetrics({ emit: () => Promise.reject(new Error('sink down later')) as never }) });
     expect(failedIds(await rejecting(sqsEvent([order('m-t2')]), h.context()))).toEqual([]);
     await new Promise((r) => setImmediate(r));
     expect(h.effects.get('m-t1')).toBe(1);
@@ -165,32 +167,35 @@ describe('metrics: SQS', () => {
   it('with hashKeys, no business key appears in the metrics line', async () => {
     const h = await harness({ hashKeys: true });
     const out = captureStdout();
-    await h.handler(undefined, { logger: false })(sqsEvent([order('jane.doe@example.com')]), h.context());
+    await h.handler(undefined, { logger: false, metrics: emfMetrics() })(sqsEvent([order('jane.doe@example.com')]), h.context());
     expect(out.lines()).toHaveLength(1);
     expect(out.lines()[0]).not.toContain('jane.doe');
   });
 
-  it('checks the option when the middleware is built, naming it', async () => {
+  it('checks the options once, at the factory, naming them; the middleware takes only a plug-in', async () => {
     const h = await harness();
-    const build = (metrics: unknown) => () => sqsIdempotency({ store: h.store, key: () => 'k', metrics: metrics as MetricsOption });
-    expect(build({ namespace: 'AWS/Lambda' })).toThrow(/option "metrics"/);
-    expect(build({ namespace: '' })).toThrow(/option "metrics"/);
-    expect(build({ namespce: 'X' })).toThrow(/option "metrics"/);
-    expect(build({ dimensions: { Consumer: 'x' } })).toThrow(/option "metrics"/);
-    expect(build({ dimensions: { Records: 'x' } })).toThrow(/option "metrics"/);
-    expect(build({ dimensions: { Service: 1 } })).toThrow(/option "metrics"/);
-    expect(build({ emit: 'stdout' })).toThrow(/option "metrics"/);
-    expect(build(true)).toThrow(/option "metrics"/);
-    expect(build({ addMetric: () => undefined })).toThrow(/option "metrics"/);
-    expect(build(false)).not.toThrow();
-    expect(build({ namespace: 'Shop', dimensions: { Service: 'orders' }, emit: () => undefined })).not.toThrow();
+    const emf = (options: unknown) => () => emfMetrics(options as never);
+    expect(emf({ namespace: 'AWS/Lambda' })).toThrow('emfMetrics: option "namespace"');
+    expect(emf({ namespace: '' })).toThrow('emfMetrics: option "namespace"');
+    expect(emf({ namespce: 'X' })).toThrow('emfMetrics: unknown option "namespce"');
+    expect(emf({ dimensions: { Consumer: 'x' } })).toThrow('emfMetrics: option "dimensions"');
+    expect(emf({ dimensions: { Records: 'x' } })).toThrow('emfMetrics: option "dimensions"');
+    expect(emf({ dimensions: { Service: 1 } })).toThrow('emfMetrics: option "dimensions"');
+    expect(emf({ emit: 'stdout' })).toThrow('emfMetrics: option "emit"');
+    expect(() => powertoolsMetrics({ addMetric: () => undefined } as never)).toThrow(/powertoolsMetrics: .*publishStoredMetrics/);
+    const build = (metrics: unknown) => () => sqsIdempotency({ store: h.store, key: () => 'k', metrics: metrics as MetricsPlugin });
+    for (const old of [false, true, {}, { namespace: 'Shop' }, { addMetric: () => undefined, publishStoredMetrics: () => undefined }]) {
+      expect(build(old)).toThrow('option "metrics" must be what emfMetrics() or powertoolsMetrics() returns');
+    }
+    expect(build(undefined)).not.toThrow();
+    expect(build(emfMetrics({ namespace: 'Shop', dimensions: { Service: 'orders' }, emit: () => undefined }))).not.toThrow();
   });
 });
 
 describe('metrics: EventBridge', () => {
   it('counts a completed event, a replayed duplicate, a failure and an invalid event', async () => {
     const docs: EmfDocument[] = [];
-    const s = await ebSetup({ emit: (d) => docs.push(d) });
+    const s = await ebSetup(emfMetrics({ emit: (d) => docs.push(d) }));
     const handler = s.build(async (e) => {
       if (e.detail.orderNo === 'fail') throw new Error('boom');
       return { ok: e.detail.orderNo };
@@ -225,7 +230,7 @@ describe('metrics: EventBridge, transaction strategy', () => {
           storeResult: true,
           key: (e) => e.detail.orderNo,
           logger: false,
-          metrics: { emit: (d) => docs.push(d) },
+          metrics: emfMetrics({ emit: (d) => docs.push(d) }),
         }),
       )
       .handler(handleEvent(async (e: OrderPaid) => ({ ok: e.detail.orderNo })));
@@ -243,17 +248,26 @@ describe('metrics: EventBridge, transaction strategy', () => {
 describe('metrics: a Powertools Metrics instance', () => {
   /** The EMF documents Powertools flushed to stdout. */
   const flushed = (out: ReturnType<typeof captureStdout>) => out.json().filter((j) => '_aws' in j);
+  /** An SQS handler whose counts go to `metrics`, flushed by its own logMetrics middleware (registered first). */
+  const withPowertools = (h: Awaited<ReturnType<typeof harness>>, metrics: Metrics) =>
+    middy<SQSEvent, SQSBatchResponse>()
+      .use(logMetrics(metrics))
+      .use(
+        sqsIdempotency({
+          store: h.store,
+          consumer: 'test',
+          key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
+          logger: false,
+          metrics: powertoolsMetrics(metrics),
+        }),
+      )
+      .handler(eachRecord(async () => undefined));
 
   it('receives the counts, flushed by its own logMetrics middleware after the handler', async () => {
     const h = await harness();
     const out = captureStdout();
     const metrics = new Metrics({ namespace: 'Shop', serviceName: 'orders' });
-    const handler = middy<SQSEvent, SQSBatchResponse>()
-      .use(logMetrics(metrics))
-      .use(
-        sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: false, metrics }),
-      )
-      .handler(eachRecord(async () => undefined));
+    const handler = withPowertools(h, metrics);
     await handler(sqsEvent([order('p-1'), order('p-2')]), h.context());
     const docs = flushed(out);
     expect(docs).toHaveLength(1);
@@ -265,12 +279,7 @@ describe('metrics: a Powertools Metrics instance', () => {
     const h = await harness();
     const out = captureStdout();
     const metrics = new Metrics({ namespace: 'Shop', serviceName: 'orders' });
-    const handler = middy<SQSEvent, SQSBatchResponse>()
-      .use(logMetrics(metrics))
-      .use(
-        sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo, logger: false, metrics }),
-      )
-      .handler(eachRecord(async () => undefined));
+    const handler = withPowertools(h, metrics);
     await handler(sqsEvent([order('p-3')]), h.context());
     await handler(sqsEvent([order('p-3')]), h.context());
     expect(flushed(out).map((d) => [d.RecordsCompleted, d.RecordsDuplicate])).toEqual([
@@ -282,7 +291,7 @@ describe('metrics: a Powertools Metrics instance', () => {
   it('an EventBridge replay is flushed too', async () => {
     const out = captureStdout();
     const metrics = new Metrics({ namespace: 'Shop', serviceName: 'points' });
-    const s = await ebSetup(metrics);
+    const s = await ebSetup(powertoolsMetrics(metrics));
     const handler = s.build(async () => ({ ok: true }), logMetrics(metrics));
     await handler(s.paid('p-e1'), s.context());
     await handler(s.paid('p-e1'), s.context());

@@ -339,7 +339,7 @@ describe('serverless package: IAM', () => {
 });
 
 describe('serverless package: SQS permanent failures and backoff', () => {
-  it('lets notifications send only to its own DLQ, and change visibility only on its own queue (permanentFailures, backoff)', () => {
+  it('lets notifications send only to its own DLQ, and change visibility only on its own queue (deadLetter, backoff)', () => {
     const grants = (action: string) =>
       roleStatements(template)
         .filter((s) => s.actions.includes(action))

@@ -7,7 +7,7 @@
  * FAILED, past its retention), FIFO groups or a standard queue, handler
  * failures (plain or a PermanentError) and bad bodies at random positions, both strategies (group or
  * per-record commit, with or without the duplicate probe; claims batched or pipelined), payload checking on or off, results stored or not,
- * `permanentFailures` on or off (a scripted DLQ that refuses some entries). Each batch checks:
+ * `deadLetter` on or off (a scripted DLQ that refuses some entries). Each batch checks:
  * - every record's outcome (kind, not-started reason, error name) in the batch
  *   log line, the records the handler ran and `batchItemFailures`, against the model;
  * - the EMF metrics document: each outcome's count equals the log line's records and counts;
@@ -27,7 +27,7 @@ import { describe, expect, it } from 'vitest';
 import { badBodyArb } from './arbitraries.js';
 import { payloadHash } from '../../src/engine/hashing.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBIdempotencyStore, PermanentError, claim, transaction } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, PermanentError, claim, deadLetter, emfMetrics, transaction } from '../../src/index.js';
 import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
@@ -60,7 +60,7 @@ interface Case {
   readonly commit: 'group' | 'record';
   /** Group commit: the duplicate probe (`probeDuplicates`); the model is the same with or without it. */
   readonly probe: 'auto' | 'always' | 'never';
-  /** `permanentFailures` with a scripted SQS client as the DLQ. */
+  /** `deadLetter` with a scripted SQS client as the DLQ. */
   readonly dlq: boolean;
   readonly states: readonly SeedState[];
   readonly records: ReadonlyArray<{
@@ -230,13 +230,13 @@ async function runCase(c: Case) {
     ...(c.payloadCheck ? {} : { payload: false as const }),
     ...(c.dlq
       ? {
-          sqs: scriptedDlq(new Set(records.filter((_, i) => plan[i]?.dlqRefuses).map((x) => x.messageId))),
-          permanentFailures: {
+          deadLetter: deadLetter({
+            sqs: scriptedDlq(new Set(records.filter((_, i) => plan[i]?.dlqRefuses).map((x) => x.messageId))),
             dlqUrl: `https://sqs.local/model-dlq${c.fifo ? '.fifo' : ''}`,
-          },
+          }),
         }
       : {}),
-    metrics: { emit: (d: EmfDocument) => docs.push(d) },
+    metrics: emfMetrics({ emit: (d: EmfDocument) => docs.push(d) }),
   };
   const docs: EmfDocument[] = [];
   const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());

@@ -36,7 +36,7 @@
  *   lane reaches it; one that comes back there stops its lane. One skipped
  *   behind a failure is decided from its leader all the same (a duplicate of a
  *   done key is acknowledged wherever it stands).
- * - `permanentFailures`, last: see {@link deadLetter}.
+ * - `deadLetter`, last: see {@link deadLetter}.
  */
 
 export type Strategy = 'claim' | 'transaction';
@@ -51,7 +51,7 @@ export interface PlannedRecord {
   readonly fails: boolean;
   /** What it throws is a `PermanentError` (else a plain `Error`). */
   readonly permanent?: boolean;
-  /** `permanentFailures` on: SQS refuses this record's DLQ entry. */
+  /** `deadLetter` on: SQS refuses this record's DLQ entry. */
   readonly dlqRefuses?: boolean;
   readonly bad?: 'nojson' | 'nokey';
 }
@@ -73,7 +73,7 @@ export interface ModelInput {
   readonly payloadCheck: boolean;
   /** Claim strategy, a free key led in several FIFO groups: the index of the leader whose claim wins. */
   readonly winners: ReadonlyMap<string, number>;
-  /** `permanentFailures` on (a DLQ that takes every entry but those `dlqRefuses` names). */
+  /** `deadLetter` on (a DLQ that takes every entry but those `dlqRefuses` names). */
   readonly dlq?: boolean;
 }
 
@@ -296,7 +296,7 @@ export function model(input: ModelInput): ModelResult {
 }
 
 /**
- * `permanentFailures`, after every outcome is final: an invalid record or a
+ * `deadLetter`, after every outcome is final: an invalid record or a
  * `PermanentError` goes to the DLQ and is acknowledged (`dead-lettered`)
  * unless SQS refuses its entry; in a FIFO group only the first record that
  * comes back may go (nothing leaves its group before an earlier record).

@@ -174,7 +174,6 @@ function writeTsconfig(root: string, dir: string, files: readonly string[]): voi
       paths: {
         'effectively-once': [join(root, 'src', 'index.ts')],
         'effectively-once/testing': [join(root, 'src', 'testing', 'index.ts')],
-        'effectively-once/claim': [join(root, 'src', 'claim', 'index.ts')],
       },
     },
     include: [],

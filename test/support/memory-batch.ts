@@ -93,7 +93,6 @@ export function rig(options: RigOptions = {}): Rig {
         consumer: CONSUMER,
         key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
         logger: (line) => lines.push(line),
-        metrics: false,
         ...(options.claims === undefined ? {} : { strategy: claim({ pipelined: options.claims === 'pipelined' }) }),
       }),
     )

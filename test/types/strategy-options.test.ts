@@ -10,7 +10,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  backoff,
   claim,
+  deadLetter,
   dynamoDBStreamsIdempotency,
   eventBridgeIdempotency,
   kafkaIdempotency,
@@ -21,7 +23,6 @@ import {
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../../src/strategies/claim/claim.js';
 import type { SqsTransactionStrategy, TransactionStrategy } from '../../src/strategies/transaction/transaction.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
-import { sqsIdempotency as claimEntrySqsIdempotency } from '../../src/claim/index.js';
 
 // Built, never run: a store with commit is all the transaction strategy's option check asks for.
 const store = Object.assign(new MemoryIdempotencyStore(), {
@@ -109,13 +110,33 @@ describe('sqsIdempotency takes every strategy setting', () => {
     expect(() => sqsIdempotency({ store, key, lease: { heartbeat: true } })).toThrow('sqsIdempotency: option "lease" must be');
   });
 
-  it('takes the SQS client once: not inside permanentFailures or backoff', () => {
+  it('takes the SQS extras as plug-ins: the old option objects are refused, naming the option', () => {
     const sqs = { send: async () => ({}) } as never;
-    expect(() => sqsIdempotency({ store, key, sqs, permanentFailures: {}, backoff: { maxSeconds: 60 } })).not.toThrow();
-    // @ts-expect-error the client is the top-level option sqs.
-    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs } })).toThrow('option "permanentFailures" must be an object');
-    // @ts-expect-error queueUrl is a top-level option too.
-    expect(() => sqsIdempotency({ store, key, sqs, backoff: { queueUrl: () => 'u' } })).toThrow('option "backoff" must be an object');
+    expect(() => sqsIdempotency({ store, key, deadLetter: deadLetter({ sqs }), backoff: backoff({ sqs, maxSeconds: 60 }) })).not.toThrow();
+    // @ts-expect-error write deadLetter: deadLetter({ sqs, dlqUrl, isPermanent }).
+    expect(() => sqsIdempotency({ store, key, permanentFailures: {} })).toThrow('sqsIdempotency: unknown option "permanentFailures"');
+    // @ts-expect-error the client goes to the plug-in's factory.
+    expect(() => sqsIdempotency({ store, key, sqs })).toThrow('sqsIdempotency: unknown option "sqs"');
+    // @ts-expect-error write backoff: backoff({ sqs, maxSeconds }).
+    expect(() => sqsIdempotency({ store, key, backoff: { maxSeconds: 60 } })).toThrow(
+      'sqsIdempotency: option "backoff" must be what backoff() returns',
+    );
+    // @ts-expect-error one plug-in is not the other.
+    expect(() => sqsIdempotency({ store, key, deadLetter: backoff({ sqs }) })).toThrow(
+      'option "deadLetter" must be what deadLetter() returns',
+    );
+    // @ts-expect-error write nothing: no plug-in, no metrics.
+    expect(() => sqsIdempotency({ store, key, metrics: false })).toThrow(
+      'option "metrics" must be what emfMetrics() or powertoolsMetrics() returns',
+    );
+    // The factories check their own options once.
+    // @ts-expect-error the client is required.
+    expect(() => deadLetter({})).toThrow('deadLetter: option "sqs" is required');
+    expect(() => backoff({ sqs, baseSeconds: 10, maxSeconds: 5 })).toThrow(
+      'backoff: option "baseSeconds" (10) must be at most "maxSeconds" (5)',
+    );
+    // @ts-expect-error queueUrl is a function.
+    expect(() => backoff({ sqs, queueUrl: 'u' })).toThrow('backoff: option "queueUrl" must be a function');
   });
 });
 
@@ -170,10 +191,6 @@ describe('no middleware takes a strategy by name any more', () => {
     expect(() => kafkaIdempotency({ ...stream, key: () => 'k', strategy: 'claim' })).toThrow(`kafkaIdempotency: ${said.claim}`);
     // @ts-expect-error a name: write claim().
     expect(() => eventBridgeIdempotency({ ...eb, strategy: 'claim' })).toThrow(`eventBridgeIdempotency: ${said.claim}`);
-    // @ts-expect-error a name: write claim() (or nothing: it is the default).
-    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'claim' })).toThrow(
-      'sqsIdempotency: option "strategy" must be what claim() returns, got "claim"',
-    );
   });
 
   it('"transaction" is refused at compile time and at run time by every middleware, each a TypeError', () => {
@@ -187,17 +204,6 @@ describe('no middleware takes a strategy by name any more', () => {
     expect(() => kafkaIdempotency({ ...stream, key: () => 'k', strategy: 'transaction' })).toThrow(TypeError);
     // @ts-expect-error a name: write transaction().
     expect(() => eventBridgeIdempotency({ ...eb, strategy: 'transaction' })).toThrow(`eventBridgeIdempotency: ${said.transaction}`);
-    // @ts-expect-error a name; and this entry serves the claim strategy only.
-    expect(() => claimEntrySqsIdempotency({ store, key, strategy: 'transaction' })).toThrow(
-      'sqsIdempotency: option "strategy" must be what claim() returns, got "transaction"',
-    );
-  });
-
-  it('the claim-only entry takes claim() with its defaults, or nothing', () => {
-    expect(() => claimEntrySqsIdempotency({ store, key, strategy: claim() })).not.toThrow();
-    expect(() => claimEntrySqsIdempotency({ store, key })).not.toThrow();
-    // @ts-expect-error a transaction needs the main entry.
-    expect(() => claimEntrySqsIdempotency({ store, key, strategy: transaction() })).toThrow(/option "strategy" needs a part/);
   });
 
   it('a strategy object written by hand carries no steps: a TypeError saying which objects the option takes', () => {

@@ -1,12 +1,12 @@
 /**
- * Issue 12: a claim-only handler bundles no transaction builder, state
- * machine or stale-claims query. The README's SQS claim handler, importing
- * from `effectively-once/claim`, is bundled with esbuild (as the cold-start
- * bench does) and its metafile's inputs are checked: a structural assertion,
- * independent of sizes. The same handler on the main entry is the control
- * (it does reach those files, so the check can fail). A third case holds
- * the store split: the main entry's handler on `DynamoDBClaimStore` carries
- * no store commit path.
+ * Issues 12 and 32: a claim-only handler bundles no transaction builder,
+ * state machine, stale-claims query, metrics, DLQ or backoff. The README's
+ * SQS claim handler (main entry, `DynamoDBClaimStore`, no plug-ins) is
+ * bundled with esbuild (as the cold-start bench does) and its metafile's
+ * inputs are checked: a structural assertion, independent of sizes. The
+ * controls are the same handler on `DynamoDBIdempotencyStore` (the store's
+ * commit path) and with the plug-ins `deadLetter`, `backoff` and
+ * `emfMetrics` passed (their code), so each check can fail.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,23 +16,30 @@ import { BUNDLE_OPTIONS } from '../../bench/cold-start.js';
 
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** The README's claim handler (on `DynamoDBClaimStore`, which both entries export); the controls pass `DynamoDBIdempotencyStore`. */
-const handlerFrom = (entry: string, store = 'DynamoDBClaimStore', middleware = 'sqsIdempotency') => `
+/** The plug-ins' imports and options, for the controls that pass them. */
+const PLUGINS = {
+  imports: ', backoff, deadLetter, emfMetrics',
+  options: ', deadLetter: deadLetter({ sqs }), backoff: backoff({ sqs }), metrics: emfMetrics()',
+};
+
+/** The README's claim handler (on `DynamoDBClaimStore`); the controls pass `DynamoDBIdempotencyStore`, or the plug-ins. */
+const handlerFrom = (store = 'DynamoDBClaimStore', middleware = 'sqsIdempotency', plugins = { imports: '', options: '' }) => `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
-import { ${store}, eachRecord, jsonBody, ${middleware} } from '${entry}';
+import { ${store}, eachRecord, jsonBody, ${middleware}${plugins.imports} } from './src/index.ts';
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const store = new ${store}({ client, tableName: 'idempotency' });
+const sqs = { send: async () => ({}) };
 export const handler = middy()
-  .use(${middleware}({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo }))
-  .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo); }));
+  .use(${middleware}({ store, consumer: 'orders', key: (record) => jsonBody(record).orderNo${plugins.options} }))
+  .handler(eachRecord(async (record) => { console.log('paid', jsonBody(record).orderNo, sqs); }));
 `;
 
 /** The bundle's one output, from its metafile, with its text. */
-async function bundle(entry: string, store?: string, middleware?: string) {
+async function bundle(store?: string, middleware?: string, plugins?: typeof PLUGINS) {
   const result = await build({
-    stdin: { contents: handlerFrom(entry, store, middleware), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
+    stdin: { contents: handlerFrom(store, middleware, plugins), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
     ...BUNDLE_OPTIONS,
     write: false,
     absWorkingDir: root,
@@ -44,14 +51,26 @@ async function bundle(entry: string, store?: string, middleware?: string) {
 }
 
 /** Our source files in the bundle (those that put at least one byte in it). */
-async function bundledSources(entry: string, store?: string): Promise<string[]> {
-  const output = await bundle(entry, store);
+async function bundledSources(store?: string, plugins?: typeof PLUGINS): Promise<string[]> {
+  const output = await bundle(store, undefined, plugins);
   return Object.entries(output.inputs)
     .filter(([path, { bytesInOutput }]) => path.startsWith('src/') && bytesInOutput > 0)
     .map(([path]) => path);
 }
 
-/** What a claim-only handler must not carry: the issue's three, and the other parts the claim entry leaves out. */
+/** What a claim-only handler must not carry: the other strategies, the stale-claims query, the plug-ins, the stream middlewares. */
+/** The plug-ins' own files. */
+const PLUGIN_FILES = [
+  'src/observe/emf.ts',
+  'src/observe/metrics.ts',
+  'src/sources/sqs/dead-letter.ts',
+  'src/sources/sqs/dlq.ts',
+  'src/sources/sqs/dlq-message.ts',
+  'src/sources/sqs/permanent.ts',
+  'src/sources/sqs/backoff.ts',
+  'src/sources/sqs/backoff-schedule.ts',
+];
+
 const leftOut = [
   // the transaction builder and the transaction strategy
   'src/strategies/transaction/builder.ts',
@@ -68,19 +87,15 @@ const leftOut = [
   'src/strategies/transaction/transition.ts',
   // the stale-claims query
   'src/stores/dynamodb/stale.ts',
-  // metrics, DLQ and backoff, stream sources
-  'src/observe/emf.ts',
-  'src/observe/metrics.ts',
-  'src/sources/sqs/after-settle.ts',
-  'src/sources/sqs/dlq.ts',
-  'src/sources/sqs/backoff.ts',
-  'src/sources/streams/adapter.ts',
+  // the plug-ins: metrics, DLQ and backoff; stream sources
+  ...PLUGIN_FILES,
+  // (not streams/adapter.ts: the plain eachRecord carries each source's plain reader, see below)
   'src/sources/streams/middleware.ts',
 ];
 
-describe('the claim-only entry’s bundle', () => {
-  it('carries none of the transaction builder, the state machine, the stale-claims query or the other left-out parts', async () => {
-    const sources = await bundledSources('./src/claim/index.ts', 'DynamoDBClaimStore');
+describe('the README claim handler’s bundle', () => {
+  it('carries none of the transaction builder, the state machine, the stale-claims query, the plug-ins or the stream middlewares', async () => {
+    const sources = await bundledSources('DynamoDBClaimStore');
     expect(sources).toContain('src/batch/middleware.ts'); // the bundle is the handler's, not empty
     expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
     expect(sources.filter((s) => leftOut.includes(s))).toEqual([]);
@@ -90,7 +105,7 @@ describe('the claim-only entry’s bundle', () => {
     // The store split: the commit path is reached from DynamoDBIdempotencyStore only, so a claim-only
     // handler that constructs the claim store does not carry it (nor the transaction strategy's steps,
     // which only transaction() brings in: test/unit/batch/strategy-imports.test.ts).
-    const sources = await bundledSources('./src/index.ts', 'DynamoDBClaimStore');
+    const sources = await bundledSources('DynamoDBClaimStore');
     expect(sources).toContain('src/stores/dynamodb/claim-store.ts');
     const commitPath = [
       'src/stores/dynamodb/store.ts',
@@ -106,14 +121,14 @@ describe('the claim-only entry’s bundle', () => {
     const otherFolders = ['src/strategies/transaction/', 'src/stores/redis/', 'src/event/', 'src/testing/'];
     expect(sources.filter((s) => otherFolders.some((folder) => s.startsWith(folder)))).toEqual([]);
     // control: DynamoDBIdempotencyStore on the same entry carries it
-    const full = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');
+    const full = await bundledSources('DynamoDBIdempotencyStore');
     expect(commitPath.filter((s) => !full.includes(s))).toEqual([]);
   }, 60_000);
 
   it('from the main entry: a plain eachRecord’s stream and Kafka readers, without their record checks', async () => {
     // eachRecord finds the source of an event at run time, so it carries each source's plain reader (records,
     // id, lane, response); the checks that make a record unreadable come with the source's middleware only.
-    const readme = await bundle('./src/index.ts');
+    const readme = await bundle();
     const sources = Object.entries(readme.inputs)
       .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
       .map(([path]) => path);
@@ -123,39 +138,31 @@ describe('the claim-only entry’s bundle', () => {
     expect(text).toContain('not a Kafka event'); // the plain reader's refusal is there, so the checks below can fail
     for (const check of ['is not base64', 'has no kinesis payload', 'has no dynamodb change']) expect(text).not.toContain(check);
     // control: a Kinesis handler carries the checks
-    const kinesis = await bundle('./src/index.ts', undefined, 'kinesisIdempotency');
+    const kinesis = await bundle(undefined, 'kinesisIdempotency');
     expect(kinesis.text).toContain('has no kinesis payload');
   }, 60_000);
 
-  it('from the main entry: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {
+  it('with the plug-ins: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {
     // An external static import is hoisted to the top of an ESM bundle: every cold start would load the SQS client.
-    const sqsImports = (await bundle('./src/index.ts')).imports.filter((i) => i.path === '@aws-sdk/client-sqs');
+    expect((await bundle()).imports.filter((i) => i.path === '@aws-sdk/client-sqs')).toEqual([]);
+    const sqsImports = (await bundle(undefined, undefined, PLUGINS)).imports.filter((i) => i.path === '@aws-sdk/client-sqs');
     expect(sqsImports.length).toBeGreaterThan(0); // the DLQ and backoff are in the bundle, so the check can fail
     expect(sqsImports.filter((i) => i.kind !== 'dynamic-import')).toEqual([]);
   }, 60_000);
 
-  it('from the main entry: none of our modules imports another of ours dynamically', async () => {
+  it('with the plug-ins: none of our modules imports another of ours dynamically', async () => {
     // A bundler inlines such an import and wraps that module and all it imports in lazy initialisers
     // (after-settle.ts did so for dlq.ts and backoff.ts: 1.3 kB in every main-entry bundle).
-    const { sources } = await bundle('./src/index.ts');
+    const { sources } = await bundle(undefined, undefined, PLUGINS);
     const dynamic = Object.entries(sources).flatMap(([from, { imports }]) =>
       imports.filter((i) => i.kind === 'dynamic-import' && i.external !== true).map((i) => `${from} -> ${i.path}`),
     );
-    expect(Object.keys(sources)).toContain('src/sources/sqs/after-settle.ts'); // the SQS step is bundled, so the check can fail
+    expect(Object.keys(sources)).toContain('src/sources/sqs/dead-letter.ts'); // the SQS steps are bundled, so the check can fail
     expect(dynamic).toEqual([]);
   }, 60_000);
 
-  it('control: the same handler on the main entry carries them', async () => {
-    // (Not the transaction builder or strategy any more: since the strategy option takes no names, a
-    // main-entry handler that names no strategy bundles neither. The store's commit path stays.)
-    const sources = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');
-    for (const file of [
-      'src/stores/dynamodb/commit.ts',
-      'src/stores/dynamodb/group-commit.ts',
-      'src/stores/dynamodb/stale.ts',
-      'src/observe/metrics.ts',
-    ]) {
-      expect(sources).toContain(file);
-    }
+  it('control: the same handler with the plug-ins passed carries their code', async () => {
+    const sources = await bundledSources('DynamoDBClaimStore', PLUGINS);
+    expect(PLUGIN_FILES.filter((file) => !sources.includes(file))).toEqual([]);
   }, 60_000);
 });

@@ -3,12 +3,10 @@
  * idempotent per record and answers with a partial batch response covering
  * exactly the records that must come back.
  */
-import type { SqsClientLike } from './sqs-client.js';
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import { is, type RulesOf } from '../../engine/options.js';
-import { metricsWriter } from '../../batch/metrics.js';
+import type { RulesOf } from '../../engine/options.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import {
   batchRules,
@@ -18,14 +16,9 @@ import {
   type CommonIdempotencyOptions,
   type SqsStrategyOption,
 } from '../../batch/options.js';
-import {
-  backoffRule,
-  hasSend,
-  permanentFailuresRule,
-  sqsAfterSettle,
-  type BackoffOptions,
-  type PermanentFailureOptions,
-} from './after-settle.js';
+import { chainSettleSteps, settlePluginRule } from './plugins.js';
+import type { DeadLetterPlugin } from './dead-letter.js';
+import type { BackoffPlugin } from './backoff.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
 import { defaultClaim } from '../../strategies/claim/steps.js';
 import { sqsSource } from './adapter.js';
@@ -52,27 +45,15 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
    */
   readonly safetyMarginMs?: number;
   /**
-   * The SQS client that `permanentFailures` and `backoff` send through
-   * (`@aws-sdk/client-sqs`); required with either of them.
+   * Permanent failures (a `PermanentError`, an error its `isPermanent` names,
+   * an invalid record) straight to the DLQ: `deadLetter({ sqs })`. Default: none.
    */
-  readonly sqs?: SqsClientLike;
+  readonly deadLetter?: DeadLetterPlugin;
   /**
-   * A queue ARN's URL, for `permanentFailures` and `backoff`. Default:
-   * `https://sqs.<region>.amazonaws.com/<account>/<name>`.
+   * A visibility timeout from an exponential backoff for each record that
+   * comes back: `backoff({ sqs })`. Default: none (the queue's visibility timeout).
    */
-  readonly queueUrl?: (queueArn: string) => string;
-  /**
-   * Send permanent failures (a `PermanentError`, an error `isPermanent`
-   * names, an invalid record) straight to the DLQ and acknowledge them once
-   * SQS took the copy, through the `sqs` client. Default: off.
-   */
-  readonly permanentFailures?: PermanentFailureOptions;
-  /**
-   * Give each record that comes back a visibility timeout from an
-   * exponential backoff on its receive count, with full jitter, through the
-   * `sqs` client. Default: off (the queue's visibility timeout).
-   */
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: BackoffPlugin;
 }
 
 export { sqsDefaults } from './defaults.js';
@@ -81,10 +62,8 @@ const sqsRules = {
   ...commonRules,
   ...recordRules,
   ...batchRules,
-  sqs: { expected: 'an SQSClient (an object with send)', check: hasSend },
-  queueUrl: is.fn,
-  permanentFailures: permanentFailuresRule,
-  backoff: backoffRule,
+  deadLetter: settlePluginRule('deadLetter'),
+  backoff: settlePluginRule('backoff'),
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**
@@ -117,8 +96,8 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   return batchIdempotency(sqsSource, {
     ...resolved,
     owner: SQS_MIDDLEWARE,
-    afterSettle: sqsAfterSettle(SQS_MIDDLEWARE, options),
+    // The DLQ first, so a dead-lettered record is not backed off.
+    afterSettle: chainSettleSteps([options.deadLetter, options.backoff]),
     steps: strategy.batch({ ...resolved, owner: SQS_MIDDLEWARE }),
-    writeMetrics: metricsWriter(resolved.metrics),
   });
 }

@@ -5,7 +5,6 @@
  * factory given its adapter and its defaults.
  */
 import type { MiddlewareObj } from '@middy/core';
-import { metricsWriter } from '../../batch/metrics.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import { defaultClaim } from '../../strategies/claim/steps.js';
 import type { BusinessKey } from '../../engine/keys.js';
@@ -68,6 +67,5 @@ export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOp
     ...resolved,
     owner,
     steps: (resolved.strategy ?? defaultClaim).batch({ ...resolved, owner }),
-    writeMetrics: metricsWriter(resolved.metrics),
   });
 }

@@ -41,7 +41,6 @@ function container(runs: Map<string, number>) {
         consumer: 'payments',
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         logger: () => {},
-        metrics: false,
       }),
     )
     .handler(

@@ -29,7 +29,7 @@ describe('eventBridgeIdempotency in a durable function (local runner, DynamoDB L
     const applied: string[] = [];
     let bodyRuns = 0;
     const inner = middy<OrderPaid, { receipt: string }>()
-      .use(eventBridgeIdempotency<OrderPaid>({ store, key: (e) => e.detail.orderNo, storeResult: true, logger: false, metrics: false }))
+      .use(eventBridgeIdempotency<OrderPaid>({ store, key: (e) => e.detail.orderNo, storeResult: true, logger: false }))
       .handler(async (event, context) => {
         // Inside withDurableExecution the second argument is the DurableContext.
         const ctx = context as unknown as DurableContext;

@@ -7,7 +7,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { outboxRelay } from '../../../src/index.js';
+import { emfMetrics, outboxRelay } from '../../../src/index.js';
 import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/outbox/relay.js';
 import type { EmfDocument } from '../../../src/observe/emf.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
@@ -22,7 +22,7 @@ function observed() {
     lines,
     documents,
     logger: (line: OutboxRelayLogLine) => lines.push(line),
-    metrics: { emit: (d: EmfDocument) => documents.push(d) },
+    metrics: emfMetrics({ emit: (d: EmfDocument) => documents.push(d) }),
   };
 }
 

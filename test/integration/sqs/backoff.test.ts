@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
-import { PermanentError } from '../../../src/index.js';
+import { backoff, deadLetter, PermanentError } from '../../../src/index.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { harness, type Harness } from './harness.js';
 import { countingClient, pollOnce, queuePair, receiveAll, send } from './sqs-queues.js';
@@ -34,9 +34,9 @@ describe('backoff', () => {
     const b = await send(sqs.client, without.source, { orderNo: 'fail-b' });
     const lines = h.lines.length;
 
-    expect((await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { sqs: sqs.client, backoff: long() })))?.retained).toEqual([
-      a,
-    ]);
+    expect(
+      (await pollOnce(sqs.client, withBackoff.source, h.handler(failing, { backoff: backoff({ sqs: sqs.client, ...long() }) })))?.retained,
+    ).toEqual([a]);
     expect((await pollOnce(sqs.client, without.source, h.handler(failing)))?.retained).toEqual([b]);
 
     expect(await receiveAll(sqs.client, withBackoff.source)).toEqual([]);
@@ -48,7 +48,7 @@ describe('backoff', () => {
   it('uses the injected jitter: a draw of 0 makes the record visible again at once', async () => {
     const { source } = await queuePair(sqs.client, { visibility: 30 });
     const a = await send(sqs.client, source, { orderNo: 'fail-zero' });
-    const handler = h.handler(failing, { sqs: sqs.client, backoff: { ...long(), random: () => 0 } });
+    const handler = h.handler(failing, { backoff: backoff({ sqs: sqs.client, ...long(), random: () => 0 }) });
     expect((await pollOnce(sqs.client, source, handler))?.retained).toEqual([a]);
     // Without the change it would stay hidden for the queue's 30 s.
     expect((await receiveAll(sqs.client, source)).map((m) => m.MessageId)).toEqual([a]);
@@ -62,7 +62,10 @@ describe('backoff', () => {
     await send(sqs.client, source, { orderNo: 'ok-many' });
     await send(sqs.client, source, { orderNo: 'perm-many' });
     const lines = h.lines.length;
-    const handler = h.handler(failing, { sqs: client, backoff: long(), permanentFailures: { dlqUrl: dlq.url } });
+    const handler = h.handler(failing, {
+      backoff: backoff({ sqs: client, ...long() }),
+      deadLetter: deadLetter({ sqs: client, dlqUrl: dlq.url }),
+    });
     const report = await pollOnce(sqs.client, source, handler, 14);
     expect(report?.retained).toHaveLength(12);
     expect(commands.filter((c) => c === 'ChangeMessageVisibilityBatchCommand')).toHaveLength(2);
@@ -77,7 +80,9 @@ describe('backoff', () => {
     const { source } = await queuePair(sqs.client, { visibility: 0 });
     const a = await send(sqs.client, source, { orderNo: 'fail-broken' });
     const lines = h.lines.length;
-    const handler = h.handler(failing, { sqs: sqs.client, queueUrl: () => source.url.replace(/[^/]+$/, 'no-such-queue'), backoff: long() });
+    const handler = h.handler(failing, {
+      backoff: backoff({ sqs: sqs.client, queueUrl: () => source.url.replace(/[^/]+$/, 'no-such-queue'), ...long() }),
+    });
     const report = await pollOnce(sqs.client, source, handler);
     expect(report?.outcome).toBe('partial');
     expect(report?.retained).toEqual([a]);

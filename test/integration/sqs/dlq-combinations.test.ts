@@ -1,5 +1,5 @@
 /**
- * Red-team combinations of `permanentFailures` with FIFO groups, the
+ * Red-team combinations of `deadLetter` with FIFO groups, the
  * transaction strategy (group commit) and partial DLQ sends, on DynamoDB
  * Local with a scripted SQS client (which entries SQS takes is the test's
  * choice). Rules checked: nothing is acknowledged before an earlier record of
@@ -9,7 +9,15 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jsonBody, PermanentError, sqsIdempotency, type SqsIdempotencyOptions, claim, transaction } from '../../../src/index.js';
+import {
+  deadLetter,
+  jsonBody,
+  PermanentError,
+  sqsIdempotency,
+  type SqsIdempotencyOptions,
+  claim,
+  transaction,
+} from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
@@ -50,14 +58,14 @@ const handlerFn: RecordHandler = (_record, { key }) => {
   h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
 };
 
-describe('permanentFailures x FIFO', () => {
+describe('deadLetter x FIFO', () => {
   it('does not dead-letter an invalid record behind a record of its group that comes back', async () => {
     const { client, sent } = scriptedSqs();
     const first = order('fail-fifo-1', {}, { groupId: 'g-inv' });
     const bad = fifoRaw('{not json', 'g-inv');
     const third = order('ok-fifo-3', {}, { groupId: 'g-inv' });
     const other = order('ok-fifo-other', {}, { groupId: 'g-other' });
-    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq.fifo' }) });
     const response = await handler(sqsEvent([first, bad, third, other]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId, third.messageId]);
     expect(sent).toEqual([]);
@@ -77,7 +85,7 @@ describe('permanentFailures x FIFO', () => {
     expect(busy.kind).toBe('claimed');
     const first = order('ok-busy', {}, { groupId: 'g-busy' });
     const bad = fifoRaw('{"noKey":1}', 'g-busy');
-    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq.fifo' }) });
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
     expect(sent).toEqual([]);
@@ -87,7 +95,7 @@ describe('permanentFailures x FIFO', () => {
     const first = order('perm-fifo-refused', {}, { groupId: 'g-part' });
     const bad = fifoRaw('{broken', 'g-part');
     const { client } = scriptedSqs((body) => body.includes('perm-fifo-refused'));
-    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq.fifo' } });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq.fifo' }) });
     const lines = h.lines.length;
     const response = await handler(sqsEvent([first, bad]), h.context());
     expect(failedIds(response)).toEqual([first.messageId, bad.messageId]);
@@ -101,14 +109,14 @@ describe('permanentFailures x FIFO', () => {
     const b = order('perm-std-b');
     const bad = sqsRecord({ body: '{broken' });
     const { client, sent } = scriptedSqs((body) => body.includes('perm-std-b'));
-    const handler = h.handler(handlerFn, { metrics: false, sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq' } });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq' }) });
     const response = await handler(sqsEvent([a, b, bad]), h.context());
     expect(failedIds(response)).toEqual([b.messageId]);
     expect(sent.sort()).toEqual([a.body, bad.body].sort());
   });
 });
 
-describe('permanentFailures x a handler without eachRecord', () => {
+describe('deadLetter x a handler without eachRecord', () => {
   /** A handler that answers the batch itself (reads event.Records, never calls eachRecord). */
   const plain = (options: Partial<SqsIdempotencyOptions>) =>
     middy<SQSEvent, SQSBatchResponse>()
@@ -118,7 +126,6 @@ describe('permanentFailures x a handler without eachRecord', () => {
           consumer: 'test',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: (line) => h.lines.push(line),
-          metrics: false,
           ...options,
         }),
       )
@@ -131,8 +138,7 @@ describe('permanentFailures x a handler without eachRecord', () => {
     const records = [order('pipe-unrun-a'), order('pipe-unrun-b')];
     const handler = plain({
       strategy: claim({ pipelined: true }),
-      sqs: client,
-      permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent },
+      deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent }),
     });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
@@ -143,14 +149,14 @@ describe('permanentFailures x a handler without eachRecord', () => {
   it('strategy "transaction": every record comes back, none dead-lettered', async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('tx-unrun-a'), order('tx-unrun-b')];
-    const handler = plain({ strategy: transaction(), sqs: client, permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent } });
+    const handler = plain({ strategy: transaction(), deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent }) });
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(sent).toEqual([]);
   });
 });
 
-describe('permanentFailures x a handler that throws for the whole batch', () => {
+describe('deadLetter x a handler that throws for the whole batch', () => {
   it('records it never reached come back, whatever isPermanent says about the error (they never ran)', async () => {
     const { client, sent } = scriptedSqs();
     const records = [order('batch-throw-a'), order('batch-throw-b')];
@@ -161,9 +167,7 @@ describe('permanentFailures x a handler that throws for the whole batch', () => 
           consumer: 'test',
           key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
           logger: (line) => h.lines.push(line),
-          metrics: false,
-          sqs: client,
-          permanentFailures: { dlqUrl: 'https://sqs/dlq', isPermanent: (e) => e instanceof SyntaxError },
+          deadLetter: deadLetter({ sqs: client, dlqUrl: 'https://sqs/dlq', isPermanent: (e) => e instanceof SyntaxError }),
         }),
       )
       .handler(async () => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsIdempotency, PermanentError, transaction } from '../../../src/index.js';
+import { backoff, deadLetter, sqsIdempotency, PermanentError, transaction } from '../../../src/index.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { harness, failedIds, type Harness } from './harness.js';
@@ -29,7 +29,7 @@ const handlerFn: RecordHandler = (_record, { key }) => {
   h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
 };
 
-describe('permanentFailures on a standard queue', () => {
+describe('deadLetter on a standard queue', () => {
   it('sends a PermanentError record to the redrive DLQ with its attributes and acknowledges it; the others are unaffected', async () => {
     const { source, dlq } = await queuePair(sqs.client);
     const permId = await send(
@@ -41,7 +41,7 @@ describe('permanentFailures on a standard queue', () => {
     const failId = await send(sqs.client, source, { orderNo: 'fail-1' });
     await send(sqs.client, source, { orderNo: 'ok-1' });
     const lines = h.lines.length;
-    const handler = h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: sqs.client }) });
     const report = await pollOnce(sqs.client, source, handler);
 
     expect(report?.outcome).toBe('partial');
@@ -73,7 +73,7 @@ describe('permanentFailures on a standard queue', () => {
       (_r, { key }) => {
         throw key === 'fail-named' ? new RangeError('no such account') : new Error('other');
       },
-      { sqs: sqs.client, permanentFailures: { isPermanent: (e) => e instanceof RangeError } },
+      { deadLetter: deadLetter({ sqs: sqs.client, isPermanent: (e) => e instanceof RangeError }) },
     );
     const report = await pollOnce(sqs.client, source, handler);
     expect([...(report?.deleted ?? [])].sort()).toEqual([badId, namedId].sort());
@@ -89,12 +89,12 @@ describe('permanentFailures on a standard queue', () => {
         throw new RangeError('x');
       },
       {
-        sqs: sqs.client,
-        permanentFailures: {
+        deadLetter: deadLetter({
+          sqs: sqs.client,
           isPermanent: () => {
             throw new Error('predicate bug');
           },
-        },
+        }),
       },
     );
     expect((await pollOnce(sqs.client, source, throwing))?.retained).toEqual([again]);
@@ -105,7 +105,7 @@ describe('permanentFailures on a standard queue', () => {
     const permId = await send(sqs.client, source, { orderNo: 'perm-unsent' });
     const lines = h.lines.length;
     const missing = source.url.replace(/[^/]+$/, 'no-such-queue');
-    const handler = h.handler(handlerFn, { sqs: sqs.client, permanentFailures: { dlqUrl: missing } });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: sqs.client, dlqUrl: missing }) });
     const report = await pollOnce(sqs.client, source, handler);
     expect(report?.retained).toEqual([permId]);
     const line = h.lines.slice(lines).at(-1);
@@ -120,7 +120,7 @@ describe('permanentFailures on a standard queue', () => {
     const { source } = await queuePair(sqs.client, { redrive: false });
     const permId = await send(sqs.client, source, { orderNo: 'perm-nodlq' });
     const lines = h.lines.length;
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} }));
+    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { deadLetter: deadLetter({ sqs: sqs.client }) }));
     expect(report?.retained).toEqual([permId]);
     expect(h.lines.slice(lines).at(-1)?.sqsErrors?.join()).toMatch(/no redrive policy/);
   });
@@ -128,7 +128,7 @@ describe('permanentFailures on a standard queue', () => {
   it('looks the redrive policy up once per queue per container (within the 5 minutes the address is cached)', async () => {
     const { client, commands } = countingClient(sqs);
     const { source, dlq } = await queuePair(sqs.client);
-    const handler = h.handler(handlerFn, { sqs: client, permanentFailures: {} });
+    const handler = h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client }) });
     for (const n of [1, 2]) {
       await send(sqs.client, source, { orderNo: `perm-cache-${n}` });
       await pollOnce(sqs.client, source, handler);
@@ -143,7 +143,12 @@ describe('permanentFailures on a standard queue', () => {
     const { client, commands } = countingClient(sqs);
     const { source, dlq } = await queuePair(sqs.client);
     for (let i = 0; i < 12; i++) await send(sqs.client, source, { orderNo: `perm-many-${i}` });
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: client, permanentFailures: { dlqUrl: dlq.url } }), 12);
+    const report = await pollOnce(
+      sqs.client,
+      source,
+      h.handler(handlerFn, { deadLetter: deadLetter({ sqs: client, dlqUrl: dlq.url }) }),
+      12,
+    );
     expect(report?.deleted).toHaveLength(12);
     expect(commands.filter((c) => c === 'SendMessageBatchCommand')).toHaveLength(2);
     const received = [...(await receiveAll(sqs.client, dlq)), ...(await receiveAll(sqs.client, dlq))];
@@ -152,13 +157,13 @@ describe('permanentFailures on a standard queue', () => {
   });
 });
 
-describe('permanentFailures on a FIFO queue', () => {
+describe('deadLetter on a FIFO queue', () => {
   it('keeps the message group and takes the deduplication id from the message; later records of the group come back', async () => {
     const { source, dlq } = await queuePair(sqs.client, { fifo: true, visibility: 0 });
     const permId = await send(sqs.client, source, { orderNo: 'perm-fifo' }, { group: 'g-1' });
     const nextId = await send(sqs.client, source, { orderNo: 'ok-fifo-next' }, { group: 'g-1' });
     const otherId = await send(sqs.client, source, { orderNo: 'ok-fifo-other' }, { group: 'g-2' });
-    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { sqs: sqs.client, permanentFailures: {} }));
+    const report = await pollOnce(sqs.client, source, h.handler(handlerFn, { deadLetter: deadLetter({ sqs: sqs.client }) }));
     expect(report?.deleted).toContain(permId);
     expect(report?.deleted).not.toContain(nextId);
     // The group's next record was not acknowledged: it is still on the queue, now first in its group.
@@ -171,11 +176,11 @@ describe('permanentFailures on a FIFO queue', () => {
   });
 });
 
-describe('permanentFailures with the transaction strategy', () => {
+describe('deadLetter with the transaction strategy', () => {
   it('dead-letters a PermanentError thrown before anything was committed', async () => {
     const { source, dlq } = await queuePair(sqs.client);
     const permId = await send(sqs.client, source, { orderNo: 'perm-tx' });
-    const handler = h.handler(handlerFn, { strategy: transaction(), sqs: sqs.client, permanentFailures: {} });
+    const handler = h.handler(handlerFn, { strategy: transaction(), deadLetter: deadLetter({ sqs: sqs.client }) });
     expect((await pollOnce(sqs.client, source, handler))?.deleted).toEqual([permId]);
     expect(await receiveAll(sqs.client, dlq)).toHaveLength(1);
     expect(await h.store.get(h.store.recordId('test', 'perm-tx'))).toBeUndefined();
@@ -183,31 +188,25 @@ describe('permanentFailures with the transaction strategy', () => {
 });
 
 describe('option checks', () => {
-  it('names permanentFailures and backoff when they are wrong', () => {
-    const store = h.store;
-    const key = () => 'k';
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, permanentFailures: { dlq: 'x' } as never })).toThrow(
-      /option "permanentFailures" must be/,
-    );
-    expect(() => sqsIdempotency({ store, key, permanentFailures: {} as never })).toThrow(/option "permanentFailures"/);
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { baseSeconds: 0 } })).toThrow(/option "backoff" must be/);
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { baseSeconds: 60, maxSeconds: 30 } })).toThrow(TypeError);
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { maxSeconds: 43_201 } })).toThrow(/option "backoff"/);
+  it('names the plug-in option when it is wrong', () => {
+    const sqs_ = sqs.client;
+    expect(() => deadLetter({ sqs: sqs_, dlq: 'x' } as never)).toThrow('deadLetter: unknown option "dlq"');
+    expect(() => deadLetter({ sqs: sqs_, dlqUrl: '' })).toThrow('deadLetter: option "dlqUrl" must be a non-empty string');
+    expect(() => deadLetter({ sqs: {} as never })).toThrow('deadLetter: option "sqs" must be an SQSClient');
+    expect(() => backoff({ sqs: sqs_, baseSeconds: 0 })).toThrow('backoff: option "baseSeconds" must be whole seconds');
+    expect(() => backoff({ sqs: sqs_, baseSeconds: 60, maxSeconds: 30 })).toThrow(TypeError);
+    expect(() => backoff({ sqs: sqs_, maxSeconds: 43_201 })).toThrow('backoff: option "maxSeconds"');
+    // @ts-expect-error the client is required.
+    expect(() => backoff({})).toThrow('backoff: option "sqs" is required');
   });
 
-  it('takes the SQS client once, at the top level: either option without it, or a client still inside one, is a TypeError', () => {
+  it('refuses the options of before the plug-ins, naming them', () => {
     const store = h.store;
     const key = () => 'k';
-    expect(() => sqsIdempotency({ store, key, permanentFailures: {} })).toThrow('option "permanentFailures" needs the option "sqs"');
-    expect(() => sqsIdempotency({ store, key, backoff: {} })).toThrow('option "backoff" needs the option "sqs"');
-    expect(() => sqsIdempotency({ store, key, sqs: {} as never, backoff: {} })).toThrow(/option "sqs" must be an SQSClient/);
-    expect(() => sqsIdempotency({ store, key, permanentFailures: { sqs: sqs.client } as never })).toThrow(
-      'option "permanentFailures" must be an object { dlqUrl?: a non-empty string, isPermanent?: a function } and nothing else',
-    );
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, backoff: { queueUrl: () => 'u' } as never })).toThrow(
-      /option "backoff" must be an object \{ baseSeconds\?, maxSeconds\?/,
-    );
-    // The client alone (neither option on) is no error: nothing is sent through it.
-    expect(() => sqsIdempotency({ store, key, sqs: sqs.client, queueUrl: () => 'u' })).not.toThrow();
+    expect(() => sqsIdempotency({ store, key, permanentFailures: {} } as never)).toThrow('unknown option "permanentFailures"');
+    expect(() => sqsIdempotency({ store, key, sqs: sqs.client } as never)).toThrow('unknown option "sqs"');
+    expect(() => sqsIdempotency({ store, key, queueUrl: () => 'u' } as never)).toThrow('unknown option "queueUrl"');
+    expect(() => sqsIdempotency({ store, key, backoff: {} as never })).toThrow('option "backoff" must be what backoff() returns');
+    expect(() => sqsIdempotency({ store, key, deadLetter: deadLetter({ sqs: sqs.client }) })).not.toThrow();
   });
 });

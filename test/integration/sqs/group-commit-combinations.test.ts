@@ -11,7 +11,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { PermanentError, transaction } from '../../../src/index.js';
+import { deadLetter, emfMetrics, PermanentError, transaction } from '../../../src/index.js';
 import { outcomeMetricNames, type EmfDocument } from '../../../src/observe/emf.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
@@ -57,9 +57,8 @@ async function setup() {
   } as unknown as SQSClient;
   const options = {
     strategy: transaction(),
-    sqs,
-    permanentFailures: { dlqUrl: 'https://sqs.local/dlq' },
-    metrics: { emit: (d: EmfDocument) => docs.push(d) },
+    deadLetter: deadLetter({ sqs, dlqUrl: 'https://sqs.local/dlq' }),
+    metrics: emfMetrics({ emit: (d: EmfDocument) => docs.push(d) }),
   };
   return { h, award, runs, item, docs, dlqSent, options };
 }

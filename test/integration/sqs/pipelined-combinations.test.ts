@@ -2,7 +2,7 @@
  * Red-team combinations for `strategy: claim({ pipelined: true })` on DynamoDB Local: a handler
  * that runs `eachRecord` twice (one after the other, or side by side) over a
  * batch with a stored duplicate, two copies of a key and a failing record;
- * a handler that throws before `eachRecord`; with `permanentFailures`. Each
+ * a handler that throws before `eachRecord`; with `deadLetter`. Each
  * checks: no effect twice, nothing acknowledged that neither ran nor was done
  * before, and the metrics document counts what the log line says.
  */
@@ -10,7 +10,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eachRecord, jsonBody, PermanentError, sqsIdempotency, claim } from '../../../src/index.js';
+import { deadLetter, eachRecord, emfMetrics, jsonBody, PermanentError, sqsIdempotency, claim } from '../../../src/index.js';
 import { outcomeMetricNames, type EmfDocument } from '../../../src/observe/emf.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent } from '../../../src/testing/index.js';
@@ -39,9 +39,8 @@ function build(h: Harness, inner: (event: SQSEvent, context: Parameters<ReturnTy
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         strategy: claim({ pipelined: true }),
         logger: (line) => h.lines.push(line),
-        metrics: { emit: (d) => docs.push(d) },
-        sqs,
-        permanentFailures: { dlqUrl: 'https://sqs.local/dlq' },
+        metrics: emfMetrics({ emit: (d) => docs.push(d) }),
+        deadLetter: deadLetter({ sqs, dlqUrl: 'https://sqs.local/dlq' }),
       }),
     )
     .handler(inner);

@@ -75,7 +75,6 @@ async function setup(strategy: Strategy) {
         strategy: strategyOf(strategy),
         key: (r) => kafkaValue<{ orderNo?: string }>(r, 'json').orderNo,
         logger: (l) => lines.push(l),
-        metrics: false,
       }),
     )
     .handler(

@@ -57,7 +57,6 @@ function handlerOn(store: IdempotencyStore, options: { pipelined?: boolean; run?
         consumer: CONSUMER,
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         logger: (line) => lines.push(line),
-        metrics: false,
         ...(options.pipelined === true ? { strategy: claim({ pipelined: true }) } : {}),
       }),
     )

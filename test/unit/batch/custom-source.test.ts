@@ -8,7 +8,6 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidRecordError } from '../../../src/engine/errors.js';
-import { metricsWriter } from '../../../src/batch/metrics.js';
 import { claim } from '../../../src/strategies/claim/claim.js';
 import { batchIdempotency } from '../../../src/batch/middleware.js';
 import { eachRecord } from '../../../src/sources/each-record.js';
@@ -95,7 +94,6 @@ function rig() {
         ...config,
         owner: 'itemIdempotency',
         steps: claim().batch({ ...config, owner: 'itemIdempotency' }),
-        writeMetrics: metricsWriter(config.metrics),
       }),
     )
     .handler(eachRecord(fn as unknown as RecordHandler) as unknown as (e: ItemEvent, c: Context) => Promise<ItemResponse>);

@@ -21,7 +21,6 @@ function build(fn: RecordHandler, plugin?: { timeoutEarlyInMillis: number }) {
         consumer: 'payments',
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         logger: (line) => lines.push(line),
-        metrics: false,
         safetyMarginMs: 0,
       }),
     )

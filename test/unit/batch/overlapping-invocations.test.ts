@@ -39,7 +39,6 @@ function setUp(claims: ClaimsMode, shareInternal = false) {
     consumer: 'overlap',
     key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
     logger: (line) => lines.push(line),
-    metrics: false,
     strategy: claim({ pipelined: claims === 'pipelined' }),
   });
   const perRecord = eachRecord(async (record: SQSRecord, { key }) => {

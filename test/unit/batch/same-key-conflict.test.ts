@@ -50,7 +50,6 @@ async function run(options: Partial<SqsIdempotencyOptions>) {
         consumer: 'payments',
         key: (r) => jsonBody<{ orderNo: string }>(r).orderNo,
         logger: (line) => lines.push(line),
-        metrics: false,
         ...options,
       }),
     )

@@ -154,7 +154,7 @@ describe('eventBridgeIdempotency in a durable execution', () => {
     const gate = new Deferred<void>();
     const event = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'o-9' } });
     const handler = middy<typeof event, { n: number }>()
-      .use(eventBridgeIdempotency<typeof event>({ store, key: (e) => e.detail.orderNo, storeResult: true, logger: false, metrics: false }))
+      .use(eventBridgeIdempotency<typeof event>({ store, key: (e) => e.detail.orderNo, storeResult: true, logger: false }))
       .handler(async () => {
         runs += 1;
         if (runs === 1) await never; // suspended at a wait

@@ -126,7 +126,7 @@ function rig(options: Partial<KafkaIdempotencyOptions> = {}) {
   const throwing = new Set<string>();
   const lines: BatchLogLine[] = [];
   const handler = middy<KafkaEvent, KafkaBatchResponse>()
-    .use(kafkaIdempotency({ store, consumer: 'kafka-unit', logger: (l) => lines.push(l), metrics: false, ...options }))
+    .use(kafkaIdempotency({ store, consumer: 'kafka-unit', logger: (l) => lines.push(l), ...options }))
     .handler(
       eachRecord(async (record, { key }) => {
         const name = `${record.partition}:${record.offset}`;

@@ -21,7 +21,7 @@ import { publishEntries, type EntryOutcome, type OutboxPutEntry, type PutEventsR
 import { safeLog } from '../../../observe/log.js';
 import { settleAll, type Candidate } from './mark.js';
 import { itemFailed, relayJsonLogger, type OutboxRelayLogger } from './relay-log.js';
-import { metricsRule, metricsSink, safeMetricData, type MetricsOption } from '../../../observe/metrics.js';
+import { metricsPluginRule, type MetricsPlugin } from '../../../observe/metrics-plugin.js';
 
 export type { OutboxEntryRefusedLine, OutboxItemFailedLine, OutboxRelayLogLine, OutboxRelayLogger } from './relay-log.js';
 
@@ -58,10 +58,10 @@ export interface OutboxRelayOptions {
   /**
    * One metrics document per invocation (`OutboxPublished`, `OutboxRefused`,
    * `OutboxMalformed`, `OutboxMarkFailed`; dimension `Source: outboxRelay`), as
-   * the middlewares' `metrics` option: EMF options, a Powertools `Metrics`
-   * instance, or `false`. Default: EMF on stdout, namespace `EffectivelyOnce`.
+   * the middlewares' `metrics` option: `emfMetrics({...})` or
+   * `powertoolsMetrics(metrics)`. Default: none.
    */
-  readonly metrics?: MetricsOption;
+  readonly metrics?: MetricsPlugin;
 }
 
 /** The relay handler: a plain Lambda handler, also usable as a Middy handler. */
@@ -76,7 +76,7 @@ const RULES = {
   table: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
-  metrics: metricsRule,
+  metrics: metricsPluginRule,
 } satisfies RulesOf<OutboxRelayOptions>;
 
 let putEventsCommand: Promise<typeof PutEventsCommand> | undefined;
@@ -217,7 +217,6 @@ function failuresFrom(records: readonly DynamoDBRecord[], failed: ReadonlySet<nu
 export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
   checkOptions('outboxRelay', options, RULES);
   const send = sender(options.eventBridge);
-  const sink = metricsSink(options.metrics ?? {});
   return async (event) => {
     if (typeof event !== 'object' || event === null || !Array.isArray(event.Records)) {
       throw new TypeError('outboxRelay: the event is not a DynamoDB Streams event (no Records array).');
@@ -254,8 +253,7 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
       if (outcomes[i]?.published !== true) failed.add(candidate.index);
     });
     const published = outcomes.filter((o) => o.published).length;
-    safeMetricData(
-      sink,
+    options.metrics?.writeData(
       [
         { name: 'OutboxPublished', unit: 'Count', value: published },
         { name: 'OutboxRefused', unit: 'Count', value: outcomes.length - published },

@@ -1,0 +1,61 @@
+/**
+ * What `sqsIdempotency` knows of its plug-ins (`deadLetter: deadLetter({...})`,
+ * `backoff: backoff({...})`): an object that carries its own after-settle
+ * step. Nothing here names the DLQ or the backoff code: only the user's
+ * import of a factory brings that code into a bundle.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import type { OptionRule } from '../../engine/options.js';
+import type { AfterSettle, AfterSettleResult } from '../../batch/middleware.js';
+
+/** A plug-in of `sqsIdempotency` that runs after every outcome is final and before the response. */
+export interface SqsSettlePlugin<TName extends string = string> {
+  /** The option it is passed as: `deadLetter` or `backoff`. */
+  readonly plugin: TName;
+  /** Its step; it never throws (a failure leaves the outcomes as they were and is named in the log line). */
+  readonly afterSettle: AfterSettle<SQSRecord>;
+}
+
+/** The rule of the option `name`: what the factory of the same name returns. */
+export function settlePluginRule(name: string): OptionRule {
+  return {
+    expected: `what ${name}() returns`,
+    check: (v: unknown) =>
+      typeof v === 'object' &&
+      v !== null &&
+      (v as { plugin?: unknown }).plugin === name &&
+      typeof (v as { afterSettle?: unknown }).afterSettle === 'function',
+  };
+}
+
+/** One log field from two steps: lists (`sqsErrors`) are joined, anything else is the later step's. */
+function mergeFields(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...a };
+  for (const [name, value] of Object.entries(b)) {
+    const before = merged[name];
+    merged[name] = Array.isArray(before) && Array.isArray(value) ? [...before, ...value] : value;
+  }
+  return merged;
+}
+
+/**
+ * The plug-ins' steps run in the order given, each on the outcomes the one
+ * before it left (the DLQ first, so a dead-lettered record is not backed
+ * off), or `undefined` for none.
+ */
+export function chainSettleSteps(plugins: readonly (SqsSettlePlugin | undefined)[]): AfterSettle<SQSRecord> | undefined {
+  const steps = plugins.flatMap((p) => (p === undefined ? [] : [p.afterSettle]));
+  if (steps.length === 0) return undefined;
+  return async (outcomes, context): Promise<AfterSettleResult> => {
+    let final = outcomes;
+    let fields: Record<string, unknown> = {};
+    let warn = false;
+    for (const step of steps) {
+      const result = await step(final, context);
+      final = result.outcomes;
+      fields = mergeFields(fields, result.notes?.fields ?? {});
+      warn ||= result.notes?.warn === true;
+    }
+    return { outcomes: final, notes: { fields, warn } };
+  };
+}
