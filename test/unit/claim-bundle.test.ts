@@ -103,7 +103,14 @@ describe('the claim-only entry’s bundle', () => {
     ];
     expect(sources.filter((s) => commitPath.includes(s))).toEqual([]);
     // No folder of the other strategies or stores either (the plain eachRecord's stream and Kafka readers stay: it finds the source at run time).
-    const otherFolders = ['src/strategies/transaction/', 'src/stores/redis/', 'src/cli/', 'src/event/', 'src/testing/'];
+    const otherFolders = [
+      'src/strategies/transaction/',
+      'src/stores/redis/',
+      'src/cli/',
+      'src/sources/eventbridge/',
+      'src/sources/call/',
+      'src/testing/',
+    ];
     expect(sources.filter((s) => otherFolders.some((folder) => s.startsWith(folder)))).toEqual([]);
     // control: DynamoDBIdempotencyStore on the same entry carries it
     const full = await bundledSources('./src/index.ts', 'DynamoDBIdempotencyStore');

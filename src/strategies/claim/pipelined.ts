@@ -105,4 +105,6 @@ export const pipelinedSteps: StrategySteps = {
   batch(settings: StepSettings): BatchStrategy {
     return pipelinedStrategy({ ...settings, heartbeat: false });
   },
+  // Never reached: check() refuses pipelined claims wherever there is no batch.
+  event: () => ({ name: 'claim' }),
 };

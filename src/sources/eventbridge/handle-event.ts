@@ -4,26 +4,23 @@
  * idempotency record.
  */
 import type { Context } from 'aws-lambda';
-import type { RecordOutcome } from '../engine/outcomes.js';
-import type { IdempotencyStore } from '../engine/store.js';
-import type { TransactionBuilder } from '../strategies/transaction/builder.js';
-import { remainingTime } from '../engine/time.js';
-import { disabledTransaction } from '../strategies/disabled-tx.js';
-import { withSignal, type LeaseKeeper } from '../engine/heartbeat.js';
-import type { OwnedRecord } from '../engine/settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from '../strategies/transaction/commit-step.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
+import type { TransactionBuilder } from '../../strategies/transaction/builder.js';
+import { remainingTime } from '../../engine/time.js';
+import { disabledTransaction } from '../../strategies/disabled-tx.js';
+import { withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { OwnedRecord } from '../../engine/settle.js';
+import type { EventStrategy } from '../../strategies/types.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {
   readonly consumer: string;
   owned: OwnedRecord;
   readonly startedAt: number;
-  readonly transactional: boolean;
+  /** The strategy's steps: with `commit`, `handleEvent` runs the handler through it. */
+  readonly steps: EventStrategy;
   /** Transaction strategy: how the commit went. */
   committed: RecordOutcome | undefined;
-  readonly storeResult: boolean;
-  readonly onConflict: ConflictPolicy;
-  readonly store: IdempotencyStore;
   /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
   readonly safetyMarginMs: number;
   /** `claim({ heartbeat })`: renews the claim while the handler runs. */
@@ -124,14 +121,13 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
   if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
   return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
     const run = runOf(context);
-    if (run === undefined || !run.transactional) {
+    const commit = run?.steps.commit;
+    if (run === undefined || commit === undefined) {
       return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
     }
-    const { store, storeResult, onConflict, consumer, owned } = run;
-    const retry = { timeLeftMs: () => remainingTime(context) - run.safetyMarginMs };
-    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict, retry }, async (tx) =>
-      fn(event, withSignal({ key: owned.key, tx, context })),
-    );
+    const { consumer, owned } = run;
+    const timeLeftMs = () => remainingTime(context) - run.safetyMarginMs;
+    const outcome = await commit({ ...owned, consumer }, async (tx) => fn(event, withSignal({ key: owned.key, tx, context })), timeLeftMs);
     run.committed = outcome;
     switch (outcome.kind) {
       case 'completed':
