@@ -1,9 +1,12 @@
 /**
  * DynamoDB's latency as a Lambda function sees it, the one place its figures
- * are kept: group commit's probe policy (duplicate-probe.ts) is derived from
- * them, and the bench's AWS model (bench/aws-model.ts) draws every request's
- * latency from them, so the policy and the model that judges it cannot drift
- * apart. Source: alexdebrie/dynamodb-performance-testing, 400 invocations per
+ * are kept: the bench's AWS model (aws-model.ts) draws every request's
+ * latency from them, and group commit's probe policy reads the means it
+ * derives here from a precomputed table
+ * (src/strategies/transaction/group-commit/latency-table.ts, printed by
+ * `npx tsx bench/latency-table.ts`; test/unit/transaction/latency-table.test.ts
+ * checks the table against this model, so the policy and the model that
+ * judges it cannot drift apart). Source: alexdebrie/dynamodb-performance-testing, 400 invocations per
  * operation timed from a Lambda function in the table's region (client side:
  * SDK, network and DynamoDB), each class fitted to a lognormal by its p50 and
  * p99. `BatchGetItem` has no published figure: the slowest of one single-item
@@ -24,12 +27,6 @@ export interface Lognormal {
 
 /**
  * The measured figures.
- *
- * @example
- * ```ts
- * import { dynamoLatency } from './latency.js';
- * console.log(dynamoLatency.single.p50Ms); // 7.55
- * ```
  */
 export const dynamoLatency = {
   /** GetItem, PutItem, UpdateItem, DeleteItem. */
@@ -47,12 +44,6 @@ export const dynamoLatency = {
 
 /**
  * The lognormal with this median and 99th percentile.
- *
- * @example
- * ```ts
- * import { fitLognormal } from './latency.js';
- * Math.exp(fitLognormal({ p50Ms: 7.55, p99Ms: 16.2 }).mu); // 7.55
- * ```
  */
 export function fitLognormal(p: Percentiles, z99: number = dynamoLatency.z99): Lognormal {
   const mu = Math.log(p.p50Ms);
@@ -63,12 +54,6 @@ export function fitLognormal(p: Percentiles, z99: number = dynamoLatency.z99): L
  * A transaction's percentiles for `items` items: the 5-item figures at or
  * below 5 items, linear in the item count above (extrapolated past 25, where
  * no figure was published).
- *
- * @example
- * ```ts
- * import { transactPercentiles } from './latency.js';
- * transactPercentiles(15); // about { p50Ms: 28.7, p99Ms: 95 }
- * ```
  */
 export function transactPercentiles(items: number): Percentiles {
   const { fewItems, few, manyItems, many } = dynamoLatency.transact;
@@ -78,12 +63,6 @@ export function transactPercentiles(items: number): Percentiles {
 
 /**
  * Mean ms of a `TransactWriteItems` of `items` items (the lognormal's mean, exp(mu + sigma² / 2)).
- *
- * @example
- * ```ts
- * import { meanTransactMs } from './latency.js';
- * meanTransactMs(20); // about 34.4
- * ```
  */
 export function meanTransactMs(items: number): number {
   const { mu, sigma } = fitLognormal(transactPercentiles(items));
@@ -107,13 +86,6 @@ const STEPS = 320;
  * Mean ms of the slowest of `n` single-item requests sent side by side: what
  * a `BatchGetItem` of `n` keys is taken to cost. E[max] = ∫ x · n F(x)^(n−1)
  * f(x) dx, integrated in the normal's z.
- *
- * @example
- * ```ts
- * import { meanSlowestSingleMs } from './latency.js';
- * meanSlowestSingleMs(1); // about 7.97, the single-item mean
- * meanSlowestSingleMs(10); // about 12.4
- * ```
  */
 export function meanSlowestSingleMs(n: number): number {
   const { mu, sigma } = fitLognormal(dynamoLatency.single);
