@@ -3,7 +3,8 @@
  * group commit's probe policy reads, worked out once from the latency model
  * (latency-model.ts: a lognormal per operation class, and an integral for the
  * slowest of n single reads) instead of at run time in every container.
- * `npx tsx bench/latency-table.ts > src/strategies/transaction/group-commit/latency-table.ts`
+ * `npx tsx bench/latency-table.ts > src/strategies/transaction/group-commit/latency-table.ts` (then
+ * `npx biome check --write` on it, which lays the rows out its way)
  * after changing the model's figures; test/unit/transaction/latency-table.test.ts
  * fails until then.
  */
