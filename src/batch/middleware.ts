@@ -116,9 +116,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       return respond(invocation, new Map(), true);
     }
     const event = source.withRecords(request.event, invocation.ownedRecords);
-    invocation.linked(attachRunner(event, request.context, invocation));
+    const link = attachRunner(event, request.context, invocation);
+    invocation.linked(link.detach);
     keep(request, invocation);
     request.event = event;
+    request.context = link.context;
     return undefined;
   }
 
