@@ -105,7 +105,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(reader, records);
     const leaseMs = leaseDuration(remaining, config.lease);
-    const admit = { ...config, source: reader, consumer, leaseMs };
+    // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
+    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
     const { context } = request;
     const batch = await steps.begin({ records: original, admit, admission });
     const timeLeft = () => remainingTime(context);

@@ -125,6 +125,6 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     eventBridgeRules,
     eventBridgeDefaults,
   );
-  const steps = (config.strategy ?? defaultClaim).event(config);
+  const steps = (config.strategy ?? defaultClaim).event({ store: config.store, storeResult: config.storeResult });
   return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, { ...config, steps });
 }

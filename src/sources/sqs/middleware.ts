@@ -112,13 +112,14 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  const resolved = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
-  const strategy = resolved.strategy ?? defaultClaim;
+  // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
+  const settings = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
+  const { store, storeResult, lease } = settings;
   return batchIdempotency(sqsSource, {
-    ...resolved,
+    ...settings,
     owner: SQS_MIDDLEWARE,
     afterSettle: sqsAfterSettle(SQS_MIDDLEWARE, options),
-    steps: strategy.batch({ ...resolved, owner: SQS_MIDDLEWARE }),
-    writeMetrics: metricsWriter(resolved.metrics),
+    steps: (settings.strategy ?? defaultClaim).batch({ store, storeResult, lease, owner: SQS_MIDDLEWARE }),
+    writeMetrics: metricsWriter(settings.metrics),
   });
 }

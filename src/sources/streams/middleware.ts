@@ -72,11 +72,13 @@ export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOp
   defaults: ReturnType<typeof streamDefaults<TRecord>>,
 ): MiddlewareObj<TEvent, TResponse> {
   const checked: StreamOptions<TRecord> = options;
-  const resolved = resolveMiddlewareOptions(owner, checked, streamRules, defaults);
+  // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
+  const settings = resolveMiddlewareOptions(owner, checked, streamRules, defaults);
+  const { store, storeResult, lease } = settings;
   return batchIdempotency(source, {
-    ...resolved,
+    ...settings,
     owner,
-    steps: (resolved.strategy ?? defaultClaim).batch({ ...resolved, owner }),
-    writeMetrics: metricsWriter(resolved.metrics),
+    steps: (settings.strategy ?? defaultClaim).batch({ store, storeResult, lease, owner }),
+    writeMetrics: metricsWriter(settings.metrics),
   });
 }
