@@ -15,7 +15,6 @@ import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
 import { batchLine, safeLog, withNotes, type BatchLogLine, type LineNotes } from '../observe/log.js';
-import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { admission } from './admit.js';
 import { BatchInvocation } from './invocation.js';
@@ -178,7 +177,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // but the finished ones are reported failed.
     const { running } = await invocation.close();
     // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
-    request.response = await respond(invocation, invocation.unfinished(running, aboutTheBatch(request.error)));
+    request.response = await respond(invocation, invocation.unfinished(running, request.error, true));
   }
 
   return { before, after, onError, name: owner };
