@@ -97,7 +97,7 @@ const LINK = Symbol('effectively-once: the batch invocation this was handed on b
  * own. Returns that view, and the step that takes the runner away again once
  * the batch is answered.
  */
-export function attachRunner<TRecord, C extends object>(
+export function attachRunner<TRecord, C>(
   event: object,
   context: C,
   runner: BatchRunner<TRecord>,
@@ -105,7 +105,9 @@ export function attachRunner<TRecord, C extends object>(
   const ids = new Set(runner.records.map((r) => runner.source.read(r).id));
   const link: Link = { current: { runner: runner as BatchRunner<unknown>, ids } };
   Object.defineProperty(event, LINK, { value: link, configurable: true, enumerable: false, writable: false });
-  return { context: contextWith(context, LINK, link, true), detach: () => (link.current = undefined) };
+  // No context at all (a test calling the handler bare): the event is the only way.
+  const view = typeof context === 'object' && context !== null ? contextWith(context, LINK, link, true) : context;
+  return { context: view, detach: () => (link.current = undefined) };
 }
 
 /**
