@@ -19,7 +19,7 @@ export function awsModelLines(info: AwsRunInfo): string[] {
   const p = m.prices;
   const u = m.units;
   return [
-    `Model (every parameter in [bench/aws-model.ts](../bench/aws-model.ts), the latency figures in [src/strategies/transaction/group-commit/latency.ts](../src/strategies/transaction/group-commit/latency.ts), from which group commit's duplicate probe is derived too; change one and rerun): every DynamoDB request takes at least a latency drawn, from a seeded generator per variant, ` +
+    `Model (every parameter in [bench/aws-model.ts](../bench/aws-model.ts), the latency figures in [bench/latency-model.ts](../bench/latency-model.ts), from which group commit's duplicate probe's table is printed too; change one and rerun): every DynamoDB request takes at least a latency drawn, from a seeded generator per variant, ` +
       `from a lognormal fitted to its operation class (mu = ln p50, sigma = (ln p99 − ln p50) / ${m.latency.z99}); the time DynamoDB Local took counts inside that floor, ` +
       `only the rest is waited after its answer. Source: [${m.source.name}](${m.source.url}), ${m.source.what}. Cores: ${info.pinning}.`,
     '',

@@ -2,7 +2,7 @@
  * `npm run bench -- --aws`: the model of AWS the headline figures are taken
  * on. Every parameter is in this file (unit rules, prices, Lambda's memory
  * size) or, for the latency per operation class, in
- * src/strategies/transaction/group-commit/latency.ts (group commit's probe policy is
+ * bench/latency-model.ts (group commit's probe policy is
  * derived from the same figures, so they are kept in one place), so anyone
  * can change one and rerun; docs/benchmarks.md prints them from here. The
  * functions are pure: the latency floor's middleware (latency.ts) and the
@@ -15,9 +15,9 @@
  * at least a value drawn from its class (the time DynamoDB Local spent on it
  * counts inside that floor).
  */
-import { dynamoLatency, fitLognormal, transactPercentiles, type Lognormal } from '../src/strategies/transaction/group-commit/latency.js';
+import { dynamoLatency, fitLognormal, transactPercentiles, type Lognormal } from './latency-model.js';
 
-export type { Lognormal, Percentiles } from '../src/strategies/transaction/group-commit/latency.js';
+export type { Lognormal, Percentiles } from './latency-model.js';
 export { fitLognormal, transactPercentiles };
 
 export const awsModel = {
@@ -29,8 +29,8 @@ export const awsModel = {
   /**
    * Single-item requests (GetItem, PutItem, UpdateItem, DeleteItem; Query, Scan and ExecuteStatement are
    * given the same class) and TransactWriteItems / TransactGetItems (and ExecuteTransaction) by item count,
-   * linear in between. Kept in src/strategies/transaction/group-commit/latency.ts, where group commit's probe policy
-   * is derived from the same figures: change them there.
+   * linear in between. Kept in bench/latency-model.ts; group commit's probe policy
+   * reads a table derived from the same figures (bench/latency-table.ts): change them there, then regenerate it.
    */
   latency: dynamoLatency,
   /** DynamoDB's billing rules (on-demand), as its developer guide and pricing page state them. */

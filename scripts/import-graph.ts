@@ -22,7 +22,7 @@ export const LAYERS: readonly (readonly [layer: string, prefixes: readonly strin
   ['engine', ['engine/']],
   ['stores, observe', ['stores/', 'observe/']],
   ['strategies', ['strategies/', 'batch/strategies/', 'transaction/']],
-  ['lifecycle', ['lifecycle/', 'batch/', 'event/']],
+  ['lifecycle', ['lifecycle/', 'batch/']],
   ['sources', ['sources/']],
   ['entries', ['index.ts', 'testing/', 'claim/']],
 ];

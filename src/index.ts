@@ -16,19 +16,19 @@ export { sqsIdempotency } from './sources/sqs/middleware.js';
 export type { SqsIdempotencyOptions } from './sources/sqs/middleware.js';
 export { eachRecord } from './sources/each-record.js';
 export type { RecordContext } from './batch/runner-link.js';
-export { eventBridgeIdempotency } from './sources/eventbridge.js';
-export type { EventBridgeIdempotencyOptions } from './sources/eventbridge.js';
-export { handleEvent } from './event/handle-event.js';
-export type { EventContext } from './event/handle-event.js';
+export { eventBridgeIdempotency } from './sources/eventbridge/eventbridge.js';
+export type { EventBridgeIdempotencyOptions } from './sources/eventbridge/eventbridge.js';
+export { handleEvent } from './sources/eventbridge/handle-event.js';
+export type { EventContext } from './sources/eventbridge/handle-event.js';
 export { kinesisIdempotency } from './sources/streams/kinesis.js';
 export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
 export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
 export type { DynamoDBStreamsIdempotencyOptions } from './sources/streams/dynamodb-streams.js';
-export { kafkaIdempotency } from './sources/kafka-middleware.js';
-export type { KafkaIdempotencyOptions } from './sources/kafka-middleware.js';
-export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafka.js';
-export { idempotent } from './event/idempotent.js';
-export type { IdempotentOptions } from './event/idempotent.js';
+export { kafkaIdempotency } from './sources/kafka/middleware.js';
+export type { KafkaIdempotencyOptions } from './sources/kafka/middleware.js';
+export type { KafkaEvent, KafkaRecord, KafkaBatchResponse } from './sources/kafka/kafka.js';
+export { idempotent } from './sources/call/idempotent.js';
+export type { IdempotentOptions } from './sources/call/idempotent.js';
 export type { BatchLogger } from './observe/log.js';
 // Plug-ins, imported only by a handler that uses them: `deadLetter: deadLetter({ sqs })`, `metrics: emfMetrics()`
 export { deadLetter } from './sources/sqs/dead-letter.js';
@@ -42,7 +42,7 @@ export { transaction } from './strategies/transaction/transaction.js';
 export { jsonBody, jsonBodyAsync } from './sources/json.js';
 export type { StandardSchemaV1 } from './engine/standard-schema.js';
 export { kinesisData, dynamoDBImages } from './sources/streams/data.js';
-export { kafkaValue, kafkaHeaders } from './sources/kafka.js';
+export { kafkaValue, kafkaHeaders } from './sources/kafka/kafka.js';
 
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';

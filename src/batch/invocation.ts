@@ -307,11 +307,13 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   }
 
   /** Finished records keep their executions; running ones keep their claims (interrupted); the rest are released. */
-  unfinished(running: ReadonlySet<string>, error: unknown): Map<string, Execution> {
+  unfinished(running: ReadonlySet<string>, error: unknown, aboutTheBatch = false): Map<string, Execution> {
     const executions = new Map(this.executions);
+    const tag = aboutTheBatch ? { aboutTheBatch: true as const } : {};
     for (const record of this.leaderRecords) {
       const id = idOf(this.source, record);
-      if (!executions.has(id)) executions.set(id, running.has(id) ? { kind: 'interrupted', error } : { kind: 'threw', error });
+      if (!executions.has(id))
+        executions.set(id, running.has(id) ? { kind: 'interrupted', error, ...tag } : { kind: 'threw', error, ...tag });
     }
     return executions;
   }

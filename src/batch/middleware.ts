@@ -15,7 +15,6 @@ import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import type { Execution } from '../engine/settle.js';
 import { remainingTime } from '../engine/time.js';
 import { batchLine, safeLog, withNotes, type LineNotes } from '../observe/log.js';
-import { aboutTheBatch } from '../engine/batch-errors.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { admission } from './admit.js';
 import { BatchInvocation } from './invocation.js';
@@ -100,7 +99,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(reader, records);
     const leaseMs = leaseDuration(remaining, config.lease);
-    const admit = { ...config, source: reader, consumer, leaseMs };
+    // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
+    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
     const { context } = request;
     const batch = await steps.begin({ records: original, admit, admission });
     const timeLeft = () => remainingTime(context);
@@ -111,9 +111,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
       return respond(invocation, new Map(), true);
     }
     const event = source.withRecords(request.event, invocation.ownedRecords);
-    invocation.linked(attachRunner(event, request.context, invocation));
+    const link = attachRunner(event, request.context, invocation);
+    invocation.linked(link.detach);
     keep(request, invocation);
     request.event = event;
+    request.context = link.context;
     return undefined;
   }
 
@@ -170,7 +172,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // but the finished ones are reported failed.
     const { running } = await invocation.close();
     // The batch handler threw: the records it did not finish never failed on their own, so none is a permanent failure.
-    request.response = await respond(invocation, invocation.unfinished(running, aboutTheBatch(request.error)));
+    request.response = await respond(invocation, invocation.unfinished(running, request.error, true));
   }
 
   return { before, after, onError, name: owner };

@@ -1,14 +1,16 @@
 /**
  * The link between a batch middleware (`sqsIdempotency`) and `eachRecord`.
  * The middleware hands the handler an event holding only the records it owns
- * and registers a runner for that invocation; `eachRecord` looks the runner
- * up to run each record under the chosen strategy. Without the middleware,
+ * and its own view of the Lambda context, both leading to the invocation's
+ * runner; `eachRecord` finds the runner there to run each record under the
+ * chosen strategy. Without the middleware,
  * `eachRecord` falls back to a plain partial-batch runner.
  */
 import type { NotStartedReason } from '../engine/settle.js';
 import type { Context, SQSRecord } from 'aws-lambda';
 import type { TransactionBuilder } from '../strategies/transaction/builder.js';
 import { isRefusal, type PlainReader, type Refusal } from '../engine/source.js';
+import { contextWith, stateOf } from '../engine/invocation-context.js';
 
 /** What a per-record handler receives besides the record. */
 export interface RecordContext {
@@ -65,84 +67,47 @@ export interface BatchRunner<TRecord = SQSRecord> {
   failures(): string[];
 }
 
-/** One invocation's runner, with the message ids it owns, and where it was left. */
+/** One invocation's runner, with the message ids it owns. */
 interface Registration {
   // The record type is the registering source's; each registration reads its events through that source.
   readonly runner: BatchRunner<unknown>;
   readonly ids: ReadonlySet<string>;
-  readonly event: object;
-  readonly context: object | undefined;
-  /** The record objects handed on, marked with this registration. */
-  readonly records: readonly object[];
 }
 
-// A middleware after ours may replace `request.event` (a parser, a
-// normaliser), so the event we handed on is only the first way to find the
-// runner; the Lambda context is the second. A context may be shared by
-// concurrent invocations (tests, local runners): among its runners, the one
-// that owns the event's message ids is this invocation's. The record objects
-// we handed on are marked too, only to refuse a plain run of records a
-// runner owns when both the event and the context were replaced. The marks
-// are non-enumerable: a copy of the event, the context or a record does not
-// carry them, and JSON, `Object.keys` and equality checks do not see them.
-const ON_EVENT = Symbol('effectively-once: the invocation this event was handed on by');
-const ON_CONTEXT = Symbol('effectively-once: the invocations running on this context');
-const ON_RECORD = Symbol('effectively-once: the invocations this record was handed on by');
-
-const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
-
-function markOf<T>(target: unknown, slot: symbol): T | undefined {
-  return isObject(target) ? ((target as Record<symbol, unknown>)[slot] as T | undefined) : undefined;
+/** Where a registration is left: emptied once the batch is answered, so a view or copy kept past it finds nothing. */
+interface Link {
+  current: Registration | undefined;
 }
 
-/** Puts a mark on an object we were handed or made (never on one that refuses new properties). */
-function mark(target: object, slot: symbol, value: unknown): boolean {
-  if (!Object.isExtensible(target)) return false;
-  Object.defineProperty(target, slot, { value, configurable: true, enumerable: false, writable: true });
-  return true;
-}
-
-/** Whether `target` holds a set under `slot`, or can be given one. */
-const canJoin = (target: object, slot: symbol) => markOf(target, slot) !== undefined || Object.isExtensible(target);
-
-/** Adds `registration` to the set marked on `target` (see {@link canJoin}). */
-function join(target: object, slot: symbol, registration: Registration): void {
-  const joined = markOf<Set<Registration>>(target, slot);
-  if (joined === undefined) mark(target, slot, new Set([registration]));
-  else joined.add(registration);
-}
-
-/** Removes `registration` from the set marked on `target`, and the mark once it is empty. */
-function leave(target: object, slot: symbol, registration: Registration): void {
-  const joined = markOf<Set<Registration>>(target, slot);
-  if (joined === undefined) return;
-  joined.delete(registration);
-  if (joined.size === 0) delete (target as Record<symbol, unknown>)[slot];
-}
+// The runner travels with what this invocation made and handed on: the
+// invocation's own view of the Lambda context (contextWith), and the event
+// holding the records it owns. Nothing is put on the caller's event, context
+// or records, so another invocation given the same objects (tests, local
+// runners, Lambda Managed Instances) never finds this one. A middleware
+// after ours may replace `request.event` (a parser) or copy the context:
+// the view's link is an own enumerable property, so `{ ...context }` keeps
+// it; the event's is not enumerable (the handler's own comparisons of the
+// event never see it), so it is the second way only.
+const LINK = Symbol('effectively-once: the batch invocation this was handed on by');
 
 /**
- * Leaves the runner where `eachRecord` finds it for this invocation (the
- * event handed on, the Lambda context, the records); returns the step that
- * takes it away again once the batch is answered, so that a later
- * invocation on the same context or records does not find it.
+ * Leaves the runner where `eachRecord` finds it for this invocation: on the
+ * event handed on (made by the source's `withRecords`, ours) and on a view of
+ * the Lambda context, which the caller hands the handler instead of its
+ * own. Returns that view, and the step that takes the runner away again once
+ * the batch is answered.
  */
-export function attachRunner<TRecord>(event: object, context: unknown, runner: BatchRunner<TRecord>): () => void {
-  const records: object[] = runner.records.flatMap((r) => (isObject(r) ? [r] : []));
-  const registration: Registration = {
-    runner: runner as BatchRunner<unknown>,
-    ids: new Set(runner.records.map((r) => runner.source.read(r).id)),
-    event,
-    context: isObject(context) && canJoin(context, ON_CONTEXT) ? context : undefined,
-    records: records.filter((record) => canJoin(record, ON_RECORD)),
-  };
-  mark(event, ON_EVENT, registration);
-  if (registration.context !== undefined) join(registration.context, ON_CONTEXT, registration);
-  for (const record of registration.records) join(record, ON_RECORD, registration);
-  return () => {
-    if (markOf(event, ON_EVENT) === registration) delete (event as Record<symbol, unknown>)[ON_EVENT];
-    if (registration.context !== undefined) leave(registration.context, ON_CONTEXT, registration);
-    for (const record of registration.records) leave(record, ON_RECORD, registration);
-  };
+export function attachRunner<TRecord, C>(
+  event: object,
+  context: C,
+  runner: BatchRunner<TRecord>,
+): { readonly context: C; readonly detach: () => void } {
+  const ids = new Set(runner.records.map((r) => runner.source.read(r).id));
+  const link: Link = { current: { runner: runner as BatchRunner<unknown>, ids } };
+  Object.defineProperty(event, LINK, { value: link, configurable: true, enumerable: false, writable: false });
+  // No context at all (a test calling the handler bare): the event is the only way.
+  const view = typeof context === 'object' && context !== null ? contextWith(context, LINK, link, true) : context;
+  return { context: view, detach: () => (link.current = undefined) };
 }
 
 /**
@@ -153,46 +118,18 @@ export function attachRunner<TRecord>(event: object, context: unknown, runner: B
  * matched to (never a silent plain run of records a runner owns).
  */
 export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown> | undefined {
-  const registration = registrationFor(event, context);
-  return registration === undefined ? undefined : matchedRunner(registration, event);
-}
-
-/**
- * The record-like objects one level into an event (an array of records, or
- * an object of arrays of them): where a marked record may be, whatever the
- * source's event shape.
- */
-function candidates(event: unknown): unknown[] {
-  if (!isObject(event)) return [];
-  return Object.values(event).flatMap((v: unknown) => {
-    if (Array.isArray(v)) return v;
-    return isObject(v) ? Object.values(v).flatMap((w: unknown) => (Array.isArray(w) ? w : [])) : [];
-  });
-}
-
-function registrationFor(event: unknown, context: unknown): Registration | undefined {
-  const exact = markOf<Registration>(event, ON_EVENT);
-  if (exact !== undefined) return exact;
-  const owns = (r: Registration) => idsOf(r, event).some((id) => r.ids.has(id));
-  const onContext = [...(markOf<Set<Registration>>(context, ON_CONTEXT) ?? [])];
-  if (onContext.length === 0) {
-    const marked = candidates(event).flatMap((record) => [...(markOf<Set<Registration>>(record, ON_RECORD) ?? [])]);
-    const owner = marked.find(owns);
-    if (owner === undefined) return undefined;
+  const handedOn = stateOf<Link>(event, LINK);
+  const registration = (handedOn ?? stateOf<Link>(context, LINK))?.current;
+  if (registration === undefined) return undefined;
+  // Found through the context only: the event was replaced, and must still hold this invocation's records.
+  if (handedOn === undefined && !idsOf(registration, event).some((id) => registration.ids.has(id))) {
+    const records = registration.runner.source.records(event);
+    if (isRefusal(records)) throw new TypeError(notRecords(registration, records));
     throw new TypeError(
-      `eachRecord: ${owner.runner.owner} owns message ${idsOf(owner, event).find((id) => owner.ids.has(id))}, but neither the event nor the context is the one it handed on; a middleware after it must not replace both.`,
+      `eachRecord: the event holds none of the records ${registration.runner.owner} handed on (a middleware after it replaced the event or changed the message ids).`,
     );
   }
-  const owners = onContext.filter(owns);
-  if (owners.length === 1 && owners[0] !== undefined) return owners[0];
-  const some = onContext[0];
-  const records = some?.runner.source.records(event);
-  if (some !== undefined && records !== undefined && isRefusal(records)) throw new TypeError(notRecords(some, records));
-  throw new TypeError(
-    owners.length === 0
-      ? `eachRecord: the event holds none of the records ${some?.runner.owner} handed on (a middleware after it replaced the event or changed the message ids).`
-      : `eachRecord: the event matches more than one ${some?.runner.owner} invocation sharing this context; it cannot tell which one it belongs to.`,
-  );
+  return matchedRunner(registration, event);
 }
 
 const notRecords = (r: Registration, refusal: Refusal) =>

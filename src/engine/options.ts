@@ -155,7 +155,8 @@ export function resolveOptions<T extends object, D extends object>(
 ): Resolved<T, D> {
   checkOptions(owner, options, rules as OptionRules);
   const resolved: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
-  for (const [name, value] of Object.entries(definedOnly(options))) {
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
     const fallback = resolved[name];
     const partial = (rules as OptionRules)[name]?.partial === true && isPlainObject(fallback) && isPlainObject(value);
     resolved[name] = partial ? { ...fallback, ...definedOnly(value) } : value;

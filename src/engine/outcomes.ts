@@ -38,6 +38,12 @@ export interface FailedOutcome extends Base {
   readonly kind: 'failed';
   readonly key: string;
   readonly error: unknown;
+  /**
+   * The error is the batch's, not this record's: the batch handler threw
+   * before reaching it, or the set-up was wrong (no `eachRecord`). Never a
+   * permanent failure, whatever the error is, since the record never ran.
+   */
+  readonly aboutTheBatch?: true;
 }
 /** The record cannot be processed as it is (no key, bad body, a body failing its schema, payload mismatch, too large), found before the handler or thrown by it as an `InvalidRecordError`. Not acknowledged. */
 export interface InvalidOutcome extends Base {

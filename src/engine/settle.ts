@@ -26,12 +26,13 @@ export interface OwnedRecord {
 /** What happened when the handler ran a record. */
 export type Execution =
   | { readonly kind: 'succeeded'; readonly result: unknown }
-  | { readonly kind: 'threw'; readonly error: unknown }
+  /** `aboutTheBatch`: the record's handler never threw it (see `FailedOutcome`). */
+  | { readonly kind: 'threw'; readonly error: unknown; readonly aboutTheBatch?: true }
   | { readonly kind: 'not-started'; readonly reason: NotStartedReason | 'handler-threw' }
   /** Already final (settled inline as the record finished). */
   | { readonly kind: 'settled'; readonly outcome: RecordOutcome }
   /** Still running when the invocation ended (e.g. Middy's early timeout): its claim is left to its lease. */
-  | { readonly kind: 'interrupted'; readonly error: unknown };
+  | { readonly kind: 'interrupted'; readonly error: unknown; readonly aboutTheBatch?: true };
 
 /** An execution not yet final: what {@link settleClaim} turns into an outcome, once per record. */
 export type UnsettledExecution = Exclude<Execution, { readonly kind: 'settled' }>;
@@ -70,6 +71,7 @@ export async function settleClaim(
   storeResult: boolean,
 ): Promise<RecordOutcome> {
   const base = { messageId: owned.messageId, key: owned.key };
+  const batchError = 'aboutTheBatch' in execution && execution.aboutTheBatch === true ? { aboutTheBatch: true as const } : {};
   switch (execution.kind) {
     case 'succeeded':
       return completeOwned(store, owned, execution.result, storeResult);
@@ -77,10 +79,10 @@ export async function settleClaim(
       await releaseClaim(store, owned, execution.error);
       // A record the handler found invalid (a body failing its schema) never heals: invalid, not failed.
       if (execution.error instanceof InvalidRecordError) return { ...base, kind: 'invalid', error: execution.error };
-      return { ...base, kind: 'failed', error: execution.error };
+      return { ...base, kind: 'failed', error: execution.error, ...batchError };
     case 'interrupted':
       // Releasing would let a redelivery run the effect while this handler may still finish it.
-      return { ...base, kind: 'failed', error: execution.error };
+      return { ...base, kind: 'failed', error: execution.error, ...batchError };
     case 'not-started':
       await releaseClaim(store, owned);
       if (execution.reason !== 'deadline') return { ...base, kind: 'not-started', reason: execution.reason };

@@ -8,7 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
 import type { RecordHandler } from '../batch/runner-link.js';
 import { sourceOfEvent } from './event-sources.js';
-import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from './kafka.js';
+import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from './kafka/kafka.js';
 
 // The types below follow the record type: inferred from the handler's
 // annotation, or from the Middy handler `eachRecord` is handed to (through

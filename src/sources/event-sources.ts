@@ -4,7 +4,7 @@
  * its ordering lane (FIFO group, shard, partition) and the response's shape.
  */
 import { isPlainObject } from '../engine/options.js';
-import { kafkaRecords } from './kafka.js';
+import { kafkaRecords } from './kafka/kafka.js';
 import type { PlainReader, PlainSource } from '../engine/source.js';
 import { SQS_MIDDLEWARE } from './sqs/defaults.js';
 import { sqsSource } from './sqs/adapter.js';

@@ -12,7 +12,7 @@
  * never names the transaction strategy bundles none of its code.
  */
 import type { Extractors } from '../engine/prepare.js';
-import type { LeasePolicy } from '../engine/lease.js';
+import type { HeartbeatSetting, LeasePolicy } from '../engine/lease.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../engine/settle.js';
 import type { BatchSource } from '../engine/source.js';
@@ -144,6 +144,37 @@ export interface BatchStrategy {
   begin<TRecord>(batch: BatchStart<TRecord>): Promise<StrategyBatch<TRecord>>;
 }
 
+/** A delivery run under a transaction: the record it commits. */
+export interface CommitDelivery {
+  readonly messageId: string;
+  readonly consumer: string;
+  readonly key: string;
+  readonly payloadHash?: string;
+}
+
+/**
+ * A strategy as the single-event lifecycle uses it, built once per
+ * middleware. Without `commit` the lifecycle claims the event before the
+ * handler and settles the claim after it; with it, it claims nothing and
+ * `handleEvent` runs the handler through `commit`.
+ */
+export interface EventStrategy {
+  /** The `strategy` of the log line. */
+  readonly name: 'claim' | 'transaction';
+  /** Renews the claim while the handler runs (`claim({ heartbeat })`); absent: no renewal. */
+  readonly heartbeat?: HeartbeatSetting;
+  /**
+   * Runs the handler with a transaction builder and commits its writes with
+   * the idempotency record; never rejects. `timeLeftMs`: before the safety
+   * margin (a cancelled commit is not retried past it).
+   */
+  commit?(
+    delivery: CommitDelivery,
+    handler: (tx: TransactionBuilder) => Promise<unknown>,
+    timeLeftMs: () => number,
+  ): Promise<RecordOutcome>;
+}
+
 /** What a middleware hands a strategy's steps, once, when it is built. */
 export interface StepSettings {
   readonly store: IdempotencyStore;
@@ -180,13 +211,15 @@ export interface StrategySteps {
   check(use: StrategyUse): void;
   /** Its steps for one batch middleware. */
   batch(settings: StepSettings): BatchStrategy;
+  /** Its steps for one single-event middleware. */
+  event(settings: Pick<StepSettings, 'store' | 'storeResult'>): EventStrategy;
 }
 
 /** Whether `v` is a strategy object a factory made (a hand-made copy of its settings has no steps). */
 export function isStrategy(v: unknown): v is StrategySteps {
   if (typeof v !== 'object' || v === null) return false;
-  const { check, batch } = v as Partial<StrategySteps>;
-  return typeof check === 'function' && typeof batch === 'function';
+  const { check, batch, event } = v as Partial<StrategySteps>;
+  return typeof check === 'function' && typeof batch === 'function' && typeof event === 'function';
 }
 
 /**

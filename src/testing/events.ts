@@ -6,7 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Context, EventBridgeEvent, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { Clock } from '../engine/clock.js';
-import type { KafkaEvent, KafkaRecord } from '../sources/kafka.js';
+import type { KafkaEvent, KafkaRecord } from '../sources/kafka/kafka.js';
 import { systemClock } from '../engine/clock.js';
 import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { testingDefaults } from './defaults.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { claimVerdict } from '../../src/engine/claim.js';
 import { toEpochSeconds } from '../../src/engine/clock.js';
 import { leaseDuration, retentionExpired, safetyMargin, type AutoMargin, type LeasePolicy } from '../../src/engine/lease.js';
-import { eventBridgeDefaults } from '../../src/sources/eventbridge.js';
+import { eventBridgeDefaults } from '../../src/sources/eventbridge/eventbridge.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
 import { commonDefaults } from '../../src/batch/options.js';
 import { claimRequest } from '../../src/stores/dynamodb/expressions.js';

@@ -118,7 +118,13 @@ describe('the README claim handler’s bundle', () => {
     ];
     expect(sources.filter((s) => commitPath.includes(s))).toEqual([]);
     // No folder of the other strategies or stores either (the plain eachRecord's stream and Kafka readers stay: it finds the source at run time).
-    const otherFolders = ['src/strategies/transaction/', 'src/stores/redis/', 'src/event/', 'src/testing/'];
+    const otherFolders = [
+      'src/strategies/transaction/',
+      'src/stores/redis/',
+      'src/sources/eventbridge/',
+      'src/sources/call/',
+      'src/testing/',
+    ];
     expect(sources.filter((s) => otherFolders.some((folder) => s.startsWith(folder)))).toEqual([]);
     // control: DynamoDBIdempotencyStore on the same entry carries it
     const full = await bundledSources('DynamoDBIdempotencyStore');

@@ -91,13 +91,14 @@ const sqsRules = {
  * ```
  */
 export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQSEvent, SQSBatchResponse> {
-  const resolved = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
-  const strategy = resolved.strategy ?? defaultClaim;
+  // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
+  const settings = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
+  const { store, storeResult, lease } = settings;
   return batchIdempotency(sqsSource, {
-    ...resolved,
+    ...settings,
     owner: SQS_MIDDLEWARE,
     // The DLQ first, so a dead-lettered record is not backed off.
     afterSettle: chainSettleSteps([options.deadLetter, options.backoff]),
-    steps: strategy.batch({ ...resolved, owner: SQS_MIDDLEWARE }),
+    steps: (settings.strategy ?? defaultClaim).batch({ store, storeResult, lease, owner: SQS_MIDDLEWARE }),
   });
 }

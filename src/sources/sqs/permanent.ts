@@ -2,7 +2,6 @@
  * Which failed records are permanent failures, for the SQS dead-letter path.
  * Pure: the send lives in src/sources/sqs/dlq.ts.
  */
-import { isAboutTheBatch } from '../../engine/batch-errors.js';
 import { EffectivelyOnceError, PermanentError } from '../../engine/errors.js';
 import { acknowledged, type FailedOutcome, type InvalidOutcome, type RecordOutcome } from '../../engine/outcomes.js';
 
@@ -13,7 +12,7 @@ export type IsPermanent = (error: unknown) => boolean;
  * Whether a record's outcome is a permanent failure: an invalid record (it
  * never heals), a `PermanentError`, or an error the user's predicate names.
  * The library's own errors (a deadline, a lost lease, a conflict) and
- * errors {@link aboutTheBatch} are about this delivery, not the message, so the
+ * a batch's error (`aboutTheBatch`) are about this delivery, not the message, so the
  * predicate is never asked about them; a predicate that throws counts as "no" (the record comes back).
  */
 export function isPermanentFailure(
@@ -22,8 +21,9 @@ export function isPermanentFailure(
 ): outcome is FailedOutcome | InvalidOutcome {
   if (outcome.kind === 'invalid') return true;
   if (outcome.kind !== 'failed') return false;
+  // The batch's error, not this record's: the record never ran.
+  if (outcome.aboutTheBatch === true) return false;
   const { error } = outcome;
-  if (isAboutTheBatch(error)) return false;
   if (error instanceof PermanentError) return true;
   if (error instanceof EffectivelyOnceError || isPermanent === undefined) return false;
   try {

@@ -62,10 +62,12 @@ export function streamIdempotency<TEvent extends object, TRecord, TResponse, TOp
   defaults: ReturnType<typeof streamDefaults<TRecord>>,
 ): MiddlewareObj<TEvent, TResponse> {
   const checked: StreamOptions<TRecord> = options;
-  const resolved = resolveMiddlewareOptions(owner, checked, streamRules, defaults);
+  // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
+  const settings = resolveMiddlewareOptions(owner, checked, streamRules, defaults);
+  const { store, storeResult, lease } = settings;
   return batchIdempotency(source, {
-    ...resolved,
+    ...settings,
     owner,
-    steps: (resolved.strategy ?? defaultClaim).batch({ ...resolved, owner }),
+    steps: (settings.strategy ?? defaultClaim).batch({ store, storeResult, lease, owner }),
   });
 }

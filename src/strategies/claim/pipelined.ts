@@ -12,7 +12,6 @@
  */
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
-import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
 import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './steps.js';
 import type { Admission, Admit, AdmitConfig, BatchStrategy, HandlerAnswer, StepSettings, StrategySteps } from '../types.js';
@@ -50,12 +49,15 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
    * included (nothing is acknowledged unseen).
    */
   override answeredByHandler({ source, owner, leaders, owned }: HandlerAnswer<TRecord>): Map<string, Execution> {
-    const error = usageError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+    const error = new TypeError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
     const executions = new Map<string, Execution>();
     for (const record of leaders) {
       const o = owned(idOf(source, record));
-      const failed = { kind: 'failed', messageId: o.messageId, key: o.key, error } as const;
-      executions.set(o.messageId, o.token === undefined ? { kind: 'settled', outcome: failed } : { kind: 'threw', error });
+      const failed = { kind: 'failed', messageId: o.messageId, key: o.key, error, aboutTheBatch: true } as const;
+      executions.set(
+        o.messageId,
+        o.token === undefined ? { kind: 'settled', outcome: failed } : { kind: 'threw', error, aboutTheBatch: true },
+      );
     }
     return executions;
   }
@@ -105,4 +107,6 @@ export const pipelinedSteps: StrategySteps = {
   batch(settings: StepSettings): BatchStrategy {
     return pipelinedStrategy({ ...settings, heartbeat: false });
   },
+  // Never reached: check() refuses pipelined claims wherever there is no batch.
+  event: () => ({ name: 'claim' }),
 };

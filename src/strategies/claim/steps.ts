@@ -20,6 +20,7 @@ import type {
   AdmitConfig,
   BatchStrategy,
   ClaimAnswer,
+  EventStrategy,
   HandlerAnswer,
   RunHandler,
   StepSettings,
@@ -192,7 +193,13 @@ export const claimSteps: StrategySteps = {
   batch(this: ClaimObject, settings: StepSettings): BatchStrategy {
     return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat });
   },
+  event: claimEvent,
 };
+
+/** The claim strategy on one event: claimed before the handler, settled after it (renewed while it runs with a heartbeat). */
+export function claimEvent(this: ClaimObject): EventStrategy {
+  return heartbeatOn(this.heartbeat) ? { name: 'claim', heartbeat: this.heartbeat } : { name: 'claim' };
+}
 
 /** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it). */
 export const defaultClaim = /* @__PURE__ */ strategyObject(claimSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);

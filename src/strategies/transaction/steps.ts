@@ -16,7 +16,6 @@ import { DuplicateRate, type ProbeMode } from './group-commit/duplicate-probe.js
 import { GroupCommitter, type CommitMode } from './group-commit/queue.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
-import { usageError } from '../../engine/batch-errors.js';
 import { idOf } from '../../engine/source.js';
 import type { CommitInput } from '../../engine/store.js';
 import type { Admission, BatchStrategy, HandlerAnswer, RunHandler, StepSettings, StrategyBatch } from '../types.js';
@@ -61,8 +60,8 @@ class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
 
   /** A handler that never called `eachRecord` committed nothing: every record comes back. */
   answeredByHandler({ source, owner, leaders }: HandlerAnswer<TRecord>): Map<string, Execution> {
-    const error = usageError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
-    return new Map(leaders.map((record) => [idOf(source, record), { kind: 'threw', error }] as const));
+    const error = new TypeError(`${owner}: strategy "transaction" needs the handler wrapped in eachRecord().`);
+    return new Map(leaders.map((record) => [idOf(source, record), { kind: 'threw', error, aboutTheBatch: true }] as const));
   }
 }
 

@@ -6,12 +6,12 @@
  * `probeDuplicates` shape how a batch of SQS records commits, so the object
  * that carries them is a type only `sqsIdempotency` takes.
  */
-import type { ConflictPolicy } from './commit-step.js';
+import { asTransactional, runTransactional, type ConflictPolicy } from './commit-step.js';
 import type { ProbeMode } from './group-commit/duplicate-probe.js';
 import type { CommitMode } from './group-commit/queue.js';
 import { checkOptions } from '../../engine/options.js';
 import { isTransactionalStore } from '../../engine/store.js';
-import { strategyObject, type StepSettings, type StrategySteps, type StrategyUse } from '../types.js';
+import { strategyObject, type EventStrategy, type StepSettings, type StrategySteps, type StrategyUse } from '../types.js';
 // The steps the batch middlewares run: reached only through this factory, so a handler that never calls it bundles none of them.
 import { transactionBatchStrategy } from './steps.js';
 
@@ -98,6 +98,15 @@ const transactionSteps: StrategySteps = {
   batch(this: TransactionObject, settings: StepSettings) {
     const { onConflict, commit, probeDuplicates } = this;
     return transactionBatchStrategy({ ...settings, onConflict, commit, probeDuplicates });
+  },
+  event(this: TransactionObject, { store, storeResult }: Pick<StepSettings, 'store' | 'storeResult'>): EventStrategy {
+    const { onConflict } = this;
+    const committed = asTransactional(store);
+    return {
+      name: 'transaction',
+      commit: (delivery, handler, timeLeftMs) =>
+        runTransactional(committed, delivery, { storeResult, onConflict, retry: { timeLeftMs } }, handler),
+    };
   },
 };
 

@@ -7,7 +7,7 @@
  * line, so the `invalid` and `in-progress` outcomes never reach the logger
  * (the SQS middleware logs them).
  *
- * Fixed in src/event/middleware.ts (claimOrReplay/before): the
+ * Fixed in src/sources/eventbridge/lifecycle.ts (claimOrReplay/before): the
  * `invalid` / `in-progress` outcome is logged before the error is thrown.
  */
 import middy from '@middy/core';

@@ -269,26 +269,27 @@ describe.each([
     );
   });
 
-  it('one message owned by two invocations sharing a context (transaction strategy): neither guesses, both come back', async () => {
+  it('one message handed to two invocations sharing a context (transaction strategy): each runs under its own, the message commits once', async () => {
     const h = await harness();
     const context = h.context();
     const seen: string[] = [];
     let arrived = 0;
-    let bothRegistered: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (bothRegistered = resolve));
-    // Both runners are registered on the context before either handler looks its runner up.
+    let bothLinked: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (bothLinked = resolve));
+    // Both invocations are linked before either handler looks its runner up; each handler has its own view of the context.
     const meet: Before = async () => {
-      if (++arrived === 2) bothRegistered();
+      if (++arrived === 2) bothLinked();
       await gate;
     };
     const record = order('s1');
     const run = (tag: string) =>
       handler(h, [parseBodies([], tag), meet], (_r, { key }) => void seen.push(key), { strategy: transaction() });
     const responses = await Promise.all([run('A')(sqsEvent([record]), context), run('B')(sqsEvent([record]), context)]);
-    expect(responses.map(failedIds)).toEqual([[record.messageId], [record.messageId]]);
-    expect(seen).toEqual([]);
-    const errors = h.lines.map((l) => l.records[0]?.error?.message);
-    expect(errors).toEqual([expect.stringMatching(/more than one/), expect.stringMatching(/more than one/)]);
+    expect(responses.map(failedIds)).toEqual([[], []]);
+    // Both ran under their own invocation (the business key, not the message id); one commit won, the other is its duplicate.
+    expect(seen).toEqual(['s1', 's1']);
+    expect(h.lines.map((l) => l.records[0]?.outcome).sort()).toEqual(['completed', 'duplicate']);
+    expect(await status(h, 's1')).toBe('COMPLETED');
   });
 
   it('an event no runner of this invocation owns: TypeError, the records come back and are released', async () => {
@@ -318,7 +319,7 @@ describe.each([
     expect(h.lines.at(-1)?.records[0]?.error).toMatchObject({ name: 'TypeError', message: expect.stringMatching(/no Records array/) });
   });
 
-  it('event and context both replaced: TypeError rather than a silent plain run', async () => {
+  it('event and context both replaced by copies: the copied context still leads to the invocation (never a plain run)', async () => {
     const h = await harness();
     const seen: string[] = [];
     const newContext: Before = (req) => {
@@ -326,13 +327,11 @@ describe.each([
     };
     const record = order('c1');
     const run = handler(h, [newEvent, newContext], (_r, { key }) => void seen.push(key));
-    expect(failedIds(await run(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
-    expect(seen).toEqual([]);
-    expect(h.lines.at(-1)?.records[0]?.error).toMatchObject({
-      name: 'TypeError',
-      message: expect.stringMatching(/neither the event nor the context/),
-    });
-    expect(await status(h, 'c1')).toBeUndefined();
+    expect(failedIds(await run(sqsEvent([record]), h.context()))).toEqual([]);
+    // The business key: run by the invocation's runner, not plainly under the message id.
+    expect(seen).toEqual(['c1']);
+    expect(h.lines.at(-1)?.records[0]?.outcome).toBe('completed');
+    expect(await status(h, 'c1')).toBe('COMPLETED');
   });
 });
 

@@ -262,3 +262,39 @@ describe('fencing across overlapping invocations', () => {
     },
   );
 });
+
+describe('the view of the context the batch middleware hands the handler', () => {
+  it('a call with no Lambda context at all still runs each record under the invocation (found through the event)', async () => {
+    const store = new MemoryIdempotencyStore();
+    const keys: string[] = [];
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store, consumer: 'bare', key: (r) => jsonBody<{ k: string }>(r).k, logger: false }))
+      .handler(eachRecord((_record, { key }) => void keys.push(key)));
+    const records = [sqsRecord({ body: '{"k":"a"}' }), sqsRecord({ body: '{"k":"b"}' })];
+    expect(await handler(sqsEvent(records), undefined as unknown as Context)).toEqual({ batchItemFailures: [] });
+    expect(keys.sort()).toEqual(['a', 'b']);
+    expect((await store.get(store.recordId('bare', 'a')))?.status).toBe('COMPLETED');
+  });
+
+  it('reads and writes through to the caller’s context, and a copy of it still leads to the invocation', async () => {
+    const store = new MemoryIdempotencyStore();
+    const context = lambdaContext();
+    const seen: { waits: boolean; name: string }[] = [];
+    const keys: string[] = [];
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store, consumer: 'view', key: (r) => jsonBody<{ k: string }>(r).k, logger: false }))
+      .before((request) => {
+        request.context.callbackWaitsForEmptyEventLoop = false;
+      })
+      .handler(async (event, ctx) => {
+        seen.push({ waits: ctx.callbackWaitsForEmptyEventLoop, name: ctx.functionName });
+        // A copy, as a middleware or the handler may make: the link comes with it.
+        return eachRecord((_record, { key }) => void keys.push(key))(event, { ...ctx }) as Promise<SQSBatchResponse>;
+      });
+    expect(await handler(sqsEvent([sqsRecord({ body: '{"k":"c"}' })]), context)).toEqual({ batchItemFailures: [] });
+    expect(context.callbackWaitsForEmptyEventLoop).toBe(false);
+    expect(seen).toEqual([{ waits: false, name: context.functionName }]);
+    expect(keys).toEqual(['c']);
+    expect(Object.getOwnPropertySymbols(context)).toEqual([]);
+  });
+});

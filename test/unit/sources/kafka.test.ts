@@ -18,7 +18,7 @@ import {
   type KafkaIdempotencyOptions,
   type KafkaRecord,
 } from '../../../src/index.js';
-import { kafkaSource } from '../../../src/sources/kafka.js';
+import { kafkaSource } from '../../../src/sources/kafka/kafka.js';
 import { isRefusal } from '../../../src/engine/source.js';
 import { BodyParseError } from '../../../src/engine/errors.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';

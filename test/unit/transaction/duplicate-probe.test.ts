@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { probeVerdict } from '../../../src/engine/claim.js';
 import { DuplicateRate, probeWorth } from '../../../src/strategies/transaction/group-commit/duplicate-probe.js';
-import { meanSlowestSingleMs, meanTransactMs } from '../../../src/strategies/transaction/group-commit/latency.js';
+import { meanSlowestSingleMs, meanTransactMs } from '../../../src/strategies/transaction/group-commit/latency-table.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import type { IdempotencyRecord } from '../../../src/engine/record.js';
 

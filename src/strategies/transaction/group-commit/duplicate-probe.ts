@@ -8,7 +8,7 @@
  * call.
  */
 import { MAX_TRANSACTION_ACTIONS } from '../../../engine/size.js';
-import { meanSlowestSingleMs, meanTransactMs } from './latency.js';
+import { meanSlowestSingleMs, meanTransactMs } from './latency-table.js';
 
 /**
  * When group commit reads the batch's idempotency records before committing:
@@ -21,7 +21,7 @@ export type ProbeMode = 'auto' | 'always' | 'never';
  * The chance that a batch holds a duplicate at which the probe starts to
  * pay, for `records` records of about `itemsPerRecord` transaction items
  * each (idempotency record included). Latency decides, on DynamoDB as a
- * Lambda function sees it (latency.ts, the figures the bench's AWS model
+ * Lambda function sees it (latency-table.ts, precomputed from the figures the bench's AWS model
  * draws from):
  * - the probe costs every batch one `BatchGetItem`, the slowest of `records`
  *   single-item reads (12.8 ms on average for 10);
@@ -57,8 +57,6 @@ export class DuplicateRate {
   readonly mode: ProbeMode;
   #rate = 0;
   #itemsPerRecord = DEFAULT_ITEMS_PER_RECORD;
-  /** probeWorth by record count, with the item count it was worked out for (an integral: worth keeping). */
-  readonly #worth = new Map<number, { readonly items: number; readonly worth: number }>();
 
   constructor(mode: ProbeMode) {
     this.mode = mode;
@@ -78,7 +76,9 @@ export class DuplicateRate {
   wantsProbe(records: number): boolean {
     if (records < 1 || this.mode === 'never') return false;
     if (this.mode === 'always') return true;
-    return 1 - (1 - this.#rate) ** records >= this.#worthFor(records);
+    // Whole items, as a commit has them.
+    const worth = probeWorth(records, Math.round(records * this.#itemsPerRecord) / records);
+    return 1 - (1 - this.#rate) ** records >= worth;
   }
 
   /**
@@ -95,15 +95,5 @@ export class DuplicateRate {
     if (items === undefined || sent <= 0 || items < sent) return;
     const keptItems = (1 - RECORD_WEIGHT) ** sent;
     this.#itemsPerRecord = this.#itemsPerRecord * keptItems + (items / sent) * (1 - keptItems);
-  }
-
-  #worthFor(records: number): number {
-    // Whole items: the cache then holds one entry per batch size, recomputed only when the item count moves by one.
-    const items = Math.round(records * this.#itemsPerRecord);
-    const known = this.#worth.get(records);
-    if (known?.items === items) return known.worth;
-    const worth = probeWorth(records, items / records);
-    this.#worth.set(records, { items, worth });
-    return worth;
   }
 }

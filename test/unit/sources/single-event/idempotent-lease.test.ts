@@ -4,8 +4,8 @@
  * arguments, else the fixed `floorMs`; the heartbeat is its own option.
  */
 import { describe, expect, it } from 'vitest';
-import { idempotent } from '../../../src/index.js';
-import { ManualClock, MemoryIdempotencyStore } from '../../../src/testing/index.js';
+import { idempotent } from '../../../../src/index.js';
+import { ManualClock, MemoryIdempotencyStore } from '../../../../src/testing/index.js';
 
 const lambdaContext = (remainingMs: number) => ({ functionName: 'f', awsRequestId: 'r', getRemainingTimeInMillis: () => remainingMs });
 

@@ -6,29 +6,26 @@
  * handler; a failure is thrown so Lambda's async retry tries again.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
-import { InvalidRecordError } from '../engine/errors.js';
-import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
-import { leaseDuration, safetyMargin, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
-import type { ConflictPolicy } from '../strategies/transaction/commit-step.js';
-import type { RecordOutcome } from '../engine/outcomes.js';
+import { InvalidRecordError } from '../../engine/errors.js';
+import { claimAndDecide, decisionOutcome } from '../../engine/claim-decide.js';
+import { leaseDuration, safetyMargin } from '../../engine/lease.js';
+import type { EventStrategy } from '../../strategies/types.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
 import { invocationContext, type EventRun } from './handle-event.js';
-import type { WaitPolicy } from '../engine/wait.js';
-import { heartbeatPlan, keepLease } from '../engine/heartbeat.js';
-import { batchLine, safeLog } from '../observe/log.js';
-import { consumerName, type LifecycleConfig } from '../batch/options.js';
-import { prepare } from '../engine/prepare.js';
-import { releaseClaim, settleClaim, type OwnedRecord } from '../engine/settle.js';
-import type { EventSource } from '../engine/source.js';
-import { remainingTime } from '../engine/time.js';
-import { durableExecutionOf, lambdaContextOf } from '../engine/durable.js';
+import type { WaitPolicy } from '../../engine/wait.js';
+import { heartbeatPlan, keepLease } from '../../engine/heartbeat.js';
+import { batchLine, safeLog } from '../../observe/log.js';
+import { consumerName, type LifecycleConfig } from '../../batch/options.js';
+import { prepare } from '../../engine/prepare.js';
+import { releaseClaim, settleClaim, type OwnedRecord } from '../../engine/settle.js';
+import type { EventSource } from '../../engine/source.js';
+import { remainingTime } from '../../engine/time.js';
+import { durableExecutionOf, lambdaContextOf } from '../../engine/durable.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
-  /** The strategy's name (the log line's), and its settings this lifecycle acts on (see `eventStrategy`). */
-  readonly strategy: 'claim' | 'transaction';
-  readonly onConflict: ConflictPolicy;
-  /** The bounds, and `claim({ heartbeat })`'s setting when it is on. */
-  readonly lease: LeasePolicy & { readonly heartbeat?: HeartbeatSetting };
+  /** The strategy's steps for one event, built once for this middleware: the lifecycle calls them and never names a strategy. */
+  readonly steps: EventStrategy;
   readonly inProgress: 'throw' | 'wait';
   readonly wait: WaitPolicy;
   /** Turns a stored result into the response a duplicate gets. */
@@ -60,7 +57,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   source: EventSource,
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const { store, logger, onReplay } = config;
+  const { store, logger, onReplay, steps } = config;
   const { payload } = config;
   const { metrics } = config;
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
@@ -70,7 +67,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   /** `replay`: a duplicate answered with the stored result; `early`: answered before the handler (Middy skips every `after`). */
   function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false, early = replay): void {
     if (logger === false && metrics === undefined) return;
-    const built = batchLine(source.name, consumer, config.strategy, [outcome], () => id, Date.now() - startedAt);
+    const built = batchLine(source.name, consumer, steps.name, [outcome], () => id, Date.now() - startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
     safeLog(logger, line);
     metrics?.writeLine(line, early);
@@ -121,7 +118,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       case 'claimed': {
         run.owned = { ...run.owned, token: decision.token };
         // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
-        const plan = execution === undefined ? heartbeatPlan(config.lease.heartbeat, store, leaseMs, decision.sentAt) : undefined;
+        const plan = execution === undefined ? heartbeatPlan(steps.heartbeat ?? false, store, leaseMs, decision.sentAt) : undefined;
         if (plan !== undefined) run.keeper = keepLease(plan, { id: decision.id, token: decision.token, key });
         return undefined;
       }
@@ -164,15 +161,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
       consumer,
       owned,
       startedAt,
-      transactional: config.strategy === 'transaction',
       committed: undefined,
-      storeResult: config.storeResult,
-      onConflict: config.onConflict,
-      store,
+      steps,
       safetyMarginMs,
       replayed,
     };
-    if (!run.transactional) {
+    if (steps.commit === undefined) {
       const replay = await claimOrReplay(request, run);
       if (replay !== undefined) {
         request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
@@ -186,7 +180,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   async function after(request: Request<TEvent, TResult>): Promise<void> {
     const run = runOfRequest.take(request);
     if (run === undefined) return;
-    if (run.transactional) {
+    if (steps.commit !== undefined) {
       if (run.committed === undefined) {
         throw new TypeError(
           `${owner}: strategy: transaction() needs the handler wrapped in handleEvent(), and no middleware after ${owner} may replace the Lambda context.`,
@@ -209,7 +203,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // claim to its lease rather than let a retry run the effect alongside it.
     const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
     await run.keeper?.stop();
-    if (!run.transactional && !timedOut) await releaseClaim(store, run.owned, request.error);
+    if (steps.commit === undefined && !timedOut) await releaseClaim(store, run.owned, request.error);
     const { messageId, key } = run.owned;
     const error = request.error;
     const lost = run.keeper?.lost;

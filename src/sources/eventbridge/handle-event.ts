@@ -4,26 +4,24 @@
  * idempotency record.
  */
 import type { Context } from 'aws-lambda';
-import type { RecordOutcome } from '../engine/outcomes.js';
-import type { IdempotencyStore } from '../engine/store.js';
-import type { TransactionBuilder } from '../strategies/transaction/builder.js';
-import { remainingTime } from '../engine/time.js';
-import { disabledTransaction } from '../strategies/disabled-tx.js';
-import { withSignal, type LeaseKeeper } from '../engine/heartbeat.js';
-import type { OwnedRecord } from '../engine/settle.js';
-import { asTransactional, runTransactional, type ConflictPolicy } from '../strategies/transaction/commit-step.js';
+import type { RecordOutcome } from '../../engine/outcomes.js';
+import type { TransactionBuilder } from '../../strategies/transaction/builder.js';
+import { remainingTime } from '../../engine/time.js';
+import { contextWith, stateOf } from '../../engine/invocation-context.js';
+import { disabledTransaction } from '../../strategies/disabled-tx.js';
+import { withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { OwnedRecord } from '../../engine/settle.js';
+import type { EventStrategy } from '../../strategies/types.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {
   readonly consumer: string;
   owned: OwnedRecord;
   readonly startedAt: number;
-  readonly transactional: boolean;
+  /** The strategy's steps: with `commit`, `handleEvent` runs the handler through it. */
+  readonly steps: EventStrategy;
   /** Transaction strategy: how the commit went. */
   committed: RecordOutcome | undefined;
-  readonly storeResult: boolean;
-  readonly onConflict: ConflictPolicy;
-  readonly store: IdempotencyStore;
   /** Time kept free at the end of the invocation (ms): a commit is not retried into it. */
   readonly safetyMarginMs: number;
   /** `claim({ heartbeat })`: renews the claim while the handler runs. */
@@ -47,42 +45,15 @@ export interface EventContext {
   readonly signal: AbortSignal;
 }
 
-// The run travels with the invocation's own view of the Lambda context (see
-// invocationContext): never a registry keyed by the event or the context,
-// which overlapping invocations sharing one context object (local runners,
-// tests, Lambda Managed Instances) would read each other's runs from.
+// The run travels with the invocation's own view of the Lambda context
+// (contextWith): never a registry keyed by the event or the context, which
+// overlapping invocations sharing one context object (local runners, tests,
+// Lambda Managed Instances) would read each other's runs from. A parser that
+// replaces the event leaves it in place.
 const RUN = Symbol("effectively-once: this invocation's event run");
 
-/**
- * The Lambda context as this invocation's handler sees it: the caller's
- * context, read and written through (a middleware after ours that sets
- * `callbackWaitsForEmptyEventLoop` sets it on the real one), that also
- * answers this invocation's run to `handleEvent`. Nothing is written on the
- * caller's object, so another invocation given the same context never finds
- * this run. A parser that replaces the event leaves it in place.
- */
-export function invocationContext<C extends object>(context: C, run: EventRun): C {
-  // A method runs on the context itself: a class's private fields are not on the proxy.
-  const bound = new Map<unknown, unknown>();
-  return new Proxy(context, {
-    get(target, property) {
-      if (property === RUN) return run;
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      const own = Reflect.getOwnPropertyDescriptor(target, property);
-      // A proxy must answer a frozen property with its own value.
-      if (own !== undefined && own.configurable === false && own.writable === false) return value;
-      if (!bound.has(value)) bound.set(value, value.bind(target));
-      return bound.get(value);
-    },
-  });
-}
-
-/** The run our middleware handed this invocation's handler, if any. */
-function runOf(context: unknown): EventRun | undefined {
-  if (typeof context !== 'object' || context === null) return undefined;
-  return (context as { [RUN]?: EventRun })[RUN];
-}
+/** The Lambda context as this invocation's handler sees it: the caller's, that also answers this invocation's run to `handleEvent`. */
+export const invocationContext = <C extends object>(context: C, run: EventRun): C => contextWith(context, RUN, run);
 
 const noTx = disabledTransaction(
   'use eventBridgeIdempotency({ strategy: transaction() }) in front of handleEvent, and no middleware between them that replaces the Lambda context.',
@@ -123,15 +94,14 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
 ): (event: TEvent, context: Context) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
   return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
-    const run = runOf(context);
-    if (run === undefined || !run.transactional) {
+    const run = stateOf<EventRun>(context, RUN);
+    const commit = run?.steps.commit;
+    if (run === undefined || commit === undefined) {
       return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
     }
-    const { store, storeResult, onConflict, consumer, owned } = run;
-    const retry = { timeLeftMs: () => remainingTime(context) - run.safetyMarginMs };
-    const outcome = await runTransactional(asTransactional(store), { ...owned, consumer }, { storeResult, onConflict, retry }, async (tx) =>
-      fn(event, withSignal({ key: owned.key, tx, context })),
-    );
+    const { consumer, owned } = run;
+    const timeLeftMs = () => remainingTime(context) - run.safetyMarginMs;
+    const outcome = await commit({ ...owned, consumer }, async (tx) => fn(event, withSignal({ key: owned.key, tx, context })), timeLeftMs);
     run.committed = outcome;
     switch (outcome.kind) {
       case 'completed':

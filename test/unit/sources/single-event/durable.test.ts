@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { DURABLE_LEASE_MS, durableExecutionOf, isDurableContext, lambdaContextOf } from '../../../src/engine/durable.js';
-import { eventBridgeIdempotency, IdempotencyInProgressError, idempotent } from '../../../src/index.js';
-import { Deferred, eventBridgeEvent, lambdaContext, ManualClock, MemoryIdempotencyStore } from '../../../src/testing/index.js';
+import { DURABLE_LEASE_MS, durableExecutionOf, isDurableContext, lambdaContextOf } from '../../../../src/engine/durable.js';
+import { eventBridgeIdempotency, IdempotencyInProgressError, idempotent } from '../../../../src/index.js';
+import { Deferred, eventBridgeEvent, lambdaContext, ManualClock, MemoryIdempotencyStore } from '../../../../src/testing/index.js';
 
 /** A context shaped like the SDK's DurableContext for the execution `name`. */
 function durableContext(name: string, awsRequestId = 'req-1') {

@@ -5,19 +5,19 @@
  * its result for the duplicates); a failure releases the claim and rethrows;
  * a duplicate gets the stored result without running `fn`.
  */
-import { claimAndDecide, type ClaimDecision } from '../engine/claim-decide.js';
-import { completeClaim, releaseHeld, type HeldClaim } from '../engine/finish.js';
-import type { BusinessKey } from '../engine/keys.js';
-import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../engine/lease.js';
-import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../engine/options.js';
-import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
-import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../engine/heartbeat.js';
-import type { WaitPolicy } from '../engine/wait.js';
-import { commonRules, isHeartbeat, leaseBoundsRule, recordRules, waitRule } from '../batch/options.js';
-import { prepare, type Extractors } from '../engine/prepare.js';
-import { remainingTime } from '../engine/time.js';
-import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../engine/durable.js';
-import { isRenewableStore, type IdempotencyStore } from '../engine/store.js';
+import { claimAndDecide, type ClaimDecision } from '../../engine/claim-decide.js';
+import { completeClaim, releaseHeld, type HeldClaim } from '../../engine/finish.js';
+import type { BusinessKey } from '../../engine/keys.js';
+import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../../engine/lease.js';
+import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../../engine/options.js';
+import { replayCopy, type IdempotencyRecord } from '../../engine/record.js';
+import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { WaitPolicy } from '../../engine/wait.js';
+import { commonRules, isHeartbeat, leaseBoundsRule, recordRules, waitRule } from '../../batch/options.js';
+import { prepare, type Extractors } from '../../engine/prepare.js';
+import { remainingTime } from '../../engine/time.js';
+import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../../engine/durable.js';
+import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */
 export interface IdempotentOptions<TArgs extends readonly unknown[]> {

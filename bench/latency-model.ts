@@ -1,9 +1,12 @@
 /**
  * DynamoDB's latency as a Lambda function sees it, the one place its figures
- * are kept: group commit's probe policy (duplicate-probe.ts) is derived from
- * them, and the bench's AWS model (bench/aws-model.ts) draws every request's
- * latency from them, so the policy and the model that judges it cannot drift
- * apart. Source: alexdebrie/dynamodb-performance-testing, 400 invocations per
+ * are kept: the bench's AWS model (aws-model.ts) draws every request's
+ * latency from them, and group commit's probe policy reads the means it
+ * derives here from a precomputed table
+ * (src/strategies/transaction/group-commit/latency-table.ts, printed by
+ * `npx tsx bench/latency-table.ts`; test/unit/transaction/latency-table.test.ts
+ * checks the table against this model, so the policy and the model that
+ * judges it cannot drift apart). Source: alexdebrie/dynamodb-performance-testing, 400 invocations per
  * operation timed from a Lambda function in the table's region (client side:
  * SDK, network and DynamoDB), each class fitted to a lognormal by its p50 and
  * p99. `BatchGetItem` has no published figure: the slowest of one single-item

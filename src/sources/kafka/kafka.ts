@@ -14,9 +14,9 @@
  * Inside, a record's id is the string `orders-0:15` (a topic name holds no
  * `:`), turned back into that object in the response.
  */
-import { BodyParseError, type InvalidRecordError } from '../engine/errors.js';
-import { isPlainObject } from '../engine/options.js';
-import type { BatchSource, PlainReader, Refusal } from '../engine/source.js';
+import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
+import { isPlainObject } from '../../engine/options.js';
+import type { BatchSource, PlainReader, Refusal } from '../../engine/source.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;

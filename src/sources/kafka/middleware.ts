@@ -6,10 +6,10 @@
  * Its handler is `eachRecord`, as for every batch source.
  */
 import type { MiddlewareObj } from '@middy/core';
-import type { BusinessKey } from '../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../batch/options.js';
+import type { BusinessKey } from '../../engine/keys.js';
+import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
-import { streamDefaults, streamIdempotency } from './streams/middleware.js';
+import { streamDefaults, streamIdempotency } from '../streams/middleware.js';
 
 /** Options of {@link kafkaIdempotency}. */
 export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {

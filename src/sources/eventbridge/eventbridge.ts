@@ -6,11 +6,11 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
-import type { BusinessKey } from '../engine/keys.js';
-import type { AutoMargin, LeasePolicy } from '../engine/lease.js';
-import { is, type RulesOf } from '../engine/options.js';
-import { eventIdempotency } from '../event/middleware.js';
-import type { WaitPolicy } from '../engine/wait.js';
+import type { BusinessKey } from '../../engine/keys.js';
+import type { AutoMargin } from '../../engine/lease.js';
+import { is, type RulesOf } from '../../engine/options.js';
+import { eventIdempotency } from './lifecycle.js';
+import type { WaitPolicy } from '../../engine/wait.js';
 import {
   commonDefaults,
   commonRules,
@@ -18,10 +18,9 @@ import {
   resolveMiddlewareOptions,
   waitRule,
   type CommonIdempotencyOptions,
-  type StrategyOption,
-} from '../batch/options.js';
-import { heartbeatOn } from '../engine/heartbeat.js';
-import type { EventSource } from '../engine/source.js';
+} from '../../batch/options.js';
+import { defaultClaim } from '../../strategies/claim/steps.js';
+import type { EventSource } from '../../engine/source.js';
 
 /** Any EventBridge event. */
 export type AnyEventBridgeEvent = EventBridgeEvent<string, unknown>;
@@ -120,16 +119,6 @@ export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyE
     eventBridgeRules,
     eventBridgeDefaults,
   );
-  return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, { ...config, ...eventStrategy(config.strategy, config.lease) });
-}
-
-/**
- * What the single-event lifecycle reads of a strategy: its name, a
- * transaction's `onConflict`, a claim's heartbeat (in the lease). No
- * `strategy`: `claim()`.
- */
-function eventStrategy(strategy: StrategyOption | undefined, lease: LeasePolicy) {
-  if (strategy?.kind === 'transaction') return { strategy: 'transaction' as const, onConflict: strategy.onConflict, lease };
-  const heartbeat = strategy?.heartbeat ?? false;
-  return { strategy: 'claim' as const, onConflict: 'fail' as const, lease: heartbeatOn(heartbeat) ? { ...lease, heartbeat } : lease };
+  const steps = (config.strategy ?? defaultClaim).event({ store: config.store, storeResult: config.storeResult });
+  return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, { ...config, steps });
 }
