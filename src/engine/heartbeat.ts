@@ -22,6 +22,13 @@ export interface HeartbeatPlan {
   readonly now?: () => number;
 }
 
+/** The claim a heartbeat renews. */
+interface HeldClaim {
+  readonly id: string;
+  readonly token: string;
+  readonly key: string;
+}
+
 /** A running heartbeat: its signal, and how to stop it. */
 export interface LeaseKeeper {
   /** Aborted (reason: a `LeaseLostError`) when a renewal finds the claim lost or cannot prove it for a lease. */
@@ -70,7 +77,7 @@ export function heartbeatPlan(
 class Heartbeat implements LeaseKeeper {
   readonly #controller = new AbortController();
   readonly #plan: HeartbeatPlan;
-  readonly #claim: { readonly id: string; readonly token: string; readonly key: string };
+  readonly #claim: HeldClaim;
   readonly #now: () => number;
   #provenAt: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -78,7 +85,7 @@ class Heartbeat implements LeaseKeeper {
   #stopped = false;
   lost: LeaseLostError | undefined;
 
-  constructor(plan: HeartbeatPlan, claim: { readonly id: string; readonly token: string; readonly key: string }) {
+  constructor(plan: HeartbeatPlan, claim: HeldClaim) {
     this.#plan = plan;
     this.#claim = claim;
     this.#now = plan.now ?? Date.now;
@@ -137,9 +144,20 @@ class Heartbeat implements LeaseKeeper {
 }
 
 /** Starts renewing the claim `{ id, token }` of `key`; stop it before completing or releasing the claim. */
-export function keepLease(plan: HeartbeatPlan, claim: { readonly id: string; readonly token: string; readonly key: string }): LeaseKeeper {
+export function keepLease(plan: HeartbeatPlan, claim: HeldClaim): LeaseKeeper {
   return new Heartbeat(plan, claim);
 }
+
+/** Starts the heartbeat of one claim. */
+export type KeepLease = (claim: HeldClaim) => LeaseKeeper;
+
+/** The heartbeat of a batch's claims, sent now with `leaseMs`, or `undefined` when the setting leaves it off or the store cannot renew. */
+export function claimsHeartbeat(setting: HeartbeatSetting, store: IdempotencyStore, leaseMs: number): KeepLease | undefined {
+  const plan = heartbeatPlan(setting, store, leaseMs, Date.now());
+  return plan === undefined ? undefined : (claim) => new Heartbeat(plan, claim);
+}
+
+export type ClaimsHeartbeat = typeof claimsHeartbeat;
 
 /**
  * `base` with a `signal`: the heartbeat's, or (none) one that never aborts,

@@ -6,11 +6,11 @@
  * (pipelined claims with a heartbeat) is refused where it is written: by the
  * types, and for JavaScript callers by a `TypeError` when `claim()` runs.
  */
-import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
+import { claimsHeartbeat, heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
 import { strategyObject, type StrategySteps } from '../types.js';
-import { claimSteps } from './steps.js';
+import { claimBatchStrategy, claimSteps } from './steps.js';
 import { pipelinedSteps } from './pipelined.js';
 
 /** Options of {@link claim}. */
@@ -59,6 +59,14 @@ export interface PipelinedClaimStrategy extends StrategySteps {
 
 const OWNER = 'claim()';
 
+/** The claim steps with the lease heartbeat's code: it comes with `claim()`, never with the default claim strategy. */
+const heartbeatSteps: StrategySteps = {
+  ...claimSteps,
+  batch(this: { readonly heartbeat: HeartbeatSetting }, settings) {
+    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat, startHeartbeat: claimsHeartbeat });
+  },
+};
+
 const claimRules = {
   pipelined: is.boolean,
   heartbeat: { expected: 'a boolean or { everyMs: a positive number of ms }', check: isHeartbeat },
@@ -96,7 +104,7 @@ export function claim(options: ClaimOptions = {}): ClaimStrategy | PipelinedClai
   checkOptions(OWNER, options, claimRules);
   const pipelined = options.pipelined ?? false;
   const heartbeat = options.heartbeat ?? false;
-  if (!pipelined) return strategyObject(claimSteps, { kind: 'claim', pipelined, heartbeat });
+  if (!pipelined) return strategyObject(heartbeatSteps, { kind: 'claim', pipelined, heartbeat });
   // A pipelined record may start before its claim's token, which every renewal needs, is known.
   if (heartbeatOn(heartbeat)) throw new TypeError(`${OWNER}: option "pipelined" may be true only without a heartbeat (choose one).`);
   return strategyObject(pipelinedSteps, { kind: 'claim', pipelined, heartbeat: false });

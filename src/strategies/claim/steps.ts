@@ -7,7 +7,7 @@
  * the handler starts.
  */
 import type { HeartbeatSetting } from '../../engine/lease.js';
-import { heartbeatOn, heartbeatPlan, keepLease, type HeartbeatPlan, type LeaseKeeper } from '../../engine/heartbeat.js';
+import { heartbeatOn, type ClaimsHeartbeat, type KeepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
@@ -33,6 +33,8 @@ import { strategyObject } from '../types.js';
 /** What the claim strategy's steps are built from: the middleware's settings, and `claim({ heartbeat })`. */
 export interface ClaimSettings extends StepSettings {
   readonly heartbeat: HeartbeatSetting;
+  /** The heartbeat's code, brought in by `claim()` only: the default claim strategy (no heartbeat) does not bundle it. */
+  readonly startHeartbeat?: ClaimsHeartbeat | undefined;
 }
 
 /**
@@ -46,7 +48,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   protected readonly settings: ClaimSettings;
   protected readonly admit: AdmitConfig<TRecord>;
   readonly #admission: Admit;
-  readonly #plan: HeartbeatPlan | undefined;
+  readonly #keepLease: KeepLease | undefined;
   /** Heartbeats by message id. */
   readonly #keepers = new Map<string, LeaseKeeper>();
   /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
@@ -60,7 +62,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     admit: AdmitConfig<TRecord>,
     admission: Admit,
     admissions: readonly Admission<TRecord>[],
-    plan: HeartbeatPlan | undefined,
+    keepLease: KeepLease | undefined,
     coalesced?: CoalescedStore,
   ) {
     this.#admission = admission;
@@ -69,14 +71,14 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     this.#store = coalesced ?? settings.store;
     this.admit = admit;
     this.admissions = admissions;
-    this.#plan = plan;
+    this.#keepLease = keepLease;
     this.#tx = disabledTransaction(`the strategy is claim(); use ${settings.owner}({ strategy: transaction() }).`);
     for (const a of admissions) if (a.kind === 'owned') this.#keep(a.owned);
   }
 
   #keep(owned: OwnedRecord): void {
-    if (this.#plan === undefined || owned.token === undefined) return;
-    this.#keepers.set(owned.messageId, keepLease(this.#plan, { id: owned.id, token: owned.token, key: owned.key }));
+    if (this.#keepLease === undefined || owned.token === undefined) return;
+    this.#keepers.set(owned.messageId, this.#keepLease({ id: owned.id, token: owned.token, key: owned.key }));
   }
 
   /**
@@ -152,11 +154,6 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   }
 }
 
-/** The heartbeat of this batch's claims, sent now (`claim({ heartbeat })`), or `undefined` without one. */
-export function claimsHeartbeat(settings: ClaimSettings, leaseMs: number): HeartbeatPlan | undefined {
-  return heartbeatPlan(settings.heartbeat, settings.store, leaseMs, Date.now());
-}
-
 /**
  * The claim strategy with batch claims: every record claimed, concurrently,
  * before the handler runs. `coalesce`: the batch's claims and completions
@@ -169,8 +166,8 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
     async begin(batch) {
       const coalesced = coalesce ? CoalescedStore.over(settings.store) : undefined;
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
-      const plan = claimsHeartbeat(settings, admit.leaseMs);
-      return new ClaimBatch(settings, admit, batch.admission, await batch.admission.batch(batch.records, admit), plan, coalesced);
+      const keepLease = settings.startHeartbeat?.(settings.heartbeat, settings.store, admit.leaseMs);
+      return new ClaimBatch(settings, admit, batch.admission, await batch.admission.batch(batch.records, admit), keepLease, coalesced);
     },
   };
 }
