@@ -11,7 +11,7 @@ import { IdempotencyInProgressError, type PayloadMismatchError } from './errors.
 import type { RecordOutcome } from './outcomes.js';
 import { payloadMismatch } from './prepare.js';
 import type { IdempotencyRecord } from './record.js';
-import { waitForOwner, type WaitPolicy } from './wait.js';
+import type { ClaimWait } from './wait.js';
 import type { ClaimInput, ClaimResult, IdempotencyStore } from './store.js';
 
 /** What claiming a key decided. */
@@ -61,13 +61,6 @@ export interface ClaimWording {
   readonly differs: string;
   /** Completes "<id> is being processed by another ...", e.g. `invocation`. */
   readonly holder: string;
-}
-
-/** `inProgress: 'wait'`: poll an in-progress owner until it finishes, at most until `until`. */
-export interface ClaimWait {
-  /** Local epoch ms: one deadline for the whole wait, however many claim-and-wait rounds it takes. */
-  readonly until: number;
-  readonly policy: WaitPolicy;
 }
 
 /**
@@ -148,7 +141,7 @@ export async function claimAndDecide(ask: ClaimAsk): Promise<ClaimDecision> {
     if (resumed !== 'not-own') return resumed;
     const budget = ask.wait === undefined ? 0 : ask.wait.until - clock.now();
     if (ask.wait === undefined || budget <= 0) return decision;
-    const waited = await waitForOwner(ask.store, claim.id, claim.existing, budget, ask.wait.policy, clock);
+    const waited = await ask.wait.poll(ask.store, claim.id, claim.existing, budget, ask.wait.policy, clock);
     if (waited.kind === 'timed-out') return decision;
     if (waited.kind === 'completed')
       return { kind: 'duplicate', id: claim.id, key: ask.claim.key, existing: waited.record, fromCache: false };

@@ -49,3 +49,20 @@ export async function waitForOwner(
   }
   return { kind: 'timed-out', record: current };
 }
+
+/**
+ * `inProgress: 'wait'`: poll an in-progress owner until it finishes, at most
+ * until `until` (see `ownerWait`: the polling comes with the wait, so a batch,
+ * which never waits, does not carry it).
+ */
+export interface ClaimWait {
+  /** Local epoch ms: one deadline for the whole wait, however many claim-and-wait rounds it takes. */
+  readonly until: number;
+  readonly policy: WaitPolicy;
+  readonly poll: typeof waitForOwner;
+}
+
+/** The wait of `claimAndDecide`: poll the owner with `policy` until `until` (local epoch ms). */
+export function ownerWait(until: number, policy: WaitPolicy): ClaimWait {
+  return { until, policy, poll: waitForOwner };
+}

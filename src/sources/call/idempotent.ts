@@ -12,7 +12,7 @@ import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../../en
 import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
-import type { WaitPolicy } from '../../engine/wait.js';
+import { ownerWait, type WaitPolicy } from '../../engine/wait.js';
 import { commonRules, isHeartbeat, leaseBoundsRule, recordRules, waitRule } from '../../batch/options.js';
 import { prepare, type Extractors } from '../../engine/prepare.js';
 import { remainingTime } from '../../engine/time.js';
@@ -215,7 +215,7 @@ export function idempotent<TArgs extends unknown[], TResult>(
       // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
       ...(execution === undefined ? {} : { messageId: execution.marker }),
     };
-    const waitFor = config.inProgress === 'wait' ? { until: Date.now() + wait.maxMs, policy: wait } : undefined;
+    const waitFor = config.inProgress === 'wait' ? ownerWait(Date.now() + wait.maxMs, wait) : undefined;
     const decision = await claimAndDecide({ store, claim, wording, wait: waitFor, execution });
     if (decision.kind !== 'claimed') return answer(decision);
     const sentAt = execution === undefined ? decision.sentAt : undefined;

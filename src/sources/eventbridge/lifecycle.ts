@@ -12,7 +12,7 @@ import { leaseDuration, safetyMargin } from '../../engine/lease.js';
 import type { EventStrategy } from '../../strategies/types.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { invocationContext, type EventRun } from './handle-event.js';
-import type { WaitPolicy } from '../../engine/wait.js';
+import { ownerWait, type WaitPolicy } from '../../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../../engine/heartbeat.js';
 import { batchLine, safeLog } from '../../observe/log.js';
 import { consumerName, type LifecycleConfig } from '../../batch/options.js';
@@ -103,7 +103,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // One deadline for the whole wait, however many claim-and-wait rounds it takes.
     const wait =
       config.inProgress === 'wait'
-        ? { until: Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs), policy: config.wait }
+        ? ownerWait(Date.now() + Math.min(config.wait.maxMs, left - run.safetyMarginMs), config.wait)
         : undefined;
     const claim = {
       consumer: run.consumer,

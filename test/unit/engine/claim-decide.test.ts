@@ -7,6 +7,7 @@
  * lost, refused).
  */
 import { describe, expect, it } from 'vitest';
+import { ownerWait } from '../../../src/engine/wait.js';
 import { claimAndDecide, decisionOutcome, type ClaimAsk } from '../../../src/engine/claim-decide.js';
 import { completeClaim, releaseHeld } from '../../../src/engine/finish.js';
 import { UnstorableResultError } from '../../../src/engine/errors.js';
@@ -94,7 +95,7 @@ describe('claimAndDecide', () => {
     const store = new MemoryIdempotencyStore();
     const first = await claimed(store);
     setTimeout(() => void store.complete({ id: first.id, token: first.token, result: 'done', storeResult: true }), 5);
-    const waited = await claimAndDecide(ask(store, { wait: { until: Date.now() + 5_000, policy } }));
+    const waited = await claimAndDecide(ask(store, { wait: ownerWait(Date.now() + 5_000, policy) }));
     expect(waited.kind).toBe('duplicate');
     if (waited.kind === 'duplicate') expect(waited.existing.result).toBe('done');
   });
@@ -103,7 +104,7 @@ describe('claimAndDecide', () => {
     const store = new MemoryIdempotencyStore();
     const first = await claimed(store);
     setTimeout(() => void store.release({ id: first.id, token: first.token }), 5);
-    const waited = await claimAndDecide(ask(store, { wait: { until: Date.now() + 5_000, policy } }));
+    const waited = await claimAndDecide(ask(store, { wait: ownerWait(Date.now() + 5_000, policy) }));
     expect(waited.kind).toBe('claimed');
     if (waited.kind === 'claimed') expect(waited.token).not.toBe(first.token);
   });
@@ -111,9 +112,9 @@ describe('claimAndDecide', () => {
   it('waiting: a deadline already spent, or one the owner outlasts, ends in progress', async () => {
     const store = new MemoryIdempotencyStore();
     await claimed(store);
-    expect((await claimAndDecide(ask(store, { wait: { until: Date.now() - 1, policy } }))).kind).toBe('in-progress');
+    expect((await claimAndDecide(ask(store, { wait: ownerWait(Date.now() - 1, policy) }))).kind).toBe('in-progress');
     const short = { maxMs: 20, initialDelayMs: 2, maxDelayMs: 4 };
-    expect((await claimAndDecide(ask(store, { wait: { until: Date.now() + 20, policy: short } }))).kind).toBe('in-progress');
+    expect((await claimAndDecide(ask(store, { wait: ownerWait(Date.now() + 20, short) }))).kind).toBe('in-progress');
   });
 
   it('a store error is thrown, for the caller to fail that one record', async () => {
