@@ -18,7 +18,6 @@ import type { IdempotencyStore } from '../engine/store.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { metricsPluginRule, type MetricsPlugin } from '../observe/metrics-plugin.js';
 import type { Extractors } from '../engine/prepare.js';
-import type { WaitPolicy } from '../engine/wait.js';
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../strategies/claim/claim.js';
 import type { SqsTransactionStrategy, TransactionStrategy } from '../strategies/transaction/transaction.js';
 import { isStrategy, type StrategyUse } from '../strategies/types.js';
@@ -119,15 +118,6 @@ const strategyRule = { expected: 'what claim() or transaction() returns', check:
 const booleanRule = is.boolean;
 const loggerRule = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
 
-/** Rules for the common options every entry serves (the claim-only entry too, which checks `strategy` and `metrics` its own way). */
-export const claimCommonRules = {
-  store: storeRule,
-  consumer: consumerRule,
-  storeResult: booleanRule,
-  lease: leaseRule,
-  logger: loggerRule,
-} satisfies RulesOf<Omit<CommonIdempotencyOptions, 'strategy' | 'metrics'>>;
-
 /** Rules for the common options. */
 export const commonRules = {
   store: storeRule,
@@ -144,22 +134,6 @@ export const recordRules = {
   key: { ...is.fn, required: true },
   payload: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
 } as const satisfies Record<'key' | 'payload', OptionRule>;
-
-/** The `wait` option's rule (also `idempotent`'s). */
-// Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
-export const waitRule: OptionRule = {
-  partial: true,
-  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs when both are given)`,
-  check: (v: unknown) => {
-    if (!isPlainObject(v)) return false;
-    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
-    const known = ['maxMs', 'initialDelayMs', 'maxDelayMs'];
-    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, true, MAX_TIMER_MS))) return false;
-    // Only a pair the user wrote can contradict itself; a lone maxDelayMs below the default first delay caps it (see the wait).
-    const given = Object.fromEntries(entries) as Partial<WaitPolicy>;
-    return given.initialDelayMs === undefined || given.maxDelayMs === undefined || given.initialDelayMs <= given.maxDelayMs;
-  },
-};
 
 /** Rules of the batch middlewares' own options (SQS, Kinesis, DynamoDB Streams): what a batch adds to {@link commonRules}. */
 export const batchRules = {

@@ -6,6 +6,7 @@
 import { claimVerdict } from './claim.js';
 import type { Clock } from './clock.js';
 import type { IdempotencyRecord } from './record.js';
+import { isMsIn, isPlainObject, MAX_TIMER_MS, type OptionRule } from './options.js';
 import type { IdempotencyStore } from './store.js';
 
 /** Backoff bounds for waiting, ms. */
@@ -66,3 +67,19 @@ export interface ClaimWait {
 export function ownerWait(until: number, policy: WaitPolicy): ClaimWait {
   return { until, policy, poll: waitForOwner };
 }
+
+/** The `wait` option's rule (also `idempotent`'s). */
+// Each delay feeds a timer: past MAX_TIMER_MS it would fire after 1 ms; Infinity would end the wait before its first poll.
+export const waitRule: OptionRule = {
+  partial: true,
+  expected: `an object with maxMs, initialDelayMs, maxDelayMs (positive numbers of ms, at most ${MAX_TIMER_MS}; initialDelayMs <= maxDelayMs when both are given)`,
+  check: (v: unknown) => {
+    if (!isPlainObject(v)) return false;
+    const entries = Object.entries(v).filter(([, n]) => n !== undefined);
+    const known = ['maxMs', 'initialDelayMs', 'maxDelayMs'];
+    if (!entries.every(([k, n]) => known.includes(k) && isMsIn(n, true, MAX_TIMER_MS))) return false;
+    // Only a pair the user wrote can contradict itself; a lone maxDelayMs below the default first delay caps it (see the wait).
+    const given = Object.fromEntries(entries) as Partial<WaitPolicy>;
+    return given.initialDelayMs === undefined || given.maxDelayMs === undefined || given.initialDelayMs <= given.maxDelayMs;
+  },
+};

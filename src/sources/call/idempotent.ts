@@ -12,8 +12,8 @@ import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../../en
 import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../../engine/record.js';
 import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
-import { ownerWait, type WaitPolicy } from '../../engine/wait.js';
-import { commonRules, isHeartbeat, leaseBoundsRule, recordRules, waitRule } from '../../batch/options.js';
+import { ownerWait, waitRule, type WaitPolicy } from '../../engine/wait.js';
+import { commonRules, isHeartbeat, leaseBoundsRule, recordRules } from '../../batch/options.js';
 import { prepare, type Extractors } from '../../engine/prepare.js';
 import { remainingTime } from '../../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../../engine/durable.js';

@@ -10,15 +10,8 @@ import type { BusinessKey } from '../../engine/keys.js';
 import type { AutoMargin } from '../../engine/lease.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import { eventIdempotency } from './lifecycle.js';
-import type { WaitPolicy } from '../../engine/wait.js';
-import {
-  commonDefaults,
-  commonRules,
-  recordRules,
-  resolveMiddlewareOptions,
-  waitRule,
-  type CommonIdempotencyOptions,
-} from '../../batch/options.js';
+import { waitRule, type WaitPolicy } from '../../engine/wait.js';
+import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../../batch/options.js';
 import { defaultClaim } from '../../strategies/claim/steps.js';
 import type { EventSource } from '../../engine/source.js';
 

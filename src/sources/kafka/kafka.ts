@@ -52,7 +52,7 @@ export interface KafkaBatchResponse {
 
 const EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka'];
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 

@@ -7,7 +7,7 @@
  * contradictory. `lease` already refuses non-finite values and floor > cap;
  * `wait` should be checked the same way, when the middleware is built.
  *
- * Fixed: the rule (`waitRule`, src/sources/eventbridge.ts) bounds each value
+ * Fixed: the rule (`waitRule`, src/engine/wait.ts) bounds each value
  * and the merged initialDelayMs <= maxDelayMs. The other ms options:
  * test/unit/timer-bounds.test.ts.
  */
