@@ -75,10 +75,10 @@ export class DeadlineError extends EffectivelyOnceError {
 
 /**
  * Thrown by a handler for a record that will never succeed however often it
- * is retried (an unknown template, a closed account). With the SQS option
- * `permanentFailures`, the record is sent straight to the queue's
- * dead-letter queue and acknowledged instead of burning every receive; without
- * it, it is a failed record like any other.
+ * is retried (an unknown template, a closed account). With the SQS plug-in
+ * `deadLetter`, the record is sent straight to the queue's dead-letter queue
+ * and acknowledged instead of burning every receive; without it, it is a
+ * failed record like any other.
  *
  * @example
  * ```ts

@@ -76,7 +76,7 @@ export interface ConflictOutcome extends Base {
 }
 
 /**
- * SQS with `permanentFailures`: the record failed permanently (a
+ * SQS with `deadLetter`: the record failed permanently (a
  * `PermanentError`, an error `isPermanent` named, or an invalid record) and
  * the dead-letter queue took a copy. Acknowledged: the DLQ holds it.
  */

@@ -33,7 +33,7 @@ export interface BatchLogLine {
   readonly records: readonly RecordLogEntry[];
   /** SQS `backoff`: records whose visibility timeout was set from their backoff. */
   readonly backedOff?: number;
-  /** SQS `permanentFailures` / `backoff`: requests to SQS that failed (the records concerned came back). */
+  /** SQS `deadLetter` / `backoff`: requests to SQS that failed (the records concerned came back). */
   readonly sqsErrors?: readonly string[];
   /**
    * Batch sources: things to fix that changed no outcome, each named once (the line is then `WARN`). Today

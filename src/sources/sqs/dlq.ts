@@ -1,7 +1,7 @@
 /**
  * Permanent failures straight to the dead-letter queue (SQS only). The only
  * module besides backoff.ts that loads `@aws-sdk/client-sqs`, and only when
- * `permanentFailures` sends something: by a dynamic import in
+ * `deadLetter` sends something: by a dynamic import in
  * {@link sendToDlq}, so neither a handler's cold start nor its bundle (where
  * the SDK is external, a static import would be hoisted to the top) loads
  * it, and a user without a DLQ needs no SQS client installed.
@@ -16,7 +16,7 @@ import { errorText } from '../../stores/dynamodb/records.js';
 import { byQueue, SQS_BATCH_LIMIT } from './calls.js';
 import { dlqEntry, isFifoUrl, queueUrlFor } from './dlq-message.js';
 
-/** What the DLQ send needs (the resolved `permanentFailures` option). */
+/** What the DLQ send needs (the resolved `deadLetter` options). */
 export interface DlqSettings {
   readonly sqs: SqsClientLike;
   readonly dlqUrl?: string;
@@ -65,7 +65,7 @@ async function discover(queueArn: string, settings: DlqSettings, { GetQueueAttri
   const policy = ((await settings.sqs.send(command)) as GetQueueAttributesCommandOutput).Attributes?.['RedrivePolicy'];
   const target: unknown = policy === undefined ? undefined : (JSON.parse(policy) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
   if (typeof target !== 'string') {
-    throw new Error(`queue ${queueArn} has no redrive policy with a deadLetterTargetArn: give it a DLQ or set permanentFailures.dlqUrl.`);
+    throw new Error(`queue ${queueArn} has no redrive policy with a deadLetterTargetArn: give it a DLQ or pass deadLetter({ dlqUrl }).`);
   }
   return urlOf(target, settings);
 }
