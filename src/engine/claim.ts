@@ -47,10 +47,7 @@ export function claimVerdict(existing: IdempotencyRecord | undefined, now: numbe
  */
 export type ProbeVerdict = 'duplicate' | 'blocked' | 'free';
 
-/**
- * What a record found by the probe means for a commit at `now` that carries
- * `payloadHash`.
- */
+/** What a record found by the probe means for a commit at `now` that carries `payloadHash`. */
 export function probeVerdict(found: IdempotencyRecord | undefined, now: number, payloadHash: string | undefined): ProbeVerdict {
   switch (claimVerdict(found, now)) {
     case 'free':

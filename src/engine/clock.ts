@@ -11,9 +11,7 @@ export interface Clock {
   now(): number;
 }
 
-/**
- * The wall clock.
- */
+/** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Epoch milliseconds to the epoch seconds that DynamoDB's TTL expects (rounded up, so never early). */

@@ -88,10 +88,7 @@ class Reader {
   }
 }
 
-/**
- * The canonical encoding of the JSON value `text` holds, or `undefined` when
- * `text` is not JSON.
- */
+/** The canonical encoding of the JSON value `text` holds, or `undefined` when `text` is not JSON. */
 export function encodeJsonText(text: string): string | undefined {
   try {
     return read(new Reader(text));

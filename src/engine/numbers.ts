@@ -27,9 +27,7 @@ export function isNumberValue(v: unknown): v is NumberValueLike {
   return typeof candidate.value === 'string' && typeof candidate.toBigInt === 'function';
 }
 
-/**
- * The number's text, or `undefined` when `v` is not a number in any of those forms.
- */
+/** The number's text, or `undefined` when `v` is not a number in any of those forms. */
 export function numericText(v: unknown): string | undefined {
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   return isNumberValue(v) ? v.value : undefined;

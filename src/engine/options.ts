@@ -67,9 +67,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export const MAX_RETENTION_MS = 100 * 365.25 * 86_400_000;
 
-/**
- * Whether `v` is a finite number of ms, above 0 (`positive`) or at least 0, and at most `max`.
- */
+/** Whether `v` is a finite number of ms, above 0 (`positive`) or at least 0, and at most `max`. */
 export function isMsIn(v: unknown, positive: boolean, max: number): v is number {
   return typeof v === 'number' && Number.isFinite(v) && (positive ? v > 0 : v >= 0) && v <= max;
 }

@@ -104,10 +104,7 @@ export type RecordOutcome =
 /** Every `kind` of {@link RecordOutcome}. */
 export type RecordOutcomeKind = RecordOutcome['kind'];
 
-/**
- * Whether the record may leave the queue. Everything not listed here is
- * retried, so a mistake errs towards redelivery, never loss.
- */
+/** Whether the record may leave the queue. Everything not listed here is retried, so a mistake errs towards redelivery, never loss. */
 export function acknowledged(outcome: RecordOutcome): boolean {
   switch (outcome.kind) {
     case 'completed':
@@ -121,9 +118,7 @@ export function acknowledged(outcome: RecordOutcome): boolean {
   }
 }
 
-/**
- * Counts of outcomes by kind, for the one structured log line per batch.
- */
+/** Counts of outcomes by kind, for the one structured log line per batch. */
 export function summarize(outcomes: readonly RecordOutcome[]): Record<RecordOutcomeKind, number> {
   const counts: Record<RecordOutcomeKind, number> = {
     completed: 0,

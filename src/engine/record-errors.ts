@@ -45,10 +45,7 @@ export class KeyTooLongError extends MissingKeyError {
   override readonly name: string = 'KeyTooLongError';
 }
 
-/**
- * The record has no body string, its body is not valid JSON, or the `key`
- * or `payload` function threw while reading it.
- */
+/** The record has no body string, its body is not valid JSON, or the `key` or `payload` function threw while reading it. */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
 }
@@ -87,9 +84,7 @@ export class PayloadMismatchError extends InvalidRecordError {
   override readonly name = 'PayloadMismatchError';
 }
 
-/**
- * An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit.
- */
+/** An item (the idempotency record with its result, or a transaction) would exceed a DynamoDB size limit. */
 export class ItemTooLargeError extends InvalidRecordError {
   override readonly name = 'ItemTooLargeError';
   /** Size in bytes that was computed. */

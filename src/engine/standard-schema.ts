@@ -49,9 +49,6 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaProps<Input, Output>;
 }
 
-/** A schema's output type. */
-export type StandardSchemaOutput<S extends StandardSchemaV1> = S extends StandardSchemaV1<unknown, infer O> ? O : never;
-
 /** Whether a value looks like a Standard Schema v1 schema (checked before use: a wrong argument is a TypeError). */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;

@@ -227,16 +227,12 @@ export interface TransactionalIdempotencyStore extends IdempotencyStore {
 /** A store whose claims can be renewed (it has `renew`): what `claim({ heartbeat })` needs. */
 export type RenewableIdempotencyStore = IdempotencyStore & Required<Pick<IdempotencyStore, 'renew'>>;
 
-/**
- * Whether `store` can renew a claim's lease (it has `renew`).
- */
+/** Whether `store` can renew a claim's lease (it has `renew`). */
 export function isRenewableStore(store: IdempotencyStore): store is RenewableIdempotencyStore {
   return typeof store.renew === 'function';
 }
 
-/**
- * Whether `store` can serve the transaction strategy (it has `commit`).
- */
+/** Whether `store` can serve the transaction strategy (it has `commit`). */
 export function isTransactionalStore(store: IdempotencyStore): store is TransactionalIdempotencyStore {
   return typeof (store as Partial<TransactionalIdempotencyStore>).commit === 'function';
 }

@@ -6,9 +6,7 @@
  */
 import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 
-/**
- * A transaction would break a `TransactWriteItems` limit (count, duplicate item, size).
- */
+/** A transaction would break a `TransactWriteItems` limit (count, duplicate item, size). */
 export class TransactionLimitError extends EffectivelyOnceError {
   override readonly name = 'TransactionLimitError';
 }

@@ -25,10 +25,7 @@ export function itemIdentity(table: string, key: Readonly<Record<string, unknown
   return canonicalJson([table, key]);
 }
 
-/**
- * Picks the key attributes out of a full item (a `Put`'s `Item`), or
- * `undefined` when the item lacks one of them.
- */
+/** Picks the key attributes out of a full item (a `Put`'s `Item`), or `undefined` when the item lacks one of them. */
 export function projectKey(item: Readonly<Record<string, unknown>>, keyNames: readonly string[]): Record<string, unknown> | undefined {
   const key: Record<string, unknown> = {};
   for (const name of keyNames) {

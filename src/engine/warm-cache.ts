@@ -18,9 +18,7 @@ export interface KnowsCompleted {
   [knownCompleted](id: string): boolean;
 }
 
-/**
- * Whether `store` can say which records its cache knows.
- */
+/** Whether `store` can say which records its cache knows. */
 export function knowsCompleted(store: object): store is KnowsCompleted {
   return typeof (store as Partial<KnowsCompleted>)[knownCompleted] === 'function';
 }

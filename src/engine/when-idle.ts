@@ -9,9 +9,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers';
 
-/**
- * One batch's count of running handlers, and the flush it triggers.
- */
+/** One batch's count of running handlers, and the flush it triggers. */
 export class WhenIdle {
   readonly #waiting: () => boolean;
   readonly #flush: () => void;

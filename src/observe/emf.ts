@@ -19,10 +19,7 @@ export interface MetricDatum {
   readonly value: number;
 }
 
-/**
- * The metric counting each outcome kind. A mapped type over every kind: a new
- * outcome kind does not compile until it has its metric.
- */
+/** The metric counting each outcome kind. A mapped type over every kind: a new outcome kind does not compile until it has its metric. */
 export const outcomeMetricNames: { readonly [K in RecordOutcomeKind]: string } = {
   completed: 'RecordsCompleted',
   duplicate: 'RecordsDuplicate',
@@ -110,9 +107,7 @@ export function emfDocument(
 /** ASCII printable, at least one non-space: what CloudWatch takes in names and values. */
 const PRINTABLE = /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/;
 
-/**
- * Why `name` cannot be a CloudWatch namespace, or `undefined` when it can.
- */
+/** Why `name` cannot be a CloudWatch namespace, or `undefined` when it can. */
 export function invalidNamespace(name: string): string | undefined {
   if (name.length === 0 || name.length > emfLimits.namespaceLength)
     return `it has ${name.length} characters (1 to ${emfLimits.namespaceLength})`;
@@ -121,9 +116,7 @@ export function invalidNamespace(name: string): string | undefined {
   return undefined;
 }
 
-/**
- * Why `name: value` cannot be a dimension, or `undefined` when it can.
- */
+/** Why `name: value` cannot be a dimension, or `undefined` when it can. */
 export function invalidDimension(name: string, value: string): string | undefined {
   if (name.length === 0 || name.length > emfLimits.dimensionNameLength || !PRINTABLE.test(name)) {
     return `its name is not 1 to ${emfLimits.dimensionNameLength} printable ASCII characters`;

@@ -66,9 +66,7 @@ export function deadlineWarnings(remainingMs: number): readonly string[] | undef
 /** Receives each {@link BatchLogLine}. */
 export type BatchLogger = (line: BatchLogLine) => void;
 
-/**
- * Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs.
- */
+/** Default logger: one JSON line on stdout, which Lambda ships to CloudWatch Logs. */
 export const jsonLineLogger: BatchLogger = (line) => {
   console.log(JSON.stringify(line));
 };

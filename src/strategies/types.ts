@@ -222,10 +222,7 @@ export function isStrategy(v: unknown): v is StrategySteps {
   return typeof check === 'function' && typeof batch === 'function' && typeof event === 'function';
 }
 
-/**
- * A strategy object: its settings as its own properties (frozen; what
- * equality and JSON see), its steps on its prototype.
- */
+/** A strategy object: its settings as its own properties (frozen; what equality and JSON see), its steps on its prototype. */
 export function strategyObject<T extends object>(steps: StrategySteps, settings: T): T & StrategySteps {
   return Object.freeze(Object.assign(Object.create(steps) as StrategySteps, settings)) as T & StrategySteps;
 }

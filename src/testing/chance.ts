@@ -9,10 +9,7 @@
 /** A source of uniform numbers in [0, 1). */
 export type Random = () => number;
 
-/**
- * mulberry32: a 32-bit seeded generator, tiny, with good enough spread for
- * picking test cases (not for cryptography).
- */
+/** mulberry32: a 32-bit seeded generator, tiny, with good enough spread for picking test cases (not for cryptography). */
 export function mulberry32(seed: number): Random {
   let state = seed >>> 0;
   return () => {
@@ -24,10 +21,7 @@ export function mulberry32(seed: number): Random {
   };
 }
 
-/**
- * A number in [0, 1) that depends only on `seed` and `label` (FNV-1a of the
- * label, then one mulberry32 step).
- */
+/** A number in [0, 1) that depends only on `seed` and `label` (FNV-1a of the label, then one mulberry32 step). */
 export function chanceOf(seed: number, label: string): number {
   let h = (seed ^ 0x811c9dc5) >>> 0;
   for (let i = 0; i < label.length; i++) {
@@ -36,10 +30,7 @@ export function chanceOf(seed: number, label: string): number {
   return mulberry32(h)();
 }
 
-/**
- * Counts occurrences per label, so "the n-th time this happens" can be part
- * of a decision's label.
- */
+/** Counts occurrences per label, so "the n-th time this happens" can be part of a decision's label. */
 export class Occurrences {
   readonly #seen = new Map<string, number>();
 

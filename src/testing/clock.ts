@@ -47,9 +47,7 @@ export class ManualClock implements AdvanceableClock {
   }
 }
 
-/**
- * True when `clock` can be advanced (has an `advance(ms)` method).
- */
+/** True when `clock` can be advanced (has an `advance(ms)` method). */
 export function isAdvanceableClock(clock: Clock): clock is AdvanceableClock {
   return typeof (clock as Partial<AdvanceableClock>).advance === 'function';
 }

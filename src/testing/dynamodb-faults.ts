@@ -61,9 +61,7 @@ export interface DynamoDBFaultInjector {
 /** The slice of an AWS SDK v3 client the injector needs: its middleware stack (a `DynamoDBDocumentClient` shares its client's). */
 export type MiddlewareClient = Pick<DynamoDBClient, 'middlewareStack'>;
 
-/**
- * The error behind every injected fault, whatever name it wears for the SDK.
- */
+/** The error behind every injected fault, whatever name it wears for the SDK. */
 export class InjectedDynamoDBFault extends SimulationError {
   /** The name the SDK and the library classify by, e.g. `ProvisionedThroughputExceededException`. */
   override readonly name: string;

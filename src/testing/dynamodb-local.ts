@@ -131,9 +131,7 @@ function assertJava(): void {
   }
 }
 
-/**
- * Asks the OS for a free TCP port on loopback.
- */
+/** Asks the OS for a free TCP port on loopback. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -147,9 +145,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/**
- * Resolves once `ListTables` answers at `endpoint`; rejects after `timeoutMs`, or at once when `child` has exited.
- */
+/** Resolves once `ListTables` answers at `endpoint`; rejects after `timeoutMs`, or at once when `child` has exited. */
 export async function waitForDynamoDB(endpoint: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + timeoutMs;

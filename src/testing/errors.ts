@@ -5,9 +5,7 @@
  * `EffectivelyOnceError`s.
  */
 
-/**
- * Root of the errors the testing helpers raise.
- */
+/** Root of the errors the testing helpers raise. */
 export class SimulationError extends Error {
   override readonly name: string = 'SimulationError';
 
@@ -16,17 +14,12 @@ export class SimulationError extends Error {
   }
 }
 
-/**
- * The invocation died where `abandon()` or a `CrashPoint` was hit: no
- * middleware `after`/`onError` ran, nothing was acknowledged.
- */
+/** The invocation died where `abandon()` or a `CrashPoint` was hit: no middleware `after`/`onError` ran, nothing was acknowledged. */
 export class SimulatedCrash extends SimulationError {
   override readonly name = 'SimulatedCrash';
 }
 
-/**
- * A transient failure thrown by `flaky()`; carries the key and the attempt.
- */
+/** A transient failure thrown by `flaky()`; carries the key and the attempt. */
 export class SimulatedFailure extends SimulationError {
   override readonly name = 'SimulatedFailure';
   /** The key the failure was counted under. */
@@ -41,10 +34,7 @@ export class SimulatedFailure extends SimulationError {
   }
 }
 
-/**
- * The handler ran longer than the function timeout. Lambda kills such an
- * invocation, so its result is discarded as if it had thrown.
- */
+/** The handler ran longer than the function timeout. Lambda kills such an invocation, so its result is discarded as if it had thrown. */
 export class InvocationTimeoutError extends SimulationError {
   override readonly name = 'InvocationTimeoutError';
   /** The function timeout that was exceeded, in milliseconds. */

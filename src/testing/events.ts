@@ -40,9 +40,7 @@ export interface SqsRecordOptions {
   readonly clock?: Clock;
 }
 
-/**
- * Hex MD5 of a UTF-8 string: what SQS puts in `md5OfBody`.
- */
+/** Hex MD5 of a UTF-8 string: what SQS puts in `md5OfBody`. */
 export function md5Hex(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
 }

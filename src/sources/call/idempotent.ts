@@ -1,10 +1,3 @@
-/**
- * `idempotent(fn, options)`: any async function made idempotent per business
- * key, outside Middy, with the lifecycle's claim, complete, release and
- * fencing: the first call claims the key, runs `fn` and completes (storing
- * its result for the duplicates); a failure releases the claim and rethrows;
- * a duplicate gets the stored result without running `fn`.
- */
 import { claimAndDecide, type ClaimDecision } from '../../engine/claim-decide.js';
 import { completeClaim, releaseHeld, type HeldClaim } from '../../engine/finish.js';
 import type { BusinessKey } from '../../engine/keys.js';

@@ -40,9 +40,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly onReplay?: (result: TResult, event: TEvent) => TResult | Promise<TResult>;
 }
 
-/**
- * Defaults of {@link eventBridgeIdempotency}, in one place.
- */
+/** Defaults of {@link eventBridgeIdempotency}, in one place. */
 export const eventBridgeDefaults = {
   ...commonDefaults,
   storeResult: true,

@@ -1,8 +1,3 @@
-/**
- * `handleEvent`: gives an EventBridge handler its business key and, with the
- * transaction strategy, a transaction builder whose writes commit with the
- * idempotency record.
- */
 import type { Context } from 'aws-lambda';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { TransactionBuilder } from '../../strategies/transaction/builder.js';

@@ -1,10 +1,3 @@
-/**
- * `kafkaIdempotency`: the Middy middleware that makes a Lambda triggered by
- * Amazon MSK or self-managed Apache Kafka idempotent per record, keeps each
- * topic-partition in offset order and answers with the partial batch
- * response the event source mapping resumes from (`ReportBatchItemFailures`).
- * Its handler is `eachRecord`, as for every batch source.
- */
 import type { MiddlewareObj } from '@middy/core';
 import type { BusinessKey } from '../../engine/keys.js';
 import type { CommonIdempotencyOptions } from '../../batch/options.js';
@@ -27,9 +20,7 @@ export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
   readonly safetyMarginMs?: number;
 }
 
-/**
- * Defaults of {@link kafkaIdempotency}, in one place.
- */
+/** Defaults of {@link kafkaIdempotency}, in one place. */
 export const kafkaDefaults = streamDefaults<KafkaRecord>({
   // Not the Kafka key: a partitioning key (a customer id) would make a customer's second event a duplicate or a mismatch.
   key: (record) => `${record.topic}-${record.partition}-${record.offset}`,

@@ -1,8 +1,3 @@
-/**
- * `sqsIdempotency`: the Middy middleware that makes an SQS-triggered Lambda
- * idempotent per record and answers with a partial batch response covering
- * exactly the records that must come back.
- */
 import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';

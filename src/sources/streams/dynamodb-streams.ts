@@ -1,9 +1,3 @@
-/**
- * `dynamoDBStreamsIdempotency`: the Middy middleware that makes a DynamoDB
- * Streams-triggered Lambda idempotent per record, keeps the shard in
- * sequence order and answers with the partial batch response the event
- * source mapping checkpoints on (`ReportBatchItemFailures`).
- */
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
@@ -28,9 +22,7 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
   readonly safetyMarginMs?: number;
 }
 
-/**
- * Defaults of {@link dynamoDBStreamsIdempotency}, in one place.
- */
+/** Defaults of {@link dynamoDBStreamsIdempotency}, in one place. */
 export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({
   key: (record) => record.eventID,
   payload: (record) => record.dynamodb?.NewImage ?? record.dynamodb?.OldImage ?? null,

@@ -1,9 +1,3 @@
-/**
- * `kinesisIdempotency`: the Middy middleware that makes a Kinesis-triggered
- * Lambda idempotent per record, keeps each shard in sequence order and
- * answers with the partial batch response the event source mapping
- * checkpoints on (`ReportBatchItemFailures`).
- */
 import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
@@ -26,9 +20,7 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
   readonly safetyMarginMs?: number;
 }
 
-/**
- * Defaults of {@link kinesisIdempotency}, in one place.
- */
+/** Defaults of {@link kinesisIdempotency}, in one place. */
 export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
   key: (record) => record.eventID,
   payload: (record) => record.kinesis.data,

@@ -32,10 +32,7 @@ export interface StreamRecordDefaults<TRecord> {
   readonly payload: ((record: TRecord) => unknown) | false;
 }
 
-/**
- * The defaults of a stream middleware, in one object: the batch defaults
- * and the source's key and payload.
- */
+/** The defaults of a stream middleware, in one object: the batch defaults and the source's key and payload. */
 export function streamDefaults<TRecord>(record: StreamRecordDefaults<TRecord>) {
   return { ...batchDefaults, ...record };
 }

@@ -35,9 +35,7 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   'RequestLimitExceeded',
 ]);
 
-/**
- * The `CancellationReasons` of a `TransactionCanceledException`, or `undefined` for any other error.
- */
+/** The `CancellationReasons` of a `TransactionCanceledException`, or `undefined` for any other error. */
 export function cancellationReasons(err: unknown): readonly RawCancellationReason[] | undefined {
   if (!isAwsError(err, 'TransactionCanceledException')) return undefined;
   const reasons = err['CancellationReasons'];

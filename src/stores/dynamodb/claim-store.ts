@@ -43,10 +43,7 @@ import type {
 } from '../../engine/store.js';
 import { answerOf } from '../../engine/store.js';
 
-/**
- * The record that refused a claim (`ALL_OLD`), or the error rethrown when
- * the claim failed for another reason (throttling, network).
- */
+/** The record that refused a claim (`ALL_OLD`), or the error rethrown when the claim failed for another reason (throttling, network). */
 function refusedClaim(err: unknown, key: string, id: string): IdempotencyRecord {
   if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
   const existing = recordFromWire(err['Item'] as Record<string, AttributeValue> | undefined);

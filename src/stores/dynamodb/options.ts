@@ -77,9 +77,7 @@ export interface ResolvedStoreOptions {
   readonly trackInflight: boolean;
 }
 
-/**
- * Defaults of every optional store option.
- */
+/** Defaults of every optional store option. */
 export const defaults = Object.freeze({
   retentionMs: 24 * 60 * 60 * 1000,
   hashKeys: false,

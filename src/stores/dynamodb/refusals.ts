@@ -8,9 +8,7 @@ import { MAX_ITEM_BYTES } from '../../engine/size.js';
 import { recordFromWire } from './records.js';
 import type { FencedWriteResult } from '../../engine/store.js';
 
-/**
- * Whether `err` is a DynamoDB error with this `name`.
- */
+/** Whether `err` is a DynamoDB error with this `name`. */
 export function isAwsError(err: unknown, name: string): err is Error & Record<string, unknown> {
   return err instanceof Error && err.name === name;
 }

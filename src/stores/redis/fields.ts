@@ -53,10 +53,7 @@ export function markerText(record: IdempotencyRecord): string {
   return `${record.status} ${record.expiresAt} ${record.owner ?? ''}\n${JSON.stringify(record)}`;
 }
 
-/**
- * The Redis key of a filter's marker: its `keyPrefix` and the record id. The
- * operator CLI's `forget` removes it by the same rule.
- */
+/** The Redis key of a filter's marker: its `keyPrefix` and the record id. The operator CLI's `forget` removes it by the same rule. */
 export function markerKey(keyPrefix: string, id: string): string {
   return `${keyPrefix}${id}`;
 }

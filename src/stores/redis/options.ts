@@ -27,9 +27,7 @@ export interface RedisIdempotencyStoreOptions {
 /** Options of `RedisIdempotencyStore` after defaults. */
 export type ResolvedRedisStoreOptions = Required<RedisIdempotencyStoreOptions>;
 
-/**
- * Defaults of the Redis store's optional options.
- */
+/** Defaults of the Redis store's optional options. */
 export const redisStoreDefaults = Object.freeze({
   keyPrefix: 'eo:r:',
   retentionMs: 24 * 60 * 60 * 1000,
@@ -95,9 +93,7 @@ export interface ResolvedRedisFilterOptions {
   readonly onError: ((error: unknown, operation: string) => void) | undefined;
 }
 
-/**
- * Defaults of the filter's optional options.
- */
+/** Defaults of the filter's optional options. */
 export const redisFilterDefaults = Object.freeze({
   keyPrefix: 'eo:m:',
   timeoutMs: 100,

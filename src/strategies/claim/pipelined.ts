@@ -69,10 +69,7 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
   }
 }
 
-/**
- * Pipelined claims. A batch with lanes (FIFO) is claimed as a batch, by the
- * claim strategy's own steps.
- */
+/** Pipelined claims. A batch with lanes (FIFO) is claimed as a batch, by the claim strategy's own steps. */
 export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
   // Every request on its own, FIFO batches too: the point of pipelining is each record's own chain of round trips.
   const asBatch = claimBatchStrategy(settings, false);

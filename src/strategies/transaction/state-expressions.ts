@@ -91,10 +91,7 @@ function checkAttributeName(option: string, name: unknown, key: unknown): void {
   }
 }
 
-/**
- * The state clauses (existence, version check, version bump, `set`
- * assignments) on top of the one placeholder builder.
- */
+/** The state clauses (existence, version check, version bump, `set` assignments) on top of the one placeholder builder. */
 class StateExpression extends Expression {
   constructor(
     private readonly key: Readonly<Record<string, unknown>>,

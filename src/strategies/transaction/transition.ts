@@ -35,10 +35,7 @@ export interface MissingOutcome {
 /** Why a conditional state update was not applied. */
 export type RefusedOutcome<TItem> = AlreadyOutcome<TItem> | ConflictOutcome<TItem> | MissingOutcome;
 
-/**
- * Result of `transition()` / `versionedUpdate()`, discriminated on `outcome`.
- * Only `applied` wrote anything.
- */
+/** Result of `transition()` / `versionedUpdate()`, discriminated on `outcome`. Only `applied` wrote anything. */
 export type StateOutcome<TItem> = AppliedOutcome<TItem> | RefusedOutcome<TItem>;
 
 /** What {@link decideTransition} needs to know about the requested transition. */
@@ -166,9 +163,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Set) && !(v instanceof Uint8Array);
 }
 
-/**
- * Allowed states as a list.
- */
+/** Allowed states as a list. */
 export function fromStates(from: string | readonly string[]): readonly string[] {
   return typeof from === 'string' ? [from] : from;
 }

@@ -15,6 +15,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   claim,
+  deadLetter,
   DynamoDBIdempotencyStore,
   dynamoDBStreamsIdempotency,
   eventBridgeIdempotency,
@@ -51,6 +52,8 @@ const factories: Record<string, Factory> = {
   kafkaIdempotency: kafkaIdempotency as Factory,
   claim: claim as Factory,
   transaction: transaction as Factory,
+  // A plug-in: the SQS client it needs is the test's, the rest is the suggestion's.
+  deadLetter: (options) => deadLetter({ sqs: { send: async () => ({}) }, ...options }),
   middy: (options) => middyValidateOptions(options as Record<string, unknown>),
 };
 
