@@ -131,6 +131,17 @@ describe('the README claim handler’s bundle', () => {
     expect(commitPath.filter((s) => !full.includes(s))).toEqual([]);
   }, 60_000);
 
+  it('without claim({ heartbeat }): no lease heartbeat, and never the owner wait (a batch does not wait)', async () => {
+    const readme = await bundle();
+    const paths = Object.entries(readme.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([path]) => path);
+    expect(paths).toContain('src/engine/claim-decide.ts'); // the claim routine is there, so the checks below can fail
+    expect(paths).not.toContain('src/engine/wait.ts');
+    expect(readme.text).not.toContain('renewal refused');
+    // control: claim({ heartbeat }) brings the heartbeat
+    const heartbeat = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ heartbeat: true })' });
+    expect(heartbeat.text).toContain('renewal refused');
+  }, 60_000);
+
   it('from the main entry: a plain eachRecord’s stream and Kafka readers, without their record checks', async () => {
     // eachRecord finds the source of an event at run time, so it carries each source's plain reader (records,
     // id, lane, response); the checks that make a record unreadable come with the source's middleware only.
