@@ -72,6 +72,8 @@ export interface ClaimWording {
 export interface ClaimExecution {
   /** Identifies the execution in the claim record (`messageId`); derived from its durable execution ARN. */
   readonly marker: string;
+  /** {@link resumeOwnClaim}, carried by the execution so that a batch, which has none, does not bundle it. */
+  readonly resume: typeof resumeOwnClaim;
 }
 
 /** What {@link claimAndDecide} needs. */
@@ -86,7 +88,7 @@ export interface ClaimAsk {
   readonly clock?: Clock;
 }
 
-type Refused = Exclude<ClaimResult, { readonly kind: 'claimed' }>;
+export type Refused = Exclude<ClaimResult, { readonly kind: 'claimed' }>;
 
 /** The decision on a claim refused by `existing`: a payload mismatch first, then done or in progress. */
 function decideRefused(ask: ClaimAsk, refused: Refused): RefusalDecision {
@@ -108,9 +110,13 @@ function decideRefused(ask: ClaimAsk, refused: Refused): RefusalDecision {
  * `not-own`: someone else's claim; `changed`: ours, but it changed hands
  * (released, taken over) before the renewal landed: claim again.
  */
-async function resumeOwnClaim(ask: ClaimAsk, refused: Refused, sentAt: number): Promise<ClaimDecision | 'not-own' | 'changed'> {
+export async function resumeOwnClaim(
+  ask: ClaimAsk & { readonly execution: ClaimExecution },
+  refused: Refused,
+  sentAt: number,
+): Promise<ClaimDecision | 'not-own' | 'changed'> {
   const { existing, id } = refused;
-  if (ask.execution === undefined || existing.status !== 'IN_PROGRESS') return 'not-own';
+  if (existing.status !== 'IN_PROGRESS') return 'not-own';
   if (existing.messageId !== ask.execution.marker || existing.owner === undefined) return 'not-own';
   const token = existing.owner;
   // A store without renew keeps the first claim's lease, which already spans the execution (docs/durable-functions.md).
@@ -136,7 +142,8 @@ export async function claimAndDecide(ask: ClaimAsk): Promise<ClaimDecision> {
     if (claim.kind === 'claimed') return { kind: 'claimed', id: claim.id, key: ask.claim.key, token: claim.token, sentAt, resumed: false };
     const decision = decideRefused(ask, claim);
     if (decision.kind !== 'in-progress') return decision;
-    const resumed = await resumeOwnClaim(ask, claim, sentAt);
+    const resumed =
+      ask.execution === undefined ? 'not-own' : await ask.execution.resume({ ...ask, execution: ask.execution }, claim, sentAt);
     if (resumed === 'changed') continue;
     if (resumed !== 'not-own') return resumed;
     const budget = ask.wait === undefined ? 0 : ask.wait.until - clock.now();

@@ -6,6 +6,7 @@
  * from checkpoints), so a claim is keyed to the execution, not to the
  * invocation: see docs/durable-functions.md.
  */
+import { resumeOwnClaim } from './claim-decide.js';
 import type { Context } from 'aws-lambda';
 
 /**
@@ -55,6 +56,8 @@ export interface DurableExecution {
   readonly marker: string;
   /** The lease of its claims, ms: it spans the whole execution, waits included (see `DURABLE_LEASE_MS`). */
   readonly leaseMs: number;
+  /** How a replay takes its own claim back (claim-decide.ts). */
+  readonly resume: typeof resumeOwnClaim;
 }
 
 /**
@@ -65,7 +68,7 @@ export interface DurableExecution {
 export function durableExecutionOf(context: unknown, leaseMs?: number): DurableExecution | undefined {
   if (!isDurableContext(context)) return undefined;
   const arn = context.executionContext.durableExecutionArn;
-  return { arn, marker: `durable:${arn}`, leaseMs: leaseMs ?? DURABLE_LEASE_MS };
+  return { arn, marker: `durable:${arn}`, leaseMs: leaseMs ?? DURABLE_LEASE_MS, resume: resumeOwnClaim };
 }
 
 /**

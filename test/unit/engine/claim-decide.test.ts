@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ownerWait } from '../../../src/engine/wait.js';
-import { claimAndDecide, decisionOutcome, type ClaimAsk } from '../../../src/engine/claim-decide.js';
+import { claimAndDecide, decisionOutcome, resumeOwnClaim, type ClaimAsk } from '../../../src/engine/claim-decide.js';
 import { completeClaim, releaseHeld } from '../../../src/engine/finish.js';
 import { UnstorableResultError } from '../../../src/engine/errors.js';
 import { IdempotencyInProgressError, LeaseLostError, PayloadMismatchError } from '../../../src/index.js';
@@ -133,8 +133,8 @@ describe('claimAndDecide', () => {
 });
 
 describe('claimAndDecide for a durable execution', () => {
-  const execution = { marker: 'durable:arn:aws:lambda:eu-west-1:1:function:f/durable-execution/a' };
-  const other = { marker: 'durable:arn:aws:lambda:eu-west-1:1:function:f/durable-execution/b' };
+  const execution = { marker: 'durable:arn:aws:lambda:eu-west-1:1:function:f/durable-execution/a', resume: resumeOwnClaim };
+  const other = { marker: 'durable:arn:aws:lambda:eu-west-1:1:function:f/durable-execution/b', resume: resumeOwnClaim };
 
   it('a replay of the same execution resumes its own claim: same token, lease renewed from now', async () => {
     const clock = new ManualClock();

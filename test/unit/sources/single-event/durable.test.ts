@@ -55,6 +55,7 @@ describe('durable contexts, by shape', () => {
       arn: ctx.executionContext.durableExecutionArn,
       marker: `durable:${ctx.executionContext.durableExecutionArn}`,
       leaseMs: DURABLE_LEASE_MS,
+      resume: expect.any(Function),
     });
   });
 });
