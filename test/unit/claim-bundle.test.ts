@@ -133,7 +133,9 @@ describe('the README claim handler’s bundle', () => {
 
   it('without claim({ heartbeat }): no lease heartbeat, and never the owner wait (a batch does not wait)', async () => {
     const readme = await bundle();
-    const paths = Object.entries(readme.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([path]) => path);
+    const paths = Object.entries(readme.inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([path]) => path);
     expect(paths).toContain('src/engine/claim-decide.ts'); // the claim routine is there, so the checks below can fail
     expect(paths).not.toContain('src/engine/wait.ts');
     expect(readme.text).not.toContain('renewal refused');
