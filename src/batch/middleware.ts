@@ -20,7 +20,6 @@ import { admission } from './admit.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
 import type { BatchStrategy } from '../strategies/types.js';
-import { behindFailures } from './stream-order.js';
 
 /** What an {@link AfterSettle} step returns: the outcomes the response is built from, and its notes for the log line. */
 export interface AfterSettleResult {
@@ -129,7 +128,9 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     early = false,
   ): Promise<TResponse> {
     const settled = await invocation.settle(executions, store, config.storeResult);
-    const { outcomes, notes = {} } = await afterSettle(invocation, behindFailures(invocation.source, invocation.original, settled));
+    const { source: reader, original } = invocation;
+    const ordered = reader.behindFailures?.(reader, original, settled) ?? settled;
+    const { outcomes, notes = {} } = await afterSettle(invocation, ordered);
     if (logger !== false || metrics !== undefined) {
       const { ids, settings } = invocation;
       const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);

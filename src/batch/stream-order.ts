@@ -12,14 +12,13 @@ import type { BatchSource } from '../engine/source.js';
  * Streams: a record acknowledged behind one that comes back in its shard (a
  * copy of a key done earlier, found before the handler or decided from its
  * first copy) comes back too; the redelivery acknowledges the copy again.
- * Other sources: the outcomes as they are. `records[i]` is `outcomes[i]`'s.
+ * `records[i]` is `outcomes[i]`'s. The stream sources' `behindFailures`.
  */
 export function behindFailures<TRecord>(
   source: BatchSource<unknown, TRecord, unknown>,
   records: readonly TRecord[],
   outcomes: readonly RecordOutcome[],
 ): readonly RecordOutcome[] {
-  if (source.resumesFromFirstFailure !== true) return outcomes;
   const pairs = outcomes.map((outcome, i) => ({ outcome, record: records[i] as TRecord }));
   const held = heldBack(
     pairs,

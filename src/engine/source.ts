@@ -7,6 +7,7 @@
  * not the source's: its factory gives it to the lifecycle.
  */
 import type { InvalidRecordError } from './errors.js';
+import type { RecordOutcome } from './outcomes.js';
 
 /**
  * Why an event is not one of a source's events: the words after "the event
@@ -48,8 +49,14 @@ export interface BatchSource<TEvent, TRecord, TResponse> {
    * A stream: the event source mapping resumes a lane from its lowest named
    * record, so the response names a lane's first failure and every record
    * after it, acknowledged copies included (SQS FIFO acknowledges those).
+   * This step (batch/stream-order.ts) turns the outcomes behind a failure
+   * into retries; a source without it (SQS) does not bundle it.
    */
-  readonly resumesFromFirstFailure?: true;
+  readonly behindFailures?: (
+    source: BatchSource<unknown, TRecord, unknown>,
+    records: readonly TRecord[],
+    outcomes: readonly RecordOutcome[],
+  ) => readonly RecordOutcome[];
   /** The response naming exactly these records (by id) for retry. */
   respond(retry: readonly string[]): TResponse;
   /** The ids of the records a handler's own response names for retry (a handler run without `eachRecord`). */

@@ -14,6 +14,7 @@
  * Inside, a record's id is the string `orders-0:15` (a topic name holds no
  * `:`), turned back into that object in the response.
  */
+import { behindFailures } from '../../batch/stream-order.js';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
 import type { BatchSource, PlainReader, Refusal } from '../../engine/source.js';
@@ -144,7 +145,7 @@ export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchRespons
   records: recordsOf,
   withRecords,
   read: (record) => ({ ...placeOf(record), unreadable: unreadable(record) }),
-  resumesFromFirstFailure: true,
+  behindFailures,
   respond,
   retriedIn(response) {
     const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;

@@ -8,6 +8,7 @@
  * reader (`kinesisRecords`), all a plain `eachRecord` needs, and the source
  * the middleware takes (`kinesisSource`), which adds the record checks.
  */
+import { behindFailures } from '../../batch/stream-order.js';
 import type {
   DynamoDBBatchResponse,
   DynamoDBRecord,
@@ -85,7 +86,7 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
     records: plain.records,
     withRecords: (event, records) => ({ ...event, Records: [...records] }),
     read: (record): RecordFacts => ({ ...plain.read(record), unreadable: unreadable(record) }),
-    resumesFromFirstFailure: true,
+    behindFailures,
     respond: plain.respond,
     retriedIn(response) {
       const failures = (response as Partial<StreamsBatchResponse> | undefined)?.batchItemFailures ?? [];

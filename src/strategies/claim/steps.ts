@@ -134,7 +134,7 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     for (const record of leaders) {
       const id = idOf(source, record);
       const { lane } = source.read(record);
-      if (source.resumesFromFirstFailure === true && lane !== undefined && failed.has(id)) stopped.add(lane);
+      if (source.behindFailures !== undefined && lane !== undefined && failed.has(id)) stopped.add(lane);
       const threw = failed.has(id) || stopped.has(lane);
       const error = new Error('Reported in the handler’s batchItemFailures.');
       executions.set(id, threw ? { kind: 'threw', error } : { kind: 'succeeded', result: undefined });
