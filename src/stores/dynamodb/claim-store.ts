@@ -1,11 +1,6 @@
 /**
- * The claim-strategy half of the DynamoDB store: claim, complete, release,
- * renew and get. `DynamoDBIdempotencyStore` extends it with the transaction
- * strategy's commit and the stale-claims query; a claim-only handler that
- * constructs this class instead (from either entry) bundles neither: a
- * method cannot be tree-shaken, a class that is never referenced can.
- * I/O only: the conditions live in expressions.ts (and, as PartiQL, in
- * statements.ts).
+ * The claim-strategy half of the DynamoDB store (a method cannot be tree-shaken, a class that is never referenced can:
+ * see `DynamoDBClaimStore`). I/O only: the conditions live in expressions.ts (and, as PartiQL, in statements.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -51,11 +46,50 @@ function refusedClaim(err: unknown, key: string, id: string): IdempotencyRecord 
   throw new EffectivelyOnceError(`The claim of ${id} failed its condition without returning the record.`, { cause: err, key });
 }
 
-/** A claim sent in a batch: its place among the inputs, and the claim's parameters (its token). */
-interface Pending {
+/** An input sent in a batch: its place among the inputs, and its request's parameters (a claim's: its token). */
+interface Pending<I = ClaimInput, P = ClaimParams> {
   readonly index: number;
-  readonly input: ClaimInput;
-  readonly params: ClaimParams;
+  readonly input: I;
+  readonly params: P;
+}
+
+/** An answer already known. */
+const answer = <T>(result: T): Promise<StoreAnswer<T>> => Promise.resolve({ kind: 'result', result });
+
+/**
+ * A batched call: each input planned (known `answer`, or its item `id` and request `params`; a throw is its error), the
+ * planned sent by `sendBatch`, but alone (`single`) after it when `batched` is off or its item is already in the batch
+ * (a batch naming one item twice is refused as a whole).
+ */
+async function inBatches<I, P, R>(
+  inputs: readonly I[],
+  plan: (input: I) => { readonly answer: R } | { readonly id: string; readonly params: P },
+  sendBatch: (batched: readonly Pending<I, P>[]) => Promise<Map<number, Promise<StoreAnswer<R>>>>,
+  single: (input: I) => Promise<R>,
+  batched: boolean,
+): Promise<StoreAnswer<R>[]> {
+  const answers: Promise<StoreAnswer<R>>[] = [];
+  const inBatch: Pending<I, P>[] = [];
+  const later: Omit<Pending<I, P>, 'params'>[] = [];
+  const ids = new Set<string>();
+  inputs.forEach((input, index) => {
+    try {
+      const planned = plan(input);
+      if ('answer' in planned) answers[index] = answer(planned.answer);
+      else if (!batched) answers[index] = answerOf(() => single(input));
+      else if (ids.has(planned.id)) later.push({ index, input });
+      else {
+        ids.add(planned.id);
+        inBatch.push({ index, input, params: planned.params });
+      }
+    } catch (error) {
+      answers[index] = Promise.resolve({ kind: 'error', error });
+    }
+  });
+  if (inBatch.length > 0) for (const [index, result] of await sendBatch(inBatch)) answers[index] = result;
+  const first = await Promise.all(answers);
+  for (const { index, input } of later) first[index] = await answerOf(() => single(input));
+  return first;
 }
 
 /** What a subclass (the transactional store) shares with the claim store: the resolved options and the one cache. */
@@ -164,14 +198,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     } catch (err) {
       existing = refusedClaim(err, input.key, id);
     }
-    // Two requests only for a key whose item is free again: a takeover, a retry after mark-failed, a record past retention.
-    if (claimVerdict(existing, params.now) !== 'free') return this.#notClaimed(existing, params);
-    try {
-      const out = await client.send(new UpdateCommand(claimRequest(params)));
-      return { kind: 'claimed', id, token: params.token, record: toRecord(out.Attributes ?? {}) };
-    } catch (err) {
-      return this.#notClaimed(refusedClaim(err, input.key, id), params);
-    }
+    return this.#decideFound(input, params, existing);
   }
 
   /** A refused claim, from the record that refused it. */
@@ -238,45 +265,39 @@ export class DynamoDBClaimStore implements IdempotencyStore {
    * claim that landed unanswered is still recognised as ours.
    */
   async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
-    const answers: Array<Promise<StoreAnswer<ClaimResult>>> = [];
-    const batched: Pending[] = [];
-    const later: Array<{ readonly index: number; readonly input: ClaimInput }> = [];
-    const ids = new Set<string>();
-    inputs.forEach((input, index) => {
-      try {
+    return inBatches(
+      inputs,
+      (input) => {
         checkLease('claim', input.leaseMs);
         const id = this.recordId(input.consumer, input.key);
         const cached = this.#cache?.lookup(id);
-        if (cached !== undefined)
-          answers[index] = Promise.resolve({ kind: 'result', result: { kind: 'completed', id, existing: cached, fromCache: true } });
-        else if (!this.#batched) answers[index] = answerOf(() => this.claim(input));
-        // One key twice: a batch naming one item twice is refused as a whole, so a later claim goes alone, after the batch.
-        else if (ids.has(id)) later.push({ index, input });
-        else batched.push({ index, input, params: this.#claimParams(input, id, randomUUID()) });
-        ids.add(id);
-      } catch (error) {
-        answers[index] = Promise.resolve({ kind: 'error', error });
-      }
-    });
-    const items = batched.map(({ params }) => claimPutRequest(params).Item);
-    const sent = await this.#send(items.map((item) => claimInsertStatement(this.#options.tableName, item)));
-    const found: Pending[] = [];
-    batched.forEach((pending, i) => {
-      const { index, input, params } = pending;
-      const s = sent[i];
-      const item = items[i];
-      if (s !== undefined && 'answer' in s && s.answer.Error === undefined && item !== undefined) {
-        answers[index] = Promise.resolve({
-          kind: 'result',
-          result: { kind: 'claimed', id: params.id, token: params.token, record: toRecord(item) },
+        if (cached !== undefined) return { answer: { kind: 'completed', id, existing: cached, fromCache: true } };
+        return { id, params: this.#claimParams(input, id, randomUUID()) };
+      },
+      async (batched) => {
+        const answers = new Map<number, Promise<StoreAnswer<ClaimResult>>>();
+        const items = batched.map(({ params }) => claimPutRequest(params).Item);
+        const sent = await this.#send(items.map((item) => claimInsertStatement(this.#options.tableName, item)));
+        const found: Pending[] = [];
+        batched.forEach((pending, i) => {
+          const { index, input, params } = pending;
+          const s = sent[i];
+          const item = items[i];
+          if (s !== undefined && 'answer' in s && s.answer.Error === undefined && item !== undefined) {
+            answers.set(index, answer({ kind: 'claimed', id: params.id, token: params.token, record: toRecord(item) }));
+          } else if (s !== undefined && 'answer' in s && s.answer.Error?.Code === 'DuplicateItem') found.push(pending);
+          else
+            answers.set(
+              index,
+              answerOf(() => this.#claim(input, this.#claimParams(input, params.id, params.token))),
+            );
         });
-      } else if (s !== undefined && 'answer' in s && s.answer.Error?.Code === 'DuplicateItem') found.push(pending);
-      else answers[index] = answerOf(() => this.#claim(input, this.#claimParams(input, params.id, params.token)));
-    });
-    for (const [index, result] of await this.#claimFound(found)) answers[index] = result;
-    const first = await Promise.all(answers);
-    for (const { index, input } of later) first[index] = await answerOf(() => this.claim(input));
-    return first;
+        for (const [index, result] of await this.#claimFound(found)) answers.set(index, result);
+        return answers;
+      },
+      (input) => this.claim(input),
+      this.#batched,
+    );
   }
 
   /**
@@ -307,8 +328,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     return answers;
   }
 
-  /** A claim refused by `existing` (read after a `DuplicateItem`): decided, or the free item taken over, as in `claim`. */
+  /** A claim refused by `existing` (found by the `PutItem`, or read after a `DuplicateItem`): decided, or the free item taken over. */
   async #decideFound(input: ClaimInput, params: ClaimParams, existing: IdempotencyRecord): Promise<ClaimResult> {
+    // Two requests only for a key whose item is free again: a takeover, a retry after mark-failed, a record past retention.
     if (claimVerdict(existing, params.now) !== 'free') return this.#notClaimed(existing, params);
     try {
       const out = await this.#options.client.send(new UpdateCommand(claimRequest(params)));
@@ -328,45 +350,32 @@ export class DynamoDBClaimStore implements IdempotencyStore {
    * oversized rules hold unchanged.
    */
   async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
-    const answers: Array<Promise<StoreAnswer<FencedWriteResult>>> = [];
-    const batched: Array<{ readonly index: number; readonly input: CompleteInput; readonly params: CompleteParams }> = [];
-    const later: Array<{ readonly index: number; readonly input: CompleteInput }> = [];
-    const ids = new Set<string>();
-    inputs.forEach((input, index) => {
-      try {
-        const params = this.#completion(input);
-        if (!this.#batched) answers[index] = answerOf(() => this.complete(input));
-        // One id twice: a batch naming one item twice is refused as a whole, so a later completion goes alone, after the batch.
-        else if (ids.has(input.id)) later.push({ index, input });
-        else batched.push({ index, input, params });
-        ids.add(input.id);
-      } catch (error) {
-        answers[index] = Promise.resolve({ kind: 'error', error });
-      }
-    });
-    const returning = this.#returning;
-    const sent = await this.#send(batched.map(({ params }) => completeStatement(params, returning)));
-    const invalid = (s: (typeof sent)[number] | undefined) =>
-      s !== undefined && ('failed' in s ? isAwsError(s.failed, 'ValidationException') : s.answer.Error?.Code === 'ValidationError');
-    if (returning && sent.some(invalid)) this.#returning = false;
-    batched.forEach(({ index, input }, i) => {
-      const s = sent[i];
-      if (s === undefined || !('answer' in s) || s.answer.Error !== undefined) {
-        answers[index] = answerOf(() => this.complete(input));
-        return;
-      }
-      const record = s.answer.Item === undefined ? undefined : toRecord(s.answer.Item);
-      this.#cache?.remember(record);
-      answers[index] = Promise.resolve({ kind: 'result', result: record === undefined ? { kind: 'ok' } : { kind: 'ok', record } });
-    });
-    const first = await Promise.all(answers);
-    for (const { index, input } of later) first[index] = await answerOf(() => this.complete(input));
-    return first;
+    return inBatches(
+      inputs,
+      (input) => ({ id: input.id, params: this.#completion(input) }),
+      async (batched) => {
+        const returning = this.#returning;
+        const sent = await this.#send(batched.map(({ params }) => completeStatement(params, returning)));
+        const invalid = (s: (typeof sent)[number] | undefined) =>
+          s !== undefined && ('failed' in s ? isAwsError(s.failed, 'ValidationException') : s.answer.Error?.Code === 'ValidationError');
+        if (returning && sent.some(invalid)) this.#returning = false;
+        return new Map(
+          batched.map(({ index, input }, i) => {
+            const s = sent[i];
+            if (s === undefined || !('answer' in s) || s.answer.Error !== undefined) return [index, answerOf(() => this.complete(input))];
+            const record = s.answer.Item === undefined ? undefined : toRecord(s.answer.Item);
+            this.#cache?.remember(record);
+            return [index, answer(record === undefined ? { kind: 'ok' } : { kind: 'ok', record })];
+          }),
+        );
+      },
+      (input) => this.complete(input),
+      this.#batched,
+    );
   }
 
   /** The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single path still works). */
   async #send(statements: readonly Statement[]): Promise<Awaited<ReturnType<typeof sendStatements>>> {
-    if (statements.length === 0) return [];
     const sent = await sendStatements(this.#options.client, statements);
     const denied = (s: (typeof sent)[number]) =>
       'failed' in s ? isAwsError(s.failed, 'AccessDeniedException') : /AccessDenied/i.test(s.answer.Error?.Code ?? '');
