@@ -1,7 +1,6 @@
 /**
- * Before the handler: claiming every record of the batch concurrently, one
- * conditional write each, and sorting them into owned records, later copies
- * of a key (followers) and early outcomes (duplicates, in-progress, invalid).
+ * Before the handler: claiming every record of the batch concurrently, one conditional write each, and sorting them
+ * into owned records, later copies of a key (followers) and early outcomes (duplicates, in-progress, invalid).
  */
 import { InvalidRecordError } from '../engine/errors.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
@@ -71,9 +70,8 @@ export function releasedUnrun(outcome: RecordOutcome | undefined): boolean {
 }
 
 /**
- * Decides the followers whose first copy is already settled (found done, in
- * progress, mismatched, failed or held back), so that one that comes back
- * holds back the rest of its FIFO group like any other settled record.
+ * Decides the followers whose first copy is already settled (found done, in progress, mismatched, failed or held
+ * back), so that one that comes back holds back the rest of its FIFO group like any other settled record.
  */
 function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Admission<TRecord>[] {
   const settled = new Map<string, RecordOutcome>();
@@ -88,9 +86,8 @@ function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: Admi
 }
 
 /**
- * FIFO: once a record of a group is not acknowledged, the records after it in
- * that group must not run before it does; their claims are released. A
- * follower still undecided is decided in its lane, after its first copy.
+ * FIFO: once a record of a group is not acknowledged, the records after it in that group must not run before it does;
+ * their claims are released. A follower still undecided is decided in its lane, after its first copy.
  */
 async function holdBackBlockedGroups<TRecord>(
   admissions: Admission<TRecord>[],
@@ -99,10 +96,7 @@ async function holdBackBlockedGroups<TRecord>(
   const held = heldBack(
     admissions,
     (a) => config.source.read(a.record).lane,
-    (a): Standing => {
-      if (a.kind === 'settled') return acknowledged(a.outcome) ? 'passes' : 'blocks';
-      return 'waits';
-    },
+    (a): Standing => (a.kind !== 'settled' ? 'waits' : acknowledged(a.outcome) ? 'passes' : 'blocks'),
   );
   const releases: Promise<void>[] = [];
   const result = admissions.map((admission, i): Admission<TRecord> => {
@@ -116,17 +110,12 @@ async function holdBackBlockedGroups<TRecord>(
   return result;
 }
 
-/**
- * Prepares every record at once and starts the claims without waiting for
- * them: each record's admission settles when its own claim returns.
- */
+/** Prepares every record at once and starts the claims without waiting for them: each settles when its claim returns. */
 export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[] {
-  // Two copies of one key in a batch: claim the first only. Claiming both would
-  // always send the second back as "in progress" and spend one of its receives.
-  // FIFO, claim strategy: a copy in another group too; it is decided in its
-  // lane (groups sharing a key run as one lane), and takes the key over when
-  // the first copy was held back unrun. Transactions: only within one group
-  // (each copy's commit is conditional; a held-back copy never commits).
+  // Two copies of one key in a batch: claim the first only (claiming both would always send the second back as "in
+  // progress" and spend one of its receives). FIFO, claim strategy: a copy in another group too; it is decided in its
+  // lane (groups sharing a key run as one lane), and takes the key over when the first copy was held back unrun.
+  // Transactions: only within one group (each copy's commit is conditional; a held-back copy never commits).
   const leaders = new Map<string, LeaderRef>();
   return records.map((record): StartedAdmission<TRecord> => {
     const p = prepareOne(record, config);
