@@ -1,13 +1,9 @@
 /**
- * FIFO, claim strategy: a key whose copies lead several message groups of
- * one batch is claimed once, by its first copy. Should that copy be held
- * back unrun (behind a returned record of its own group), its claim must not
- * stand in the way of the key's copy in another group, or that group would
- * stall at every delivery behind another group's failure. So the groups that
- * share a key run as one lane, in batch order, each group still stopping at
- * its own first returned record: when a copy in another group is reached,
- * the first copy has either run (the copy follows it) or been released
- * unrun (the copy claims the key afresh and runs). Nothing waits on another
+ * FIFO, claim strategy: a key whose copies lead several message groups of one batch is claimed once, by its first
+ * copy. Should that copy be held back unrun (behind a returned record of its own group), its claim must not stall the
+ * key's copy in another group at every delivery. So the groups that share a key run as one lane, in batch order, each
+ * still stopping at its own first returned record: when a copy in another group is reached, the first copy has either
+ * run (the copy follows it) or been released unrun (the copy claims the key afresh and runs). Nothing waits on another
  * lane, and no two copies of a key run in one invocation.
  */
 import type { LeaderRef } from '../strategies/types.js';
@@ -18,10 +14,7 @@ export interface LaneMember {
   readonly leader?: LeaderRef | undefined;
 }
 
-/**
- * The merged lane of each message group that shares a key with another
- * group (groups linked through keys, transitively); other groups are absent.
- */
+/** The merged lane of each message group that shares a key with another group (transitively); others are absent. */
 export function mergedLanes(members: readonly LaneMember[]): ReadonlyMap<string, string> {
   const parent = new Map<string, string>();
   const root = (g: string): string => {

@@ -1,8 +1,7 @@
 /**
- * The per-record handler runner behind `eachRecord` (src/sources/each-record.ts,
- * which knows the sources): bounded concurrency; ordered lanes (FIFO message
- * groups, shards, partitions) run in order and stop at the first failure;
- * records not yet started when the deadline nears are left for the retry.
+ * The per-record handler runner behind `eachRecord` (src/sources/each-record.ts knows the sources): bounded concurrency;
+ * ordered lanes (FIFO message groups, shards, partitions) run in order and stop at the first failure; records not yet
+ * started when the deadline nears are left for the retry.
  */
 import type { Context } from 'aws-lambda';
 import { is, resolveOptions, type RulesOf } from '../engine/options.js';
@@ -17,14 +16,13 @@ import { withSignal } from '../engine/heartbeat.js';
 /** Options of {@link eachRecord}. */
 export interface EachRecordOptions {
   /**
-   * Records (or FIFO groups) processed at once. Default 10, SQS's default
-   * batch size: a whole batch then needs only two writes in a row per record
-   * (claim, complete). Set it to your BatchSize for larger batches.
+   * Records (or FIFO groups) processed at once. Default 10, SQS's default batch size: a whole batch then needs only two
+   * writes in a row per record (claim, complete). Set it to your BatchSize for larger batches.
    */
   readonly concurrency?: number;
 }
 
-/** The source of an event's records when no middleware is in front (the claim-only entry knows SQS alone). */
+/** The source of an event's records when no middleware is in front (given by sources/: batch/ imports none of them). */
 export type PlainSourceOf = (event: unknown) => PlainSource;
 
 const eachRecordDefaults = { concurrency: 10 } as const;
@@ -48,11 +46,9 @@ export function eachRecordOver(
       concurrency,
       laneOf: (record) => (runner.laneOf === undefined ? runner.source.read(record).lane : runner.laneOf(record)),
       run: async (record) => {
-        if (pastDeadline()) {
-          runner.skip(record, 'deadline');
-          return false;
-        }
-        return runner.execute(record, fn, context);
+        if (!pastDeadline()) return runner.execute(record, fn, context);
+        runner.skip(record, 'deadline');
+        return false;
       },
       skip: (record) => runner.skip(record, pastDeadline() ? 'deadline' : 'group-failed'),
     });

@@ -1,16 +1,11 @@
 /**
- * One invocation of a batch middleware: all its state, in one object, kept
- * under `request.internal` between before and after and found by
- * `eachRecord` through the event and the context it was handed
- * (runner-link.ts). Nothing of it is shared with another invocation, even of
- * the same handler in the same process (Lambda Managed Instances run
- * several at once).
+ * One invocation of a batch middleware: all its state, in one object, kept under `request.internal` between before and
+ * after and found by `eachRecord` through the event and the context it was handed (runner-link.ts). Nothing of it is
+ * shared with another invocation, even of the same handler in the same process (Lambda Managed Instances).
  *
- * It runs each owned record through the strategy's steps and remembers how
- * it went. Later copies of a key ride in their first copy's lane and are
- * decided there from its outcome, so that one that comes back stops its
- * FIFO group before the records behind it run. What the strategies share
- * lives here; what differs, behind their steps (strategies/types.ts).
+ * It runs each owned record through the strategy's steps and remembers how it went. Later copies of a key ride in their
+ * first copy's lane and are decided there from its outcome, so that one that comes back stops its FIFO group before the
+ * records behind it run. What the strategies share lives here; what differs, behind their steps (strategies/types.ts).
  */
 import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
@@ -38,12 +33,7 @@ export interface InvocationSettings {
   readonly timeLeft: () => number;
 }
 
-/**
- * Where the invocation stands: admitted (before the handler), running
- * (`eachRecord` took the batch), answered by the handler itself (it never
- * called `eachRecord`), or closed (the batch is being answered: no record
- * starts now).
- */
+/** Where the invocation stands: admitted (before the handler), running (`eachRecord` took the batch), or closed (being answered). */
 type Phase = 'admitted' | 'running' | 'closed';
 
 /** A batch middleware's invocation; `eachRecord` runs it as its {@link BatchRunner}. */

@@ -1,7 +1,6 @@
 /**
- * Later copies of a key within one batch (a producer re-send that landed in
- * the same batch): they never run the handler again; each is decided from
- * what the first copy found in the store or did. Pure: no I/O.
+ * Later copies of a key within one batch (a producer re-send that landed in the same batch): they never run the handler
+ * again; each is decided from what the first copy found in the store or did. Pure: no I/O.
  */
 import { PayloadMismatchError } from '../engine/errors.js';
 import type { RecordOutcome } from '../engine/outcomes.js';
@@ -9,10 +8,7 @@ import { replayCopy, type IdempotencyRecord } from '../engine/record.js';
 import { payloadMismatch } from '../engine/prepare.js';
 import type { OwnedRecord } from '../engine/settle.js';
 
-/**
- * The record the first copy found in the store: a duplicate's, an in-progress
- * claim's, or the one its payload did not match. `undefined` when it found none.
- */
+/** The record the first copy found in the store: a duplicate's, an in-progress claim's, or the one its payload did not match. */
 function foundRecord(leader: RecordOutcome): IdempotencyRecord | undefined {
   if (leader.kind === 'duplicate' || leader.kind === 'in-progress') return leader.existing;
   if (leader.kind === 'invalid' && leader.error instanceof PayloadMismatchError) return leader.error.existing;
@@ -20,11 +16,7 @@ function foundRecord(leader: RecordOutcome): IdempotencyRecord | undefined {
 }
 
 /** The record the first copy completed, as far as this invocation knows it. */
-function completedRecord(
-  leader: Extract<RecordOutcome, { kind: 'completed' }>,
-  follower: OwnedRecord,
-  hash: string | undefined,
-): IdempotencyRecord {
+function completedRecord(leader: Extract<RecordOutcome, { kind: 'completed' }>, follower: OwnedRecord, hash?: string): IdempotencyRecord {
   // Each copy gets its own copy of the result: a caller mutating one must not change another.
   const result = replayCopy(leader.result);
   return {
@@ -45,10 +37,7 @@ function ownCopy(record: IdempotencyRecord): IdempotencyRecord {
   return copy === undefined ? rest : { ...rest, result: copy };
 }
 
-/**
- * A copy judged against the stored record `existing` its first copy found:
- * it follows that record when its payload matches (done: a duplicate; else in progress).
- */
+/** A copy judged against the stored record its first copy found: it follows that record when its payload matches. */
 function followRecord(follower: OwnedRecord, existing: IdempotencyRecord, leader: RecordOutcome): RecordOutcome {
   const { messageId, key } = follower;
   const message = `Key already recorded under ${existing.id} with a different payload (message ${messageId}, a copy of ${leader.messageId} in this batch).`;
@@ -62,14 +51,11 @@ function followRecord(follower: OwnedRecord, existing: IdempotencyRecord, leader
 
 /**
  * Outcome of a later copy, given its first copy's outcome:
- * - the first copy found a stored record (duplicate, in progress, payload
- *   mismatch): the copy is judged against that record, as if it came alone;
+ * - the first copy found a stored record (duplicate, in progress, payload mismatch): judged against it, as if alone;
  * - the first copy completed: a duplicate of it, or invalid with another payload;
  * - a final business conflict (`onConflict: 'acknowledge'`): shared with the same payload;
- * - otherwise (failed, not started, lease lost, a conflict that is retried
- *   or has another payload): nothing was recorded to judge it by, so it
- *   comes back `not-started` (`same-key-failed`), the same label under every
- *   strategy: the claim strategy's handler that meets a conflict fails.
+ * - otherwise (failed, not started, lease lost, a conflict that is retried or has another payload): nothing was
+ *   recorded to judge it by, so it comes back `not-started` (`same-key-failed`), the same label under every strategy.
  */
 export function followerOutcome(follower: OwnedRecord, leader: RecordOutcome, leaderHash: string | undefined): RecordOutcome {
   const { messageId, key } = follower;
