@@ -1,9 +1,7 @@
 /**
- * What a claim means for the record already stored under its key. The store
- * asks DynamoDB this question as a condition expression (`claimable` in
- * `stores/dynamodb/expressions.ts`, evaluated atomically with the write); this is the
- * same rule as a pure function, so the store reads a refused claim's record
- * the way DynamoDB judged it, and the rule can be checked on its own.
+ * What a claim means for the record already stored under its key. DynamoDB decides it as a condition expression
+ * (`claimable` in stores/dynamodb/expressions.ts); this is the same rule as a pure function, so the store reads a
+ * refused claim's record the way DynamoDB judged it, and the rule can be checked on its own.
  */
 import { payloadsDiffer } from './hashing.js';
 import { leaseExpired, retentionExpired } from './lease.js';
@@ -17,15 +15,9 @@ import type { IdempotencyRecord } from './record.js';
 export type ClaimVerdict = 'free' | 'duplicate' | 'in-progress';
 
 /**
- * The verdict on `existing` at `now` (epoch ms). Free when there is no record,
- * its retention has passed (TTL deletes lazily), it is FAILED, or it is an
- * IN_PROGRESS claim whose lease has passed (a crashed consumer). Owner,
+ * The verdict on `existing` at `now` (epoch ms), for every caller that judges a stored record: free when there is no
+ * record, its retention has passed (TTL deletes lazily), it is FAILED, or its lease has passed (`leaseExpired`). Owner,
  * payload hash and attempts play no part: the payload is compared separately.
- *
- * Every caller that judges a stored record uses this verdict: the store
- * (reading a refused claim or commit) and the EventBridge wait. An
- * IN_PROGRESS record without `leaseUntil` (never written by this library)
- * stays in progress until its retention passes (see `leaseExpired`).
  */
 export function claimVerdict(existing: IdempotencyRecord | undefined, now: number): ClaimVerdict {
   if (existing === undefined || retentionExpired(existing.expiresAt, now)) return 'free';
@@ -41,8 +33,8 @@ export function claimVerdict(existing: IdempotencyRecord | undefined, now: numbe
 
 /**
  * - `duplicate`: answer the record as a duplicate now, without committing it;
- * - `blocked`: the commit will most likely be refused (a live claim, another
- *   payload): commit it in a transaction of its own, so that it cancels no other record;
+ * - `blocked`: the commit will most likely be refused (a live claim, another payload): commit it alone, so that it
+ *   cancels no other record;
  * - `free`: commit it with the others.
  */
 export type ProbeVerdict = 'duplicate' | 'blocked' | 'free';

@@ -1,10 +1,4 @@
-/**
- * Finishing a claim: the one complete and the one release every path (a
- * batch's records, a single event, `idempotent()`) uses. Both are fenced on
- * the claim's owner token. A result too large (or not storable) is retried
- * once without it: the effect happened, so the key must be recorded done
- * even when its result cannot be kept.
- */
+/** Finishing a claim: the one complete and the one release every path uses, both fenced on the claim's owner token. */
 import { InvalidRecordError, LeaseLostError } from './errors.js';
 import type { IdempotencyStore } from './store.js';
 
@@ -58,14 +52,13 @@ export async function completeClaim(store: IdempotencyStore, claim: HeldClaim, r
 }
 
 /**
- * Gives a claim up so a retry can take it, fenced on its token. Never
- * throws: a failed release (throttling, or the claim already changed hands)
- * leaves the claim to end with its lease, and the retry takes it over then.
+ * Gives a claim up so a retry can take it, fenced on its token. Never throws: a failed release (throttling, or the
+ * claim already changed hands) leaves the claim to end with its lease, and the retry takes it over then.
  */
 export async function releaseHeld(store: IdempotencyStore, claim: Pick<HeldClaim, 'id' | 'token'>, error?: unknown): Promise<void> {
   try {
     await store.release({ id: claim.id, token: claim.token, ...(error === undefined ? {} : { error }) });
   } catch {
-    // Deliberately swallowed: see above. The caller reports the failure either way.
+    // See above: the caller reports the failure either way.
   }
 }

@@ -1,7 +1,6 @@
 /**
- * Leases: how long a claim is protected from takeover. Derived from the
- * Lambda's remaining time so a claim outlives the invocation that holds it
- * by a margin, and never lasts for ever.
+ * Leases: how long a claim is protected from takeover. Derived from the Lambda's remaining time so a claim outlives the
+ * invocation that holds it by a margin, and never lasts for ever.
  */
 
 /** Bounds for lease computation, all in milliseconds. */
@@ -14,11 +13,7 @@ export interface LeasePolicy {
   readonly capMs: number;
 }
 
-/**
- * Lease length for an invocation with `remainingMs` left. Missing, NaN,
- * negative or zero remaining time can never give an endless lease: unknown
- * time takes the cap, exhausted time takes the floor.
- */
+/** Lease length for an invocation with `remainingMs` left: unknown time takes the cap, exhausted time the floor. */
 export function leaseDuration(remainingMs: number | undefined, policy: LeasePolicy): number {
   if (remainingMs === undefined || !Number.isFinite(remainingMs)) return policy.capMs;
   const wanted = Math.max(0, remainingMs) + policy.marginMs;
@@ -26,13 +21,9 @@ export function leaseDuration(remainingMs: number | undefined, policy: LeasePoli
 }
 
 /**
- * Whether an IN_PROGRESS claim's lease has passed at `now`: the one
- * lease-expiry rule. The claim verdict (`claimVerdict`, which the store and
- * the EventBridge wait use) decides with it, and the store's claim
- * condition is its translation, `leaseUntil <= :now`. A missing `leaseUntil`
- * (a record written by hand or by older code) never expires, because that
- * comparison is false in DynamoDB for a missing attribute; such a claim ends
- * with its retention.
+ * Whether an IN_PROGRESS claim's lease has passed at `now`: the one lease-expiry rule (`claimVerdict` decides with it;
+ * the store's claim condition is its translation, `leaseUntil <= :now`). A missing `leaseUntil` never expires, as
+ * that comparison is false in DynamoDB for a missing attribute; such a claim ends with its retention.
  */
 export function leaseExpired(leaseUntil: number | undefined, now: number): boolean {
   return leaseUntil !== undefined && leaseUntil <= now;
@@ -50,10 +41,8 @@ export interface AutoMargin {
 }
 
 /**
- * Time to keep free at the end of an invocation: the explicit margin when
- * given, else `fraction` of the time left at the start, at most `maxMs`. A
- * fixed 5 s would stop a 3 s function (Lambda's default timeout) from ever
- * starting a record.
+ * Time to keep free at the end of an invocation: the explicit margin when given, else `fraction` of the time left at
+ * the start, at most `maxMs` (a fixed 5 s would stop a 3 s function, Lambda's default timeout, from starting a record).
  */
 export function safetyMargin(remainingAtStartMs: number, explicitMs: number | undefined, auto: AutoMargin): number {
   if (explicitMs !== undefined) return explicitMs;
@@ -62,17 +51,12 @@ export function safetyMargin(remainingAtStartMs: number, explicitMs: number | un
 }
 
 /**
- * A heartbeat setting (`claim({ heartbeat })`): renew the claim while the
- * handler runs. `true` renews every third of the lease; `{ everyMs }` sets
- * the period (never more than a third of the lease, so two renewals can fail
- * before the lease is at risk).
+ * A heartbeat setting (`claim({ heartbeat })`): `true` renews the claim every third of the lease while the handler runs;
+ * `{ everyMs }` sets the period (at most a third of the lease, so two renewals can fail before the lease is at risk).
  */
 export type HeartbeatSetting = boolean | { readonly everyMs: number };
 
-/**
- * The `lease` option of the middlewares: its bounds (ms), each optional. A
- * heartbeat is the claim strategy's: `strategy: claim({ heartbeat })`.
- */
+/** The `lease` option of the middlewares: its bounds (ms), each optional (a heartbeat is `claim({ heartbeat })`'s). */
 // An interface, not an alias: the API report and editors then show the name, not its expansion.
 export interface LeaseOptions extends Partial<LeasePolicy> {}
 
@@ -83,19 +67,14 @@ export function heartbeatPeriod(leaseMs: number, everyMs: number | undefined): n
 }
 
 /**
- * Whether a holder can no longer prove it still owns its claim: a whole lease
- * has passed since the last write that set its lease (the claim or a
- * renewal) was sent. Renewal errors (throttling) are not a loss by
- * themselves; this is the point where they become one.
+ * Whether a holder can no longer prove it owns its claim: a whole lease has passed since the last write that set it
+ * (the claim or a renewal) was sent. Renewal errors (throttling) are not a loss by themselves; here they become one.
  */
 export function leaseUnproven(provenAt: number, leaseMs: number, now: number): boolean {
   return now - provenAt >= leaseMs;
 }
 
-/**
- * A lease given to a store method must be a positive number of ms: a bad one
- * is the caller's bug, named at once. Every store checks it the same way.
- */
+/** A lease given to a store method must be a positive number of ms: a bad one is the caller's bug, named at once. */
 export function checkLease(method: string, leaseMs: number): void {
   if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
     throw new TypeError(`${method}: "leaseMs" must be a positive number of ms, got ${leaseMs}.`);

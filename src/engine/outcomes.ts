@@ -1,8 +1,4 @@
-/**
- * Per-record outcomes: a discriminated union on `kind`, one per way a record
- * can end in a batch. `acknowledged()` is the only place that decides whether
- * a record leaves the queue.
- */
+/** Per-record outcomes, one `kind` per way a record can end; `acknowledged()` alone decides whether it leaves the queue. */
 import type { BusinessConflictError, DeadlineError, InvalidRecordError, LeaseLostError } from './errors.js';
 import type { IdempotencyRecord } from './record.js';
 
@@ -38,11 +34,7 @@ export interface FailedOutcome extends Base {
   readonly kind: 'failed';
   readonly key: string;
   readonly error: unknown;
-  /**
-   * The error is the batch's, not this record's: the batch handler threw
-   * before reaching it, or the set-up was wrong (no `eachRecord`). Never a
-   * permanent failure, whatever the error is, since the record never ran.
-   */
+  /** The error is the batch's (the handler threw before reaching it, no `eachRecord`): never a permanent failure. */
   readonly aboutTheBatch?: true;
 }
 /** The record cannot be processed as it is (no key, bad body, a body failing its schema, payload mismatch, too large), found before the handler or thrown by it as an `InvalidRecordError`. Not acknowledged. */
@@ -56,11 +48,7 @@ export interface LeaseLostOutcome extends Base {
   readonly key: string;
   readonly error: LeaseLostError;
 }
-/**
- * Not started: the deadline was near, an earlier record of its FIFO group
- * failed, the handler threw, or the first copy of its key in this batch did
- * not succeed. Not acknowledged.
- */
+/** Not started: the deadline was near, its FIFO group or the first copy of its key failed, or the handler threw. Not acknowledged. */
 export interface NotStartedOutcome extends Base {
   readonly kind: 'not-started';
   readonly reason: 'deadline' | 'group-failed' | 'handler-threw' | 'same-key-failed';
@@ -75,11 +63,7 @@ export interface ConflictOutcome extends Base {
   readonly error: BusinessConflictError;
 }
 
-/**
- * SQS with `deadLetter`: the record failed permanently (a
- * `PermanentError`, an error `isPermanent` named, or an invalid record) and
- * the dead-letter queue took a copy. Acknowledged: the DLQ holds it.
- */
+/** SQS with `deadLetter`: the record failed permanently and the dead-letter queue took a copy. Acknowledged: the DLQ holds it. */
 export interface DeadLetteredOutcome extends Base {
   readonly kind: 'dead-lettered';
   /** The outcome it would have been without a DLQ. */

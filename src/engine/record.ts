@@ -1,15 +1,9 @@
-/**
- * The idempotency record: what the store keeps per `consumer#businessKey`.
- */
+/** The idempotency record: what the store keeps per `consumer#businessKey`. */
 
 /** Lifecycle of a claim. FAILED is only written with `release: 'mark-failed'` and stays claimable. */
 export type IdempotencyStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
 
-/**
- * One stored idempotency record, as the store returns it.
- *
- * Times are epoch milliseconds except `expiresAt` (epoch seconds, the table's TTL attribute).
- */
+/** One stored idempotency record, as the store returns it. Times are epoch ms except `expiresAt` (epoch seconds: the TTL). */
 export interface IdempotencyRecord {
   /** Table key: `consumer#businessKey`, or `consumer#sha256(businessKey)` with `hashKeys`. */
   readonly id: string;
@@ -37,25 +31,17 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Whether a record that refused our conditional write is in fact that write,
- * already applied: the SDK retries a request whose response was lost (a
- * network error after DynamoDB applied it), and the retry then fails its own
- * condition against the item its first attempt wrote. The owner token is
- * random per claim, so only the writer itself can match it.
- *
- * - after a claim: IN_PROGRESS with our token (and the lease is ours);
- * - after a completion: COMPLETED with our token.
+ * Whether a record that refused our conditional write is that write, already applied (IN_PROGRESS after a claim,
+ * COMPLETED after a completion, with our token): the SDK retries a request whose response was lost, and the retry then
+ * fails its own condition against the item its first attempt wrote. The token is random per claim: only we match it.
  */
 export function isOwnWrite(existing: IdempotencyRecord, token: string, status: IdempotencyStatus): boolean {
   return existing.status === status && existing.owner !== undefined && existing.owner === token;
 }
 
 /**
- * An independent copy of a handler's result, as a replay from the table
- * gives it back: its JSON form. `undefined` for a value with no JSON form (a
- * BigInt, a cycle), which is never stored either. Whoever hands a result to
- * more than one caller gives each its own copy, so one caller's mutation
- * cannot reach another.
+ * An independent copy of a handler's result, as a replay from the table gives it back: its JSON form (`undefined` for
+ * a value with none, a BigInt or a cycle, which is never stored either), so one caller's mutation cannot reach another.
  */
 export function replayCopy(value: unknown): unknown {
   let text: string | undefined;

@@ -1,10 +1,4 @@
-/**
- * Settling a claim, for every source: turning an owned record's execution
- * into its final outcome with fenced writes — complete on success, release
- * on failure (both through the one finish routine, `finish.ts`).
- * Every write is conditioned on the claim's owner token, so an invocation
- * whose lease was taken over can change nothing.
- */
+/** Settling a claim, for every source: an owned record's execution to its final outcome, with the fenced writes of finish.ts. */
 import { DeadlineError, InvalidRecordError } from './errors.js';
 import { completeClaim, releaseHeld } from './finish.js';
 import type { RecordOutcome } from './outcomes.js';
@@ -37,11 +31,7 @@ export type Execution =
 /** An execution not yet final: what {@link settleClaim} turns into an outcome, once per record. */
 export type UnsettledExecution = Exclude<Execution, { readonly kind: 'settled' }>;
 
-/**
- * Releases a claim so the retry can take it (see `releaseHeld`: a failed
- * release is not fatal, the claim then ends with its lease). A record
- * without a token (transaction strategy) holds no claim.
- */
+/** Releases a claim so the retry can take it (`releaseHeld`); a record without a token (transaction strategy) holds none. */
 export async function releaseClaim(store: IdempotencyStore, owned: OwnedRecord, error?: unknown): Promise<void> {
   if (owned.token === undefined) return;
   await releaseHeld(store, { id: owned.id, token: owned.token }, error);
