@@ -1,7 +1,4 @@
-/**
- * Hashing: payload fingerprints and optional hashing of business keys.
- * Uses node:crypto only (no AWS), so it stays a pure core module.
- */
+/** Hashing: payload fingerprints and optional hashing of business keys (node:crypto only). */
 import { createHash } from 'node:crypto';
 import { canonicalEncoding, EncodedPayload, node } from './encoding.js';
 import { encodeJsonTextFast } from './json-text.js';
@@ -15,15 +12,13 @@ export function sha256(text: string): string {
 }
 
 /**
- * JSON with object keys sorted at every level, for identities and messages a
- * person reads (transaction item keys). Not injective (a map can spell a
- * bigint's `{ $n }` form): payload fingerprints use {@link canonicalEncoding}.
+ * JSON with object keys sorted at every level, for identities and messages a person reads (transaction item keys).
+ * Not injective (a map can spell a bigint's `{ $n }` form): payload fingerprints use {@link canonicalEncoding}.
  */
 export function canonicalJson(value: unknown): string {
   return (
     JSON.stringify(value, function canonical(this: unknown, key: string, v: unknown) {
-      // The raw value, before toJSON: Buffers and typed arrays would otherwise
-      // become index maps, and ArrayBuffers `{}` (all alike).
+      // The raw value, before toJSON: Buffers and typed arrays would become index maps, ArrayBuffers `{}` (all alike).
       const raw = (this as Record<string, unknown>)[key];
       const special = exactForm(raw);
       if (special !== undefined) return special;
@@ -45,29 +40,22 @@ function exactForm(raw: unknown): { $n: string } | { $b: string } | undefined {
   return text === undefined ? undefined : { $n: text };
 }
 
-/**
- * Prefix of the current fingerprint form. 0.1.0 wrote a bare SHA-256 (64 hex
- * digits) of another encoding; fingerprints of two forms are never compared.
- */
+/** Prefix of the current fingerprint form (0.1.0 wrote a bare SHA-256 of another encoding; two forms are never compared). */
 const PAYLOAD_HASH_PREFIX = 'v2:';
 
 /**
- * Fingerprint of a payload: SHA-256 of its injective canonical encoding, as
- * `v2:` and 64 hex digits. Two payloads share it exactly when they are the same
- * value: key order does not count, every other difference does (a string is a
- * string: the text `'{"a":1}'` is not the object `{ a: 1 }`); numbers compare by
- * exact decimal value, binary by bytes, sets as sets.
+ * Fingerprint of a payload: `v2:` and the SHA-256 of its injective canonical encoding. Two payloads share it exactly
+ * when they are the same value: key order does not count, every other difference does (the text `'{"a":1}'` is not the
+ * object `{ a: 1 }`); numbers compare by exact decimal value, binary by bytes, sets as sets.
  */
 export function payloadHash(payload: unknown): string {
   return PAYLOAD_HASH_PREFIX + sha256(canonicalEncoding(payload));
 }
 
 /**
- * The default payload of an SQS record, from its body: a body that is JSON
- * (RFC 8259, any value, surrounding whitespace allowed) is the JSON value it
- * holds, with every number exactly as written; any other body is its text, a
- * kind of its own (the body `abc` is neither the JSON body `"abc"` nor the
- * string `'abc'`).
+ * The default payload of an SQS record, from its body: a JSON body (RFC 8259, any value) is the JSON value it holds,
+ * every number exactly as written; any other body is its text, a kind of its own (the body `abc` is neither the JSON
+ * body `"abc"` nor the string `'abc'`).
  */
 export function bodyPayload(body: string): EncodedPayload {
   return new EncodedPayload(encodeJsonTextFast(body) ?? node.text(body));
@@ -79,11 +67,8 @@ function formOf(hash: string): string {
 }
 
 /**
- * Whether a delivery's payload differs from the one recorded under its key:
- * only when both fingerprints are there, are of the same form, and differ.
- * A record written by 0.1.0 (bare 64 hex digits, another encoding) is not
- * comparable, so a redelivery after the upgrade is not flagged for a change
- * of hashing alone; it is not checked at all.
+ * Whether a delivery's payload differs from the one recorded under its key: only when both fingerprints are there, of
+ * the same form, and differ (a record written by 0.1.0 is not compared: the upgrade alone must not flag it).
  */
 export function payloadsDiffer(hash: string | undefined, recorded: string | undefined): boolean {
   if (hash === undefined || recorded === undefined) return false;

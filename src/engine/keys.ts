@@ -1,7 +1,4 @@
-/**
- * Identity: turning what the user's `key` function returned into the
- * idempotency record id `consumer#businessKey`.
- */
+/** Identity: what the user's `key` function returned, as the idempotency record id `consumer#businessKey`. */
 import { KeyTooLongError, MissingKeyError } from './errors.js';
 import { sha256 } from './hashing.js';
 
@@ -15,12 +12,9 @@ export const MAX_KEY_BYTES = 1024;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Checks a business key and returns it as a string. Keys are compared as
- * given, code unit for code unit: no Unicode normalisation, no trimming.
- * @throws MissingKeyError for undefined, null, empty, non-string/number keys,
- *   and strings with a lone surrogate: UTF-8 (DynamoDB's strings, SHA-256's
- *   input) turns every lone surrogate into U+FFFD, so two such keys would
- *   silently share one record. Length is checked by {@link recordId}.
+ * Checks a business key and returns it as a string, compared as given (no Unicode normalisation, no trimming).
+ * @throws MissingKeyError for undefined, null, empty, non-string/number keys, and strings with a lone surrogate:
+ *   UTF-8 (DynamoDB's strings, SHA-256's input) turns each into U+FFFD, so two such keys would share one record.
  */
 export function normalizeKey(raw: unknown): string {
   if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
@@ -38,8 +32,7 @@ export function normalizeKey(raw: unknown): string {
 
 /**
  * `consumer#businessKey`, with the business key replaced by its SHA-256 when `hash` is set.
- * @throws KeyTooLongError when the key is stored as it is (no `hash`) and is
- *   longer than {@link MAX_KEY_BYTES} in UTF-8; a hashed key is always 64 characters.
+ * @throws KeyTooLongError when an unhashed key is longer than {@link MAX_KEY_BYTES} in UTF-8.
  */
 export function recordId(consumer: string, businessKey: string, hash: boolean): string {
   if (hash) return `${consumer}#${sha256(businessKey)}`;

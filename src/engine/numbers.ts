@@ -1,10 +1,4 @@
-/**
- * Numbers as DynamoDB clients hand them over: JS numbers, bigints, and the
- * `NumberValue` objects of a DocumentClient built with `wrapNumbers`. The
- * engine imports no AWS package, so a `NumberValue` is recognised by what a plain
- * map can never have: a class prototype that carries `toBigInt`. Recognising
- * it by shape (`{ value: '2' }`) would take a user's map for a number.
- */
+/** Numbers as DynamoDB clients hand them over: JS numbers, bigints, and the `NumberValue`s of `wrapNumbers`. */
 
 /** What `@aws-sdk/util-dynamodb`'s `NumberValue` looks like from here. */
 export interface NumberValueLike {
@@ -13,10 +7,9 @@ export interface NumberValueLike {
 }
 
 /**
- * True for a util-dynamodb `NumberValue` (or an instance of a class shaped like
- * it): a `value` string and a `toBigInt` method inherited from a prototype other
- * than `Object.prototype`. Never true for a plain object, whatever its keys:
- * maps read from DynamoDB and values from `JSON.parse` are plain objects.
+ * True for a util-dynamodb `NumberValue` (or a class shaped like it): a `value` string and a `toBigInt` inherited from
+ * a prototype other than `Object.prototype`. The engine imports no AWS package; recognising it by shape alone
+ * (`{ value: '2' }`) would take a user's map (from DynamoDB or `JSON.parse`: plain objects) for a number.
  */
 export function isNumberValue(v: unknown): v is NumberValueLike {
   if (typeof v !== 'object' || v === null) return false;
@@ -39,13 +32,10 @@ const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 const SMALL_INTEGER = /^-?(?:0|[1-9]\d{0,14})$/;
 
 /**
- * One text per numeric value, exact (no float rounding): `digits e exponent`
- * with no leading or trailing zeros in the digits, or `0`. `1.50`, `15e-1`,
- * `1.5` and `NumberValue('1.5')` all give `15e-1`; `-0` is `0`. Non-finite
- * numbers keep `NaN`, `Infinity` and `-Infinity`; a NumberValue whose text is
- * no decimal keeps that text after a `?`, so it can equal no decimal. A
- * string is read as decimal text (a JSON number token); `undefined` when it
- * is none, or when `v` is not a number.
+ * One text per numeric value, exact (no float rounding): `digits e exponent` with no leading or trailing zeros in the
+ * digits, or `0`. `1.50`, `15e-1`, `1.5` and `NumberValue('1.5')` all give `15e-1`; `-0` is `0`. Non-finite numbers
+ * keep `NaN`, `Infinity` and `-Infinity`; a NumberValue whose text is no decimal keeps it after a `?` (equal to no
+ * decimal). A string is read as a JSON number token; `undefined` when it is none, or when `v` is not a number.
  */
 export function canonicalNumber(v: unknown): string | undefined {
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);

@@ -1,8 +1,4 @@
-/**
- * Turning one delivery into what the store needs: the business key and the
- * payload fingerprint. Anything wrong here makes the record invalid on its
- * own; it never throws out of the batch.
- */
+/** One delivery's business key and payload fingerprint; anything wrong makes the record invalid on its own, never throws. */
 import { BodyParseError, InvalidRecordError, type MissingKeyError, PayloadMismatchError, type ErrorContext } from './errors.js';
 import { payloadHash, payloadsDiffer } from './hashing.js';
 import { normalizeKey, type BusinessKey } from './keys.js';
@@ -40,18 +36,11 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
   try {
     return { key, payloadHash: payloadHash(extractors.payload(input)) };
   } catch (err) {
-    return new BodyParseError(`The payload function threw: ${(err as Error).message ?? String(err)}`, {
-      cause: err,
-      key,
-    });
+    return new BodyParseError(`The payload function threw: ${(err as Error).message ?? String(err)}`, { cause: err, key });
   }
 }
 
-/**
- * The error for a delivery whose payload differs from the one recorded under
- * its key, or `undefined` when they match, either side was not hashed, or the
- * recorded hash is of another form (0.1.0's): see `payloadsDiffer`.
- */
+/** The error for a delivery whose payload differs from the one recorded under its key (see `payloadsDiffer`), if it does. */
 export function payloadMismatch(
   hash: string | undefined,
   recordedHash: string | undefined,
