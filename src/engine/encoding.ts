@@ -1,29 +1,19 @@
 /**
- * The canonical encoding behind payload fingerprints. It is injective: two
- * values share an encoding only when they are the same value, in the sense
- * below, so two payloads share a hash only when they are the same payload.
- *
- * Every value is written as a JSON array whose first element is a tag naming
- * its kind, followed by strings or by the encodings of its parts. Such text
- * is built from arrays and JSON string literals only, so no user value can
- * spell another kind's tag (a map `{ "$n": "5" }` is an `o` node, never an
- * `n` node), and `JSON.stringify` escapes lone surrogates, so the text hashes
+ * The canonical encoding behind payload fingerprints. It is injective: two values share an encoding only when they are
+ * the same value, in the sense below. Every value is a JSON array: a tag naming its kind, then strings or the encodings
+ * of its parts. Built from arrays and JSON string literals only, no user value can spell another kind's tag (a map
+ * `{ "$n": "5" }` is an `o` node, never an `n` node), and `JSON.stringify` escapes lone surrogates, so the text hashes
  * as UTF-8 without two strings collapsing into one.
  *
  * What "the same value" means:
- * - objects: the same own enumerable string keys (any order) with the same
- *   values; a property holding `undefined`, a function or a symbol is absent,
- *   as in JSON and in DynamoDB;
- * - arrays: the same elements in the same order; `undefined` (or a hole) in an
- *   array is a value of its own, not `null`;
- * - numbers: the same exact decimal value, whether a number, a bigint or a
- *   util-dynamodb `NumberValue` (`1.5`, `NumberValue('1.50')` are one number;
- *   `-0` is `0`); `NaN`, `Infinity`, `-Infinity` are numbers of their own;
- * - strings: the same code units; binary (`ArrayBuffer`, any typed array or
- *   `Buffer`): the same bytes; `Set`: the same members, in any order; `Map`:
- *   the same entries, in any order;
- * - other objects with `toJSON` (a `Date`): the same `toJSON()` result, and
- *   never equal to that result itself.
+ * - objects: the same own enumerable string keys (any order) with the same values; a property holding `undefined`,
+ *   a function or a symbol is absent, as in JSON and in DynamoDB;
+ * - arrays: the same elements in the same order; `undefined` (or a hole) is a value of its own, not `null`;
+ * - numbers: the same exact decimal value, whether a number, a bigint or a `NumberValue` (`1.5` and
+ *   `NumberValue('1.50')` are one number; `-0` is `0`); `NaN`, `Infinity`, `-Infinity` are numbers of their own;
+ * - strings: the same code units; binary (`ArrayBuffer`, typed arrays, `Buffer`): the same bytes; `Set`, `Map`: the
+ *   same members or entries, in any order;
+ * - other objects with `toJSON` (a `Date`): the same `toJSON()` result, and never equal to that result itself.
  */
 import { canonicalNumber, isNumberValue } from './numbers.js';
 
@@ -51,10 +41,7 @@ export const node = {
   /** `canonical` as {@link canonicalNumber} writes it. */
   number: (canonical: string): string => `["n",${quote(canonical)}]`,
   array: (items: readonly string[]): string => list('a', items),
-  /**
-   * Entries are `[key, encoding]`, sorted here (in place). A repeated key keeps
-   * its last value, as `JSON.parse` does (the sort is stable).
-   */
+  /** Entries are `[key, encoding]`, sorted here (in place); a repeated key keeps its last value, as in `JSON.parse`. */
   object(entries: Entry[]): string {
     entries.sort(byKey);
     let out = '["o"';

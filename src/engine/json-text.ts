@@ -1,10 +1,7 @@
 /**
- * Reads JSON text straight into the canonical encoding (see encoding.ts),
- * without building the value: numbers keep every digit they were written
- * with (`JSON.parse` would round `12345678901234567891` to another number's
- * double), and deep nesting cannot overflow the stack (the reader keeps its
- * own stack). It accepts exactly what `JSON.parse` accepts; a repeated key
- * keeps its last value, as there (see `node.object`).
+ * Reads JSON text straight into the canonical encoding (encoding.ts), without building the value: numbers keep every
+ * digit (`JSON.parse` would round `12345678901234567891`), and deep nesting cannot overflow the stack (the reader keeps
+ * its own). It accepts exactly what `JSON.parse` accepts; a repeated key keeps its last value, as there.
  */
 import { canonicalNumber } from './numbers.js';
 import { node } from './encoding.js';
@@ -143,19 +140,15 @@ function read(r: Reader): string {
 }
 
 /**
- * A number token `JSON.parse` might not keep exactly: more than 15 digits
- * (a fraction's dot may sit between them) or an exponent of 3 digits or
- * more. With at most 15 significant digits and a small exponent, the double
- * JSON.parse makes prints back as the same decimal value (IEEE 754 doubles
- * keep 15 decimal digits), so both encodings agree. It also matches digits
- * inside strings: that only sends the text to the exact reader.
+ * A number token `JSON.parse` might not keep exactly: more than 15 digits (a dot may sit between them) or an exponent
+ * of 3 digits or more. Otherwise the double prints back as the same decimal (doubles keep 15 decimal digits), so both
+ * encodings agree. Digits inside strings match too: that only sends the text to the exact reader.
  */
 const INEXACT_NUMBER = /(?:\d\.?){16}|[eE][+-]?\d{3}/;
 
 /**
- * {@link encodeJsonText}, with the same result, taking `JSON.parse` (10-20x
- * faster than the exact reader) when no number in `text` can lose precision;
- * test/property/json-fast-path.test.ts checks that both agree.
+ * {@link encodeJsonText}, with the same result, taking `JSON.parse` (10-20x faster) when no number in `text` can lose
+ * precision; test/property/json-fast-path.test.ts checks that both agree.
  */
 export function encodeJsonTextFast(text: string): string | undefined {
   if (INEXACT_NUMBER.test(text)) return encodeJsonText(text);
