@@ -1,19 +1,12 @@
 /**
- * The claim strategy's batched requests, per invocation: the batch's claims
- * go to the store together (`claimMany`), and the completions of records
- * whose handlers have finished go together (`completeMany`) once no handler
- * of the batch is running (engine/when-idle.ts, the rule group commit
- * follows for transactions). A batch
- * then costs a few requests' SDK work instead of one per record and write:
- * on a 256 MB Lambda (~0.15 vCPU) that CPU is most of its duration.
+ * The claim strategy's batched requests, per invocation: the batch's claims go to the store together (`claimMany`),
+ * and the completions of finished records together (`completeMany`) once no handler of the batch runs
+ * (engine/when-idle.ts, group commit's rule). A batch then costs a few requests' SDK work instead of one per record and
+ * write: on a 256 MB Lambda (~0.15 vCPU) that CPU is most of its duration.
  *
- * What runs, and in what order, does not change: a FIFO lane still waits
- * for its record's completion before its next record starts, and each
- * record's outcome is decided by its own answer (the store answers each
- * input as its single call would). Completions sent eagerly instead (the
- * first at once, those that come while it is in flight together when it
- * returns) cost more CPU, were slower at 25 % duplicates and no faster at
- * 1 % under the AWS model (docs/benchmarks.md, coalescing policy).
+ * What runs, and in what order, does not change: a FIFO lane still waits for its record's completion, and each
+ * record's outcome is its own answer. Completions sent eagerly instead cost more CPU, were slower at 25 % duplicates
+ * and no faster at 1 % under the AWS model (docs/benchmarks.md, coalescing policy).
  */
 import { WhenIdle } from '../../engine/when-idle.js';
 import type {

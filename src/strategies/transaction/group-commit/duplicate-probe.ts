@@ -1,40 +1,28 @@
 /**
- * Group commit's duplicate probe, as pure rules: when a batch is worth one
- * consistent read of its idempotency records before the commit, and what a
- * record that read found means for the commit. The read is only a hint: it
- * may answer a record as a duplicate exactly where the commit's refused
- * idempotency Put would have (COMPLETED within its retention, same payload);
- * it never decides that an effect may run, which stays the conditional Put's
- * call.
+ * Group commit's duplicate probe, as pure rules: when a batch is worth one consistent read of its idempotency records
+ * before the commit, and what a record found means for the commit. A hint only: it answers a duplicate exactly where
+ * the commit's refused idempotency Put would have; whether an effect may run stays the conditional Put's call.
  */
 import { MAX_TRANSACTION_ACTIONS } from '../../../engine/size.js';
 import { meanSlowestSingleMs, meanTransactMs } from './latency-table.js';
 
 /**
- * When group commit reads the batch's idempotency records before committing:
- * `'auto'` when this container's recent records were duplicates often enough
- * to pay for the read, `'always'`, or `'never'`.
+ * When group commit reads the batch's idempotency records before committing: `'auto'` when this container's recent
+ * records were duplicates often enough to pay for the read, `'always'`, or `'never'`.
  */
 export type ProbeMode = 'auto' | 'always' | 'never';
 
 /**
- * The chance that a batch holds a duplicate at which the probe starts to
- * pay, for `records` records of about `itemsPerRecord` transaction items
- * each (idempotency record included). Latency decides, on DynamoDB as a
- * Lambda function sees it (latency-table.ts, precomputed from the figures the bench's AWS model
- * draws from):
- * - the probe costs every batch one `BatchGetItem`, the slowest of `records`
- *   single-item reads (12.8 ms on average for 10);
- * - it saves, in a batch that holds a duplicate, the cancelled transaction
- *   of the batch's items (34.4 ms for 20 items): without the probe that one
- *   is cancelled and the rest sent again; with it, the rest is sent at once
- *   (the same transaction either way), so the cancelled one is the saving.
- * So the probe pays from the ratio of the two means: 0.37 for 10 records of
- * 2 items (about a 4.5 % duplicate rate per record). A single record is no
- * exception: a duplicate's read replaces its refused commit (0.27). Units
- * would decide sooner (a cancelled transaction is billed 2 WRU per item, the
- * read 1 RRU per key), and handlers that wait on I/O hide the read (it is
- * sent beside them); neither is counted, so the rule errs towards not reading.
+ * The chance that a batch holds a duplicate at which the probe starts to pay, for `records` records of about
+ * `itemsPerRecord` transaction items each (idempotency record included). Latency decides, on DynamoDB as a Lambda
+ * function sees it (latency-table.ts, precomputed from the bench's AWS model):
+ * - the probe costs every batch one `BatchGetItem`, the slowest of `records` single-item reads (12.8 ms for 10);
+ * - in a batch that holds a duplicate, it saves the cancelled transaction of the batch's items (34.4 ms for 20 items):
+ *   the rest is sent at once instead of after the cancellation.
+ * So the probe pays from the ratio of the two means: 0.37 for 10 records of 2 items (about a 4.5 % duplicate rate per
+ * record); a single record too (a duplicate's read replaces its refused commit: 0.27). Units would decide sooner (a
+ * cancelled transaction bills 2 WRU per item, the read 1 RRU per key), and handlers waiting on I/O hide the read;
+ * neither is counted, so the rule errs towards not reading.
  */
 export function probeWorth(records: number, itemsPerRecord: number): number {
   const items = Math.min(MAX_TRANSACTION_ACTIONS, Math.max(1, Math.round(records * itemsPerRecord)));

@@ -1,19 +1,12 @@
 /**
- * Group commit for the transaction strategy: a record whose handler has
- * finished waits in a queue, and the queue is committed in one go (see the
- * store's `commitGroup`) once no handler of the batch is running, that is
- * when every lane is waiting for its commit or done. The records that run
- * and the order they run in do not change: a lane still awaits its record's
- * commit before its next record starts (FIFO), and a record's outcome is
- * still decided from its own commit answer.
+ * Group commit for the transaction strategy: a record whose handler has finished waits in a queue, committed in one
+ * go (the store's `commitGroup`) once no handler of the batch runs, when every lane waits for its commit or is done.
+ * What runs and in what order does not change: a lane still awaits its record's commit before its next record starts
+ * (FIFO), and a record's outcome is decided from its own commit answer.
  *
- * When this container has met duplicates often enough (`DuplicateRate`),
- * the batch's idempotency records are read once (`getMany`) while the
- * handlers run, and the commit is handed what was found: a known duplicate
- * then cancels no group. Records the store's warm-container cache knows as
- * COMPLETED are neither read nor committed: the commit answers them from the
- * cache. The read is a hint only; the conditional Put stays the one
- * authority on whether an effect commits.
+ * When this container has met duplicates often enough (`DuplicateRate`), the batch's idempotency records are read once
+ * (`getMany`) while the handlers run, and the commit is handed what was found: a known duplicate then cancels no
+ * group. Records the warm-container cache knows as COMPLETED are neither read nor committed. The read is a hint only.
  */
 import type { DuplicateRate } from './duplicate-probe.js';
 import { WhenIdle } from '../../../engine/when-idle.js';
