@@ -1,15 +1,8 @@
 /**
- * What the batch middleware asks of a strategy, and nothing more: the claim
- * strategy (every record claimed before the handler), pipelined claims (each
- * record runs when its own claim returns) and the transaction strategy (the
- * handler's writes and the idempotency record in one transaction, with group
- * commit) are objects of this one shape. The middleware picks one when it is
- * built and never asks which it has: what differs between them lives behind
- * these steps, what they share (lanes, later copies of a key, settling,
- * the response) in the invocation (../batch/invocation.ts).
- *
- * An entry point brings a strategy in by importing it, so a handler that
- * never names the transaction strategy bundles none of its code.
+ * What the batch middleware asks of a strategy, and nothing more: claims, pipelined claims and transactions are objects
+ * of this one shape. The middleware never asks which it has: what differs lives behind these steps, what they share
+ * (lanes, later copies of a key, settling, the response) in the invocation (../batch/invocation.ts). A handler that
+ * never names a strategy bundles none of its code.
  */
 import type { Extractors } from '../engine/prepare.js';
 import type { HeartbeatSetting, LeasePolicy } from '../engine/lease.js';

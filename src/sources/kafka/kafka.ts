@@ -1,18 +1,11 @@
 /**
- * Kafka (Amazon MSK `aws:kafka`, self-managed Apache Kafka `SelfManagedKafka`)
- * as a batch source (see `BatchSource`), and the readers of a record's bytes
- * (`kafkaValue`, `kafkaHeaders`).
- *
- * Lambda hands the records as `event.records`, an object keyed by
- * topic-partition (`"orders-0"`), each a list in offset order. Each
- * topic-partition is an ordered lane: the event source mapping resumes a
- * partition from the lowest offset the response names, so a partition stops
- * at its first failure, as a Kinesis shard does. The partial batch response
- * names a record by an object, not a string
+ * Kafka (Amazon MSK `aws:kafka`, self-managed `SelfManagedKafka`) as a batch source, and the readers of a record's
+ * bytes (`kafkaValue`, `kafkaHeaders`). Lambda hands `event.records`, keyed by topic-partition (`"orders-0"`), each a
+ * list in offset order. Each topic-partition is an ordered lane that stops at its first failure (the mapping resumes
+ * from the lowest offset named), as a Kinesis shard does. The response names a record by an object
  * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html):
- * `{ batchItemFailures: [{ itemIdentifier: { partition: "orders-0", offset: 15 } }] }`.
- * Inside, a record's id is the string `orders-0:15` (a topic name holds no
- * `:`), turned back into that object in the response.
+ * `{ batchItemFailures: [{ itemIdentifier: { partition: "orders-0", offset: 15 } }] }`; inside, its id is the string
+ * `orders-0:15` (a topic name holds no `:`).
  */
 import { behindFailures } from '../../batch/stream-order.js';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';

@@ -1,16 +1,9 @@
 /**
- * The Lua scripts of the Redis store and filter. Redis runs a script
- * atomically, so each one is a conditional write in one round trip, the way
- * a DynamoDB condition expression is: no check-then-act across requests.
- * (Redis 7.0 has no `SET ... IFEQ`; a script works on every Redis and Valkey.)
- *
- * Store records are hashes with the `IdempotencyRecord` field names. Each
- * script returns `{1, fields}` when it wrote and `{0, fields}` with the
- * record that refused it (empty when there is none), so a refused write
- * never needs a second read.
- *
- * Optional arguments are sent as `''` (absent) or `'=' .. value` (present),
- * so an empty string stays a value.
+ * The Lua scripts of the Redis store and filter. Redis runs a script atomically, so each is a conditional write in one
+ * round trip, as a DynamoDB condition is (Redis 7.0 has no `SET ... IFEQ`; a script works on every Redis and Valkey).
+ * Store records are hashes with the `IdempotencyRecord` field names. Each script returns `{1, fields}` when it wrote
+ * and `{0, fields}` with the record that refused it (empty for none): a refused write needs no second read. Optional
+ * arguments are sent as `''` (absent) or `'=' .. value` (present), so an empty string stays a value.
  */
 import { LuaScript } from './connection.js';
 

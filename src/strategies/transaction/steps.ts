@@ -1,14 +1,8 @@
 /**
- * The transaction strategy's steps: before the handler, the records are
- * only validated (a transaction claims nothing: its commit is conditional on
- * the key being free when it lands); each record's handler builds its
- * writes on `tx`, which commit with the idempotency record in one
- * `TransactWriteItems`. With group commit (the default) the batch's commits
- * queue and are sent together when no handler is running, after the
- * duplicate probe the container's duplicate rate asks for.
- *
- * Only the transaction strategy's own entry reaches this file, so a
- * claim-only handler bundles none of it.
+ * The transaction strategy's steps: before the handler, the records are only validated (a transaction claims nothing:
+ * its commit is conditional on the key being free when it lands); each handler builds its writes on `tx`, committed
+ * with the idempotency record in one `TransactWriteItems`. With group commit (the default) the batch's commits queue
+ * and go together when no handler runs, after the duplicate probe the container's duplicate rate asks for.
  */
 import type { ConflictPolicy } from './commit-step.js';
 import { asTransactional, runTransactional } from './commit-step.js';

@@ -94,17 +94,12 @@ export function versionOf(item: Readonly<Record<string, unknown>>, versionAttrib
 }
 
 /**
- * Decides a refused transition from the item DynamoDB returned with the
- * failed condition.
- *
+ * Decides a refused transition from the item DynamoDB returned with the failed condition:
  * - no item → `missing`;
- * - item in `to` → `already` (a duplicate), except when `expectVersion` is
- *   given and the item's version has not moved past it: the caller believed the
- *   item was in a `from` state at that version, so `to` at that version (or an
- *   older one) is not its own write but someone else's → `conflict`;
- * - anything else → `conflict`. This includes an item that seems to satisfy
- *   the condition (e.g. a version stored with another type): never acknowledge
- *   what was not applied.
+ * - item in `to` → `already` (a duplicate), unless `expectVersion` is given and the item's version has not moved past
+ *   it (then `to` is someone else's write, not the caller's) → `conflict`;
+ * - anything else → `conflict`, an item that seems to satisfy the condition included (a version stored with another
+ *   type): never acknowledge what was not applied.
  */
 export function decideTransition<TItem extends Readonly<Record<string, unknown>>>(
   item: TItem | undefined,
