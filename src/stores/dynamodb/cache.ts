@@ -1,7 +1,4 @@
-/**
- * The warm-container cache: COMPLETED records this store instance has seen,
- * so a duplicate delivered again to the same container costs no request.
- */
+/** The warm-container cache: COMPLETED records this store has seen, so a duplicate in the same container costs no request. */
 import type { Clock } from '../../engine/clock.js';
 import { LruCache } from './lru.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
@@ -14,15 +11,9 @@ interface Entry {
 }
 
 /**
- * Bounded cache of COMPLETED records by id. Only COMPLETED is ever stored:
- * an IN_PROGRESS answer can change at any moment (the owner may fail), and
- * caching it would wrongly acknowledge or wrongly delay. Entries stop
- * counting when the record's retention (`expiresAt`) passes by the injected
- * clock, exactly as the table's conditions would treat them.
- *
- * Every lookup hands out a record of its own, with its result decoded afresh
- * from the stored JSON text: a caller that mutates a replayed result changes
- * neither the cache nor the next replay.
+ * Bounded cache of COMPLETED records by id (an IN_PROGRESS answer can change at any moment: caching it would wrongly
+ * acknowledge or delay). Entries stop counting when the record's retention passes by the injected clock, as in the
+ * table's conditions. Every lookup decodes its own copy of the result: a caller's mutation reaches no other replay.
  */
 export class CompletedCache {
   readonly #entries: LruCache<string, Entry>;
@@ -44,11 +35,7 @@ export class CompletedCache {
     return entry.result === undefined ? { ...entry.record } : { ...entry.record, result: decodeResult(entry.result) };
   }
 
-  /**
-   * Whether `id` is cached and still within its retention, as {@link lookup}
-   * would find it, without copying the record (group commit asks it of every
-   * record before its duplicate probe).
-   */
+  /** Whether {@link lookup} would find `id`, without copying the record (group commit asks it before its probe). */
   has(id: string): boolean {
     const entry = this.#entries.get(id);
     if (entry === undefined) return false;

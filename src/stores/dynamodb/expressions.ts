@@ -1,8 +1,4 @@
-/**
- * The conditional requests of the store, built as plain DocumentClient inputs
- * so the conditions can be read (and reviewed) in one place. Every request
- * here is conditional: there is no unconditional write in the store.
- */
+/** The store's requests as plain DocumentClient inputs, conditions readable in one place: every write is conditional. */
 import type { DeleteCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { toEpochSeconds } from '../../engine/clock.js';
 import { Expression } from './expression-builder.js';
@@ -15,14 +11,9 @@ const COMPLETED: IdempotencyStatus = 'COMPLETED';
 const FAILED: IdempotencyStatus = 'FAILED';
 
 /**
- * "Nobody holds this key": the translation of `claimVerdict(existing, now) ===
- * 'free'` (src/engine/claim.ts) into a condition, checked against it on
- * DynamoDB Local by test/property/claim-dynamodb.test.ts. No item, an item
- * past its retention (TTL deletes lazily), a FAILED record, or an
- * IN_PROGRESS claim whose lease has passed (`leaseExpired`: a missing
- * `leaseUntil` compares false, so it never expires). Shared by claim and
- * commit so both strategies agree on when a key is free. `expiresAt` is in
- * seconds: `expiresAt <= floor(now/1000)` is exactly `expiresAt * 1000 <= now`.
+ * "Nobody holds this key": `claimVerdict(existing, now) === 'free'` (engine/claim.ts) as a condition, checked against
+ * it on DynamoDB Local by test/property/claim-dynamodb.test.ts; shared by claim and commit. `expiresAt` is in seconds:
+ * `expiresAt <= floor(now/1000)` is exactly `expiresAt * 1000 <= now`.
  */
 function claimable(e: Expression, now: number): string {
   const status = e.name(ATTR.status);
@@ -38,11 +29,7 @@ function owned(e: Expression, token: string): string {
   return `${e.name(ATTR.status)} = ${e.value('inProgress', IN_PROGRESS)} AND ${e.name(ATTR.owner)} = ${e.value('token', token)}`;
 }
 
-/**
- * A conditional UpdateItem that returns the new item, and the item it found
- * when its condition fails (no second read): every write on a record but the
- * fresh-key claim (`claimPutRequest`) and the release by delete.
- */
+/** A conditional UpdateItem returning the new item, or the item found when its condition fails (no second read). */
 function updateRequest(
   p: { readonly tableName: string; readonly id: string },
   e: Expression,

@@ -1,10 +1,6 @@
 /**
- * The DynamoDB implementation of `TransactionalIdempotencyStore`: the claim
- * store (claim-store.ts) plus the transaction strategy's commit, group
- * commit and the stale-claims query. I/O only: the decisions (conditions,
- * limits, what a cancellation means) live in the helpers next to it. The
- * commit path (prepare, send, read a refusal) is in commit.ts, group
- * commit's rounds in group-commit.ts.
+ * The DynamoDB `TransactionalIdempotencyStore`: the claim store plus commit, group commit and the stale-claims query.
+ * I/O only: the commit path is in commit.ts, group commit's rounds in group-commit.ts, the decisions in the helpers.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { claimStoreParts, DynamoDBClaimStore } from './claim-store.js';
@@ -18,14 +14,11 @@ import { queryStaleClaims } from './stale.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../../engine/store.js';
 
 /**
- * Idempotency records in a DynamoDB table (see `infra/tables.json`), for
- * every strategy: the claim methods of {@link DynamoDBClaimStore}, plus
- * `commit` (transaction strategy) and `staleClaims`. Every state change is a
- * conditional request whose lost condition returns the record that caused it
- * from the same round trip (`ALL_OLD`). A commit's idempotency Put is first
- * sent under the fresh-key condition (a FAILED or expired record refuses it,
- * and it is sent again under the full rule); group commit may read the
- * batch's records first (`getMany`, the duplicate probe), as a hint only.
+ * Idempotency records in a DynamoDB table (see `infra/tables.json`), for every strategy: the claim methods of
+ * {@link DynamoDBClaimStore}, plus `commit` (transaction strategy) and `staleClaims`. Every state change is a
+ * conditional request whose lost condition returns the record that caused it (`ALL_OLD`). A commit's idempotency Put
+ * is first sent under the fresh-key condition (a FAILED or expired record refuses it, and it is sent again under the
+ * full rule); group commit may read the batch's records first (`getMany`, the duplicate probe), as a hint only.
  *
  * @example
  * ```ts
@@ -70,15 +63,11 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
   }
 
   /**
-   * Group commit: the records' commits packed into as few `TransactWriteItems`
-   * as the limits allow (no item twice in one, at most 100 actions and 4 MB),
-   * sent side by side; each record stays atomic on its own. A cancelled group
-   * is read per record: a duplicate or a failed condition decides that
-   * record alone; the records cancelled only with it are sent again.
-   * Each answer is what {@link commit} would return or throw for that record.
-   * `found` (from {@link getMany}): a record found COMPLETED is answered as
-   * the duplicate its refused commit would be, without sending it; one held
-   * by a live claim or under another payload is sent alone.
+   * Group commit: the commits packed into as few `TransactWriteItems` as the limits allow (no item twice, at most 100
+   * actions and 4 MB), sent side by side; each record stays atomic on its own. A cancelled group is read per record: a
+   * duplicate or a failed condition decides that record alone; the others are sent again. Each answer is what
+   * {@link commit} would return or throw. `found` (from {@link getMany}): a record found COMPLETED is answered as a
+   * duplicate without sending it; one held by a live claim or under another payload is sent alone.
    */
   async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>): Promise<GroupCommitAnswer[]> {
     const answers = new Map<number, GroupCommitAnswer>();
@@ -102,11 +91,7 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
     return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
   }
 
-  /**
-   * Group commit's duplicate probe: the records under `ids`, in strongly
-   * consistent `BatchGetItem`s (100 keys each). Keys DynamoDB leaves
-   * unprocessed are absent from the answer.
-   */
+  /** Group commit's duplicate probe: the records under `ids`, in strongly consistent `BatchGetItem`s (unprocessed: absent). */
   async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
     return readRecords(this.#commit.options.client, this.#commit.options.tableName, ids);
   }
