@@ -1,7 +1,4 @@
-/**
- * Conversions between stored items and `IdempotencyRecord`s, and the small
- * facts about a record the store decides on.
- */
+/** Conversions between stored items and `IdempotencyRecord`s, and the small facts about a record the store decides on. */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EffectivelyOnceError, UnstorableResultError } from '../../engine/errors.js';
@@ -54,12 +51,9 @@ export function isLive(record: IdempotencyRecord, now: number): boolean {
 }
 
 /**
- * A failure as a short string for `lastError`, cut to {@link MAX_LAST_ERROR_BYTES}
- * (by bytes, without splitting a character) so a huge error cannot push the
- * item over DynamoDB's size limit. With `'hash'` the message is replaced by
- * its SHA-256 (it may hold personal data); name and message are taken as the
- * log line takes them (`Error` and the string form for a thrown non-Error),
- * so the hash matches the message logged for the same failure.
+ * A failure as a short string for `lastError`, cut to {@link MAX_LAST_ERROR_BYTES} (by bytes, whole characters) so a
+ * huge error cannot push the item over DynamoDB's size limit. With `'hash'` the message is replaced by its SHA-256 (it
+ * may hold personal data), taken as the log line takes it, so the hash matches the message logged for that failure.
  */
 export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): string {
   const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
@@ -75,19 +69,15 @@ export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): strin
 }
 
 /**
- * Room kept for attributes a completion does not see (the claim's message id
- * and payload hash): SQS and EventBridge ids are 36 characters and a Kinesis
- * sequence number 56 digits, so 512 bytes covers them with margin. A Kafka id
- * (`topic-partition:offset`, a topic of up to 249 characters) and a durable
- * execution's `durable:` + ARN are longer, but with the payload hash still
- * under 512 bytes.
+ * Room kept for attributes a completion does not see (the claim's message id and payload hash): SQS and EventBridge
+ * ids are 36 characters, a Kinesis sequence number 56 digits; a Kafka id (a topic of up to 249 characters) or a
+ * durable execution's `durable:` + ARN, with the payload hash, still fit in 512 bytes.
  */
 const UNSEEN_ATTRIBUTES_BYTES = 512;
 
 /**
- * Upper estimate of a COMPLETED record's size with its encoded `result` (see {@link encodeResult}), used before the
- * write so an oversized result is an `ItemTooLargeError`, not a
- * `ValidationException`. Numbers are counted at their widest.
+ * Upper estimate of a COMPLETED record's size with its encoded `result` (numbers at their widest), so an oversized
+ * result is an `ItemTooLargeError` before the write, not a `ValidationException`.
  */
 export function completedSizeEstimate(id: string, token: string, result: Readonly<Record<string, unknown>>): number {
   const widest = Number.MAX_SAFE_INTEGER;
@@ -106,11 +96,9 @@ export function completedSizeEstimate(id: string, token: string, result: Readonl
 }
 
 /**
- * How a stored result is kept: as its JSON text in a map, `{ j: text }`, or
- * `{}` for `undefined`. JSON is what a caller of the Lambda would have
- * received; as text it is free of DynamoDB's limits on numbers (range,
- * 38 digits) and nesting (32 levels), and it replays exactly, with
- * `undefined` kept apart from `null`.
+ * How a stored result is kept: its JSON text in a map, `{ j: text }`, or `{}` for `undefined`. JSON is what a caller
+ * of the Lambda would have received; as text it is free of DynamoDB's limits on numbers (range, 38 digits) and
+ * nesting (32 levels), and replays exactly, `undefined` kept apart from `null`.
  *
  * @throws UnstorableResultError when the result is not JSON-serialisable (a BigInt, a cycle).
  */

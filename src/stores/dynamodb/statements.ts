@@ -1,10 +1,7 @@
 /**
- * The store's batched requests: claims and fenced completions as PartiQL
- * statements for one `BatchExecuteStatement` (one request's SDK work for up
- * to 25 of them). Each statement carries the same condition as its single
- * request in expressions.ts; a statement that fails, or a request that
- * fails as a whole, is answered by the single request (claim-store.ts), so
- * every rule of the single path holds for it.
+ * The store's batched requests: claims and fenced completions as PartiQL statements, up to 25 in one
+ * `BatchExecuteStatement`, each under its single request's condition (expressions.ts); a statement or request that
+ * fails is answered by the single request (claim-store.ts), so every rule of the single path holds for it.
  */
 import type { BatchStatementRequest, BatchStatementResponse } from '@aws-sdk/client-dynamodb';
 import { BatchExecuteStatementCommand, BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -54,13 +51,9 @@ export function claimInsertStatement(tableName: string, item: Readonly<Record<st
 }
 
 /**
- * `completeRequest` as one PartiQL `UPDATE`: COMPLETED, `completedAt`, the
- * retention TTL and (when stored) the result; `inflight` and `leaseUntil`
- * removed; only where the record is IN_PROGRESS and owned by `token` (a
- * missing item fails too: PartiQL updates only existing items). It returns
- * the completed item (`RETURNING ALL NEW *`), as the single completion's
- * `ALL_NEW` does, for the warm-container cache; `returning: false` leaves
- * the clause out (a table that refuses it inside a batch).
+ * `completeRequest` as one PartiQL `UPDATE`, only where the record is IN_PROGRESS and owned by `token` (PartiQL updates
+ * only existing items). It returns the completed item (`RETURNING ALL NEW *`) for the warm-container cache, as the
+ * single completion's `ALL_NEW` does; `returning: false` leaves the clause out (a table that refuses it in a batch).
  */
 export function completeStatement(p: CompleteParams, returning = true): Statement {
   const sets: Array<readonly [string, unknown]> = [
@@ -108,12 +101,9 @@ export async function sendStatements(
 const MAX_BATCH_READ = 100;
 
 /**
- * The records under `ids`, strongly consistent, in `BatchGetItem`s of at
- * most 100 keys sent side by side: what the `INSERT`s refused with
- * `DuplicateItem` met, and group commit's duplicate probe
- * (`DynamoDBIdempotencyStore.getMany`). Keys without an item, and keys
- * DynamoDB left unprocessed, are absent (both treat the read as a hint:
- * those go the single way). Throws what the reads throw.
+ * The records under `ids`, strongly consistent, in `BatchGetItem`s of at most 100 keys sent side by side: what the
+ * `INSERT`s refused with `DuplicateItem` met, and group commit's duplicate probe. Keys without an item or left
+ * unprocessed are absent (a hint: those go the single way). Throws what the reads throw.
  */
 export async function readRecords(
   client: DynamoDBDocumentClient,
