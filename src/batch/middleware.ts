@@ -1,11 +1,7 @@
 /**
- * The batch lifecycle as a Middy middleware, for any {@link BatchSource}:
- * admit every record before the handler through the strategy (claim, or
- * validate for the transaction strategy), run the owned ones through
- * `eachRecord`, settle each record once, and answer with the source's
- * response naming exactly the records that must come back. The source says
- * how to read its events and the strategy how to run a record; this file
- * never reads an event itself, nor asks which strategy it has.
+ * The batch lifecycle as a Middy middleware, for any {@link BatchSource}: admit every record through the strategy,
+ * run the owned ones through `eachRecord`, settle each once, and answer naming exactly the records that must come back.
+ * This file never reads an event itself (the source does), nor asks which strategy it has.
  */
 import type { MiddlewareObj, Request } from '@middy/core';
 import { DeadlineError } from '../engine/errors.js';

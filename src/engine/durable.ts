@@ -1,23 +1,15 @@
 /**
- * Lambda durable functions (`@aws/durable-execution-sdk-js`), recognised by
- * the shape of their context, never by importing the SDK: a user without
- * durable functions installs and loads nothing more. A durable execution is
- * replayed from the start after every wait (its finished steps answered
- * from checkpoints), so a claim is keyed to the execution, not to the
- * invocation: see docs/durable-functions.md.
+ * Lambda durable functions, recognised by the shape of their context, never by importing the SDK. A durable execution
+ * is replayed from the start after every wait, so a claim is keyed to the execution (docs/durable-functions.md).
  */
 import { resumeOwnClaim } from './claim-decide.js';
 import type { Context } from 'aws-lambda';
 
 /**
- * The lease of a durable execution's claim, ms: 366 days, the longest a
- * durable execution may run. A replay may come after a wait of any length,
- * and nothing of the execution runs in between to renew the claim, so the
- * lease must outlast the execution: a shorter one would let another
- * execution take the key over during a wait and apply the effect twice. A
- * stopped or timed-out execution holds its key until then (free it with
- * `npx effectively-once forget`), or set a shorter `durable.leaseMs` on
- * `idempotent()` (the function's execution timeout + a margin).
+ * The lease of a durable execution's claim, ms: 366 days, the longest a durable execution may run. Nothing renews the
+ * claim during a wait of any length, so the lease must outlast the execution, or another execution could take the key
+ * over and apply the effect twice. A stopped execution holds its key until then (`npx effectively-once forget` frees
+ * it), or set a shorter `durable.leaseMs` on `idempotent()` (the function's execution timeout + a margin).
  */
 export const DURABLE_LEASE_MS = 366 * 24 * 60 * 60 * 1000;
 

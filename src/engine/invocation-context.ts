@@ -1,11 +1,7 @@
 /**
- * One invocation's view of the Lambda context: how a handler wrapper
- * (`handleEvent`, `eachRecord`) finds the state of the invocation that
- * called it, with no registry and no mark on the caller's objects. Middy
- * hands the handler `request.context`, and Middy's `request.internal` is not
- * reachable from there; so the middleware hands the handler this view
- * instead, which answers one more property: its invocation's state. Another
- * invocation given the same context object gets a view of its own.
+ * One invocation's view of the Lambda context: how a handler wrapper (`handleEvent`, `eachRecord`) finds the state of
+ * the invocation that called it, with no registry and no mark on the caller's objects (Middy's `request.internal` is
+ * not reachable from the handler). Another invocation given the same context object gets a view of its own.
  */
 
 /**

@@ -1,11 +1,7 @@
 /**
- * "Send once no handler of the batch runs": the one rule group commit
- * (transaction/group-commit/queue.ts) and the claim strategy's batched
- * completions (strategies/claim/coalesce.ts) share. A batch's handlers are counted
- * while they run; when the last one ends and something is waiting, the
- * flush runs one turn of the event loop later, so that the lanes the
- * finished records released can start their next handler (in microtasks)
- * and be counted first.
+ * "Send once no handler of the batch runs": the rule group commit and the claim strategy's batched completions share.
+ * When the last running handler ends and something waits, the flush runs one turn of the event loop later, so that
+ * the lanes the finished records released can start their next handler (in microtasks) and be counted first.
  */
 import { setImmediate as nextTurn } from 'node:timers';
 

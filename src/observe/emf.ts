@@ -1,11 +1,7 @@
 /**
- * The metrics of one batch (SQS) or event (EventBridge) as CloudWatch
- * Embedded Metric Format (EMF): pure, no I/O. The lifecycle writes the
- * document at the edge (see observe/metrics.ts).
- *
- * Every metric is published in every document, zeros included, so that
- * metric math over two of them (duplicates / records) never divides by a
- * missing value.
+ * The metrics of one batch or event as CloudWatch Embedded Metric Format (EMF): pure, no I/O (observe/metrics.ts
+ * writes it). Every metric is in every document, zeros included, so metric math (duplicates / records) never divides
+ * by a missing value.
  */
 import type { RecordOutcomeKind } from '../engine/outcomes.js';
 
