@@ -1,10 +1,7 @@
 /**
- * Crash points in the consumer pipeline, placed around the idempotency
- * store: the Lambda dies right after its claim, after the handler's effect
- * but before the completion is written, or after the completion (so the
- * batch response never reaches the event source and nothing is deleted).
- * A crash abandons the invocation (see `abandon`): no release, no
- * `after`/`onError`, nothing acknowledged, as a killed Lambda.
+ * Crash points around the idempotency store: the Lambda dies right after its claim, after the effect but before the
+ * completion, or after the completion (the response never reaches the event source). A crash abandons the invocation
+ * (`abandon`): no release, no `after`/`onError`, nothing acknowledged, as a killed Lambda.
  */
 import {
   isTransactionalStore,

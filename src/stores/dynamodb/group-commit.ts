@@ -1,11 +1,7 @@
 /**
- * Group commit's I/O rounds for the DynamoDB store: several records' commits
- * sent as few `TransactWriteItems` as the limits allow, each record still
- * atomic on its own (its idempotency Put and its actions are always in the
- * same transaction). A cancelled group is read record by record from its
- * cancellation reasons: a record whose own reasons name a failure is decided
- * exactly as its single commit would be; a record cancelled only because of
- * the others goes again in the next round.
+ * Group commit's I/O rounds: several records' commits in as few `TransactWriteItems` as the limits allow, each record
+ * atomic on its own. A cancelled group is read per record from its reasons: a record whose own reasons name a failure
+ * is decided as its single commit would be; one cancelled only because of the others goes again in the next round.
  */
 import { planGroups } from './group-plan.js';
 import { cancellationReasons, type RawCancellationReason } from './cancellation.js';

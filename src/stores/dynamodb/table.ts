@@ -1,10 +1,7 @@
 /**
- * The idempotency table, defined once: the CLI's `table create`, the testing
- * kit's `createIdempotencyTable`, the CloudFormation block in
- * docs/operations.md and the reference service's `infra/tables.json` all come
- * from (or are tested equal to) `idempotencyTable` below, so they cannot drift.
- * The shape is CloudFormation's `AWS::DynamoDB::Table` Properties, minus
- * `TableName`, because that is what a user pastes into a template.
+ * The idempotency table, defined once: the CLI's `table create`, `createIdempotencyTable`, the CloudFormation block in
+ * docs/operations.md and `infra/tables.json` come from (or are tested equal to) `idempotencyTable`. The shape is
+ * CloudFormation's `AWS::DynamoDB::Table` Properties minus `TableName`, what a user pastes into a template.
  */
 import type { CreateTableCommandInput, StreamViewType } from '@aws-sdk/client-dynamodb';
 import { ATTR } from './layout.js';

@@ -1,12 +1,6 @@
 /**
- * `outboxRelay()`: the Lambda handler behind a DynamoDB Streams mapping on
- * the table `tx.outbox()` writes to. It publishes each new outbox item to
- * EventBridge, then marks it published (or deletes it), and reports the
- * stream records it could not finish so the mapping retries them.
- *
- * `@aws-sdk/client-eventbridge` is an optional peer dependency: this module
- * imports it only when the relay first publishes, so a handler that does not
- * use the outbox never loads it.
+ * `outboxRelay()`: the handler behind a DynamoDB Streams mapping on the table `tx.outbox()` writes to.
+ * `@aws-sdk/client-eventbridge` (an optional peer) is imported only when the relay first publishes.
  */
 import type { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
