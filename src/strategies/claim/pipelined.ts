@@ -1,7 +1,8 @@
 /**
- * The claim strategy with pipelined claims (`claim({ pipelined: true })`, see its TSDoc): the claims are started, not
- * awaited, and each record runs as soon as its own claim returns, every claim and completion a request of its own.
- * FIFO batches are claimed as a batch (a group's hold-back is decided from all its claims), one request per claim.
+ * The claim strategy with pipelined claims (`claim({ pipelined: true })`, see its TSDoc; the SQS default from 512 MB,
+ * memory-sized.ts): the claims are started, not awaited, and each record runs as soon as its own claim returns, every
+ * claim and completion a request of its own. FIFO batches are claimed as a batch (a group's hold-back is decided from
+ * all its claims), one request per claim.
  */
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
