@@ -103,12 +103,9 @@ function decideRefused(ask: ClaimAsk, refused: Refused): RefusalDecision {
 }
 
 /**
- * A durable execution's replay finding its own IN_PROGRESS claim (written by
- * an earlier invocation of the same execution: its `messageId` is the
- * execution's marker): it takes the claim's token and renews the lease from
- * now, fenced on that token, so the claim lasts from this replay on.
- * `not-own`: someone else's claim; `changed`: ours, but it changed hands
- * (released, taken over) before the renewal landed: claim again.
+ * A durable execution's replay finding its own IN_PROGRESS claim (its `messageId` is the execution's marker): it takes
+ * the claim's token and renews the lease from now, fenced on it. `not-own`: someone else's claim; `changed`: ours, but
+ * it changed hands before the renewal landed: claim again.
  */
 export async function resumeOwnClaim(
   ask: ClaimAsk & { readonly execution: ClaimExecution },

@@ -1,12 +1,7 @@
 /**
- * Error classes. One root, `EffectivelyOnceError`; each subclass sets `name`,
- * keeps `cause`, and carries the idempotency key and the existing record
- * where there is one, so a log line says what happened to which event.
- *
- * This file is the one import path for all of them: it holds the errors about
- * claims, leases and deadlines and `PermanentError`, and re-exports the root
- * (error-base.ts), the invalid-record family (record-errors.ts) and the
- * transaction family (transaction-errors.ts).
+ * Error classes: one root, `EffectivelyOnceError`; each subclass sets `name`, keeps `cause`, and carries the key and
+ * the existing record where there is one. The one import path for all of them: the errors about claims, leases and
+ * deadlines and `PermanentError` here, the root and the record and transaction families re-exported.
  */
 import { EffectivelyOnceError } from './error-base.js';
 

@@ -1,10 +1,7 @@
 /**
- * The lease heartbeat (`strategy: claim({ heartbeat })`): while a claimed record's
- * handler runs, renew its lease every period with the store's fenced
- * `renew`, so a long effect is not taken over. A renewal refused by the
- * owner-token condition, or no successful renewal for a whole lease (we can
- * no longer prove ownership), aborts the record's `AbortSignal` with a
- * `LeaseLostError`. A renewal error alone is retried at the next tick.
+ * The lease heartbeat (`claim({ heartbeat })`): while a claimed record's handler runs, its lease is renewed every period
+ * (the store's fenced `renew`). A refused renewal, or none that succeeded for a whole lease, aborts the record's
+ * `AbortSignal` with a `LeaseLostError`; a renewal error alone is retried at the next tick.
  */
 import { LeaseLostError } from './errors.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';

@@ -1,10 +1,6 @@
 /**
- * What the lifecycle (admit -> run -> settle -> respond) needs to know about
- * a source, and nothing more: each member is one decision the source makes.
- * A source (SQS, Kinesis, DynamoDB Streams, Kafka; EventBridge for single
- * events) is one object of this shape: the lifecycle never reads an event
- * or a record any other way. The middleware's own name (`sqsIdempotency`) is
- * not the source's: its factory gives it to the lifecycle.
+ * What the lifecycle (admit -> run -> settle -> respond) needs to know about a source, each member one decision the
+ * source makes; the lifecycle never reads an event or a record any other way.
  */
 import type { InvalidRecordError } from './errors.js';
 import type { RecordOutcome } from './outcomes.js';

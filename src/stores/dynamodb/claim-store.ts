@@ -139,12 +139,8 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   /** Whether claimMany and completeMany send PartiQL batches (off once the role was refused PartiQL). */
   #batched = true;
   /**
-   * Whether batched completions ask for the completed item (`RETURNING ALL
-   * NEW *`), for the cache. DynamoDB Local answers it inside
-   * `BatchExecuteStatement`; AWS documents the clause for `ExecuteStatement`
-   * and is silent on batches. Should a table refuse it as invalid, the
-   * completions go on batched without it (the cache then learns them from
-   * later reads), rather than every batch paying a refused request.
+   * Whether batched completions ask for the completed item (`RETURNING ALL NEW *`), for the cache: AWS documents the
+   * clause for `ExecuteStatement` only. A table that refuses it gets batches without it from then on.
    */
   #returning = true;
 
@@ -254,15 +250,10 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   }
 
   /**
-   * Claims several keys in PartiQL `BatchExecuteStatement`s of fresh-key
-   * `INSERT`s (25 a request). A cached COMPLETED record answers without a
-   * statement. A key that has an item answers `DuplicateItem`, which carries
-   * no item: those items are read in one strongly consistent `BatchGetItem`
-   * and decided as a refused claim is (a duplicate, a live claim), a free
-   * one taken over by the conditional `UpdateItem` of `claim`. A key the
-   * read misses, and every statement of a request that failed as a whole,
-   * is claimed by the single path, under the same owner token so that a
-   * claim that landed unanswered is still recognised as ours.
+   * Claims several keys in PartiQL `BatchExecuteStatement`s of fresh-key `INSERT`s (25 a request); a cached COMPLETED
+   * record answers without one. A key with an item answers `DuplicateItem`, without the item: those are read in one
+   * strongly consistent `BatchGetItem` and decided as in `claim`. A key the read misses, and every statement of a
+   * failed request, goes the single path under the same owner token (a claim that landed unanswered is still ours).
    */
   async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
     return inBatches(
@@ -341,13 +332,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   }
 
   /**
-   * Completes several claims in PartiQL `BatchExecuteStatement`s of fenced
-   * `UPDATE`s (25 a request), each under the single completion's condition.
-   * A result too large is refused before any request, as by `complete`; a
-   * statement that fails its condition, and every statement of a request
-   * that failed as a whole (an item DynamoDB finds too large, throttling),
-   * is completed by the single path, so the lease-lost, own-write and
-   * oversized rules hold unchanged.
+   * Completes several claims in PartiQL `BatchExecuteStatement`s of fenced `UPDATE`s (25 a request), each under the
+   * single completion's condition. A too-large result is refused before any request, as by `complete`; a statement that
+   * fails, and every statement of a failed request, goes the single path, so its rules hold unchanged.
    */
   async completeMany(inputs: readonly CompleteInput[]): Promise<StoreAnswer<FencedWriteResult>[]> {
     return inBatches(

@@ -62,15 +62,10 @@ export interface ClaimParams {
 }
 
 /**
- * The takeover claim, sent after a fresh-key `PutItem` (`claimPutRequest`)
- * was refused by an item that is free again (lease passed, FAILED, past
- * retention): a conditional `UpdateItem`, so the attempt count survives the
- * takeover with `if_not_exists(attempts, 0) + 1`; leftovers
- * of an older record (result, lastError, completedAt) are removed. The TTL is
- * the later of retention and lease end so TTL can never delete a live claim.
- * `attempts` counts claims since the item was created: a record reclaimed
- * after its retention (but before TTL removed it) keeps counting, because
- * one request cannot both test and reset it.
+ * The takeover claim of an item that is free again (lease passed, FAILED, past retention), after `claimPutRequest` was
+ * refused: a conditional `UpdateItem`, so `attempts` keeps counting (one request cannot both test and reset it) and an
+ * older record's result, lastError and completedAt are removed. The TTL is the later of retention and lease end, so
+ * TTL never deletes a live claim.
  */
 export function claimRequest(p: ClaimParams): UpdateCommandInput {
   const e = new Expression();
@@ -96,15 +91,10 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
 }
 
 /**
- * The claim of a key that has no item: one `PutItem` of the whole claim,
- * conditioned only on the item being absent. It is the common case (a fresh
- * key) and DynamoDB Local spends 20–29 % less CPU on it than on
- * {@link claimRequest}'s conditional update (bench/probe-claims.ts). An
- * existing item refuses it and comes back (`ALL_OLD`): a duplicate or a live
- * claim is decided from it in the same round trip; an item that is free
- * (lease passed, FAILED, past retention) is then taken with
- * {@link claimRequest}, which keeps counting `attempts`. The item is exactly
- * what `claimRequest` would leave on a key without one.
+ * The claim of a key that has no item: one `PutItem`, conditioned only on the item being absent (the common case;
+ * DynamoDB Local spends 20–29 % less CPU on it than on {@link claimRequest}'s update, bench/probe-claims.ts). An item
+ * refuses it and comes back (`ALL_OLD`), to be decided in the same round trip, or taken with {@link claimRequest} when
+ * free. The item is exactly what `claimRequest` would leave on a key without one.
  */
 export function claimPutRequest(p: ClaimParams): PutCommandInput & { Item: Record<string, unknown> } {
   const item: Record<string, unknown> = {
@@ -230,13 +220,9 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
 }
 
 /**
- * The idempotency action of a commit (transaction strategy): a Put of a
- * COMPLETED record under the same "key is free" condition as a claim. A live
- * IN_PROGRESS claim (claim strategy on the same key) therefore blocks it, and
- * the store reports that as in progress, never as a duplicate, because the
- * claim's effect may still fail. A claim whose lease has passed is taken over
- * under the same condition as a claim (the old owner's fenced writes then
- * fail), but as a Put the record starts again at `attempts: 1`.
+ * The idempotency action of a commit: a Put of a COMPLETED record under a claim's "key is free" condition. A live claim
+ * blocks it, reported as in progress (never a duplicate: the claim's effect may still fail); one whose lease has passed
+ * is taken over (its owner's fenced writes then fail), the record starting again at `attempts: 1`.
  */
 export function commitPut(tableName: string, item: Readonly<Record<string, unknown>>, now: number): NonNullable<TransactItem['Put']> {
   const e = new Expression();

@@ -69,13 +69,9 @@ class Queue<I, R> {
 }
 
 /**
- * The longest a finished record's completion waits for the handlers still
- * running, ms. Its effect has happened: until its completion lands, a crash
- * or a timeout of the invocation would let a redelivery run the effect
- * again, so one slow handler must not hold the others' completions back.
- * Under the AWS model a batch's handlers all finish within it (a single
- * write: p99 16 ms), so it bounds the wait without splitting the common
- * batch.
+ * The longest a finished record's completion waits for the handlers still running, ms: until it lands, a crash would
+ * let a redelivery run the effect again, so one slow handler must not hold the others back. Under the AWS model a
+ * batch's handlers all finish within it (a single write: p99 16 ms), so the common batch is not split.
  */
 export const MAX_COMPLETION_WAIT_MS = 25;
 

@@ -24,13 +24,9 @@ export interface CommitRetryPolicy {
 export const commitRetryDefaults: CommitRetryPolicy = Object.freeze({ attempts: 3, baseDelayMs: 25, maxDelayMs: 100 });
 
 /**
- * The pause before the next commit, after `failed` commits in a row were
- * cancelled by contention; `undefined` means give up and report the record
- * failed. Full jitter (uniform in [0, ceiling), the ceiling doubling from
- * `baseDelayMs` up to `maxDelayMs`) so competing invocations do not clash
- * again in step. It also gives up when the pause would use up `timeLeftMs`,
- * the time left before the safety margin: the retry must never eat into the
- * time kept for settling the batch.
+ * The pause before the next commit after `failed` contention cancellations in a row, or `undefined`: give up, the
+ * record failed. Full jitter (uniform in [0, ceiling), the ceiling doubling from `baseDelayMs` to `maxDelayMs`); it
+ * gives up too when the pause would use up `timeLeftMs`, the time before the safety margin.
  */
 export function commitRetryDelay(
   failed: number,
