@@ -1,10 +1,7 @@
 /**
- * The metrics plug-ins: `emfMetrics({...})` turns each batch (or event) line
- * into one CloudWatch EMF document and writes it; `powertoolsMetrics(m)`
- * hands the counts to a Powertools `Metrics` instance. Like the log line they
- * observe outcomes already settled: a failing sink never fails or delays a
- * batch. A handler that imports neither writes no metrics and bundles none
- * of this.
+ * The metrics plug-ins: `emfMetrics({...})` writes one CloudWatch EMF document per batch (or event) line;
+ * `powertoolsMetrics(m)` hands the counts to a Powertools `Metrics`. They observe outcomes already settled: a failing
+ * sink never fails or delays a batch.
  */
 import {
   emfDocument,

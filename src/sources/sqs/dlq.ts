@@ -1,10 +1,7 @@
 /**
- * Permanent failures straight to the dead-letter queue (SQS only). The only
- * module besides backoff.ts that loads `@aws-sdk/client-sqs`, and only when
- * `deadLetter` sends something: by a dynamic import in
- * {@link sendToDlq}, so neither a handler's cold start nor its bundle (where
- * the SDK is external, a static import would be hoisted to the top) loads
- * it, and a user without a DLQ needs no SQS client installed.
+ * Permanent failures straight to the dead-letter queue. With backoff.ts the only module that loads
+ * `@aws-sdk/client-sqs`, by a dynamic import in {@link sendToDlq} when `deadLetter` sends something: a bundle with the
+ * SDK external would hoist a static import to the top and load it at every cold start.
  */
 import type { GetQueueAttributesCommandOutput, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import type { SqsClientLike } from './sqs-client.js';

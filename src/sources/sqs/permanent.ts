@@ -34,12 +34,9 @@ export function isPermanentFailure(
 }
 
 /**
- * Which outcomes may be sent to the DLQ (and so acknowledged), in delivery
- * order: permanent failures, but in a FIFO lane only the first record that
- * is not acknowledged. A record behind one that comes back must come back
- * too, or it would leave its group before the earlier one (and a later
- * record would be acknowledged while an earlier one's DLQ send failed).
- * Records without a lane (standard queues) are never held back.
+ * Which outcomes may be sent to the DLQ (and so acknowledged), in delivery order: permanent failures, but in a FIFO lane
+ * only the first record not acknowledged (one behind a record that comes back must come back too, or it would leave
+ * its group first).
  */
 export function deadLetterable(
   outcomes: readonly RecordOutcome[],

@@ -1,10 +1,7 @@
 /**
- * The transaction strategy's commit path of the DynamoDB store: what is
- * decided before a commit is sent (cache, the COMPLETED item, its size and
- * the transaction's limits), sending one record's `TransactWriteItems`, and
- * reading a refused one (a duplicate, a live claim, a business conflict, or a
- * cancellation worth retrying). `DynamoDBIdempotencyStore.commit` and
- * `commitGroup` call these with the store's options, cache and reads.
+ * The DynamoDB store's commit path: what is decided before a commit is sent (cache, the COMPLETED item, its size, the
+ * limits), sending one record's `TransactWriteItems`, and reading a refused one (a duplicate, a live claim, a business
+ * conflict, or a cancellation worth retrying).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';

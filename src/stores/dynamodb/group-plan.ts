@@ -35,12 +35,9 @@ export interface GroupLimits {
 const dynamoLimits: GroupLimits = { actions: MAX_TRANSACTION_ACTIONS, bytes: MAX_TRANSACTION_BYTES };
 
 /**
- * Packs candidates first-fit, in order, into groups within the limits. A
- * candidate that touches an item an earlier one of this round touches is
- * deferred rather than put in a parallel group: two transactions on one item
- * at the same time would cancel each other (`TransactionConflict`), so
- * overlapping records commit one round after the other. The first candidate
- * is never deferred, so every round makes progress.
+ * Packs candidates first-fit, in order, into groups within the limits. One that touches an item an earlier one of this
+ * round touches is deferred to the next round (two transactions on one item at once cancel each other); the first is
+ * never deferred, so every round makes progress.
  */
 export function planGroups(candidates: readonly GroupCandidate[], limits: GroupLimits = dynamoLimits): GroupPlan {
   const taken = new Set<string>();

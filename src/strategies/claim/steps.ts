@@ -1,10 +1,6 @@
 /**
- * The claim strategy's steps (batch claims): every record is claimed before
- * the handler, one conditional write each, all at once; each record's
- * handler runs under its claim (renewed by the lease heartbeat when asked)
- * and is settled as soon as it finishes, with fenced writes. Pipelined
- * claims (pipelined.ts) are these steps with the claims still running when
- * the handler starts.
+ * The claim strategy's steps (batch claims): every record is claimed before the handler, all at once; each runs under
+ * its claim (renewed by the heartbeat when asked) and is settled as soon as it finishes, with fenced writes.
  */
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { heartbeatOn, type ClaimsHeartbeat, type KeepLease, type LeaseKeeper } from '../../engine/heartbeat.js';

@@ -1,10 +1,7 @@
 /**
- * The transaction builder a per-record handler receives as `tx` under the
- * transaction strategy. It only collects DocumentClient-shaped actions and
- * enforces `TransactWriteItems` limits as each one is added, so a broken
- * limit throws at the offending `tx.put(...)` line instead of failing the
- * commit later. Sending is the store's job (one request, idempotency item
- * included); nothing here touches a client.
+ * The transaction builder a handler receives as `tx`: it collects DocumentClient-shaped actions and enforces the
+ * `TransactWriteItems` limits as each is added, so a broken limit throws at the offending `tx.put(...)` line. Sending
+ * is the store's job; nothing here touches a client.
  */
 import { ItemTooLargeError, type ErrorContext } from '../../engine/errors.js';
 import { MAX_ITEM_BYTES, itemSize } from '../../engine/size.js';

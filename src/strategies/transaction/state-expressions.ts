@@ -50,10 +50,8 @@ export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
 }
 
 /**
- * Validates a versioned update and builds it: condition
- * `attribute_exists(<first key>) AND #version = :expected` (for 0:
- * `attribute_not_exists(#version) OR #version = 0`), writing `set` and
- * bumping the version.
+ * Validates a versioned update and builds it: condition `attribute_exists(<first key>) AND #version = :expected` (for 0:
+ * `attribute_not_exists(#version) OR #version = 0`), writing `set` and bumping the version.
  *
  * @throws TypeError naming the bad option.
  */

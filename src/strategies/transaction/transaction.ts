@@ -1,10 +1,7 @@
 /**
- * `transaction()`: the transaction strategy as the value of a middleware's
- * `strategy` option. The handler's `tx` writes commit with the idempotency
- * record in one `TransactWriteItems`. The settings only a transaction has
- * live here, so a claim cannot be given them; `commit` and
- * `probeDuplicates` shape how a batch of SQS records commits, so the object
- * that carries them is a type only `sqsIdempotency` takes.
+ * `transaction()`: the transaction strategy as a middleware's `strategy` option, with the settings only a transaction
+ * has; `commit` and `probeDuplicates` shape how an SQS batch commits, so the object carrying them is a type only
+ * `sqsIdempotency` takes.
  */
 import { asTransactional, runTransactional, type ConflictPolicy } from './commit-step.js';
 import type { ProbeMode } from './group-commit/duplicate-probe.js';
