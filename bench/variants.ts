@@ -102,8 +102,9 @@ export const variants: readonly Variant[] = [
   },
   {
     id: 'ours-claim',
-    title: 'ours, claim',
-    setup: "sqsIdempotency (strategy 'claim', defaults) + eachRecord; points ADD in the handler",
+    title: 'ours, claim, batched',
+    setup:
+      "sqsIdempotency (strategy claim(): a batch's claims in one request, its completions in another, at every memory size) + eachRecord; points ADD in the handler",
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',
