@@ -67,6 +67,9 @@ export function stringFlag(flags: Flags, name: string, required = false): string
 export function connectionArgs(flags: Flags, env: Readonly<Record<string, string | undefined>>): ConnectionArgs {
   const table = stringFlag(flags, 'table') ?? nonEmpty(env['IDEMPOTENCY_TABLE']);
   if (table === undefined) throw new UsageError('--table is required (or set IDEMPOTENCY_TABLE).');
+  if (!/^[\w.-]{3,255}$/.test(table)) {
+    throw new UsageError(`--table "${table}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and ".".`);
+  }
   return {
     table,
     region: stringFlag(flags, 'region') ?? nonEmpty(env['AWS_REGION']) ?? nonEmpty(env['AWS_DEFAULT_REGION']),

@@ -12,19 +12,43 @@ export interface CliClients {
   readonly doc: DynamoDBDocumentClient;
 }
 
+// What `startDynamoDBLocal()` (effectively-once/testing) gives its clients.
+// DynamoDB Local keeps one set of tables per access key and region, so a
+// table the CLI creates on a local endpoint is the one a test's client sees.
+const LOCAL_REGION = 'us-east-1';
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+/** An endpoint on this machine (DynamoDB Local): it needs a region and credentials, but any will do. */
+export function isLoopback(endpoint: string | undefined): boolean {
+  if (endpoint === undefined) return false;
+  try {
+    const host = new URL(endpoint).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Builds the clients. Keys in `env` (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
  * `AWS_SESSION_TOKEN`) are used as they are; otherwise the SDK's default chain
- * (profile, SSO, container, instance role) finds credentials.
+ * (profile, SSO, container, instance role) finds credentials. On a loopback
+ * `--endpoint` (DynamoDB Local) without a region or keys, the testing kit's
+ * region and keys stand in, so `table create --endpoint http://localhost:8000`
+ * works with nothing set.
  */
 export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, string | undefined>>): CliClients {
   const accessKeyId = env['AWS_ACCESS_KEY_ID'];
   const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
   const sessionToken = env['AWS_SESSION_TOKEN'];
+  const local = isLoopback(where.endpoint);
+  const region = where.region ?? (local ? LOCAL_REGION : undefined);
+  const given = accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } : undefined;
+  const credentials = given ?? (local && env['AWS_PROFILE'] === undefined ? LOCAL_CREDENTIALS : undefined);
   const config: DynamoDBClientConfig = {
-    ...(where.region === undefined ? {} : { region: where.region }),
+    ...(region === undefined ? {} : { region }),
     ...(where.endpoint === undefined ? {} : { endpoint: where.endpoint }),
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : {}),
+    ...(credentials === undefined ? {} : { credentials }),
   };
   const client = new DynamoDBClient(config);
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });

@@ -49,7 +49,8 @@ export function explainAwsError(err: unknown, where: ConnectionArgs): string {
   }
   if (name === 'AccessDeniedException') return `access denied on ${describeWhere(where)}: ${message}`;
   if (/region is missing/i.test(message)) return 'no AWS region: pass --region or set AWS_REGION.';
-  if (name === 'ValidationException' && /index/i.test(message)) {
+  // Only the missing index: DynamoDB's message for a bad table name also says "index" ("Table/index names must be ...").
+  if (name === 'ValidationException' && /specified index|inflight-by-lease/i.test(message)) {
     return `${describeWhere(where)} has no ${INFLIGHT_INDEX_NAME} index; create it with 'effectively-once table create' (or the definition in docs/operations.md) to list stale claims (${message}).`;
   }
   const code = socketCode(err);

@@ -129,9 +129,16 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.#detach = () => {};
   }
 
-  /** `eachRecord` takes the batch: from now on a record without an execution was cut short, never answered for by the handler. */
-  begin(): void {
-    if (this.#phase === 'admitted') this.#phase = 'running';
+  /**
+   * `eachRecord` takes the batch: from now on a record without an execution
+   * was cut short, never answered for by the handler. The strategy is told
+   * whether it runs the records as handed on (the memory-sized default learns
+   * from it whether claims may be pipelined).
+   */
+  begin(asHanded = true): void {
+    if (this.#phase !== 'admitted') return;
+    this.#phase = 'running';
+    this.#batch.taken?.(asHanded);
   }
 
   /**

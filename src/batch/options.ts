@@ -45,7 +45,9 @@ export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = 
   /** Names the consumer in record ids (`consumer#key`). Default: the Lambda function name. */
   readonly consumer?: string;
   /**
-   * Default `claim()`. `claim({ heartbeat })` renews the claim while the
+   * Default `claim()` (`sqsIdempotency`: its claims batched below 512 MB
+   * of memory, pipelined from 512 MB up, see `claim({ pipelined })`).
+   * `claim({ heartbeat })` renews the claim while the
    * handler runs; `transaction({ onConflict })` commits the handler's `tx`
    * writes with the idempotency record.
    */

@@ -57,8 +57,11 @@ export interface BatchRunner<TRecord = SQSRecord> {
   readonly ownedRecords?: readonly TRecord[];
   /** The ordered lane of a record (default: the source's lane; `undefined`: a lane of its own). */
   laneOf?(record: TRecord): string | undefined;
-  /** Called once when `eachRecord` starts on the batch. */
-  begin?(): void;
+  /**
+   * Called once when `eachRecord` starts on the batch. `asHanded` (default
+   * true): it runs the very record objects the middleware handed on.
+   */
+  begin?(asHanded?: boolean): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
   execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
   /** Marks a record as not started. */
@@ -90,6 +93,13 @@ interface Link {
 // event never see it), so it is the second way only.
 const LINK = Symbol('effectively-once: the batch invocation this was handed on by');
 
+// The registrations of batches not yet answered in this process. Read only
+// when neither the event nor the context leads to an invocation: a record
+// one of them owns is then being run by a handler whose middleware after
+// ours replaced both with new objects, and must not run plainly (under its
+// message id, with no claim) while its invocation holds the claim.
+const unanswered = new Set<Registration>();
+
 /**
  * Leaves the runner where `eachRecord` finds it for this invocation: on the
  * event handed on (made by the source's `withRecords`, ours) and on a view of
@@ -103,11 +113,17 @@ export function attachRunner<TRecord, C>(
   runner: BatchRunner<TRecord>,
 ): { readonly context: C; readonly detach: () => void } {
   const ids = new Set(runner.records.map((r) => runner.source.read(r).id));
-  const link: Link = { current: { runner: runner as BatchRunner<unknown>, ids } };
+  const registration: Registration = { runner: runner as BatchRunner<unknown>, ids };
+  const link: Link = { current: registration };
+  unanswered.add(registration);
   Object.defineProperty(event, LINK, { value: link, configurable: true, enumerable: false, writable: false });
   // No context at all (a test calling the handler bare): the event is the only way.
   const view = typeof context === 'object' && context !== null ? contextWith(context, LINK, link, true) : context;
-  return { context: view, detach: () => (link.current = undefined) };
+  const detach = () => {
+    link.current = undefined;
+    unanswered.delete(registration);
+  };
+  return { context: view, detach };
 }
 
 /**
@@ -115,12 +131,14 @@ export function attachRunner<TRecord, C>(
  * own record objects; `undefined` when no middleware registered one.
  *
  * @throws TypeError when a middleware registered state this event cannot be
- * matched to (never a silent plain run of records a runner owns).
+ * matched to, or the event holds a record of a batch not yet answered that
+ * neither the event nor the context leads to (never a silent plain run of
+ * records a runner owns).
  */
 export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown> | undefined {
   const handedOn = stateOf<Link>(event, LINK);
   const registration = (handedOn ?? stateOf<Link>(context, LINK))?.current;
-  if (registration === undefined) return undefined;
+  if (registration === undefined) return refuseUnlinked(event);
   // Found through the context only: the event was replaced, and must still hold this invocation's records.
   if (handedOn === undefined && !idsOf(registration, event).some((id) => registration.ids.has(id))) {
     const records = registration.runner.source.records(event);
@@ -130,6 +148,19 @@ export function runnerFor(event: unknown, context: unknown): BatchRunner<unknown
     );
   }
   return matchedRunner(registration, event);
+}
+
+/** No link: a plain run, unless a batch not yet answered owns one of the event's records. */
+function refuseUnlinked(event: unknown): undefined {
+  for (const registration of unanswered) {
+    const owned = idsOf(registration, event).find((id) => registration.ids.has(id));
+    if (owned === undefined) continue;
+    const { owner } = registration.runner;
+    throw new TypeError(
+      `eachRecord: message ${owned} belongs to a batch ${owner} is running, but a middleware after ${owner} replaced both the event and the Lambda context with new objects, so eachRecord cannot reach its claims. Keep the context, or copy it ({ ...request.context }).`,
+    );
+  }
+  return undefined;
 }
 
 const notRecords = (r: Registration, refusal: Refusal) =>
@@ -184,7 +215,8 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner<
     ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
     ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
-    begin: () => runner.begin?.(),
+    // A middleware after ours replaced or dropped records: pipelined claims would hand it none to work on.
+    begin: () => runner.begin?.(false),
     execute(record, fn, context) {
       const { id } = source.read(record);
       const own = theirs.get(id);

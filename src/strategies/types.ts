@@ -128,6 +128,13 @@ export interface StrategyBatch<TRecord> {
   /** The handler never called `eachRecord`: what its own response (or its silence) says of each first copy. */
   answeredByHandler(answer: HandlerAnswer<TRecord>): Map<string, Execution>;
   /**
+   * `eachRecord` took the batch (once, before its first record runs).
+   * `asHanded`: with the very record objects the middleware handed on, none
+   * dropped (false when a middleware after it replaced or dropped records).
+   * Absent: the strategy does not care how the handler takes a batch.
+   */
+  taken?(asHanded: boolean): void;
+  /**
    * The batch is being answered: no record starts now. Stops what keeps
    * claims alive (waiting for renewals in flight) and resolves with the
    * admissions that returned since the handler started (pipelined claims).

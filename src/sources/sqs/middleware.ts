@@ -20,7 +20,7 @@ import { chainSettleSteps, settlePluginRule } from './plugins.js';
 import type { DeadLetterPlugin } from './dead-letter.js';
 import type { BackoffPlugin } from './backoff.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
-import { defaultClaim } from '../../strategies/claim/steps.js';
+import { defaultClaimFor, memorySizeMb } from '../../strategies/claim/memory-sized.js';
 import { sqsSource } from './adapter.js';
 
 /**
@@ -94,11 +94,13 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
   const settings = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
   const { store, storeResult, lease } = settings;
+  // No strategy: batched or pipelined claims by the function's memory size, read here, once per cold start (memory-sized.ts).
+  const strategy = settings.strategy ?? defaultClaimFor(memorySizeMb(process.env['AWS_LAMBDA_FUNCTION_MEMORY_SIZE']));
   return batchIdempotency(sqsSource, {
     ...settings,
     owner: SQS_MIDDLEWARE,
     // The DLQ first, so a dead-lettered record is not backed off.
     afterSettle: chainSettleSteps([options.deadLetter, options.backoff]),
-    steps: (settings.strategy ?? defaultClaim).batch({ store, storeResult, lease, owner: SQS_MIDDLEWARE }),
+    steps: strategy.batch({ store, storeResult, lease, owner: SQS_MIDDLEWARE }),
   });
 }

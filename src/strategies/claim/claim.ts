@@ -20,15 +20,18 @@ export interface ClaimOptions {
    * its own claim returns, instead of claiming every record before the
    * handler runs, and send every claim and completion as a request of its
    * own: each record is one chain of three round trips, as in Powertools.
-   * The lowest latency where the function has CPU to spare (a full vCPU at
-   * 1,769 MB); the default sends a batch's claims in one request and its
-   * completions in another (stores with batched calls, as the DynamoDB
-   * store), about 0.6x the CPU, which wins where CPU is scarce: in the
-   * bench's model, below about 800 MB of memory at 25 % duplicates and
-   * 1,350 MB at 1 % (docs/benchmarks.md). The handler is then handed an event with no
-   * records (none is known to be claimed yet), so it must be wrapped in
-   * `eachRecord`. FIFO batches are claimed as a batch either way. Not with a
-   * heartbeat. Default false.
+   * Without a `strategy`, `sqsIdempotency` already does this from 512 MB of
+   * memory up (by `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, once its first batch
+   * showed the handler takes its records through `eachRecord`) and sends a
+   * batch's claims in one request below that, where CPU is scarce (issue
+   * 31's Lambda-shaped bench: batched 1.50x Powertools records/s at 256 MB,
+   * 0.91x at 512 MB, 0.75x at 1,769 MB; pipelined about 1.0x at every size).
+   * Set it by hand for pipelined claims from the first batch on, at any
+   * memory size, or off the Lambda runtime (where the size is unknown and
+   * the default batches). The handler is handed an event with no records
+   * (none is known to be claimed yet), so it must be wrapped in
+   * `eachRecord`. FIFO batches are claimed as a batch either way. Not with
+   * a heartbeat. Default false.
    */
   readonly pipelined?: boolean;
   /**
@@ -67,7 +70,8 @@ const claimRules = {
 /**
  * The claim strategy, for a middleware's `strategy` option: a DynamoDB
  * claim record (IN_PROGRESS with a lease) before the handler runs, marked
- * COMPLETED after it. No `strategy` at all is `claim()`.
+ * COMPLETED after it. No `strategy` at all is `claim()` (for
+ * `sqsIdempotency`, with pipelined claims from 512 MB of memory up).
  *
  * @throws TypeError naming the option when one is unknown or of the wrong
  * type, or when `pipelined` and `heartbeat` are both on.

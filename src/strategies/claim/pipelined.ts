@@ -3,8 +3,8 @@
  * the claims are started, not awaited, and each record runs as soon as its
  * own claim returns; every claim and completion is a request of its own
  * (no batched store calls), so each record is one chain of three round
- * trips, as in Powertools. The lowest latency where CPU is plentiful; the
- * batched default spends about 0.6x the CPU. The handler is handed no
+ * trips, as in Powertools. The lowest latency where CPU is plentiful; batched
+ * claims spend about 0.6x the CPU (the default below 512 MB, memory-sized.ts). The handler is handed no
  * records (none is known to be claimed yet), so it must run them through
  * `eachRecord`. FIFO batches are claimed as a batch (a group's hold-back is
  * decided from all its claims), also one request per claim; the option

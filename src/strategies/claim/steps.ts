@@ -201,5 +201,5 @@ export function claimEvent(this: ClaimObject): EventStrategy {
   return heartbeatOn(this.heartbeat) ? { name: 'claim', heartbeat: this.heartbeat } : { name: 'claim' };
 }
 
-/** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it). */
+/** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it); `sqsIdempotency` runs it below 512 MB (memory-sized.ts). */
 export const defaultClaim = /* @__PURE__ */ strategyObject(claimSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);

@@ -15,6 +15,10 @@ import { ManualClock } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { completed, localEnv, writer } from './support.js';
 
+/** An endpoint that is not this machine's and never answers (`.invalid` never resolves): the CLI fails before any request. */
+const REMOTE = 'http://dynamodb.example.invalid:8000';
+const remoteEnv = (): Record<string, string> => ({ ...localEnv(), DYNAMODB_ENDPOINT: REMOTE });
+
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const outDir = join(root, 'node_modules', '.cache', `cli-bin-${randomUUID().slice(0, 8)}`);
 const bundle = join(outDir, 'cli', 'main.js');
@@ -115,15 +119,22 @@ describe('the effectively-once bin', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ id: 'payments#o-bin', matched: 'plain', record: { status: 'COMPLETED' } });
   });
 
+  it("on a loopback endpoint with neither keys nor region, uses DynamoDB Local's (exit 0)", async () => {
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, AWS_REGION: _region, ...bare } = localEnv();
+    const run = await runBin(['stale', '--table', table], cleanEnv(bare));
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('without credentials says what to set, exit code 1', async () => {
-    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...noCredentials } = localEnv();
+    // A remote endpoint: on a loopback one the CLI stands in DynamoDB Local's keys.
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...noCredentials } = remoteEnv();
     const run = await runBin(['inspect', '--table', table, '--id', 'payments#o-bin'], cleanEnv(noCredentials));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no AWS credentials found. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE');
   });
 
   it('without a region says how to give one, exit code 1', async () => {
-    const { AWS_REGION: _region, ...noRegion } = localEnv();
+    const { AWS_REGION: _region, ...noRegion } = remoteEnv();
     const run = await runBin(['stale', '--table', table], cleanEnv(noRegion));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('no AWS region: pass --region or set AWS_REGION.');
@@ -137,7 +148,7 @@ describe('the effectively-once bin', () => {
 
   describe.skipIf(node20 === undefined)(`on ${node20Name}`, () => {
     const noRegion = (): Record<string, string> => {
-      const { AWS_REGION: _region, ...env } = localEnv();
+      const { AWS_REGION: _region, ...env } = remoteEnv();
       return env;
     };
 

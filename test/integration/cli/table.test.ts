@@ -3,7 +3,7 @@ import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand } f
 import { describe, expect, it } from 'vitest';
 import { idempotencyTable } from '../../../src/stores/dynamodb/table.js';
 import { testDynamo } from '../../support/dynamodb.js';
-import { runCli } from './support.js';
+import { localEnv, runCli } from './support.js';
 
 const { client } = testDynamo();
 const tableName = (): string => `cli-table-${randomUUID().slice(0, 8)}`;
@@ -43,6 +43,23 @@ describe('effectively-once table create', () => {
     expect(run.stderr).toContain(`Table ${name} exists but is not an idempotency table`);
     expect(run.stderr).toContain('attribute id: expected type S, found N');
     expect(run.stderr).toContain('index inflight-by-lease: missing');
+  });
+
+  it("on a local --endpoint, needs no region or keys: the table is where the testing kit's clients look", async () => {
+    const name = tableName();
+    const run = await runCli(['table', 'create', '--table', name, '--endpoint', localEnv()['DYNAMODB_ENDPOINT'] ?? ''], { env: {} });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    expect(Table?.TableName).toBe(name);
+  });
+
+  it('a name DynamoDB refuses is a usage error naming the rule (exit 2), not a missing index', async () => {
+    for (const bad of ['t2', 'a b c', 'x'.repeat(256)]) {
+      const run = await runCli(['table', 'create', '--table', bad]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('is not a DynamoDB table name');
+      expect(run.stderr).not.toContain('no inflight-by-lease index');
+    }
   });
 
   it('is a usage error (exit 2) without the action, or with an unknown one', async () => {

@@ -333,6 +333,24 @@ describe.each([
     expect(h.lines.at(-1)?.records[0]?.outcome).toBe('completed');
     expect(await status(h, 'c1')).toBe('COMPLETED');
   });
+
+  it('event and context both replaced by new objects (not copies): TypeError, nothing runs, the record comes back (never a plain run)', async () => {
+    const h = await harness();
+    const seen: string[] = [];
+    // A context built field by field: no copy of the view the middleware handed on.
+    const handBuiltContext: Before = (req) => {
+      req.context = { awsRequestId: req.context.awsRequestId, getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+    };
+    const record = order('c2');
+    const run = handler(h, [newEvent, handBuiltContext], (_r, { key }) => void seen.push(key));
+    expect(failedIds(await run(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
+    expect(seen).toEqual([]);
+    expect(h.lines.at(-1)?.records[0]?.error).toMatchObject({
+      name: 'TypeError',
+      message: expect.stringMatching(/replaced both the event and the Lambda context/),
+    });
+    expect(await status(h, 'c2')).not.toBe('COMPLETED');
+  });
 });
 
 describe('a plain eachRecord while an invocation with the middleware is running', () => {
@@ -355,6 +373,21 @@ describe('a plain eachRecord while an invocation with the middleware is running'
       }),
     );
     expect(failedIds(await outer(sqsEvent([order('o1')]), h.context()))).toEqual([]);
+    expect(keys).toEqual([record.messageId]);
+  });
+
+  it('once a batch is answered, its records run plainly again in a plain eachRecord (its claims are no longer held)', async () => {
+    const h = await harness();
+    const record = order('p1');
+    const keys: string[] = [];
+    const plain = eachRecord((_r, { key }) => void keys.push(key));
+    const run = build7(
+      sqsIdempotency({ store: h.store, consumer: 'test', key: (r) => (JSON.parse(r.body) as { orderNo: string }).orderNo, logger: false }),
+      [],
+      eachRecord(() => undefined),
+    );
+    expect(failedIds(await run(sqsEvent([record]), h.context()))).toEqual([]);
+    expect(await plain(sqsEvent([record]), {} as Context)).toEqual({ batchItemFailures: [] });
     expect(keys).toEqual([record.messageId]);
   });
 });

@@ -53,7 +53,7 @@ describe('the batch middleware imports no strategy', () => {
     expect(sources.filter((s) => /^src\/strategies\/(claim|transaction)\//.test(s) || transactionSteps.includes(s))).toEqual([]);
   }, 60_000);
 
-  it('the SQS middleware of the main entry, claim-only, carries no transaction or pipelined steps (either DynamoDB store)', async () => {
+  it('the SQS middleware of the main entry, claim-only, carries no transaction steps (either DynamoDB store)', async () => {
     for (const store of ['DynamoDBClaimStore', 'DynamoDBIdempotencyStore']) {
       const sources = await bundledSources(`
         import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -64,11 +64,25 @@ describe('the batch middleware imports no strategy', () => {
         export const h = eachRecord(async () => {});
       `);
       expect(sources).toContain('src/strategies/claim/steps.ts'); // the default claim steps run it
+      // Its default picks batched or pipelined claims by the memory size (memory-sized.ts), so it carries both.
+      expect(sources).toContain('src/strategies/claim/pipelined.ts');
       // The duplicate probe's verdict is also the store's commit path (DynamoDBIdempotencyStore's commit reads it).
       const steps = store === 'DynamoDBClaimStore' ? transactionSteps : transactionSteps.filter((s) => !s.endsWith('duplicate-probe.ts'));
-      const strategyFiles = [...steps, 'src/strategies/transaction/transaction.ts', 'src/strategies/claim/pipelined.ts'];
+      const strategyFiles = [...steps, 'src/strategies/transaction/transaction.ts'];
       expect(sources.filter((s) => strategyFiles.includes(s))).toEqual([]);
     }
+  }, 60_000);
+
+  it('the Kinesis middleware, claim-only, carries no pipelined or memory-sized steps (only the SQS default has them)', async () => {
+    const sources = await bundledSources(`
+      import { MemoryIdempotencyStore } from './src/testing/index.js';
+      import { eachRecord, kinesisIdempotency } from './src/index.js';
+      export const m = kinesisIdempotency({ store: new MemoryIdempotencyStore(), key: (r) => r.kinesis.sequenceNumber });
+      export const h = eachRecord(async () => {});
+    `);
+    expect(sources).toContain('src/strategies/claim/steps.ts'); // the default claim steps run it
+    const sqsOnly = ['src/strategies/claim/pipelined.ts', 'src/strategies/claim/memory-sized.ts'];
+    expect(sources.filter((s) => sqsOnly.includes(s))).toEqual([]);
   }, 60_000);
 
   it('control: the same handler naming transaction() carries the transaction steps', async () => {
