@@ -31,7 +31,40 @@ export interface BenchArgs {
   /** Where to write the Markdown report; undefined: do not write one. */
   readonly docs: string | undefined;
   readonly json: boolean;
+  /**
+   * `--memory`: the Lambda memory sizes of the sweep (ascending, no repeats),
+   * each variant in its own CPU-limited process; empty: the one-process bench.
+   */
+  readonly memory: readonly number[];
+  /** `--check-quota` (with `--memory`): check each size's CPU quota with a busy loop, then stop. */
+  readonly checkQuota: boolean;
   readonly help: boolean;
+}
+
+/** Lambda's memory sizes: 128 MB to 10,240 MB, in whole MB. */
+export const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
+
+/**
+ * `--memory 128,256,512`: whole MB from 128 to 10,240, comma-separated;
+ * returned ascending without repeats.
+ * @throws BenchUsageError naming the value at fault.
+ */
+export function parseMemorySizes(raw: string): number[] {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.every((p) => p === ''))
+    throw new BenchUsageError('--memory needs at least one size in MB, e.g. --memory 128,256,512,1024,1769.', 'memory');
+  const sizes = new Set<number>();
+  for (const part of parts) {
+    if (part === '') throw new BenchUsageError(`--memory: an empty size in "${raw}" (sizes in MB, comma-separated).`, 'memory');
+    const n = Number(part);
+    if (!/^\d+$/.test(part) || n < LAMBDA_MEMORY_MB.min || n > LAMBDA_MEMORY_MB.max)
+      throw new BenchUsageError(
+        `--memory: "${part}" is not a Lambda memory size (a whole number of MB from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max}).`,
+        'memory',
+      );
+    sizes.add(n);
+  }
+  return [...sizes].sort((a, b) => a - b);
 }
 
 /** Defaults: the issue's workload, sized for a few minutes on a 2-core machine. */
@@ -90,7 +123,13 @@ library, and a lease-takeover correctness comparison.`,
       type: 'boolean',
       help: 'the AWS model (bench/aws-model.ts): every request takes at least a seeded Lambda-side latency\nfor its operation class; $ per million deliveries and Lambda ms at 256 MB; DynamoDB Local\nand the bench pinned to a core each (taskset)',
     },
-    'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures' },
+    memory: {
+      type: 'string',
+      help: "the Lambda-shaped sweep: each variant in its own process limited to the memory size's share of a vCPU\n(memory / 1769 MB, a cgroup v1 CFS quota: needs root), one size after another, e.g. 128,256,512,1024,1769;\nwith a cold start per size and the power-tuning chart beside the docs",
+      value: 'MB,MB',
+    },
+    'check-quota': { type: 'boolean', help: "with --memory: check each size's CPU quota with a 2 s busy loop, then stop" },
+    'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures (with --memory: the cold start per size)' },
     'no-correctness': { type: 'boolean', help: 'skip the lease-takeover comparison' },
     docs: {
       type: 'string',
@@ -125,6 +164,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const values = parsed.values;
   if (values.docs !== undefined && values['no-docs']) throw new BenchUsageError('--docs and --no-docs exclude each other.', 'docs');
   if (values.docs !== undefined && values.docs.trim() === '') throw new BenchUsageError('--docs needs a file name.', 'docs');
+  const memory = values.memory === undefined ? [] : parseMemorySizes(values.memory);
+  if (values['check-quota'] && memory.length === 0)
+    throw new BenchUsageError('--check-quota needs --memory (the sizes to check).', 'check-quota');
   if (values.aws && values.latency > 0)
     throw new BenchUsageError('--aws and --latency exclude each other (the AWS model draws each request its own latency).', 'latency');
   return {
@@ -142,6 +184,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     correctness: !values['no-correctness'],
     docs: values['no-docs'] ? undefined : (values.docs ?? benchDefaults.docs),
     json: values.json,
+    memory,
+    checkQuota: values['check-quota'],
     help: false,
   };
 }

@@ -12,12 +12,14 @@ function latencyRow(label: string, p: Percentiles): string {
   return `| ${label} | ${ms(p.p50Ms)} | ${ms(p.p99Ms)} | ${mu.toFixed(3)} | ${sigma.toFixed(3)} |`;
 }
 
-/** The model's parameters, source and prices, as Markdown lines. */
-export function awsModelLines(info: AwsRunInfo): string[] {
+/**
+ * The model's parameters, source and prices, as Markdown lines; `latencyOnly`
+ * leaves out the cost at the service's one memory size and the modelled
+ * Lambda ms (the `--memory` sweep measures both at each size).
+ */
+export function awsModelLines(info: AwsRunInfo, latencyOnly = false): string[] {
   const m = info.model;
   const t = m.latency.transact;
-  const p = m.prices;
-  const u = m.units;
   return [
     `Model (every parameter in [bench/aws-model.ts](../bench/aws-model.ts), the latency figures in [bench/latency-model.ts](../bench/latency-model.ts), from which group commit's duplicate probe's table is printed too; change one and rerun): every DynamoDB request takes at least a latency drawn, from a seeded generator per variant, ` +
       `from a lognormal fitted to its operation class (mu = ln p50, sigma = (ln p99 − ln p50) / ${m.latency.z99}); the time DynamoDB Local took counts inside that floor, ` +
@@ -31,6 +33,15 @@ export function awsModelLines(info: AwsRunInfo): string[] {
     latencyRow('… 20 items', transactPercentiles(20)),
     latencyRow(`… ${t.manyItems} items (linear beyond)`, t.many),
     '| BatchGetItem, BatchWriteItem, BatchExecuteStatement (no Lambda-side figure) | the slowest of one single-item draw per item | | | |',
+    ...(latencyOnly ? [] : costLines(info)),
+  ];
+}
+
+function costLines(info: AwsRunInfo): string[] {
+  const m = info.model;
+  const p = m.prices;
+  const u = m.units;
+  return [
     '',
     `Cost, **$ / M deliveries**: DynamoDB on-demand in ${p.region} at $${p.writeRequestUnitUsdPerMillion} per million write request units and $${p.readRequestUnitUsdPerMillion} per million read request units, ` +
       `plus Lambda x86 at $${p.lambdaUsdPerGbSecond} per GB-s and $${p.lambdaUsdPerMillionRequests.toFixed(2)} per million requests at ${m.lambda.memoryMb} MB ` +

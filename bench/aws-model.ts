@@ -175,13 +175,15 @@ export interface CostInputs {
   /** Sum over invocations of the modelled duration, each rounded up to the billing granularity. */
   readonly billedMs: number;
   readonly deliveries: number;
+  /** The function's memory size, MB (default: the service's, `awsModel.lambda.memoryMb`). */
+  readonly memoryMb?: number;
 }
 
-/** On-demand DynamoDB units plus Lambda GB-s and requests, in dollars per million deliveries. */
+/** On-demand DynamoDB units plus Lambda GB-s (at the memory size) and requests, in dollars per million deliveries. */
 export function usdPerMillionDeliveries(c: CostInputs): number {
   const p = awsModel.prices;
   const dynamo = (c.writeUnits * p.writeRequestUnitUsdPerMillion + c.readUnits * p.readRequestUnitUsdPerMillion) / 1e6;
-  const gbSeconds = (awsModel.lambda.memoryMb / 1024) * (c.billedMs / 1000);
+  const gbSeconds = ((c.memoryMb ?? awsModel.lambda.memoryMb) / 1024) * (c.billedMs / 1000);
   const lambda = gbSeconds * p.lambdaUsdPerGbSecond + (c.invocations * p.lambdaUsdPerMillionRequests) / 1e6;
   return c.deliveries === 0 ? Number.NaN : ((dynamo + lambda) / c.deliveries) * 1e6;
 }

@@ -54,7 +54,7 @@ export interface ColdStartFigures {
   readonly powertools: BundleFigures;
 }
 
-const BUILD_WORDS = 'esbuild bundle, minify, platform node, format esm, target node22, external @aws-sdk/*';
+export const BUILD_WORDS = 'esbuild bundle, minify, platform node, format esm, target node22, external @aws-sdk/*';
 
 /** How the handlers are bundled, as `BUILD_WORDS` says (shared with test/unit/claim-bundle.test.ts). */
 export const BUNDLE_OPTIONS = {
@@ -69,7 +69,7 @@ export const BUNDLE_OPTIONS = {
 } as const satisfies BuildOptions;
 
 /** Where bundles go: under node_modules, so the child process resolves the external SDK like a deployed function would. */
-function outDir(root: string): string {
+export function outDir(root: string): string {
   const dir = join(root, 'node_modules', '.cache', 'effectively-once-bench');
   mkdirSync(dir, { recursive: true });
   return dir;
@@ -96,10 +96,17 @@ function parts(output: Metafile['outputs'][string]): BundlePart[] {
     .sort((a, b) => b.bytes - a.bytes);
 }
 
-async function bundle(
-  root: string,
-  side: ColdStartSide,
-): Promise<{ file: string; bytes: number; gzipBytes: number; parts: BundlePart[]; externals: string[] }> {
+/** A handler's bundle: the file, its size, what it is made of and what it leaves to the runtime. */
+export interface HandlerBundle {
+  readonly file: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly parts: BundlePart[];
+  readonly externals: string[];
+}
+
+/** Bundles `cold-start/<side>-handler.ts` as `BUILD_WORDS` says, into the bench's cache folder. */
+export async function bundle(root: string, side: ColdStartSide): Promise<HandlerBundle> {
   const entry = join(root, 'bench', 'cold-start', `${side}-handler.ts`);
   const file = join(outDir(root), `${side}-handler.mjs`);
   const result = await build({

@@ -53,7 +53,8 @@ interface HandlerOptions {
 
 export interface OursOptions extends HandlerOptions {
   readonly tableName: string;
-  readonly strategy: Strategy;
+  /** `'default'`: no `strategy` option at all, the library's own choice (what the README's handler gets). */
+  readonly strategy: Strategy | 'default';
   /** Warm-container cache size (`cache: { maxEntries }`); undefined: off (the default). */
   readonly cacheEntries?: number;
   readonly effect: OursEffect;
@@ -84,8 +85,9 @@ function middyFor(options: HandlerOptions) {
   return middy<SQSEvent, SQSBatchResponse>(options.timeoutEarly === false ? { timeoutEarlyInMillis: 0 } : {});
 }
 
-/** The `strategy` option of a bench run: the strategy object its settings make. */
+/** The `strategy` option of a bench run: the strategy object its settings make (none for the default). */
 function oursStrategy(options: OursOptions) {
+  if (options.strategy === 'default') return undefined;
   if (options.strategy === 'claim') return options.claims === 'pipelined' ? claim({ pipelined: true }) : claim();
   return transaction({
     ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
@@ -94,6 +96,7 @@ function oursStrategy(options: OursOptions) {
 }
 
 export function oursHandler(options: OursOptions): BatchHandler {
+  const strategy = oursStrategy(options);
   const store = new DynamoDBIdempotencyStore({
     client: options.counted.doc,
     tableName: options.tableName,
@@ -104,7 +107,7 @@ export function oursHandler(options: OursOptions): BatchHandler {
     store,
     consumer: 'bench',
     key: (r) => jsonBody<OrderPaid>(r).orderNo,
-    strategy: oursStrategy(options),
+    ...(strategy === undefined ? {} : { strategy }),
     // The batch line is still built; only the stdout write is dropped (Powertools writes nothing per batch).
     logger: () => {},
     // Likewise the EMF document: built, not written (Powertools emits no metrics here).

@@ -54,8 +54,17 @@ export function sectionKey(report: BenchReport): string {
   return duplicateRate === benchDefaults.duplicateRate ? base : `${base}-dup-${duplicateRate}`;
 }
 
-/** Sections of the AWS model lead the file: they are inserted above every DynamoDB Local section. */
-const isAwsKey = (key: string) => key === 'aws' || key.startsWith('aws-');
+/**
+ * Where a new section goes: the Lambda-shaped sweep's (`power`) lead the
+ * file, then the AWS model's (`aws`), then the DynamoDB Local ones; a new
+ * section is inserted above the first section of a later rank.
+ */
+export function sectionRank(key: string): number {
+  const family = (name: string) => key === name || key.startsWith(`${name}-`);
+  if (family('power')) return 0;
+  if (family('aws')) return 1;
+  return 2;
+}
 
 function heading(report: BenchReport): string {
   const { latencyMs: ms, duplicateRate, aws } = report.workload;
@@ -134,9 +143,10 @@ export function mergeSection(existing: string, section: string, key: string): st
   const from = existing.indexOf(begin);
   const to = existing.indexOf(end);
   if (from !== -1 && to > from) return existing.slice(0, from) + section + existing.slice(to + end.length);
-  if (isAwsKey(key)) {
-    const first = [...existing.matchAll(/<!-- bench:begin (\S+) -->/g)].find((m) => !isAwsKey(m[1] ?? ''));
-    if (first?.index !== undefined) return `${existing.slice(0, first.index)}${section}\n\n${existing.slice(first.index)}`;
+  const rank = sectionRank(key);
+  if (rank < 2) {
+    const later = [...existing.matchAll(/<!-- bench:begin (\S+) -->/g)].find((m) => sectionRank(m[1] ?? '') > rank);
+    if (later?.index !== undefined) return `${existing.slice(0, later.index)}${section}\n\n${existing.slice(later.index)}`;
   }
   const notes = existing.indexOf(NOTES_MARKER);
   if (notes !== -1) return `${existing.slice(0, notes)}${section}\n\n${existing.slice(notes)}`;
@@ -144,7 +154,12 @@ export function mergeSection(existing: string, section: string, key: string): st
 }
 
 export function writeDocs(path: string, report: BenchReport): void {
+  writeSection(path, renderSection(report), sectionKey(report));
+}
+
+/** Replaces (or inserts) one section of the Markdown report at `path`, creating the file when there is none. */
+export function writeSection(path: string, section: string, key: string): void {
   const existing = existsSync(path) ? readFileSync(path, 'utf8') : SKELETON;
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, mergeSection(existing, renderSection(report), sectionKey(report)));
+  writeFileSync(path, mergeSection(existing, section, key));
 }

@@ -57,6 +57,8 @@ export interface ClientOptions {
   readonly units: boolean;
   /** `--aws`: the latency floor, drawn from a generator with this seed, and the billed units counted from each request. */
   readonly aws?: { readonly seed: number };
+  /** Count billed units from each request (aws-units.ts) even without the latency floor (the `--memory` sweep's $ without `--aws`). */
+  readonly billedUnits?: boolean;
 }
 
 function localClient(endpoint: string): DynamoDBClient {
@@ -70,7 +72,7 @@ function docFor(client: DynamoDBClient): DynamoDBDocumentClient {
 /** A fresh low-level client (own middleware stack) with a request counter and the run's added latency. */
 export function countedClient(endpoint: string, options: ClientOptions = { latencyMs: 0, units: false }): CountedClient {
   const client = localClient(endpoint);
-  const counter = countRequests(client, { units: options.units, awsUnits: options.aws !== undefined });
+  const counter = countRequests(client, { units: options.units, awsUnits: options.aws !== undefined || options.billedUnits === true });
   addLatency(client, options.latencyMs);
   if (options.aws !== undefined) addLatencyFloor(client, seededRandom(options.aws.seed));
   return { client, doc: docFor(client), counter };

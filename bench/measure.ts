@@ -66,8 +66,8 @@ export interface RunOptions {
 }
 
 /** Plenty of time: ours does not start records within its safety margin of the deadline. */
-function context(): Context {
-  return lambdaContext({ functionName: 'bench', timeoutMs: 60_000 });
+function context(memoryMb: number | undefined): Context {
+  return lambdaContext({ functionName: 'bench', timeoutMs: 60_000, ...(memoryMb === undefined ? {} : { memoryLimitInMB: memoryMb }) });
 }
 
 function toEvent(batch: readonly Delivery[]): SQSEvent {
@@ -84,14 +84,21 @@ async function call(lane: Lane, event: SQSEvent, ctx: Context): Promise<number> 
   }
 }
 
-async function runBatch(
+/**
+ * One batch through one lane: the event and the context are built before the
+ * clock starts; wall time and this process's CPU are taken around the call.
+ * Also what each worker process of the `--memory` sweep runs (`memoryMb` its
+ * size, for the context's `memoryLimitInMB`).
+ */
+export async function runBatch(
   lane: Lane,
   batch: readonly Delivery[],
   slice: number,
   serverCpu: (() => number) | undefined,
+  memoryMb?: number,
 ): Promise<BatchSample> {
   const event = toEvent(batch);
-  const ctx = context();
+  const ctx = context(memoryMb);
   lane.counted.counter.take();
   const serverBefore = serverCpu?.() ?? Number.NaN;
   const cpu = process.cpuUsage();

@@ -5,13 +5,14 @@
  */
 import type { BundleFigures, ColdStartFigures } from './cold-start.js';
 import type { FencingResult } from './fencing.js';
+import type { SweepReport } from './lambda/results.js';
 import type { BenchReport, TargetCheck, VariantResult } from './results.js';
 
 export const fixed = (n: number | null, digits: number): string => (n === null || !Number.isFinite(n) ? '-' : n.toFixed(digits));
 export const times = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : `${n.toFixed(2)}x`);
 
 /** "applied/unique", with the excess or shortfall spelled out. */
-export function effectsCell(r: VariantResult): string {
+export function effectsCell(r: Pick<VariantResult, 'effects'>): string {
   const { applied, unique } = r.effects;
   const diff = applied - unique;
   return `${applied}/${unique}${diff === 0 ? '' : ` (${diff > 0 ? '+' : ''}${diff})`}`;
@@ -227,6 +228,6 @@ export function formatText(report: BenchReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function formatJson(report: BenchReport): string {
+export function formatJson(report: BenchReport | SweepReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -6,7 +6,7 @@
  * Timing lives here and never in tests. Progress goes to stderr so stdout
  * stays the table (or the JSON).
  */
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
 import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
@@ -21,6 +21,11 @@ import { laneResults, prepareLanes } from './lanes.js';
 import { runInterleaved } from './measure.js';
 import { formatJson, formatText } from './report.js';
 import type { BenchReport, VariantResult } from './results.js';
+import { checkQuotas, sweepBench } from './lambda/bench.js';
+import { CpuLimitUnavailableError } from './lambda/cgroup.js';
+import { writeSweepDocs } from './lambda/docs.js';
+import { quotaHolds } from './lambda/quota-check.js';
+import { formatSweepText } from './lambda/report.js';
 import { processCpuReader } from './server-cpu.js';
 import { checkTargets } from './targets.js';
 import { selectVariants } from './variants.js';
@@ -125,12 +130,42 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  try {
+    if (args.memory.length > 0) {
+      await sweep(args, argv);
+      return;
+    }
+  } catch (err) {
+    if (!(err instanceof CpuLimitUnavailableError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const report = await bench(args, argv);
   process.stdout.write(args.json ? formatJson(report) : formatText(report));
   if (args.docs !== undefined) {
     const path = resolve(ROOT, args.docs);
     writeDocs(path, report);
     progress(`wrote ${join(args.docs)}`);
+  }
+}
+
+/** `--memory`: the Lambda-shaped sweep (bench/lambda/); a variant that is not exactly once makes the exit code 1. */
+async function sweep(args: BenchArgs, argv: readonly string[]): Promise<void> {
+  if (args.checkQuota) {
+    const checks = await checkQuotas(args.memory, progress);
+    if (!checks.every(quotaHolds)) process.exitCode = 1;
+    return;
+  }
+  const report = await sweepBench(args, argv, ROOT, progress);
+  process.stdout.write(args.json ? formatJson(report) : formatSweepText(report));
+  if (args.docs !== undefined) {
+    const chart = await writeSweepDocs(resolve(ROOT, args.docs), report);
+    progress(`wrote ${join(args.docs)} and ${relative(ROOT, chart)}`);
+  }
+  if (report.problems.length > 0) {
+    for (const p of report.problems) process.stderr.write(`!! NOT EXACTLY ONCE: ${p}\n`);
+    process.exitCode = 1;
   }
 }
 

@@ -84,9 +84,27 @@ export const variants: readonly Variant[] = [
       }),
   },
   {
+    id: 'ours-default',
+    title: 'ours, default',
+    setup:
+      'sqsIdempotency with no strategy option (the README handler: the library chooses, from AWS_LAMBDA_FUNCTION_MEMORY_SIZE where it is set) + eachRecord; points ADD in the handler',
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) =>
+      oursHandler({
+        ...common(env),
+        tableName: idempotencyTable(env),
+        strategy: 'default',
+        effect: (e) => addPoints(env.counted, env.tables.business, e),
+      }),
+  },
+  {
     id: 'ours-claim',
-    title: 'ours, claim',
-    setup: "sqsIdempotency (strategy 'claim', defaults) + eachRecord; points ADD in the handler",
+    title: 'ours, claim, batched',
+    setup:
+      "sqsIdempotency (strategy claim(): a batch's claims in one request, its completions in another, at every memory size) + eachRecord; points ADD in the handler",
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BenchUsageError, benchDefaults, parseBenchArgs } from '../../../bench/args.js';
+import { BenchUsageError, benchDefaults, parseBenchArgs, parseMemorySizes, usage } from '../../../bench/args.js';
 
 function usageError(argv: string[]): BenchUsageError {
   try {
@@ -85,5 +85,63 @@ describe('parseBenchArgs', () => {
   it('turns the parser’s own errors (unknown option, missing value) into usage errors', () => {
     expect(usageError(['--rounds', '3']).message).toMatch(/rounds/);
     expect(usageError(['--events'])).toBeInstanceOf(TypeError);
+  });
+});
+
+describe('--memory (the Lambda-shaped sweep)', () => {
+  it('is off by default: the one-process bench', () => {
+    expect(parseBenchArgs([])).toMatchObject({ memory: [], checkQuota: false });
+  });
+
+  it('reads the sizes in MB, ascending, without repeats, with the options a sweep combines with', () => {
+    const args = parseBenchArgs([
+      '--aws',
+      '--memory',
+      '1769, 128,256,512,1024,256',
+      '--events',
+      '2000',
+      '--warmup',
+      '30',
+      '--dup-rate',
+      '0.01',
+      '--no-cold-start',
+      '--docs',
+      'out.md',
+    ]);
+    expect(args).toMatchObject({
+      memory: [128, 256, 512, 1024, 1769],
+      aws: true,
+      events: 2000,
+      warmup: 30,
+      duplicateRate: 0.01,
+      coldStart: false,
+      docs: 'out.md',
+    });
+    expect(parseBenchArgs(['--memory=10240']).memory).toEqual([10240]);
+    expect(parseBenchArgs(['--memory', '128', '--check-quota']).checkQuota).toBe(true);
+  });
+
+  it('refuses what is not a Lambda memory size, naming the value', () => {
+    expect(usageError(['--memory', '64']).message).toBe(
+      '--memory: "64" is not a Lambda memory size (a whole number of MB from 128 to 10240).',
+    );
+    expect(usageError(['--memory', '128,20000']).message).toMatch(/"20000" is not a Lambda memory size/);
+    expect(usageError(['--memory', '256.5']).message).toMatch(/"256.5" is not/);
+    expect(usageError(['--memory', '1GB']).message).toMatch(/"1GB" is not/);
+    expect(usageError(['--memory', '-128']).option).toBe('memory');
+    expect(usageError(['--memory', '128,,256']).message).toMatch(/an empty size/);
+    expect(usageError(['--memory', ',']).message).toMatch(/needs at least one size/);
+    expect(usageError(['--memory']).option).toBe('memory');
+  });
+
+  it('--check-quota needs the sizes', () => {
+    expect(usageError(['--check-quota']).option).toBe('check-quota');
+  });
+
+  it('parseMemorySizes alone, and the help text documents the option', () => {
+    expect(parseMemorySizes('512,128')).toEqual([128, 512]);
+    expect(() => parseMemorySizes('127')).toThrow(BenchUsageError);
+    expect(usage).toContain('--memory MB,MB');
+    expect(usage).toContain('--check-quota');
   });
 });
