@@ -24,8 +24,9 @@ export interface ClaimOptions {
    * memory up (by `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, once its first batch
    * showed the handler takes its records through `eachRecord`) and sends a
    * batch's claims in one request below that, where CPU is scarce (issue
-   * 31's Lambda-shaped bench: batched 1.50x Powertools records/s at 256 MB,
-   * 0.91x at 512 MB, 0.75x at 1,769 MB; pipelined about 1.0x at every size).
+   * 31's Lambda-shaped bench, docs/benchmarks.md: batched 1.30x / 1.75x
+   * Powertools records/s at 256 MB, 0.80x / 0.98x at 512 MB, 0.73x / 0.86x
+   * at 1,769 MB with 25 % / 1 % duplicates; pipelined about 1.0x from 512 MB).
    * Set it by hand for pipelined claims from the first batch on, at any
    * memory size, or off the Lambda runtime (where the size is unknown and
    * the default batches). The handler is handed an event with no records

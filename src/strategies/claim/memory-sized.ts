@@ -28,10 +28,11 @@ import { pipelinedSteps, pipelinedStrategy } from './pipelined.js';
 /**
  * From this memory size (MB) up, the default pipelines claims; below it, it
  * sends them batched. Issue 31's Lambda-shaped bench (each handler's CPU
- * limited to memory / 1,769 MB of a vCPU, as Lambda does) measured batched
- * claims against Powertools at 1.50x records/s at 256 MB, 0.91x at 512 MB,
- * about 0.98x at 1,024 MB and 0.75x at 1,769 MB, and pipelined claims about
- * 1.0x at every size: below a vCPU's half, CPU per batch is most of its time
+ * limited to memory / 1,769 MB of a vCPU, as Lambda does; docs/benchmarks.md)
+ * measured batched claims against Powertools at 1.30x / 1.75x records/s at
+ * 256 MB, 0.80x / 0.98x at 512 MB and 0.73x / 0.86x at 1,769 MB (25 % / 1 %
+ * duplicates), and pipelined claims 0.93x at 256 MB and about 1.0x from
+ * 512 MB: below a vCPU's half, CPU per batch is most of its time
  * and batching saves it; from 512 MB up, overlapping the round trips wins.
  */
 export const PIPELINED_FROM_MB = 512;
