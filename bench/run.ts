@@ -29,7 +29,7 @@ import { formatSweepText } from './lambda/report.js';
 import { processCpuReader } from './server-cpu.js';
 import { checkTargets } from './targets.js';
 import { selectVariants } from './variants.js';
-import { generateWorkload, type Workload } from './workload.js';
+import { benchWorkloads, type Workload, workloadSummary } from './workload.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Equal parts of the run whose records/s are measured separately; the report gives their median. */
@@ -37,14 +37,6 @@ const SLICES = 5;
 
 function progress(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
-}
-
-function workloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
-  const shape = { duplicateRate: args.duplicateRate, batchSize: args.batch };
-  const measured = generateWorkload({ ...shape, events: args.events, seed: args.seed });
-  // Its own keys (prefix "w"), so the measured effects can be read apart from it.
-  const warm = generateWorkload({ ...shape, events: Math.max(1, args.warmup * args.batch), seed: args.seed + 1, prefix: 'w' });
-  return { measured, warmup: { ...warm, batches: warm.batches.slice(0, args.warmup) } };
 }
 
 async function runVariants(local: DynamoDBLocalHandle, args: BenchArgs, measured: Workload, warmup: Workload): Promise<VariantResult[]> {
@@ -76,7 +68,7 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
   const pinning: Pinning | undefined = args.aws ? pinCores(local.pid) : undefined;
   if (pinning !== undefined) progress(pinning.summary);
   try {
-    const { measured, warmup } = workloads(args);
+    const { measured, warmup } = benchWorkloads(args);
     const variants = await runVariants(local, args, measured, warmup);
     const fencing: FencingResult[] = args.correctness ? await runFencing(local.endpoint, progress) : [];
     host.loadAfter = machine().loadBefore;
@@ -88,20 +80,7 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
       command: commandLine(argv, borrowed),
       machine: host,
       versions: versions(ROOT, borrowed),
-      workload: {
-        events: measured.events.length,
-        duplicates: measured.duplicates,
-        deliveries: measured.deliveries,
-        batches: measured.batches.length,
-        batchSize: args.batch,
-        seed: args.seed,
-        duplicateRate: args.duplicateRate,
-        warmupBatches: warmup.batches.length,
-        slices: SLICES,
-        latencyMs: args.latencyMs,
-        unitsCounted: args.units,
-        aws: args.aws,
-      },
+      workload: workloadSummary(measured, warmup, args, SLICES),
       variants,
       targets: args.aws
         ? checkAwsTargets(variants, { duplicateRate: args.duplicateRate })

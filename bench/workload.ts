@@ -5,6 +5,8 @@
  * key is the order number in the body, never the message id.
  */
 import { randomInt, seededRandom } from './random.js';
+import type { BenchArgs } from './args.js';
+import type { WorkloadSummary } from './results.js';
 
 /** The business event, the message body. */
 export interface OrderPaid {
@@ -136,4 +138,33 @@ function cutBatches(slots: readonly Slot[], batchSize: number): Slot[][] {
     waiting = later;
   }
   return batches;
+}
+
+/**
+ * The measured workload and the warm-up's (its own keys, prefix "w", so the
+ * measured effects can be read apart from it), as a bench run's arguments ask.
+ */
+export function benchWorkloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
+  const shape = { duplicateRate: args.duplicateRate, batchSize: args.batch };
+  const measured = generateWorkload({ ...shape, events: args.events, seed: args.seed });
+  const warm = generateWorkload({ ...shape, events: Math.max(1, args.warmup * args.batch), seed: args.seed + 1, prefix: 'w' });
+  return { measured, warmup: { ...warm, batches: warm.batches.slice(0, args.warmup) } };
+}
+
+/** What a report says of the workload it ran. */
+export function workloadSummary(measured: Workload, warmup: Workload, args: BenchArgs, slices: number): WorkloadSummary {
+  return {
+    events: measured.events.length,
+    duplicates: measured.duplicates,
+    deliveries: measured.deliveries,
+    batches: measured.batches.length,
+    batchSize: args.batch,
+    seed: args.seed,
+    duplicateRate: args.duplicateRate,
+    warmupBatches: warmup.batches.length,
+    slices,
+    latencyMs: args.latencyMs,
+    unitsCounted: args.units,
+    aws: args.aws,
+  };
 }

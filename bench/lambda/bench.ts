@@ -12,7 +12,7 @@ import { pinCores } from '../cores.js';
 import { commandLine, machine, versions } from '../environment.js';
 import { processCpuReader } from '../server-cpu.js';
 import { selectVariants } from '../variants.js';
-import { generateWorkload, type Workload } from '../workload.js';
+import { benchWorkloads, workloadSummary } from '../workload.js';
 import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from './cgroup.js';
 import { measureColdStartPerSize } from './cold-start.js';
 import { exactlyOnceProblems } from './report.js';
@@ -82,13 +82,6 @@ export async function checkQuotas(sizes: readonly number[], progress: (line: str
   }
 }
 
-function workloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
-  const shape = { duplicateRate: args.duplicateRate, batchSize: args.batch };
-  const measured = generateWorkload({ ...shape, events: args.events, seed: args.seed });
-  const warm = generateWorkload({ ...shape, events: Math.max(1, args.warmup * args.batch), seed: args.seed + 1, prefix: 'w' });
-  return { measured, warmup: { ...warm, batches: warm.batches.slice(0, args.warmup) } };
-}
-
 export async function sweepBench(
   args: BenchArgs,
   argv: readonly string[],
@@ -125,7 +118,7 @@ export async function sweepBench(
         : undefined;
       progress('bundling the worker with esbuild');
       const workerBundle = await bundleWorker(root);
-      const { measured, warmup } = workloads(args);
+      const { measured, warmup } = benchWorkloads(args);
       const sizes = await runSweep({
         endpoint: local.endpoint,
         sizes: args.memory,
@@ -152,20 +145,7 @@ export async function sweepBench(
         command: commandLine(argv, borrowed),
         machine: host,
         versions: versions(root, borrowed),
-        workload: {
-          events: measured.events.length,
-          duplicates: measured.duplicates,
-          deliveries: measured.deliveries,
-          batches: measured.batches.length,
-          batchSize: args.batch,
-          seed: args.seed,
-          duplicateRate: args.duplicateRate,
-          warmupBatches: warmup.batches.length,
-          slices: SLICES,
-          latencyMs: args.latencyMs,
-          unitsCounted: args.units,
-          aws: args.aws,
-        },
+        workload: workloadSummary(measured, warmup, args, SLICES),
         schedule: SWEEP_SCHEDULE,
         cgroupRoot: groups.root,
         quotaChecks: [check],
