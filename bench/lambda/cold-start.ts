@@ -9,40 +9,25 @@
  * JIT) is what differs between the two.
  */
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { version as esbuildVersion, build } from 'esbuild';
+import { version as esbuildVersion } from 'esbuild';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/dynamodb-local.js';
 import { createTable } from '../../infra/tables.js';
 import { sqsEvent, sqsRecord } from '../../src/testing/index.js';
-import { BUILD_WORDS, bundle, outDir, type HandlerBundle } from '../cold-start.js';
+import { BUILD_WORDS, bundle, type HandlerBundle } from '../cold-start.js';
 import { oursTableDefinition, powertoolsTableDefinition } from '../dynamo.js';
 import { median } from '../stats.js';
 import type { CpuGroups } from './cgroup.js';
 import { COLD_RESULT_PREFIX, type ColdRunnerResult } from './protocol.js';
 import type { ColdStartAtSize, ColdStartBundle, ColdStartSideFigures, SweepColdStart } from './results.js';
 import { lambdaEnv, lambdaNodeFlags, spawnLimited } from './runtime.js';
+import { bundleLambdaScript } from './workers.js';
 
 const SIDES = ['ours', 'powertools'] as const;
 type Side = (typeof SIDES)[number];
 
 /** Records in the first batch. */
 const FIRST_BATCH = 10;
-
-async function bundleRunner(root: string): Promise<string> {
-  const file = join(outDir(root), 'cold-runner.mjs');
-  await build({
-    entryPoints: [join(root, 'bench', 'lambda', 'cold-runner.ts')],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    absWorkingDir: root,
-    logLevel: 'silent',
-  });
-  return file;
-}
 
 /** The first batch of one sample: 10 fresh order numbers, unique to the size, side and sample. */
 function firstBatch(tag: string): string {
@@ -116,7 +101,7 @@ export async function measureColdStartPerSize(options: {
   const { root, endpoint, sizes, samples, groups, progress } = options;
   progress('cold start: bundling the handlers and the runner with esbuild');
   const bundles = { ours: await bundle(root, 'ours'), powertools: await bundle(root, 'powertools') };
-  const runner = await bundleRunner(root);
+  const runner = await bundleLambdaScript(root, 'cold-runner');
   const stamp = Date.now().toString(36);
   const tables = { ours: `bench-cold-${stamp}-ours`, powertools: `bench-cold-${stamp}-powertools` };
   const admin = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });

@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { outDir } from '../cold-start.js';
 import type { Variant } from '../variants.js';
 import type { Delivery } from '../workload.js';
@@ -14,26 +14,36 @@ import type { FromWorker, InitMessage, ToWorker, WorkerSample } from './protocol
 import { forkLimited, lambdaEnv, lambdaNodeFlags } from './runtime.js';
 
 /**
- * Bundles bench/lambda/worker.ts (the variants, both libraries, Middy) into
- * one .mjs beside the cold-start bundles, as a deployed function would be;
- * not minified, so a stack trace reads.
+ * Bundles bench/lambda/NAME.ts into NAME.mjs beside the cold-start bundles, as
+ * a deployed function would be; not minified, so a stack trace reads.
  */
-export async function bundleWorker(root: string): Promise<string> {
-  const file = join(outDir(root), 'lambda-worker.mjs');
+export async function bundleLambdaScript(
+  root: string,
+  name: string,
+  options: Pick<BuildOptions, 'external' | 'banner'> = {},
+): Promise<string> {
+  const file = join(outDir(root), `${name}.mjs`);
   await build({
-    entryPoints: [join(root, 'bench', 'lambda', 'worker.ts')],
+    entryPoints: [join(root, 'bench', 'lambda', `${name}.ts`)],
     outfile: file,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node22',
+    absWorkingDir: root,
+    logLevel: 'silent',
+    ...options,
+  });
+  return file;
+}
+
+/** The worker (the variants, both libraries, Middy), with the AWS SDK external as Lambda's runtime provides it. */
+export function bundleWorker(root: string): Promise<string> {
+  return bundleLambdaScript(root, 'worker', {
     external: ['@aws-sdk/*'],
     // A bundled CommonJS dependency may call require(): give the ES module one.
     banner: { js: "import { createRequire as __eoCreateRequire } from 'node:module'; const require = __eoCreateRequire(import.meta.url);" },
-    absWorkingDir: root,
-    logLevel: 'silent',
   });
-  return file;
 }
 
 /** A handler's process at one memory size. */
