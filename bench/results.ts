@@ -56,13 +56,17 @@ export interface AwsRunInfo {
   readonly pinning: string;
 }
 
-export interface BenchReport {
+/** What every run's report begins with: when, how long, the command, the machine, the versions and the workload. */
+export interface RunHeader {
   readonly date: string;
   readonly durationS: number;
   readonly command: string;
   readonly machine: Machine;
   readonly versions: Versions;
   readonly workload: WorkloadSummary;
+}
+
+export interface BenchReport extends RunHeader {
   readonly variants: readonly VariantResult[];
   readonly targets: readonly TargetCheck[];
   readonly coldStart: ColdStartFigures | undefined;

@@ -56,6 +56,16 @@ function oursTransaction(env: VariantEnv, settings: Pick<OursOptions, 'probeDupl
   });
 }
 
+/** Ours on a claim strategy, its points ADD in the handler: the claim variants differ only in `settings`. */
+function oursClaim(env: VariantEnv, settings: Pick<OursOptions, 'strategy' | 'claims' | 'cacheEntries'>): BatchHandler {
+  return oursHandler({
+    ...common(env),
+    tableName: idempotencyTable(env),
+    ...settings,
+    effect: (e) => addPoints(env.counted, env.tables.business, e),
+  });
+}
+
 /** Every variant, in print order. */
 export const variants: readonly Variant[] = [
   {
@@ -92,13 +102,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'default',
-        effect: (e) => addPoints(env.counted, env.tables.business, e),
-      }),
+    build: (env) => oursClaim(env, { strategy: 'default' }),
   },
   {
     id: 'ours-claim',
@@ -109,13 +113,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'claim',
-        effect: (e) => addPoints(env.counted, env.tables.business, e),
-      }),
+    build: (env) => oursClaim(env, { strategy: 'claim' }),
   },
   {
     id: 'ours-claim-pipelined',
@@ -126,14 +124,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'claim',
-        claims: 'pipelined',
-        effect: (e) => addPoints(env.counted, env.tables.business, e),
-      }),
+    build: (env) => oursClaim(env, { strategy: 'claim', claims: 'pipelined' }),
   },
   {
     id: 'ours-transaction',
@@ -204,14 +195,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) =>
-      oursHandler({
-        ...common(env),
-        tableName: idempotencyTable(env),
-        strategy: 'claim',
-        cacheEntries: env.cacheEntries,
-        effect: (e) => addPoints(env.counted, env.tables.business, e),
-      }),
+    build: (env) => oursClaim(env, { strategy: 'claim', cacheEntries: env.cacheEntries }),
   },
   {
     id: 'powertools-order',

@@ -3,8 +3,7 @@
  * the text report, the Markdown section and the chart are made from.
  */
 import type { BundlePart } from '../cold-start.js';
-import type { Machine, Versions } from '../environment.js';
-import type { AwsRunInfo, TargetCheck, WorkloadSummary } from '../results.js';
+import type { AwsRunInfo, RunHeader, TargetCheck } from '../results.js';
 import type { SizeVariantResult } from './figures.js';
 
 /** Every variant at one memory size. */
@@ -70,14 +69,8 @@ export interface SweepColdStart {
   readonly sizes: readonly ColdStartAtSize[];
 }
 
-export interface SweepReport {
+export interface SweepReport extends RunHeader {
   readonly kind: 'memory-sweep';
-  readonly date: string;
-  readonly durationS: number;
-  readonly command: string;
-  readonly machine: Machine;
-  readonly versions: Versions;
-  readonly workload: WorkloadSummary;
   /** How the sizes and variants were scheduled, in words. */
   readonly schedule: string;
   /** The cgroup hierarchy used. */
