@@ -30,19 +30,8 @@ import {
   type TransactUpdateInput,
 } from './options.js';
 
-export type {
-  TransactConditionCheckInput,
-  TransactDeleteInput,
-  TransactionBuilderOptions,
-  TransactPutInput,
-  TransactUpdateInput,
-} from './options.js';
-
 /** A `Put` whose table's key names are not known yet, so its identity waits. */
-interface PendingPut {
-  readonly table: string;
-  readonly item: Readonly<Record<string, unknown>>;
-}
+type PendingPut = Required<Omit<ActionTarget, 'key'>>;
 
 /**
  * Collects a handler's writes for one `TransactWriteItems` and checks its

@@ -15,14 +15,7 @@ import {
 } from '../../engine/store.js';
 import { payloadMismatch } from '../../engine/prepare.js';
 import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from './builder.js';
-
-/** What a transactional run needs to know about the delivery. */
-export interface TransactionalDelivery {
-  readonly messageId: string;
-  readonly consumer: string;
-  readonly key: string;
-  readonly payloadHash?: string;
-}
+import type { CommitDelivery } from '../types.js';
 
 /** How a business-condition failure is treated: retried (`fail`) or final (`acknowledge`). */
 export type ConflictPolicy = 'fail' | 'acknowledge';
@@ -54,7 +47,7 @@ const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 async function commit(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   tx: TransactionBuilder,
   result: unknown,
   options: CommitOptions,
@@ -80,7 +73,7 @@ async function commit(
   }
 }
 
-function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
+function toOutcome(delivery: CommitDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
   const { messageId, key, payloadHash } = delivery;
   switch (committed.kind) {
     case 'committed':
@@ -104,7 +97,7 @@ function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, res
  */
 export async function runTransactional(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   options: CommitOptions,
   handler: (tx: TransactionBuilder) => Promise<unknown>,
 ): Promise<RecordOutcome> {
@@ -136,7 +129,7 @@ export async function runTransactional(
 
 async function retryWithoutResult(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   tx: TransactionBuilder,
   options: CommitOptions,
   error: InvalidRecordError,
