@@ -146,11 +146,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       const completed = { ...rest, status: 'COMPLETED' as const, completedAt: now, expiresAt: toEpochSeconds(now + this.#retentionMs) };
       return resultJson === undefined ? { record: completed } : { record: completed, resultJson };
     });
-    if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
     // A retried completion whose first attempt landed: it is done, and by us.
-    if (attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED'))
+    if (!attempt.applied && attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED'))
       return { kind: 'ok', record: attempt.current };
-    return leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** Claims each key as {@link claim} would, one answer per input in input order (the batched path of the claim strategy). */
@@ -172,8 +171,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       const lastError = errorText(input.error ?? 'released without an error');
       return { record: { ...rest, status: 'FAILED' as const, lastError, expiresAt: toEpochSeconds(now + this.#retentionMs) } };
     });
-    if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
-    return leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token. */
@@ -184,9 +182,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const attempt = this.#fenced(input.id, input.token, ({ result: _none, ...record }) => ({
       record: { ...record, leaseUntil: now + input.leaseMs, expiresAt: toEpochSeconds(now + Math.max(this.#retentionMs, input.leaseMs)) },
     }));
-    return attempt.applied
-      ? { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) }
-      : leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** The record, or undefined when there is none or its retention has passed. */
@@ -250,8 +246,10 @@ function refused(current: IdempotencyRecord | undefined): Attempt {
   return current === undefined ? { applied: false } : { applied: false, current };
 }
 
-function leaseLost(current: IdempotencyRecord | undefined): FencedWriteResult {
-  return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
+/** A fenced write's answer: `ok` with the record it wrote, or `lease-lost` with the record that refused it. */
+function answer(attempt: Attempt): FencedWriteResult {
+  if (attempt.applied) return attempt.record === undefined ? { kind: 'ok' } : { kind: 'ok', record: attempt.record };
+  return attempt.current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current: attempt.current };
 }
 
 function encodeResult(value: unknown): string | undefined {
