@@ -11,8 +11,9 @@ import { BodyParseError } from '../../engine/errors.js';
 /** What {@link kinesisData} reads from a record. */
 export type KinesisDataRecord = { readonly kinesis: Pick<KinesisStreamRecord['kinesis'], 'data' | 'sequenceNumber'> };
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Standard base64, padded: what Lambda sends binary payloads as (Kinesis data, Kafka keys and values). */
+export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+export const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 /** Why the record's data cannot be read, or `undefined`: checked without decoding it. */
 export function kinesisDataError(record: KinesisDataRecord): BodyParseError | undefined {
@@ -20,11 +21,6 @@ export function kinesisDataError(record: KinesisDataRecord): BodyParseError | un
   if (typeof data === 'string' && BASE64.test(data)) return undefined;
   const got = typeof data === 'string' ? 'a string that is not base64' : data === null ? 'null' : typeof data;
   return new BodyParseError(`Kinesis record ${sequenceNumber}: data is not base64 (got ${got}).`);
-}
-
-/** The record's bytes, or why they cannot be read. */
-function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
-  return kinesisDataError(record) ?? Buffer.from(record.kinesis.data, 'base64');
 }
 
 /**
@@ -41,8 +37,9 @@ function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
  * ```
  */
 export function kinesisData<T = unknown>(record: KinesisDataRecord): T {
-  const bytes = kinesisBytes(record);
-  if (bytes instanceof BodyParseError) throw bytes;
+  const error = kinesisDataError(record);
+  if (error !== undefined) throw error;
+  const bytes = Buffer.from(record.kinesis.data, 'base64');
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -72,12 +69,8 @@ function image<T>(record: DynamoDBImagesRecord, which: 'NewImage' | 'OldImage', 
     // Lambda's JSON attribute values are the SDK's, with binary as base64 text (kept as such).
     return unmarshall(raw as Record<string, SdkAttributeValue>, options) as T;
   } catch (err) {
-    throw new BodyParseError(
-      `DynamoDB stream record ${record.eventID ?? '(no eventID)'}: ${which} cannot be unmarshalled (${(err as Error).message}).`,
-      {
-        cause: err,
-      },
-    );
+    const where = `DynamoDB stream record ${record.eventID ?? '(no eventID)'}`;
+    throw new BodyParseError(`${where}: ${which} cannot be unmarshalled (${(err as Error).message}).`, { cause: err });
   }
 }
 
