@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { claimVerdict } from '../engine/claim.js';
 import { systemClock, toEpochSeconds, type Clock } from '../engine/clock.js';
-import { UnstorableResultError } from '../engine/errors.js';
 import { recordId } from '../engine/keys.js';
 import { checkLease, retentionExpired } from '../engine/lease.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../engine/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../engine/record.js';
 import type { ReleaseMode } from './dynamodb/options.js';
-import { errorText } from './dynamodb/records.js';
+import { encodeResult, errorText } from './dynamodb/records.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -139,7 +138,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    */
   async complete(input: CompleteInput): Promise<FencedWriteResult> {
     // Encoded before the write, so an unstorable result changes nothing.
-    const resultJson = input.storeResult === true ? encodeResult(input.result) : undefined;
+    const encoded = input.storeResult === true ? encodeResult(input.result)['j'] : undefined;
+    const resultJson = typeof encoded === 'string' ? encoded : undefined;
     const now = this.#clock.now();
     const attempt = this.#fenced(input.id, input.token, (record) => {
       const { leaseUntil: _lease, ...rest } = record;
@@ -250,12 +250,4 @@ function refused(current: IdempotencyRecord | undefined): Attempt {
 function answer(attempt: Attempt): FencedWriteResult {
   if (attempt.applied) return attempt.record === undefined ? { kind: 'ok' } : { kind: 'ok', record: attempt.record };
   return attempt.current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current: attempt.current };
-}
-
-function encodeResult(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
-  }
 }
