@@ -83,11 +83,7 @@ const rules = {
 
 /** A Lambda context, by shape: it has `getRemainingTimeInMillis`. */
 function isLambdaContext(value: unknown): value is { getRemainingTimeInMillis(): number } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { getRemainingTimeInMillis?: unknown }).getRemainingTimeInMillis === 'function'
-  );
+  return isPlainObject(value) && typeof value['getRemainingTimeInMillis'] === 'function';
 }
 
 /** The contexts among a call's arguments: a durable function's (it holds the Lambda one) or a plain Lambda context. */

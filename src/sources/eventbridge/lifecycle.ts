@@ -57,9 +57,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   source: EventSource,
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const { store, logger, onReplay, steps } = config;
-  const { payload } = config;
-  const { metrics } = config;
+  const { store, logger, onReplay, steps, payload, metrics } = config;
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
