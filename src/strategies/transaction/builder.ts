@@ -140,7 +140,7 @@ export class TransactionBuilder {
     const { consumer, businessKey, clock = systemClock } = this.#options;
     if (consumer === undefined || businessKey === undefined) {
       throw new TypeError(
-        'tx.outbox(): this builder has no consumer and business key to derive the outbox id from (pass both to createTransactionBuilder).',
+        'tx.outbox(): this builder has no consumer and business key to derive the outbox id from (pass both to new TransactionBuilder()).',
       );
     }
     const item = outboxItem(event, options, { consumer, businessKey, now: clock.now() });
@@ -260,13 +260,4 @@ interface ActionTarget {
   readonly table: string;
   readonly key?: Readonly<Record<string, unknown>>;
   readonly item?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * A fresh {@link TransactionBuilder}; the middleware makes one per record.
- *
- * @throws TypeError for a bad option, naming it.
- */
-export function createTransactionBuilder(options?: TransactionBuilderOptions): TransactionBuilder {
-  return new TransactionBuilder(options);
 }

@@ -14,7 +14,7 @@ import {
   type TransactionalIdempotencyStore,
 } from '../../engine/store.js';
 import { payloadMismatch } from '../../engine/prepare.js';
-import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from './builder.js';
+import { closeTransactionBuilder, TransactionBuilder } from './builder.js';
 import type { CommitDelivery } from '../types.js';
 
 /** How a business-condition failure is treated: retried (`fail`) or final (`acknowledge`). */
@@ -102,7 +102,7 @@ export async function runTransactional(
   handler: (tx: TransactionBuilder) => Promise<unknown>,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
-  const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key, consumer: delivery.consumer });
+  const tx = new TransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key, consumer: delivery.consumer });
   let result: unknown;
   try {
     result = await handler(tx);
