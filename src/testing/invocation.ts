@@ -48,14 +48,9 @@ interface InvocationControl {
 
 const currentInvocation = new AsyncLocalStorage<InvocationControl>();
 
-/**
- * Ends the simulated invocation this code runs in, if any, as crashed.
- * Returns false when not inside {@link invoke} (or a simulator built on it).
- */
-export function signalCrash(error: SimulatedCrash): boolean {
-  const control = currentInvocation.getStore();
-  control?.crash(error);
-  return control !== undefined;
+/** Ends the simulated invocation this code runs in, if any (inside {@link invoke} or a simulator built on it), as crashed. */
+export function signalCrash(error: SimulatedCrash): void {
+  currentInvocation.getStore()?.crash(error);
 }
 
 /**

@@ -34,11 +34,9 @@ export interface RedisConnection {
 
 /** A Lua script with its SHA-1, sent by EVALSHA and loaded with EVAL the first time a server lacks it. */
 export class LuaScript {
-  readonly source: string;
   readonly sha: string;
 
-  constructor(source: string) {
-    this.source = source;
+  constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 

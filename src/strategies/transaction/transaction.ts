@@ -149,7 +149,6 @@ export function transaction(options: TransactionOptions = {}): TransactionStrate
   if (options.commit === undefined && options.probeDuplicates === undefined) {
     return strategyObject(transactionSteps, { kind: 'transaction', onConflict });
   }
-  const commit = options.commit ?? transactionDefaults.commit;
-  const probeDuplicates = options.probeDuplicates ?? transactionDefaults.probeDuplicates;
+  const { commit = transactionDefaults.commit, probeDuplicates = transactionDefaults.probeDuplicates } = options;
   return strategyObject(transactionSteps, { kind: 'transaction', onConflict, commit, probeDuplicates });
 }
