@@ -51,6 +51,8 @@ const runOfRequest = {
   },
 };
 
+type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt'> & { readonly owned?: OwnedRecord };
+
 /** Builds the middleware for one single-event source; `owner`, the middleware's name (`eventBridgeIdempotency`), names it in errors. */
 export function eventIdempotency<TEvent extends object, TResult>(
   owner: string,
@@ -62,17 +64,16 @@ export function eventIdempotency<TEvent extends object, TResult>(
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
-  /** `replay`: a duplicate answered with the stored result; `early`: answered before the handler (Middy skips every `after`). */
-  function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false, early = replay): void {
+  /**
+   * One line for the event (`run` without `owned`: refused before it had a record id). `replay`: a duplicate answered
+   * with the stored result; `early`: answered before the handler (Middy skips every `after`).
+   */
+  function log(run: LoggedRun, outcome: RecordOutcome, replay = false, early = replay): void {
     if (logger === false && metrics === undefined) return;
-    const built = batchLine(source.name, consumer, steps.name, [outcome], () => id, Date.now() - startedAt);
+    const built = batchLine(source.name, run.consumer, steps.name, [outcome], () => run.owned?.id, Date.now() - run.startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
     safeLog(logger, line);
     metrics?.writeLine(line, early);
-  }
-
-  function log(run: EventRun, outcome: RecordOutcome, replay = false, early = replay): void {
-    emit(run.consumer, run.startedAt, run.owned.id, outcome, replay, early);
   }
 
   /** Logs an event refused before the handler (docs/operations.md promises a line per event) and returns its error to throw. */
@@ -136,7 +137,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
-      emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, error: prepared });
+      log({ consumer, startedAt }, { kind: 'invalid', messageId, error: prepared });
       throw prepared;
     }
     let id: string;
@@ -144,8 +145,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       id = store.recordId(consumer, prepared.key);
     } catch (error) {
       // A key the store cannot take (too long) is an invalid event, logged and counted as the batch path does.
-      if (error instanceof InvalidRecordError)
-        emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, key: prepared.key, error });
+      if (error instanceof InvalidRecordError) log({ consumer, startedAt }, { kind: 'invalid', messageId, key: prepared.key, error });
       throw error;
     }
     const owned: OwnedRecord = {
