@@ -38,18 +38,14 @@ export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<
  * invocations of the same handler do.
  */
 const RUN_SLOT = 'effectively-once:event-run';
-const runOfRequest = {
-  set(request: Request<unknown, unknown>, run: EventRun): void {
-    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
-  },
-  /** The run, removed from the request so that `after` then `onError` settle it once. */
-  take(request: Request<unknown, unknown>): EventRun | undefined {
-    const internal = request.internal as Record<string, unknown>;
-    const run = internal[RUN_SLOT] as EventRun | undefined;
-    delete internal[RUN_SLOT];
-    return run;
-  },
-};
+
+/** The run, removed from the request so that `after` then `onError` settle it once. */
+function takeRun(request: Request<unknown, unknown>): EventRun | undefined {
+  const internal = request.internal as Record<string, unknown>;
+  const run = internal[RUN_SLOT] as EventRun | undefined;
+  delete internal[RUN_SLOT];
+  return run;
+}
 
 type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt'> & { readonly owned?: OwnedRecord };
 
@@ -171,12 +167,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
         return;
       }
     }
-    runOfRequest.set(request, run);
+    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
     request.context = invocationContext(request.context, run);
   }
 
   async function after(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runOfRequest.take(request);
+    const run = takeRun(request);
     if (run === undefined) return;
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
@@ -195,7 +191,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   }
 
   async function onError(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runOfRequest.take(request);
+    const run = takeRun(request);
     if (run === undefined) return;
     // After Middy's early timeout the handler may still be running: leave the
     // claim to its lease rather than let a retry run the effect alongside it.

@@ -123,21 +123,20 @@ function withRecords(event: KafkaEvent, records: readonly KafkaRecord[]): KafkaE
 /** A record's id (`topic-partition:offset`), lane (its topic-partition) and attempt (1: Kafka records carry no delivery count). */
 const placeOf = (record: KafkaRecord) => ({ id: `${partitionOf(record)}:${record.offset}`, lane: partitionOf(record), attempt: 1 });
 
-const respond = (retry: readonly string[]): KafkaBatchResponse => ({
-  batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })),
-});
-
 /** What `eachRecord` reads of a Kafka event with no middleware in front (no record checks: see {@link PlainReader}). */
-export const kafkaRecords: PlainReader<KafkaRecord, KafkaBatchResponse> = { name: 'kafka', records: recordsOf, read: placeOf, respond };
-
-/** Kafka as a batch source. */
-export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
+export const kafkaRecords: PlainReader<KafkaRecord, KafkaBatchResponse> = {
   name: 'kafka',
   records: recordsOf,
+  read: placeOf,
+  respond: (retry) => ({ batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })) }),
+};
+
+/** Kafka as a batch source: its plain reader, with the record checks. */
+export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
+  ...kafkaRecords,
   withRecords,
   read: (record) => ({ ...placeOf(record), unreadable: unreadable(record) }),
   behindFailures,
-  respond,
   retriedIn(response) {
     const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;
     const ids = (Array.isArray(failures) ? failures : []).map((f: unknown) => {
