@@ -11,7 +11,7 @@ import { behindFailures } from '../../batch/stream-order.js';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
 import type { BatchSource, PlainReader, Refusal } from '../../engine/source.js';
-import { BASE64, utf8 } from '../streams/data.js';
+import { BASE64, decodePayload, utf8 } from '../streams/data.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
@@ -179,19 +179,8 @@ export function kafkaValue<T = unknown>(record: KafkaRecord, as?: 'json'): T {
     if (as === 'json') throw new BodyParseError(`${where} has no value (a tombstone), not JSON.`);
     return null as T;
   }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch (err) {
-    if (as === 'json') throw new BodyParseError(`${where}: the value is not UTF-8 text, not JSON.`, { cause: err });
-    return bytes as T;
-  }
-  try {
-    return JSON.parse(text) as T;
-  } catch (err) {
-    if (as === 'json') throw new BodyParseError(`${where}: the value is not JSON (${(err as Error).message}).`, { cause: err });
-    return text as T;
-  }
+  const refuse = (reason: string, cause: unknown) => new BodyParseError(`${where}: ${reason}.`, { cause });
+  return decodePayload(bytes, as === 'json' ? refuse : undefined) as T;
 }
 
 /**

@@ -39,17 +39,26 @@ export function kinesisDataError(record: KinesisDataRecord): BodyParseError | un
 export function kinesisData<T = unknown>(record: KinesisDataRecord): T {
   const error = kinesisDataError(record);
   if (error !== undefined) throw error;
-  const bytes = Buffer.from(record.kinesis.data, 'base64');
+  return decodePayload(Buffer.from(record.kinesis.data, 'base64')) as T;
+}
+
+/**
+ * A payload's bytes as the JSON value they hold, else as their UTF-8 text, else as they are (Kinesis data, a Kafka
+ * value). With `refuse`, anything but JSON text is refused with the error it makes of the reason.
+ */
+export function decodePayload(bytes: Buffer, refuse?: (reason: string, cause: unknown) => Error): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);
-  } catch {
-    return bytes as T;
+  } catch (err) {
+    if (refuse !== undefined) throw refuse('the value is not UTF-8 text, not JSON', err);
+    return bytes;
   }
   try {
-    return JSON.parse(text) as T;
-  } catch {
-    return text as T;
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    if (refuse !== undefined) throw refuse(`the value is not JSON (${(err as Error).message})`, err);
+    return text;
   }
 }
 
