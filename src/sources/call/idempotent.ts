@@ -192,22 +192,15 @@ export function idempotent<TArgs extends unknown[], TResult>(
   return async function idempotentCall(this: unknown, ...args: TArgs): Promise<TResult> {
     const prepared = prepare(args, extractors);
     if (prepared instanceof Error) throw prepared;
-    const { key, payloadHash } = prepared;
     const contexts = contextsIn(args, config.durable?.leaseMs);
     const { execution } = contexts;
     const leaseMs = leaseOf(contexts);
-    const claim = {
-      consumer,
-      key,
-      leaseMs,
-      ...(payloadHash === undefined ? {} : { payloadHash }),
-      // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
-      ...(execution === undefined ? {} : { messageId: execution.marker }),
-    };
+    // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
+    const claim = { consumer, ...prepared, leaseMs, ...(execution === undefined ? {} : { messageId: execution.marker }) };
     const waitFor = config.inProgress === 'wait' ? ownerWait(Date.now() + wait.maxMs, wait) : undefined;
     const decision = await claimAndDecide({ store, claim, wording, wait: waitFor, execution });
     if (decision.kind !== 'claimed') return answer(decision);
     const sentAt = execution === undefined ? decision.sentAt : undefined;
-    return run(this, args, { id: decision.id, key, token: decision.token }, leaseMs, sentAt);
+    return run(this, args, { id: decision.id, key: prepared.key, token: decision.token }, leaseMs, sentAt);
   };
 }

@@ -144,12 +144,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       if (error instanceof InvalidRecordError) log({ consumer, startedAt }, { kind: 'invalid', messageId, key: prepared.key, error });
       throw error;
     }
-    const owned: OwnedRecord = {
-      messageId,
-      key: prepared.key,
-      id,
-      ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
-    };
+    const owned: OwnedRecord = { messageId, id, ...prepared };
     const safetyMarginMs = safetyMargin(remainingTime(lambdaContextOf(request.context)), config.safetyMarginMs, config.autoSafetyMargin);
     const run: EventRun = {
       consumer,

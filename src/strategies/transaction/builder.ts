@@ -219,9 +219,7 @@ export class TransactionBuilder {
     return learned === undefined ? { refs, stillPending } : { refs, learned, stillPending };
   }
 
-  #withReturnValues<T extends { ConditionExpression?: string | undefined; ReturnValuesOnConditionCheckFailure?: string | undefined }>(
-    input: T,
-  ): T {
+  #withReturnValues<T extends Pick<TransactPutInput, 'ConditionExpression' | 'ReturnValuesOnConditionCheckFailure'>>(input: T): T {
     const mode = this.#options.returnValuesOnConditionCheckFailure;
     if (mode === undefined || input.ConditionExpression === undefined || input.ReturnValuesOnConditionCheckFailure !== undefined) {
       return { ...input };
