@@ -49,14 +49,10 @@ export class LuaScript {
     try {
       return await connection.sendCommand(['EVALSHA', this.sha, '1', key, ...args], key);
     } catch (err) {
-      if (!isNoScript(err)) throw err;
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
       return connection.sendCommand(['EVAL', this.source, '1', key, ...args], key);
     }
   }
-}
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
 /** A bulk-string reply as text (clients hand back strings or Buffers); `undefined` for nil. */
