@@ -11,7 +11,7 @@ import { behindFailures } from '../../batch/stream-order.js';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
 import type { BatchSource, PlainReader, Refusal } from '../../engine/source.js';
-import { BASE64, decodePayload, utf8 } from '../streams/data.js';
+import { decodePayload, utf8 } from '../streams/data.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
@@ -46,6 +46,7 @@ export interface KafkaBatchResponse {
 }
 
 const EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka'];
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
@@ -123,20 +124,21 @@ function withRecords(event: KafkaEvent, records: readonly KafkaRecord[]): KafkaE
 /** A record's id (`topic-partition:offset`), lane (its topic-partition) and attempt (1: Kafka records carry no delivery count). */
 const placeOf = (record: KafkaRecord) => ({ id: `${partitionOf(record)}:${record.offset}`, lane: partitionOf(record), attempt: 1 });
 
+const respond = (retry: readonly string[]): KafkaBatchResponse => ({
+  batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })),
+});
+
 /** What `eachRecord` reads of a Kafka event with no middleware in front (no record checks: see {@link PlainReader}). */
-export const kafkaRecords: PlainReader<KafkaRecord, KafkaBatchResponse> = {
+export const kafkaRecords: PlainReader<KafkaRecord, KafkaBatchResponse> = { name: 'kafka', records: recordsOf, read: placeOf, respond };
+
+/** Kafka as a batch source. */
+export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
   name: 'kafka',
   records: recordsOf,
-  read: placeOf,
-  respond: (retry) => ({ batchItemFailures: retry.map((id) => ({ itemIdentifier: identifierOf(id) })) }),
-};
-
-/** Kafka as a batch source: its plain reader, with the record checks. */
-export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchResponse> = {
-  ...kafkaRecords,
   withRecords,
   read: (record) => ({ ...placeOf(record), unreadable: unreadable(record) }),
   behindFailures,
+  respond,
   retriedIn(response) {
     const failures: unknown = isPlainObject(response) ? response['batchItemFailures'] : undefined;
     const ids = (Array.isArray(failures) ? failures : []).map((f: unknown) => {

@@ -11,8 +11,7 @@ import { BodyParseError } from '../../engine/errors.js';
 /** What {@link kinesisData} reads from a record. */
 export type KinesisDataRecord = { readonly kinesis: Pick<KinesisStreamRecord['kinesis'], 'data' | 'sequenceNumber'> };
 
-/** Standard base64, padded: what Lambda sends binary payloads as (Kinesis data, Kafka keys and values). */
-export const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 export const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 /** Why the record's data cannot be read, or `undefined`: checked without decoding it. */
