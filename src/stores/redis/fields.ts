@@ -4,6 +4,7 @@
  * filter keeps a marker string. Both convert here.
  */
 import { EffectivelyOnceError } from '../../engine/errors.js';
+import { isPlainObject } from '../../engine/options.js';
 import type { IdempotencyRecord, IdempotencyStatus } from '../../engine/record.js';
 import { toRecord } from '../dynamodb/records.js';
 
@@ -56,13 +57,8 @@ export function recordFromMarker(id: string, text: string): IdempotencyRecord | 
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const r = parsed as Record<string, unknown>;
-  const wellFormed =
-    r['id'] === id &&
-    typeof r['status'] === 'string' &&
-    STATUSES.has(r['status']) &&
-    typeof r['expiresAt'] === 'number' &&
-    typeof r['attempts'] === 'number';
-  return wellFormed ? (parsed as IdempotencyRecord) : undefined;
+  if (!isPlainObject(parsed)) return undefined;
+  const { id: markedId, status, expiresAt, attempts } = parsed;
+  const wellFormed = markedId === id && STATUSES.has(status as string) && typeof expiresAt === 'number' && typeof attempts === 'number';
+  return wellFormed ? (parsed as unknown as IdempotencyRecord) : undefined;
 }
