@@ -136,12 +136,8 @@ async function retryWithoutResult(
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   try {
-    const outcome = toOutcome(
-      delivery,
-      await commit(store, delivery, tx, undefined, { ...options, storeResult: false }),
-      undefined,
-      options,
-    );
+    const committed = await commit(store, delivery, tx, undefined, { ...options, storeResult: false });
+    const outcome = toOutcome(delivery, committed, undefined, options);
     return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };
