@@ -223,10 +223,8 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
     const stop = Math.min(Infinity, ...failed);
     const live = candidates.filter((c) => c.index < stop);
-    const outcomes = await publishEntries(
-      send,
-      live.map((c) => putEntry(c.entry, options.eventBusName)),
-    );
+    const entries = live.map((c) => putEntry(c.entry, options.eventBusName));
+    const outcomes = await publishEntries(send, entries);
     logRefusals(logger, live, outcomes);
     const markFailed = await settleAll(options, live, outcomes, (candidate, error) => {
       failed.add(candidate.index);
