@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { claimVerdict } from '../engine/claim.js';
 import { systemClock, toEpochSeconds, type Clock } from '../engine/clock.js';
-import { UnstorableResultError } from '../engine/errors.js';
 import { recordId } from '../engine/keys.js';
 import { checkLease, retentionExpired } from '../engine/lease.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../engine/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../engine/record.js';
 import type { ReleaseMode } from './dynamodb/options.js';
-import { errorText } from './dynamodb/records.js';
+import { encodeResult, errorText } from './dynamodb/records.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -139,18 +138,18 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    */
   async complete(input: CompleteInput): Promise<FencedWriteResult> {
     // Encoded before the write, so an unstorable result changes nothing.
-    const resultJson = input.storeResult === true ? encodeResult(input.result) : undefined;
+    const encoded = input.storeResult === true ? encodeResult(input.result)['j'] : undefined;
+    const resultJson = typeof encoded === 'string' ? encoded : undefined;
     const now = this.#clock.now();
     const attempt = this.#fenced(input.id, input.token, (record) => {
       const { leaseUntil: _lease, ...rest } = record;
       const completed = { ...rest, status: 'COMPLETED' as const, completedAt: now, expiresAt: toEpochSeconds(now + this.#retentionMs) };
       return resultJson === undefined ? { record: completed } : { record: completed, resultJson };
     });
-    if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
     // A retried completion whose first attempt landed: it is done, and by us.
-    if (attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED'))
+    if (!attempt.applied && attempt.current !== undefined && isOwnWrite(attempt.current, input.token, 'COMPLETED'))
       return { kind: 'ok', record: attempt.current };
-    return leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** Claims each key as {@link claim} would, one answer per input in input order (the batched path of the claim strategy). */
@@ -172,8 +171,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       const lastError = errorText(input.error ?? 'released without an error');
       return { record: { ...rest, status: 'FAILED' as const, lastError, expiresAt: toEpochSeconds(now + this.#retentionMs) } };
     });
-    if (attempt.applied) return { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) };
-    return leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token. */
@@ -184,9 +182,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const attempt = this.#fenced(input.id, input.token, ({ result: _none, ...record }) => ({
       record: { ...record, leaseUntil: now + input.leaseMs, expiresAt: toEpochSeconds(now + Math.max(this.#retentionMs, input.leaseMs)) },
     }));
-    return attempt.applied
-      ? { kind: 'ok', ...(attempt.record === undefined ? {} : { record: attempt.record }) }
-      : leaseLost(attempt.current);
+    return answer(attempt);
   }
 
   /** The record, or undefined when there is none or its retention has passed. */
@@ -250,14 +246,8 @@ function refused(current: IdempotencyRecord | undefined): Attempt {
   return current === undefined ? { applied: false } : { applied: false, current };
 }
 
-function leaseLost(current: IdempotencyRecord | undefined): FencedWriteResult {
-  return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
-}
-
-function encodeResult(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw new UnstorableResultError(`The handler's result cannot be stored as JSON: ${(err as Error).message}`, { cause: err });
-  }
+/** A fenced write's answer: `ok` with the record it wrote, or `lease-lost` with the record that refused it. */
+function answer(attempt: Attempt): FencedWriteResult {
+  if (attempt.applied) return attempt.record === undefined ? { kind: 'ok' } : { kind: 'ok', record: attempt.record };
+  return attempt.current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current: attempt.current };
 }

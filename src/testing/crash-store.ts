@@ -9,6 +9,7 @@ import {
   type CommitInput,
   type CompleteInput,
   type IdempotencyStore,
+  type StoreAnswer,
   type TransactionalIdempotencyStore,
 } from '../engine/store.js';
 import type { IdempotencyRecord } from '../engine/record.js';
@@ -144,15 +145,21 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
     release: (input) => guarded(() => store.release(input)),
     get: (id) => guarded(() => store.get(id)),
   };
+
+  /** The crash point after each record whose batched answer `wrote`. */
+  async function afterEach<T>(point: PipelineCrashPoint, answers: StoreAnswer<T>[], ids: readonly string[], wrote: (r: T) => boolean) {
+    for (const [i, answer] of answers.entries()) {
+      if (answer.kind === 'result' && wrote(answer.result)) await maybeCrash(point, ids[i] ?? '');
+    }
+    return answers;
+  }
   // Batched claims and completions (the DynamoDB store's default path): the same crash points, each record's in turn.
   const claimMany = store.claimMany?.bind(store);
   if (claimMany !== undefined) {
     wrapped.claimMany = async (inputs: readonly ClaimInput[]) => {
       const answers = await guarded(() => claimMany(inputs));
-      for (const answer of answers) {
-        if (answer.kind === 'result' && answer.result.kind === 'claimed') await maybeCrash('after-claim', answer.result.id);
-      }
-      return answers;
+      const ids = answers.map((a) => (a.kind === 'result' ? a.result.id : ''));
+      return afterEach('after-claim', answers, ids, (r) => r.kind === 'claimed');
     };
   }
   const completeMany = store.completeMany?.bind(store);
@@ -160,14 +167,13 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
     // One crash point before the batch (the whole invocation dies before it is sent), one after each completed record.
     wrapped.completeMany = async (inputs: readonly CompleteInput[]) => {
       for (const input of inputs) await maybeCrash('before-complete', input.id);
-      const answers = await guarded(() => completeMany(inputs));
-      for (const [i, answer] of answers.entries()) {
-        if (answer.kind === 'result' && answer.result.kind === 'ok') await maybeCrash('after-complete', inputs[i]?.id ?? '');
-      }
-      return answers;
+      const ids = inputs.map((input) => input.id);
+      return afterEach('after-complete', await guarded(() => completeMany(inputs)), ids, (r) => r.kind === 'ok');
     };
   }
   if (!isTransactionalStore(store)) return wrapped;
+  const group = store.commitGroup?.bind(store);
+  const getMany = store.getMany?.bind(store);
   const transactional: CrashingStore & TransactionalIdempotencyStore = {
     ...wrapped,
     async commit(input: CommitInput) {
@@ -177,25 +183,18 @@ export function crashingStore(store: IdempotencyStore, options: CrashingStoreOpt
       if (result.kind === 'committed') await maybeCrash('after-complete', id);
       return result;
     },
+    // Group commit: one crash point before the group (the whole invocation dies), one after each committed record.
+    ...(group === undefined
+      ? {}
+      : {
+          async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>) {
+            const ids = inputs.map((input) => store.recordId(input.consumer, input.key));
+            for (const id of ids) await maybeCrash('before-complete', id);
+            return afterEach('after-complete', await guarded(() => group(inputs, found)), ids, (r) => r.kind === 'committed');
+          },
+          // The duplicate probe only reads: no crash point of its own.
+          ...(getMany === undefined ? {} : { getMany: (ids: readonly string[]) => guarded(() => getMany(ids)) }),
+        }),
   };
-  const group = store.commitGroup?.bind(store);
-  if (group === undefined) return transactional;
-  // Group commit: one crash point before the group (the whole invocation dies), one after each committed record.
-  const grouped: CrashingStore & TransactionalIdempotencyStore = {
-    ...transactional,
-    async commitGroup(inputs: readonly CommitInput[], found?: ReadonlyMap<string, IdempotencyRecord>) {
-      const ids = inputs.map((input) => store.recordId(input.consumer, input.key));
-      for (const id of ids) await maybeCrash('before-complete', id);
-      const answers = await guarded(() => group(inputs, found));
-      for (const [i, answer] of answers.entries()) {
-        if (answer.kind === 'result' && answer.result.kind === 'committed') await maybeCrash('after-complete', ids[i] ?? '');
-      }
-      return answers;
-    },
-  };
-  const getMany = store.getMany?.bind(store);
-  // The duplicate probe only reads: no crash point of its own.
-  if (getMany === undefined) return grouped;
-  const probing: CrashingStore & TransactionalIdempotencyStore = { ...grouped, getMany: (ids) => guarded(() => getMany(ids)) };
-  return probing;
+  return transactional;
 }

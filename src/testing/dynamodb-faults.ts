@@ -11,10 +11,10 @@ import { checkpoint } from './invocation.js';
 import { checkOptions, type OptionRules } from '../engine/options.js';
 import { intIn } from './rules.js';
 
-/** What an injected fault does. */
-export type DynamoDBFaultKind = 'throttle' | 'transaction-conflict' | 'network-before' | 'network-after' | 'latency';
+const FAULT_KINDS = ['throttle', 'transaction-conflict', 'network-before', 'network-after', 'latency'] as const;
 
-const FAULT_KINDS: readonly DynamoDBFaultKind[] = ['throttle', 'transaction-conflict', 'network-before', 'network-after', 'latency'];
+/** What an injected fault does. */
+export type DynamoDBFaultKind = (typeof FAULT_KINDS)[number];
 
 /** One rule: which requests get which fault. */
 export interface DynamoDBFaultRule {
@@ -72,7 +72,7 @@ export class InjectedDynamoDBFault extends SimulationError {
   readonly CancellationReasons?: ReadonlyArray<{ readonly Code: string }>;
 
   constructor(fault: DynamoDBFaultKind, command: string, input: Record<string, unknown>) {
-    super(`${describe(fault)} (injected into ${command})`);
+    super(`${MESSAGES[fault]} (injected into ${command})`);
     this.fault = fault;
     this.command = command;
     this.written = fault === 'network-after';
@@ -84,20 +84,13 @@ export class InjectedDynamoDBFault extends SimulationError {
   }
 }
 
-function describe(fault: DynamoDBFaultKind): string {
-  switch (fault) {
-    case 'throttle':
-      return 'The level of configured provisioned throughput for the table was exceeded';
-    case 'transaction-conflict':
-      return 'Transaction cancelled: TransactionConflict, the item is being changed by another transaction';
-    case 'network-before':
-      return 'socket hang up before the request reached DynamoDB';
-    case 'network-after':
-      return 'socket hang up after DynamoDB applied the request (the response was lost)';
-    default:
-      return 'latency';
-  }
-}
+const MESSAGES: Readonly<Record<DynamoDBFaultKind, string>> = {
+  throttle: 'The level of configured provisioned throughput for the table was exceeded',
+  'transaction-conflict': 'Transaction cancelled: TransactionConflict, the item is being changed by another transaction',
+  'network-before': 'socket hang up before the request reached DynamoDB',
+  'network-after': 'socket hang up after DynamoDB applied the request (the response was lost)',
+  latency: 'latency',
+};
 
 function wireName(fault: DynamoDBFaultKind, command: string): string {
   if (fault === 'throttle') return 'ProvisionedThroughputExceededException';
@@ -163,13 +156,7 @@ function checkRules(options: DynamoDBFaultOptions): void {
   });
 }
 
-const zero = (): Record<DynamoDBFaultKind, number> => ({
-  throttle: 0,
-  'transaction-conflict': 0,
-  'network-before': 0,
-  'network-after': 0,
-  latency: 0,
-});
+const zero = () => Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<DynamoDBFaultKind, number>;
 
 let injectorSeq = 0;
 

@@ -80,16 +80,6 @@ const WATCHDOG = [
   'wait "$pid"',
 ].join('\n');
 
-function localEnv(endpoint: string): Record<string, string> {
-  return {
-    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-  };
-}
-
 function resolvePackage(): string {
   // From this file first (the package's own node_modules tree), then from the project the tests run in.
   for (const base of [import.meta.url, pathToFileURL(join(process.cwd(), 'package.json')).href]) {
@@ -236,7 +226,13 @@ function handle(endpoint: string, pid: number | undefined, stop: () => Promise<v
   return {
     endpoint,
     pid,
-    env: localEnv(endpoint),
+    env: {
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      DYNAMODB_ENDPOINT: endpoint,
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    },
     documentClient: () =>
       DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS }), {
         marshallOptions: { removeUndefinedValues: true },

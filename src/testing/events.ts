@@ -12,6 +12,7 @@ import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { testingDefaults } from './defaults.js';
 import { SimulationError } from './errors.js';
 import { clockRule, intIn, positiveMs } from './rules.js';
+import { payloadBytes } from './stream-records.js';
 
 /** Options of {@link sqsRecord}. Everything but `body` has a realistic default. */
 export interface SqsRecordOptions {
@@ -304,19 +305,16 @@ export interface KafkaRecordOptions {
   readonly timestamp?: number;
 }
 
-const kafkaBytes = (data: unknown): Buffer =>
-  data instanceof Uint8Array ? Buffer.from(data) : Buffer.from(typeof data === 'string' ? data : JSON.stringify(data), 'utf8');
-
 function kafkaRecordOf(options: KafkaRecordOptions): KafkaRecord {
-  const headers = Object.entries(options.headers ?? {}).map(([name, value]) => ({ [name]: [...kafkaBytes(value)] }));
+  const headers = Object.entries(options.headers ?? {}).map(([name, value]) => ({ [name]: [...payloadBytes(value)] }));
   return {
     topic: options.topic ?? 'orders',
     partition: options.partition ?? 0,
     offset: options.offset,
     timestamp: options.timestamp ?? Date.now(),
     timestampType: 'CREATE_TIME',
-    ...(options.key === undefined ? {} : { key: kafkaBytes(options.key).toString('base64') }),
-    ...(options.value === null ? {} : { value: kafkaBytes(options.value).toString('base64') }),
+    ...(options.key === undefined ? {} : { key: payloadBytes(options.key).toString('base64') }),
+    ...(options.value === null ? {} : { value: payloadBytes(options.value).toString('base64') }),
     headers,
   };
 }

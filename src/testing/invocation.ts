@@ -48,14 +48,9 @@ interface InvocationControl {
 
 const currentInvocation = new AsyncLocalStorage<InvocationControl>();
 
-/**
- * Ends the simulated invocation this code runs in, if any, as crashed.
- * Returns false when not inside {@link invoke} (or a simulator built on it).
- */
-export function signalCrash(error: SimulatedCrash): boolean {
-  const control = currentInvocation.getStore();
-  control?.crash(error);
-  return control !== undefined;
+/** Ends the simulated invocation this code runs in, if any (inside {@link invoke} or a simulator built on it), as crashed. */
+export function signalCrash(error: SimulatedCrash): void {
+  currentInvocation.getStore()?.crash(error);
 }
 
 /**
@@ -90,10 +85,10 @@ export function checkpoint(): Promise<void> {
 }
 
 type Ending<TResult> =
-  | { readonly kind: 'returned'; readonly value: TResult }
-  | { readonly kind: 'threw'; readonly error: unknown }
-  | { readonly kind: 'crashed'; readonly error: SimulatedCrash }
-  | { readonly kind: 'real-timeout' };
+  | { readonly outcome: 'returned'; readonly value: TResult }
+  | { readonly outcome: 'threw'; readonly error: unknown }
+  | { readonly outcome: 'crashed'; readonly error: SimulatedCrash }
+  | { readonly outcome: 'real-timeout' };
 
 async function race<TEvent, TResult>(
   handler: LambdaHandler<TEvent, TResult>,
@@ -106,23 +101,23 @@ async function race<TEvent, TResult>(
     control.crash = (error) => {
       // The process dies at this very point: work of it still running stops at its next checkpoint, even in this turn.
       control.dead = true;
-      resolve({ kind: 'crashed', error });
+      resolve({ outcome: 'crashed', error });
     };
   });
   let timer: NodeJS.Timeout | undefined;
   // A real-time limit too: a handler stuck on real I/O must not hang the test run.
   const timedOut = new Promise<Ending<TResult>>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'real-timeout' }), timeoutMs);
+    timer = setTimeout(() => resolve({ outcome: 'real-timeout' }), timeoutMs);
   });
   const ran = currentInvocation
     .run(control, async () => handler(event, context))
     .then(
-      (value): Ending<TResult> => ({ kind: 'returned', value }),
-      (error: unknown): Ending<TResult> => ({ kind: 'threw', error }),
+      (value): Ending<TResult> => ({ outcome: 'returned', value }),
+      (error: unknown): Ending<TResult> => ({ outcome: 'threw', error }),
     );
   try {
     const ending = await Promise.race([ran, crashed, timedOut]);
-    if (ending.kind === 'crashed' || ending.kind === 'real-timeout') control.dead = true;
+    if (ending.outcome === 'crashed' || ending.outcome === 'real-timeout') control.dead = true;
     return ending;
   } finally {
     clearTimeout(timer);
@@ -156,13 +151,11 @@ export async function invoke<TEvent, TResult>(
   const control: InvocationControl = { crash: () => undefined, dead: false };
   const ending = await race(handler, event, context, timeoutMs, control);
   const durationMs = clock.now() - startedAt;
-  if (ending.kind === 'real-timeout' || (ending.kind !== 'crashed' && durationMs > timeoutMs)) {
+  if (ending.outcome === 'real-timeout' || (ending.outcome !== 'crashed' && durationMs > timeoutMs)) {
     // Lambda killed it, even when the handler answered just past the limit:
     // what it left running (records still in flight) stops at its next checkpoint.
     control.dead = true;
     return { outcome: 'timed-out', error: new InvocationTimeoutError(timeoutMs), context, durationMs };
   }
-  if (ending.kind === 'returned') return { outcome: 'returned', value: ending.value, context, durationMs };
-  if (ending.kind === 'crashed') return { outcome: 'crashed', error: ending.error, context, durationMs };
-  return { outcome: 'threw', error: ending.error, context, durationMs };
+  return { ...ending, context, durationMs };
 }

@@ -18,10 +18,8 @@ function resultOf<T>(answer: StoreAnswer<T> | undefined, what: string): T {
 async function claimMany(ctx: CaseContext, keys: readonly string[]): Promise<ClaimResult[]> {
   const many = ctx.store.claimMany;
   assert.ok(many !== undefined);
-  const answers = await many.call(
-    ctx.store,
-    keys.map((key) => ({ consumer: ctx.consumer, key, leaseMs: LEASE_MS, messageId: `m-${key}` })),
-  );
+  const inputs = keys.map((key) => ({ consumer: ctx.consumer, key, leaseMs: LEASE_MS, messageId: `m-${key}` }));
+  const answers = await many.call(ctx.store, inputs);
   assert.equal(answers.length, keys.length, 'claimMany: one answer per input');
   return answers.map((a, i) => resultOf(a, `claimMany of "${keys[i]}"`));
 }

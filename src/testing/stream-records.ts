@@ -8,8 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { testingDefaults } from './defaults.js';
 
-const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
-
 /** Options of {@link kinesisStreamRecord}. */
 export interface KinesisStreamRecordOptions {
   /** The payload: bytes as they are, a string as UTF-8, anything else as its JSON text. */
@@ -25,10 +23,9 @@ export interface KinesisStreamRecordOptions {
   readonly arrivedAt?: number;
 }
 
-function dataBytes(data: unknown): Uint8Array {
-  if (data instanceof Uint8Array) return data;
-  return Buffer.from(typeof data === 'string' ? data : JSON.stringify(data), 'utf8');
-}
+/** A payload's bytes: bytes as they are, a string as UTF-8, anything else as its JSON text. */
+export const payloadBytes = (data: unknown): Buffer =>
+  data instanceof Uint8Array ? Buffer.from(data) : Buffer.from(typeof data === 'string' ? data : JSON.stringify(data), 'utf8');
 
 const regionOf = (arn: string): string => arn.split(':')[3] ?? testingDefaults.region;
 
@@ -51,7 +48,7 @@ export function kinesisStreamRecord(options: KinesisStreamRecordOptions): Kinesi
       kinesisSchemaVersion: '1.0',
       partitionKey: options.partitionKey ?? 'pk',
       sequenceNumber: options.sequenceNumber,
-      data: base64(dataBytes(options.data)),
+      data: payloadBytes(options.data).toString('base64'),
       approximateArrivalTimestamp: (options.arrivedAt ?? Date.now()) / 1000,
     },
     eventSource: 'aws:kinesis',

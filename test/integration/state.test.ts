@@ -9,7 +9,7 @@ import {
   versionedUpdateAction,
   versionedUpdateFailure,
 } from '../../src/strategies/transaction/state.js';
-import { createTransactionBuilder } from '../../src/strategies/transaction/builder.js';
+import { TransactionBuilder } from '../../src/strategies/transaction/builder.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { countRequests } from '../support/store.js';
 
@@ -187,7 +187,7 @@ describe('transition and versionedUpdate in a transaction', () => {
   it('commits the transition and a Put atomically', async () => {
     const pk = await order('PENDING');
     const points = `points-${pk}`;
-    const tx = createTransactionBuilder()
+    const tx = new TransactionBuilder()
       .transition({ table, key: { pk }, from: 'PENDING', to: 'PAID' })
       .put({ TableName: table, Item: { pk: points, points: 10 } });
     await doc.send(new TransactWriteCommand({ TransactItems: [...tx.items()] }));

@@ -17,7 +17,7 @@ import {
   sqsIdempotency,
   type IdempotencyStore,
 } from '../../src/index.js';
-import { createTransactionBuilder } from '../../src/strategies/transaction/builder.js';
+import { TransactionBuilder } from '../../src/strategies/transaction/builder.js';
 import { SqsQueueSimulator, drain, invokeAsync, runEventSourceMapping } from '../../scripts/sim/index.js';
 import { crashAfter, crashingStore, flaky, injectDynamoDBFaults, invoke, lambdaContext } from '../../src/testing/index.js';
 
@@ -69,14 +69,14 @@ const cases: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
   ['DynamoDBIdempotencyStore client', () => new DynamoDBIdempotencyStore({ client: [] as never, tableName: 't' }), named('client')],
   ['DynamoDBIdempotencyStore clock', () => new DynamoDBIdempotencyStore({ client, tableName: 't', clock: [] as never }), named('clock')],
   // the transaction builder
-  ['createTransactionBuilder options', () => createTransactionBuilder([] as never), OPTIONS_OBJECT],
-  ['createTransactionBuilder reservedItem', () => createTransactionBuilder({ reservedItem: [] as never }), named('reservedItem')],
+  ['TransactionBuilder options', () => new TransactionBuilder([] as never), OPTIONS_OBJECT],
+  ['TransactionBuilder reservedItem', () => new TransactionBuilder({ reservedItem: [] as never }), named('reservedItem')],
   [
-    'createTransactionBuilder reservedItem.key',
-    () => createTransactionBuilder({ reservedItem: { table: 't', key: [] as never } }),
+    'TransactionBuilder reservedItem.key',
+    () => new TransactionBuilder({ reservedItem: { table: 't', key: [] as never } }),
     named('reservedItem'),
   ],
-  ['createTransactionBuilder keySchema', () => createTransactionBuilder({ keySchema: [] as never }), named('keySchema')],
+  ['TransactionBuilder keySchema', () => new TransactionBuilder({ keySchema: [] as never }), named('keySchema')],
   // the testing helpers
   ['SqsQueueSimulator options', () => new SqsQueueSimulator([] as never), OPTIONS_OBJECT],
   ['SqsQueueSimulator.send options', () => queue.send('x', [] as never), OPTIONS_OBJECT],

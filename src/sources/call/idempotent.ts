@@ -83,11 +83,7 @@ const rules = {
 
 /** A Lambda context, by shape: it has `getRemainingTimeInMillis`. */
 function isLambdaContext(value: unknown): value is { getRemainingTimeInMillis(): number } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { getRemainingTimeInMillis?: unknown }).getRemainingTimeInMillis === 'function'
-  );
+  return isPlainObject(value) && typeof value['getRemainingTimeInMillis'] === 'function';
 }
 
 /** The contexts among a call's arguments: a durable function's (it holds the Lambda one) or a plain Lambda context. */
@@ -196,22 +192,15 @@ export function idempotent<TArgs extends unknown[], TResult>(
   return async function idempotentCall(this: unknown, ...args: TArgs): Promise<TResult> {
     const prepared = prepare(args, extractors);
     if (prepared instanceof Error) throw prepared;
-    const { key, payloadHash } = prepared;
     const contexts = contextsIn(args, config.durable?.leaseMs);
     const { execution } = contexts;
     const leaseMs = leaseOf(contexts);
-    const claim = {
-      consumer,
-      key,
-      leaseMs,
-      ...(payloadHash === undefined ? {} : { payloadHash }),
-      // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
-      ...(execution === undefined ? {} : { messageId: execution.marker }),
-    };
+    // A durable execution's claim names it, so its replays resume it (claim-decide.ts).
+    const claim = { consumer, ...prepared, leaseMs, ...(execution === undefined ? {} : { messageId: execution.marker }) };
     const waitFor = config.inProgress === 'wait' ? ownerWait(Date.now() + wait.maxMs, wait) : undefined;
     const decision = await claimAndDecide({ store, claim, wording, wait: waitFor, execution });
     if (decision.kind !== 'claimed') return answer(decision);
     const sentAt = execution === undefined ? decision.sentAt : undefined;
-    return run(this, args, { id: decision.id, key, token: decision.token }, leaseMs, sentAt);
+    return run(this, args, { id: decision.id, key: prepared.key, token: decision.token }, leaseMs, sentAt);
   };
 }

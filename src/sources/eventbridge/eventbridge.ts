@@ -104,12 +104,7 @@ const eventBridgeSource: EventSource = {
 export function eventBridgeIdempotency<TEvent extends AnyEventBridgeEvent = AnyEventBridgeEvent, TResult = unknown>(
   options: EventBridgeIdempotencyOptions<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const config = resolveMiddlewareOptions<EventBridgeIdempotencyOptions<TEvent, TResult>, typeof eventBridgeDefaults>(
-    NAME,
-    options,
-    eventBridgeRules,
-    eventBridgeDefaults,
-  );
+  const config = resolveMiddlewareOptions(NAME, options, eventBridgeRules, eventBridgeDefaults);
   const steps = (config.strategy ?? defaultClaim).event({ store: config.store, storeResult: config.storeResult });
   return eventIdempotency<TEvent, TResult>(NAME, eventBridgeSource, { ...config, steps });
 }

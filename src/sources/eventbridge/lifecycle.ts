@@ -38,18 +38,16 @@ export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<
  * invocations of the same handler do.
  */
 const RUN_SLOT = 'effectively-once:event-run';
-const runOfRequest = {
-  set(request: Request<unknown, unknown>, run: EventRun): void {
-    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
-  },
-  /** The run, removed from the request so that `after` then `onError` settle it once. */
-  take(request: Request<unknown, unknown>): EventRun | undefined {
-    const internal = request.internal as Record<string, unknown>;
-    const run = internal[RUN_SLOT] as EventRun | undefined;
-    delete internal[RUN_SLOT];
-    return run;
-  },
-};
+
+/** The run, removed from the request so that `after` then `onError` settle it once. */
+function takeRun(request: Request<unknown, unknown>): EventRun | undefined {
+  const internal = request.internal as Record<string, unknown>;
+  const run = internal[RUN_SLOT] as EventRun | undefined;
+  delete internal[RUN_SLOT];
+  return run;
+}
+
+type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt'> & { readonly owned?: OwnedRecord };
 
 /** Builds the middleware for one single-event source; `owner`, the middleware's name (`eventBridgeIdempotency`), names it in errors. */
 export function eventIdempotency<TEvent extends object, TResult>(
@@ -57,24 +55,21 @@ export function eventIdempotency<TEvent extends object, TResult>(
   source: EventSource,
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
-  const { store, logger, onReplay, steps } = config;
-  const { payload } = config;
-  const { metrics } = config;
+  const { store, logger, onReplay, steps, payload, metrics } = config;
   // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
-  /** `replay`: a duplicate answered with the stored result; `early`: answered before the handler (Middy skips every `after`). */
-  function emit(consumer: string, startedAt: number, id: string | undefined, outcome: RecordOutcome, replay = false, early = replay): void {
+  /**
+   * One line for the event (`run` without `owned`: refused before it had a record id). `replay`: a duplicate answered
+   * with the stored result; `early`: answered before the handler (Middy skips every `after`).
+   */
+  function log(run: LoggedRun, outcome: RecordOutcome, replay = false, early = replay): void {
     if (logger === false && metrics === undefined) return;
-    const built = batchLine(source.name, consumer, steps.name, [outcome], () => id, Date.now() - startedAt);
+    const built = batchLine(source.name, run.consumer, steps.name, [outcome], () => run.owned?.id, Date.now() - run.startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
     safeLog(logger, line);
     metrics?.writeLine(line, early);
-  }
-
-  function log(run: EventRun, outcome: RecordOutcome, replay = false, early = replay): void {
-    emit(run.consumer, run.startedAt, run.owned.id, outcome, replay, early);
   }
 
   /** Logs an event refused before the handler (docs/operations.md promises a line per event) and returns its error to throw. */
@@ -138,7 +133,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
-      emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, error: prepared });
+      log({ consumer, startedAt }, { kind: 'invalid', messageId, error: prepared });
       throw prepared;
     }
     let id: string;
@@ -146,16 +141,10 @@ export function eventIdempotency<TEvent extends object, TResult>(
       id = store.recordId(consumer, prepared.key);
     } catch (error) {
       // A key the store cannot take (too long) is an invalid event, logged and counted as the batch path does.
-      if (error instanceof InvalidRecordError)
-        emit(consumer, startedAt, undefined, { kind: 'invalid', messageId, key: prepared.key, error });
+      if (error instanceof InvalidRecordError) log({ consumer, startedAt }, { kind: 'invalid', messageId, key: prepared.key, error });
       throw error;
     }
-    const owned: OwnedRecord = {
-      messageId,
-      key: prepared.key,
-      id,
-      ...(prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash }),
-    };
+    const owned: OwnedRecord = { messageId, id, ...prepared };
     const safetyMarginMs = safetyMargin(remainingTime(lambdaContextOf(request.context)), config.safetyMarginMs, config.autoSafetyMargin);
     const run: EventRun = {
       consumer,
@@ -173,12 +162,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
         return;
       }
     }
-    runOfRequest.set(request, run);
+    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
     request.context = invocationContext(request.context, run);
   }
 
   async function after(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runOfRequest.take(request);
+    const run = takeRun(request);
     if (run === undefined) return;
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
@@ -197,7 +186,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   }
 
   async function onError(request: Request<TEvent, TResult>): Promise<void> {
-    const run = runOfRequest.take(request);
+    const run = takeRun(request);
     if (run === undefined) return;
     // After Middy's early timeout the handler may still be running: leave the
     // claim to its lease rather than let a retry run the effect alongside it.

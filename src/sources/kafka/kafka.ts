@@ -11,6 +11,7 @@ import { behindFailures } from '../../batch/stream-order.js';
 import { BodyParseError, type InvalidRecordError } from '../../engine/errors.js';
 import { isPlainObject } from '../../engine/options.js';
 import type { BatchSource, PlainReader, Refusal } from '../../engine/source.js';
+import { decodePayload, utf8 } from '../streams/data.js';
 
 /** One header of a Kafka record as Lambda sends it: its name, and its value as byte values. */
 export type KafkaHeader = Readonly<Record<string, readonly number[]>>;
@@ -46,7 +47,6 @@ export interface KafkaBatchResponse {
 
 const EVENT_SOURCES = ['aws:kafka', 'SelfManagedKafka'];
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
@@ -90,29 +90,28 @@ function recordsOf(event: unknown): KafkaRecord[] | Refusal {
   return records;
 }
 
+/** How errors name a record: `Kafka record orders-0@15`. */
+const whereOf = (record: KafkaRecord): string => `Kafka record ${partitionOf(record)}@${record.offset}`;
+
 /** Why a base64 field cannot be read, or `undefined`; absent and null are readable (no key, a tombstone). */
-function base64Problem(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string' && BASE64.test(value)) return undefined;
-  return typeof value === 'string' ? 'a string that is not base64' : typeof value;
+function base64Error(record: KafkaRecord, field: 'key' | 'value'): BodyParseError | undefined {
+  const value: unknown = record[field];
+  if (value === undefined || value === null || (typeof value === 'string' && BASE64.test(value))) return undefined;
+  const got = typeof value === 'string' ? 'a string that is not base64' : typeof value;
+  return new BodyParseError(`${whereOf(record)}: ${field} is not base64 (got ${got}).`);
 }
 
-function headersProblem(headers: unknown): string | undefined {
+function headersError(record: KafkaRecord): BodyParseError | undefined {
+  const headers: unknown = record.headers;
   if (headers === undefined || headers === null) return undefined;
   const bytes = (v: unknown) => Array.isArray(v) && v.every((b) => Number.isInteger(b) && (b as number) >= -128 && (b as number) <= 255);
   const ok = Array.isArray(headers) && headers.every((h) => isPlainObject(h) && Object.values(h).every(bytes));
-  return ok ? undefined : 'headers are not a list of { name: byte values }';
+  return ok ? undefined : new BodyParseError(`${whereOf(record)}: headers are not a list of { name: byte values }.`);
 }
 
 /** Why a record cannot be read at all, or `undefined`: checked without decoding it. */
 function unreadable(record: KafkaRecord): InvalidRecordError | undefined {
-  const id = `${partitionOf(record)}@${record.offset}`;
-  for (const field of ['value', 'key'] as const) {
-    const problem = base64Problem(record[field]);
-    if (problem !== undefined) return new BodyParseError(`Kafka record ${id}: ${field} is not base64 (got ${problem}).`);
-  }
-  const problem = headersProblem(record.headers);
-  return problem === undefined ? undefined : new BodyParseError(`Kafka record ${id}: ${problem}.`);
+  return base64Error(record, 'value') ?? base64Error(record, 'key') ?? headersError(record);
 }
 
 /** The event holding only these records, grouped back by topic-partition in their order. */
@@ -154,9 +153,8 @@ export const kafkaSource: BatchSource<KafkaEvent, KafkaRecord, KafkaBatchRespons
 
 /** The bytes of a base64 field, or the error that makes the record fail alone. */
 function bytesOf(record: KafkaRecord, field: 'key' | 'value'): Buffer | null {
-  const problem = base64Problem(record[field]);
-  if (problem !== undefined)
-    throw new BodyParseError(`Kafka record ${partitionOf(record)}@${record.offset}: ${field} is not base64 (got ${problem}).`);
+  const error = base64Error(record, field);
+  if (error !== undefined) throw error;
   const raw = record[field];
   return raw === undefined || raw === null ? null : Buffer.from(raw, 'base64');
 }
@@ -178,24 +176,13 @@ function bytesOf(record: KafkaRecord, field: 'key' | 'value'): Buffer | null {
  */
 export function kafkaValue<T = unknown>(record: KafkaRecord, as?: 'json'): T {
   const bytes = bytesOf(record, 'value');
-  const where = `Kafka record ${partitionOf(record)}@${record.offset}`;
+  const where = whereOf(record);
   if (bytes === null) {
     if (as === 'json') throw new BodyParseError(`${where} has no value (a tombstone), not JSON.`);
     return null as T;
   }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch (err) {
-    if (as === 'json') throw new BodyParseError(`${where}: the value is not UTF-8 text, not JSON.`, { cause: err });
-    return bytes as T;
-  }
-  try {
-    return JSON.parse(text) as T;
-  } catch (err) {
-    if (as === 'json') throw new BodyParseError(`${where}: the value is not JSON (${(err as Error).message}).`, { cause: err });
-    return text as T;
-  }
+  const refuse = (reason: string, cause: unknown) => new BodyParseError(`${where}: ${reason}.`, { cause });
+  return decodePayload(bytes, as === 'json' ? refuse : undefined) as T;
 }
 
 /**
@@ -215,9 +202,9 @@ export function kafkaValue<T = unknown>(record: KafkaRecord, as?: 'json'): T {
 export function kafkaHeaders(record: KafkaRecord): Readonly<Record<string, string>>;
 export function kafkaHeaders(record: KafkaRecord, as: 'bytes'): Readonly<Record<string, Uint8Array>>;
 export function kafkaHeaders(record: KafkaRecord, as?: 'bytes'): Readonly<Record<string, string | Uint8Array>> {
-  const where = `Kafka record ${partitionOf(record)}@${record.offset}`;
-  const problem = headersProblem(record.headers);
-  if (problem !== undefined) throw new BodyParseError(`${where}: ${problem}.`);
+  const where = whereOf(record);
+  const error = headersError(record);
+  if (error !== undefined) throw error;
   const out: Record<string, string | Uint8Array> = {};
   for (const header of record.headers ?? []) {
     for (const [name, values] of Object.entries(header)) {

@@ -1,11 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { BusinessKey } from '../../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { kafkaSource, kafkaValue, type KafkaBatchResponse, type KafkaEvent, type KafkaRecord } from './kafka.js';
-import { streamDefaults, streamIdempotency } from '../streams/middleware.js';
+import { streamDefaults, streamIdempotency, type StreamOptions } from '../streams/middleware.js';
 
 /** Options of {@link kafkaIdempotency}. */
-export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
+export interface KafkaIdempotencyOptions extends StreamOptions<KafkaRecord> {
   /**
    * The business key of a record (recommended: the event's own id, from the
    * value or a header). Default: `topic-partition-offset`, which recognises
@@ -16,8 +15,6 @@ export interface KafkaIdempotencyOptions extends CommonIdempotencyOptions {
   readonly key?: (record: KafkaRecord) => BusinessKey | undefined | null;
   /** What must not change under the same key (flagged when it does). Default: the decoded value (`kafkaValue`). `false`: no check. */
   readonly payload?: ((record: KafkaRecord) => unknown) | false;
-  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
-  readonly safetyMarginMs?: number;
 }
 
 /** Defaults of {@link kafkaIdempotency}, in one place. */

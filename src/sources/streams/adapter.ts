@@ -78,12 +78,10 @@ function streamSource<TEvent extends { Records: TRecord[] }, TRecord, TResponse 
   unreadable: (record: TRecord) => InvalidRecordError | undefined,
 ): BatchSource<TEvent, TRecord, TResponse> {
   return {
-    name: plain.name,
-    records: plain.records,
+    ...plain,
     withRecords: (event, records) => ({ ...event, Records: [...records] }),
     read: (record): RecordFacts => ({ ...plain.read(record), unreadable: unreadable(record) }),
     behindFailures,
-    respond: plain.respond,
     retriedIn(response) {
       const failures = (response as Partial<StreamsBatchResponse> | undefined)?.batchItemFailures ?? [];
       return new Set(failures.map((f) => f.itemIdentifier));

@@ -12,7 +12,7 @@ import { BodyParseError } from '../../engine/errors.js';
 export type KinesisDataRecord = { readonly kinesis: Pick<KinesisStreamRecord['kinesis'], 'data' | 'sequenceNumber'> };
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+export const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 /** Why the record's data cannot be read, or `undefined`: checked without decoding it. */
 export function kinesisDataError(record: KinesisDataRecord): BodyParseError | undefined {
@@ -20,11 +20,6 @@ export function kinesisDataError(record: KinesisDataRecord): BodyParseError | un
   if (typeof data === 'string' && BASE64.test(data)) return undefined;
   const got = typeof data === 'string' ? 'a string that is not base64' : data === null ? 'null' : typeof data;
   return new BodyParseError(`Kinesis record ${sequenceNumber}: data is not base64 (got ${got}).`);
-}
-
-/** The record's bytes, or why they cannot be read. */
-function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
-  return kinesisDataError(record) ?? Buffer.from(record.kinesis.data, 'base64');
 }
 
 /**
@@ -41,18 +36,28 @@ function kinesisBytes(record: KinesisDataRecord): Buffer | BodyParseError {
  * ```
  */
 export function kinesisData<T = unknown>(record: KinesisDataRecord): T {
-  const bytes = kinesisBytes(record);
-  if (bytes instanceof BodyParseError) throw bytes;
+  const error = kinesisDataError(record);
+  if (error !== undefined) throw error;
+  return decodePayload(Buffer.from(record.kinesis.data, 'base64')) as T;
+}
+
+/**
+ * A payload's bytes as the JSON value they hold, else as their UTF-8 text, else as they are (Kinesis data, a Kafka
+ * value). With `refuse`, anything but JSON text is refused with the error it makes of the reason.
+ */
+export function decodePayload(bytes: Buffer, refuse?: (reason: string, cause: unknown) => Error): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);
-  } catch {
-    return bytes as T;
+  } catch (err) {
+    if (refuse !== undefined) throw refuse('the value is not UTF-8 text, not JSON', err);
+    return bytes;
   }
   try {
-    return JSON.parse(text) as T;
-  } catch {
-    return text as T;
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    if (refuse !== undefined) throw refuse(`the value is not JSON (${(err as Error).message})`, err);
+    return text;
   }
 }
 
@@ -72,12 +77,8 @@ function image<T>(record: DynamoDBImagesRecord, which: 'NewImage' | 'OldImage', 
     // Lambda's JSON attribute values are the SDK's, with binary as base64 text (kept as such).
     return unmarshall(raw as Record<string, SdkAttributeValue>, options) as T;
   } catch (err) {
-    throw new BodyParseError(
-      `DynamoDB stream record ${record.eventID ?? '(no eventID)'}: ${which} cannot be unmarshalled (${(err as Error).message}).`,
-      {
-        cause: err,
-      },
-    );
+    const where = `DynamoDB stream record ${record.eventID ?? '(no eventID)'}`;
+    throw new BodyParseError(`${where}: ${which} cannot be unmarshalled (${(err as Error).message}).`, { cause: err });
   }
 }
 

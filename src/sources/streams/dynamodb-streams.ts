@@ -1,12 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { dynamoDBStreamsSource } from './adapter.js';
-import { streamDefaults, streamIdempotency } from './middleware.js';
+import { streamDefaults, streamIdempotency, type StreamOptions } from './middleware.js';
 
 /** Options of {@link dynamoDBStreamsIdempotency}. */
-export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOptions {
+export interface DynamoDBStreamsIdempotencyOptions extends StreamOptions<DynamoDBRecord> {
   /**
    * The business key of a record (recommended, e.g. the item's key and
    * version from `dynamoDBImages`). Default: the record's `eventID`, the same
@@ -18,8 +17,6 @@ export interface DynamoDBStreamsIdempotencyOptions extends CommonIdempotencyOpti
    * `dynamodb.NewImage` (`OldImage` for a REMOVE). `false`: no check.
    */
   readonly payload?: ((record: DynamoDBRecord) => unknown) | false;
-  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
-  readonly safetyMarginMs?: number;
 }
 
 /** Defaults of {@link dynamoDBStreamsIdempotency}, in one place. */

@@ -1,12 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
-import type { CommonIdempotencyOptions } from '../../batch/options.js';
 import { kinesisSource } from './adapter.js';
-import { streamDefaults, streamIdempotency } from './middleware.js';
+import { streamDefaults, streamIdempotency, type StreamOptions } from './middleware.js';
 
 /** Options of {@link kinesisIdempotency}. */
-export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
+export interface KinesisIdempotencyOptions extends StreamOptions<KinesisStreamRecord> {
   /**
    * The business key of a record (recommended: a producer that puts the same
    * event twice makes two records). Default: the record's `eventID`
@@ -16,8 +15,6 @@ export interface KinesisIdempotencyOptions extends CommonIdempotencyOptions {
   readonly key?: (record: KinesisStreamRecord) => BusinessKey | undefined | null;
   /** What must not change under the same key (flagged when it does). Default: `kinesis.data`. `false`: no check. */
   readonly payload?: ((record: KinesisStreamRecord) => unknown) | false;
-  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
-  readonly safetyMarginMs?: number;
 }
 
 /** Defaults of {@link kinesisIdempotency}, in one place. */

@@ -23,14 +23,12 @@ import type { BatchSource } from '../../engine/source.js';
 export interface StreamOptions<TRecord> extends CommonIdempotencyOptions {
   readonly key?: (record: TRecord) => BusinessKey | undefined | null;
   readonly payload?: ((record: TRecord) => unknown) | false;
+  /** Records are not started when less than this remains (ms). Default: 20 % of the time left, at most 5000. */
   readonly safetyMarginMs?: number;
 }
 
 /** A stream source's default key and payload. */
-export interface StreamRecordDefaults<TRecord> {
-  readonly key: (record: TRecord) => BusinessKey | undefined | null;
-  readonly payload: ((record: TRecord) => unknown) | false;
-}
+export type StreamRecordDefaults<TRecord> = Required<Pick<StreamOptions<TRecord>, 'key' | 'payload'>>;
 
 /** The defaults of a stream middleware, in one object: the batch defaults and the source's key and payload. */
 export function streamDefaults<TRecord>(record: StreamRecordDefaults<TRecord>) {

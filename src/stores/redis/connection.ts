@@ -34,11 +34,9 @@ export interface RedisConnection {
 
 /** A Lua script with its SHA-1, sent by EVALSHA and loaded with EVAL the first time a server lacks it. */
 export class LuaScript {
-  readonly source: string;
   readonly sha: string;
 
-  constructor(source: string) {
-    this.source = source;
+  constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
@@ -51,14 +49,10 @@ export class LuaScript {
     try {
       return await connection.sendCommand(['EVALSHA', this.sha, '1', key, ...args], key);
     } catch (err) {
-      if (!isNoScript(err)) throw err;
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
       return connection.sendCommand(['EVAL', this.source, '1', key, ...args], key);
     }
   }
-}
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
 /** A bulk-string reply as text (clients hand back strings or Buffers); `undefined` for nil. */

@@ -4,44 +4,33 @@
  * filter keeps a marker string. Both convert here.
  */
 import { EffectivelyOnceError } from '../../engine/errors.js';
+import { isPlainObject } from '../../engine/options.js';
 import type { IdempotencyRecord, IdempotencyStatus } from '../../engine/record.js';
-import { decodeResult } from '../dynamodb/records.js';
+import { toRecord } from '../dynamodb/records.js';
 
 const STATUSES: ReadonlySet<string> = new Set<IdempotencyStatus>(['IN_PROGRESS', 'COMPLETED', 'FAILED']);
-const OPTIONAL_STRINGS = ['owner', 'payloadHash', 'messageId', 'lastError'] as const;
-const OPTIONAL_NUMBERS = ['leaseUntil', 'claimedAt', 'completedAt'] as const;
+const NUMBER_FIELDS: ReadonlySet<string> = new Set(['expiresAt', 'attempts', 'leaseUntil', 'claimedAt', 'completedAt']);
 
-function numberField(fields: ReadonlyMap<string, string>, name: string): number | undefined {
-  const text = fields.get(name);
-  if (text === undefined || text.trim() === '') return undefined;
-  const value = Number(text);
+function numberOf(text: string): number | undefined {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
   return Number.isFinite(value) ? value : undefined;
 }
 
 /**
- * A store hash (HGETALL's fields) as a record; `undefined` when the key holds
- * no fields (absent or expired).
+ * A store hash (HGETALL's fields) as a record, read by the DynamoDB store's `toRecord` once its numbers are numbers
+ * and its result is in the `{ j }` map; `undefined` when the key holds no fields (absent or expired).
  * @throws EffectivelyOnceError when the hash is not an idempotency record.
  */
 export function recordFromFields(id: string, fields: ReadonlyMap<string, string>): IdempotencyRecord | undefined {
   if (fields.size === 0) return undefined;
-  const status = fields.get('status');
-  const expiresAt = numberField(fields, 'expiresAt');
-  if (status === undefined || !STATUSES.has(status) || expiresAt === undefined) {
+  const item: Record<string, unknown> = {};
+  for (const [name, text] of fields) item[name] = name === 'result' ? { j: text } : NUMBER_FIELDS.has(name) ? numberOf(text) : text;
+  try {
+    return toRecord({ ...item, id });
+  } catch (err) {
+    if (!(err instanceof EffectivelyOnceError)) throw err; // a stored result that is not JSON fails as it is
     throw new EffectivelyOnceError(`The Redis hash of ${JSON.stringify(id)} is not an idempotency record.`);
   }
-  const record: Record<string, unknown> = { id, status, expiresAt, attempts: numberField(fields, 'attempts') ?? 0 };
-  for (const name of OPTIONAL_STRINGS) {
-    const value = fields.get(name);
-    if (value !== undefined) record[name] = value;
-  }
-  for (const name of OPTIONAL_NUMBERS) {
-    const value = numberField(fields, name);
-    if (value !== undefined) record[name] = value;
-  }
-  const result = fields.get('result');
-  if (result !== undefined) record['result'] = decodeResult({ j: result });
-  return record as unknown as IdempotencyRecord;
 }
 
 /**
@@ -68,13 +57,8 @@ export function recordFromMarker(id: string, text: string): IdempotencyRecord | 
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const r = parsed as Record<string, unknown>;
-  const wellFormed =
-    r['id'] === id &&
-    typeof r['status'] === 'string' &&
-    STATUSES.has(r['status']) &&
-    typeof r['expiresAt'] === 'number' &&
-    typeof r['attempts'] === 'number';
-  return wellFormed ? (parsed as IdempotencyRecord) : undefined;
+  if (!isPlainObject(parsed)) return undefined;
+  const { id: markedId, status, expiresAt, attempts } = parsed;
+  const wellFormed = markedId === id && STATUSES.has(status as string) && typeof expiresAt === 'number' && typeof attempts === 'number';
+  return wellFormed ? (parsed as unknown as IdempotencyRecord) : undefined;
 }

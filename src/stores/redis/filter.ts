@@ -6,6 +6,7 @@
  */
 import { claimVerdict } from '../../engine/claim.js';
 import { EffectivelyOnceError } from '../../engine/errors.js';
+import { hasMethods } from '../../engine/options.js';
 import type { IdempotencyRecord } from '../../engine/record.js';
 import type {
   ClaimInput,
@@ -46,6 +47,7 @@ export interface RedisFilterCounts {
 type Counter = { -readonly [K in keyof RedisFilterCounts]: number };
 
 const TIMEOUT = Symbol('timeout');
+const storeRule = hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get');
 
 /**
  * An `IdempotencyStore` that asks Redis first; built by {@link withRedisFilter}.
@@ -75,7 +77,7 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(inner: S, options: RedisFilterOptions) {
-    if (!isStore(inner)) {
+    if (!storeRule.check(inner)) {
       throw new TypeError('withRedisFilter: "store" must be an IdempotencyStore (recordId, claim, complete, release and get methods).');
     }
     this.options = resolveRedisFilterOptions(options);
@@ -267,14 +269,6 @@ export class TransactionalRedisFilter<S extends TransactionalIdempotencyStore = 
     if (result.kind === 'duplicate') await this.markCompleted(result.existing);
     return result;
   }
-}
-
-const STORE_METHODS = ['recordId', 'claim', 'complete', 'release', 'get'] as const;
-
-function isStore(value: unknown): value is IdempotencyStore {
-  return (
-    typeof value === 'object' && value !== null && STORE_METHODS.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
-  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * is a `TypeError` naming the option at cold start.
  */
 import { systemClock, type Clock } from '../../engine/clock.js';
-import { checkOptions, definedOnly, hasMethods, is, MAX_TIMER_MS, type OptionRules } from '../../engine/options.js';
+import { checkOptions, definedOnly, hasMethods, is, isMsIn, MAX_TIMER_MS, type OptionRules } from '../../engine/options.js';
 import type { ReleaseMode } from '../dynamodb/options.js';
 import type { RedisConnection } from './connection.js';
 
@@ -36,14 +36,10 @@ export const redisStoreDefaults = Object.freeze({
   clock: systemClock as Clock,
 });
 
-const positiveMs = {
-  expected: 'a positive number of ms',
-  check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0,
-};
 // A timeout past MAX_TIMER_MS would fire after 1 ms and time every Redis call out.
 const timerMs = {
   expected: `a positive number of ms, at most ${MAX_TIMER_MS} (the longest a timer can wait)`,
-  check: (v: unknown) => positiveMs.check(v) && (v as number) <= MAX_TIMER_MS,
+  check: (v: unknown) => isMsIn(v, true, MAX_TIMER_MS),
 };
 const redisRule = { ...hasMethods('a RedisConnection (an object with sendCommand(args, key))', 'sendCommand'), required: true };
 const keyPrefixRule = { expected: 'a string', check: (v: unknown) => typeof v === 'string' };
@@ -83,15 +79,8 @@ export interface RedisFilterOptions {
   readonly onError?: (error: unknown, operation: string) => void;
 }
 
-/** Options of `withRedisFilter` after defaults. */
-export interface ResolvedRedisFilterOptions {
-  readonly redis: RedisConnection;
-  readonly keyPrefix: string;
-  readonly timeoutMs: number;
-  readonly maxMarkerBytes: number;
-  readonly clock: Clock;
-  readonly onError: ((error: unknown, operation: string) => void) | undefined;
-}
+/** Options of `withRedisFilter` after defaults (`onError` has none). */
+export type ResolvedRedisFilterOptions = Required<Omit<RedisFilterOptions, 'onError'>> & Pick<RedisFilterOptions, 'onError'>;
 
 /** Defaults of the filter's optional options. */
 export const redisFilterDefaults = Object.freeze({
@@ -113,5 +102,5 @@ const filterRules: OptionRules = {
 /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
 export function resolveRedisFilterOptions(options: unknown): ResolvedRedisFilterOptions {
   checkOptions('withRedisFilter', options, filterRules);
-  return { onError: undefined, ...redisFilterDefaults, ...definedOnly(options as RedisFilterOptions) };
+  return { ...redisFilterDefaults, ...definedOnly(options as RedisFilterOptions) };
 }

@@ -33,12 +33,6 @@ import { claimScript, completeScript, markFailedScript, readScript, releaseScrip
  */
 export const MAX_REDIS_RESULT_BYTES = 400 * 1024;
 
-/** What a script returned: whether it wrote, and the record it wrote or that refused it. */
-interface ScriptReply {
-  readonly wrote: boolean;
-  readonly record: IdempotencyRecord | undefined;
-}
-
 /**
  * Idempotency records in Redis or Valkey, for the claim strategy. A claim is
  * `SET NX PX`-like (a script, so that it also takes over an expired lease and
@@ -123,10 +117,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const args = [input.token, String(now), String(toEpochSeconds(now + retentionMs)), String(Math.ceil(retentionMs)), optional(text)];
     const { wrote, record } = await this.#run(completeScript, input.id, args);
     // A retried completion whose first attempt landed is done, and by us.
-    if (wrote || (record !== undefined && isOwnWrite(record, input.token, 'COMPLETED'))) {
-      return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
-    }
-    return leaseLost(record);
+    return fenced(wrote || (record !== undefined && isOwnWrite(record, input.token, 'COMPLETED')), record);
   }
 
   /** Gives the claim up (deleted, or FAILED with `release: 'mark-failed'`), fenced on its owner token. */
@@ -134,14 +125,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const { retentionMs, clock, release } = this.#options;
     if (release === 'delete') {
       const { wrote, record } = await this.#run(releaseScript, input.id, [input.token]);
-      return wrote ? { kind: 'ok' } : leaseLost(record);
+      return fenced(wrote, record);
     }
     const now = clock.now();
     const lastError = errorText(input.error ?? 'released without an error');
     const args = [input.token, lastError, String(toEpochSeconds(now + retentionMs)), String(Math.ceil(retentionMs))];
     const { wrote, record } = await this.#run(markFailedScript, input.id, args);
-    if (!wrote) return leaseLost(record);
-    return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
+    return fenced(wrote, record);
   }
 
   /** Extends the claim's lease to now + `leaseMs` (the heartbeat), fenced on its owner token; the key lives for the new lease. */
@@ -152,8 +142,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const leaseMs = Math.ceil(input.leaseMs);
     const args = [input.token, String(now + leaseMs), String(toEpochSeconds(now + Math.max(retentionMs, leaseMs))), String(leaseMs)];
     const { wrote, record } = await this.#run(renewScript, input.id, args);
-    if (!wrote) return leaseLost(record);
-    return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
+    return fenced(wrote, record);
   }
 
   /** Reads a record; one past its retention (by the injected clock) counts as absent. */
@@ -167,7 +156,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return `${this.#options.keyPrefix}${id}`;
   }
 
-  async #run(script: LuaScript, id: string, args: readonly string[]): Promise<ScriptReply> {
+  /** Whether the script wrote, and the record it wrote or that refused it. */
+  async #run(script: LuaScript, id: string, args: readonly string[]): Promise<{ wrote: boolean; record: IdempotencyRecord | undefined }> {
     const reply = await script.run(this.#options.redis, this.#key(id), args);
     if (!Array.isArray(reply) || reply.length !== 2) {
       throw new EffectivelyOnceError(`Unexpected reply from the Redis script for ${id}: ${String(JSON.stringify(reply)).slice(0, 200)}`);
@@ -180,6 +170,8 @@ function optional(value: string | undefined): string {
   return value === undefined ? '' : `=${value}`;
 }
 
-function leaseLost(current: IdempotencyRecord | undefined): FencedWriteResult {
-  return current === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current };
+/** A fenced write's answer: `ok` with the record it wrote, or `lease-lost` with the record that refused it. */
+function fenced(wrote: boolean, record: IdempotencyRecord | undefined): FencedWriteResult {
+  if (wrote) return record === undefined ? { kind: 'ok' } : { kind: 'ok', record };
+  return record === undefined ? { kind: 'lease-lost' } : { kind: 'lease-lost', current: record };
 }

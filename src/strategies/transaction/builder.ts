@@ -30,19 +30,8 @@ import {
   type TransactUpdateInput,
 } from './options.js';
 
-export type {
-  TransactConditionCheckInput,
-  TransactDeleteInput,
-  TransactionBuilderOptions,
-  TransactPutInput,
-  TransactUpdateInput,
-} from './options.js';
-
 /** A `Put` whose table's key names are not known yet, so its identity waits. */
-interface PendingPut {
-  readonly table: string;
-  readonly item: Readonly<Record<string, unknown>>;
-}
+type PendingPut = Required<Omit<ActionTarget, 'key'>>;
 
 /**
  * Collects a handler's writes for one `TransactWriteItems` and checks its
@@ -151,7 +140,7 @@ export class TransactionBuilder {
     const { consumer, businessKey, clock = systemClock } = this.#options;
     if (consumer === undefined || businessKey === undefined) {
       throw new TypeError(
-        'tx.outbox(): this builder has no consumer and business key to derive the outbox id from (pass both to createTransactionBuilder).',
+        'tx.outbox(): this builder has no consumer and business key to derive the outbox id from (pass both to new TransactionBuilder()).',
       );
     }
     const item = outboxItem(event, options, { consumer, businessKey, now: clock.now() });
@@ -230,9 +219,7 @@ export class TransactionBuilder {
     return learned === undefined ? { refs, stillPending } : { refs, learned, stillPending };
   }
 
-  #withReturnValues<T extends { ConditionExpression?: string | undefined; ReturnValuesOnConditionCheckFailure?: string | undefined }>(
-    input: T,
-  ): T {
+  #withReturnValues<T extends Pick<TransactPutInput, 'ConditionExpression' | 'ReturnValuesOnConditionCheckFailure'>>(input: T): T {
     const mode = this.#options.returnValuesOnConditionCheckFailure;
     if (mode === undefined || input.ConditionExpression === undefined || input.ReturnValuesOnConditionCheckFailure !== undefined) {
       return { ...input };
@@ -271,13 +258,4 @@ interface ActionTarget {
   readonly table: string;
   readonly key?: Readonly<Record<string, unknown>>;
   readonly item?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * A fresh {@link TransactionBuilder}; the middleware makes one per record.
- *
- * @throws TypeError for a bad option, naming it.
- */
-export function createTransactionBuilder(options?: TransactionBuilderOptions): TransactionBuilder {
-  return new TransactionBuilder(options);
 }

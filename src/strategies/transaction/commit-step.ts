@@ -14,15 +14,8 @@ import {
   type TransactionalIdempotencyStore,
 } from '../../engine/store.js';
 import { payloadMismatch } from '../../engine/prepare.js';
-import { closeTransactionBuilder, createTransactionBuilder, type TransactionBuilder } from './builder.js';
-
-/** What a transactional run needs to know about the delivery. */
-export interface TransactionalDelivery {
-  readonly messageId: string;
-  readonly consumer: string;
-  readonly key: string;
-  readonly payloadHash?: string;
-}
+import { closeTransactionBuilder, TransactionBuilder } from './builder.js';
+import type { CommitDelivery } from '../types.js';
 
 /** How a business-condition failure is treated: retried (`fail`) or final (`acknowledge`). */
 export type ConflictPolicy = 'fail' | 'acknowledge';
@@ -54,7 +47,7 @@ const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 async function commit(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   tx: TransactionBuilder,
   result: unknown,
   options: CommitOptions,
@@ -80,7 +73,7 @@ async function commit(
   }
 }
 
-function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
+function toOutcome(delivery: CommitDelivery, committed: CommitResult, result: unknown, options: CommitOptions): RecordOutcome {
   const { messageId, key, payloadHash } = delivery;
   switch (committed.kind) {
     case 'committed':
@@ -104,12 +97,12 @@ function toOutcome(delivery: TransactionalDelivery, committed: CommitResult, res
  */
 export async function runTransactional(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   options: CommitOptions,
   handler: (tx: TransactionBuilder) => Promise<unknown>,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
-  const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key, consumer: delivery.consumer });
+  const tx = new TransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD', businessKey: key, consumer: delivery.consumer });
   let result: unknown;
   try {
     result = await handler(tx);
@@ -136,19 +129,15 @@ export async function runTransactional(
 
 async function retryWithoutResult(
   store: TransactionalIdempotencyStore,
-  delivery: TransactionalDelivery,
+  delivery: CommitDelivery,
   tx: TransactionBuilder,
   options: CommitOptions,
   error: InvalidRecordError,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   try {
-    const outcome = toOutcome(
-      delivery,
-      await commit(store, delivery, tx, undefined, { ...options, storeResult: false }),
-      undefined,
-      options,
-    );
+    const committed = await commit(store, delivery, tx, undefined, { ...options, storeResult: false });
+    const outcome = toOutcome(delivery, committed, undefined, options);
     return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };

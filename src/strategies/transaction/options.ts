@@ -3,9 +3,8 @@
  * `tx.update()`, `tx.delete()` and `tx.conditionCheck()`, the builder's
  * options with the rules that check them at construction (a bad option is a
  * `TypeError` naming it), and the guards on an action's `TableName` and `Key`.
- * builder.ts re-exports the types, so their import path is unchanged.
  */
-import { checkOptions, is, type OptionRules } from '../../engine/options.js';
+import { checkOptions, hasMethods, is, isPlainObject, type OptionRules } from '../../engine/options.js';
 import { MAX_TRANSACTION_ACTIONS } from '../../engine/size.js';
 import type { ItemRef } from '../../engine/transaction-limits.js';
 import type { Clock } from '../../engine/clock.js';
@@ -57,25 +56,21 @@ const OPTION_RULES: OptionRules = {
   reservedBytes: { expected: 'a non-negative number of bytes', check: is.nonNegativeMs.check },
   reservedItem: {
     expected: 'an object { table: string, key: { ...key attributes } }',
-    check: (v) => isRecord(v) && typeof v['table'] === 'string' && isRecord(v['key']) && Object.keys(v['key']).length > 0,
+    check: (v) => isPlainObject(v) && typeof v['table'] === 'string' && isPlainObject(v['key']) && Object.keys(v['key']).length > 0,
   },
   keySchema: {
     expected: 'an object mapping each table name to its key attribute names',
-    check: (v) => isRecord(v) && Object.values(v).every((names) => Array.isArray(names) && names.length > 0),
+    check: (v) => isPlainObject(v) && Object.values(v).every((names) => Array.isArray(names) && names.length > 0),
   },
   returnValuesOnConditionCheckFailure: is.oneOf('ALL_OLD', 'NONE'),
   businessKey: is.nonEmptyString,
   consumer: is.nonEmptyString,
-  clock: { expected: 'an object with now()', check: (v) => isRecord(v) && typeof v['now'] === 'function' },
+  clock: hasMethods('an object with now()', 'now'),
 };
 
 /** Checks the builder's options. @throws TypeError naming the first unknown or wrongly typed one. */
 export function validateOptions(options: TransactionBuilderOptions): void {
   checkOptions('TransactionBuilder', options, OPTION_RULES);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A `tx.<method>()` input must name its table. @throws TypeError otherwise. */

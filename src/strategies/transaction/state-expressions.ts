@@ -9,7 +9,6 @@ import { Expression } from '../../stores/dynamodb/expression-builder.js';
 import {
   DEFAULT_STATE_ATTRIBUTE,
   DEFAULT_VERSION_ATTRIBUTE,
-  fromStates,
   validateStateInput,
   type TransitionInput,
   type VersionedUpdateInput,
@@ -41,9 +40,9 @@ export interface StateUpdate {
 export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
   const stateAttr = input.stateAttribute ?? DEFAULT_STATE_ATTRIBUTE;
   const versionAttr = input.versionAttribute ?? DEFAULT_VERSION_ATTRIBUTE;
-  validateTransition(input, stateAttr, versionAttr);
+  const states = validateTransition(input, stateAttr, versionAttr);
   const b = new StateExpression(input.key, versionAttr);
-  const from = fromStates(input.from).map((state, i) => b.value(`from${i}`, state));
+  const from = states.map((state, i) => b.value(`from${i}`, state));
   const conditions = [b.exists(), `${b.name(stateAttr, 'state')} IN (${from.join(', ')})`, ...b.versionCondition(input.expectVersion)];
   const sets = [`${b.name(stateAttr, 'state')} = ${b.value('to', input.to)}`, ...b.assignments(input.set ?? {}), b.bump()];
   return b.build(input.table, conditions, sets);
@@ -67,7 +66,8 @@ export function buildVersionedUpdate(input: VersionedUpdateInput): StateUpdate {
   return b.build(input.table, [b.exists(), ...b.versionCondition(input.expectVersion)], [...b.assignments(input.set), b.bump()]);
 }
 
-function validateTransition(input: TransitionInput, stateAttr: string, versionAttr: string): void {
+/** @returns the `from` states as a list. */
+function validateTransition(input: TransitionInput, stateAttr: string, versionAttr: string): readonly string[] {
   checkAttributeName('stateAttribute', stateAttr, input.key);
   checkAttributeName('versionAttribute', versionAttr, input.key);
   if (stateAttr === versionAttr) throw new TypeError(`stateAttribute and versionAttribute are both "${stateAttr}".`);
@@ -80,6 +80,7 @@ function validateTransition(input: TransitionInput, stateAttr: string, versionAt
   // `to` among `from` would apply a duplicate again (rewriting `set`, bumping the version) instead of reporting `already`.
   if (list.includes(input.to)) throw new TypeError(`to "${input.to}" is also in from; a transition must leave its state.`);
   validateStateInput(input, [stateAttr, versionAttr]);
+  return list as readonly string[];
 }
 
 function checkAttributeName(option: string, name: unknown, key: unknown): void {

@@ -99,7 +99,7 @@ export async function versionedUpdate<TItem extends StateItem = StateItem>(
  * @throws TypeError for bad input, naming the option.
  */
 export function transitionAction(input: TransitionInput): TransactItem {
-  return toAction(buildTransitionUpdate(input));
+  return { Update: { ...buildTransitionUpdate(input) } };
 }
 
 /**
@@ -115,7 +115,7 @@ export function transitionAction(input: TransitionInput): TransactItem {
  * @throws TypeError for bad input, naming the option.
  */
 export function versionedUpdateAction(input: VersionedUpdateInput): TransactItem {
-  return toAction(buildVersionedUpdate(input));
+  return { Update: { ...buildVersionedUpdate(input) } };
 }
 
 /**
@@ -205,8 +205,4 @@ async function send<TItem extends StateItem>(
     const item = wire === undefined ? undefined : (unmarshall(wire, itemOptions(options)) as TItem);
     return decide(item);
   }
-}
-
-function toAction(update: StateUpdate): TransactItem {
-  return { Update: { ...update } };
 }

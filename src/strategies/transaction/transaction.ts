@@ -10,7 +10,7 @@ import { checkOptions } from '../../engine/options.js';
 import { isTransactionalStore } from '../../engine/store.js';
 import { strategyObject, type EventStrategy, type StepSettings, type StrategySteps, type StrategyUse } from '../types.js';
 // The steps the batch middlewares run: reached only through this factory, so a handler that never calls it bundles none of them.
-import { transactionBatchStrategy } from './steps.js';
+import { transactionBatchStrategy, type TransactionSettings } from './steps.js';
 
 /** Defaults of `transaction()`'s settings. */
 const transactionDefaults = {
@@ -72,11 +72,7 @@ export interface SqsTransactionStrategy extends StrategySteps {
 const OWNER = 'transaction()';
 
 /** A transaction's settings, as its steps read them. */
-interface TransactionObject {
-  readonly onConflict: ConflictPolicy;
-  readonly commit?: CommitMode;
-  readonly probeDuplicates?: ProbeMode;
-}
+type TransactionObject = Omit<TransactionSettings, 'store' | 'storeResult'>;
 
 /** The steps of `transaction()`: on the prototype of what it returns. */
 const transactionSteps: StrategySteps = {
@@ -153,7 +149,6 @@ export function transaction(options: TransactionOptions = {}): TransactionStrate
   if (options.commit === undefined && options.probeDuplicates === undefined) {
     return strategyObject(transactionSteps, { kind: 'transaction', onConflict });
   }
-  const commit = options.commit ?? transactionDefaults.commit;
-  const probeDuplicates = options.probeDuplicates ?? transactionDefaults.probeDuplicates;
+  const { commit = transactionDefaults.commit, probeDuplicates = transactionDefaults.probeDuplicates } = options;
   return strategyObject(transactionSteps, { kind: 'transaction', onConflict, commit, probeDuplicates });
 }

@@ -158,25 +158,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Set) && !(v instanceof Uint8Array);
 }
 
-/** Allowed states as a list. */
-export function fromStates(from: string | readonly string[]): readonly string[] {
-  return typeof from === 'string' ? [from] : from;
-}
-
-/** Input checks shared by `transition` and `versionedUpdate`, as plain data. */
-export interface StateInputShape {
-  readonly table: unknown;
-  readonly key: unknown;
-  readonly set?: Readonly<Record<string, unknown>> | undefined;
-  readonly expectVersion?: unknown;
-}
-
 /**
  * Checks the parts both helpers share; throws a `TypeError` naming the option.
  * `protectedNames` are attributes `set` may not write (the key attributes are
  * added here): they are managed by the helper itself.
  */
-export function validateStateInput(input: StateInputShape, protectedNames: readonly string[]): void {
+export function validateStateInput(input: TransitionInput | VersionedUpdateInput, protectedNames: readonly string[]): void {
   if (typeof input.table !== 'string' || input.table.length === 0) throw new TypeError('table must be a non-empty string.');
   const key = input.key;
   if (typeof key !== 'object' || key === null || Object.keys(key).length === 0) {

@@ -8,7 +8,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxRelay, transaction } from '../../../src/index.js';
-import { createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
+import { TransactionBuilder } from '../../../src/strategies/transaction/builder.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { sqsEvent } from '../../../src/testing/index.js';
@@ -73,7 +73,7 @@ describe('tx.outbox() red team', () => {
   });
 
   it('a detail that does not serialise to a JSON object is a TypeError naming tx.outbox(), written nowhere', () => {
-    const tx = createTransactionBuilder({ consumer: 'c', businessKey: 'k' });
+    const tx = new TransactionBuilder({ consumer: 'c', businessKey: 'k' });
     const circular: Record<string, unknown> = {};
     circular['self'] = circular;
     const bad: Array<Record<string, unknown>> = [{ n: 1n }, circular, { toJSON: () => 'text' }, { toJSON: () => [1, 2] }];

@@ -9,7 +9,7 @@ import {
   itemIdentity,
   projectKey,
 } from '../../../src/engine/transaction-limits.js';
-import { TransactionBuilder, closeTransactionBuilder, createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
+import { TransactionBuilder, closeTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
 
 const put = (pk: string, extra: Record<string, unknown> = {}) => ({ TableName: 'orders', Item: { pk, ...extra } });
 const update = (key: Record<string, unknown>, table = 'orders') => ({
@@ -22,7 +22,7 @@ const update = (key: Record<string, unknown>, table = 'orders') => ({
 
 describe('TransactionBuilder: action count', () => {
   it('accepts 99 actions and refuses the 100th (one is reserved for the idempotency item)', () => {
-    const tx = createTransactionBuilder();
+    const tx = new TransactionBuilder();
     for (let i = 0; i < 99; i++) tx.update(update({ pk: `o${i}` }));
     expect(tx.size).toBe(99);
     expect(() => tx.update(update({ pk: 'o99' }))).toThrow(TransactionLimitError);
@@ -52,13 +52,13 @@ describe('TransactionBuilder: action count', () => {
 
 describe('TransactionBuilder: one action per item', () => {
   it('refuses a second action on the same table and key, whatever the key order', () => {
-    const tx = createTransactionBuilder().update(update({ pk: 'a', sk: 1 }, 'lines'));
+    const tx = new TransactionBuilder().update(update({ pk: 'a', sk: 1 }, 'lines'));
     expect(() => tx.delete({ TableName: 'lines', Key: { sk: 1, pk: 'a' } })).toThrow(/same item/);
     expect(tx.size).toBe(1);
   });
 
   it('allows the same key on another table and another key on the same table', () => {
-    const tx = createTransactionBuilder()
+    const tx = new TransactionBuilder()
       .update(update({ pk: 'a' }))
       .update(update({ pk: 'a' }, 'other'))
       .update(update({ pk: 'b' }));
@@ -66,12 +66,12 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('treats a string and a number key value as different items', () => {
-    const tx = createTransactionBuilder().update(update({ pk: 1 }));
+    const tx = new TransactionBuilder().update(update({ pk: 1 }));
     expect(() => tx.update(update({ pk: '1' }))).not.toThrow();
   });
 
   it('catches a Put after an action with a Key on the same item', () => {
-    const tx = createTransactionBuilder().conditionCheck({
+    const tx = new TransactionBuilder().conditionCheck({
       TableName: 'orders',
       Key: { pk: 'a' },
       ConditionExpression: 'attribute_exists(pk)',
@@ -80,9 +80,7 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('catches a Put before an action with a Key once the key names are learned', () => {
-    const tx = createTransactionBuilder()
-      .put(put('a', { total: 1 }))
-      .put(put('b'));
+    const tx = new TransactionBuilder().put(put('a', { total: 1 })).put(put('b'));
     expect(() => tx.update(update({ pk: 'a' }))).toThrow(/same item/);
     expect(tx.size).toBe(2);
     expect(() => tx.update(update({ pk: 'c' }))).not.toThrow();
@@ -95,14 +93,14 @@ describe('TransactionBuilder: one action per item', () => {
 
   it('refuses any action on the reserved idempotency item', () => {
     const reservedItem = { table: 'idem', key: { id: 'payments#order-1' } };
-    const tx = createTransactionBuilder({ reservedItem });
+    const tx = new TransactionBuilder({ reservedItem });
     expect(() => tx.delete({ TableName: 'idem', Key: { id: 'payments#order-1' } })).toThrow(/idempotency record/);
     expect(() => tx.put({ TableName: 'idem', Item: { id: 'payments#order-1', status: 'x' } })).toThrow(/idempotency record/);
     expect(() => tx.put({ TableName: 'idem', Item: { id: 'payments#order-2' } })).not.toThrow();
   });
 
   it('checks transition and versionedUpdate actions like the others', () => {
-    const tx = createTransactionBuilder().transition({ table: 'orders', key: { pk: 'a' }, from: 'PENDING', to: 'PAID' });
+    const tx = new TransactionBuilder().transition({ table: 'orders', key: { pk: 'a' }, from: 'PENDING', to: 'PAID' });
     expect(() => tx.versionedUpdate({ table: 'orders', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } })).toThrow(TransactionLimitError);
     expect(tx.items()[0]?.Update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
@@ -110,7 +108,7 @@ describe('TransactionBuilder: one action per item', () => {
 
 describe('TransactionBuilder: size', () => {
   it('refuses what would take the transaction over 4 MB', () => {
-    const tx = createTransactionBuilder();
+    const tx = new TransactionBuilder();
     const big = 'x'.repeat(390 * 1024);
     for (let i = 0; i < 10; i++) tx.put(put(`o${i}`, { big }));
     expect(tx.estimatedBytes).toBeLessThan(MAX_TRANSACTION_BYTES);
@@ -119,21 +117,19 @@ describe('TransactionBuilder: size', () => {
   });
 
   it('counts reservedBytes against the limit', () => {
-    const tx = createTransactionBuilder({ reservedBytes: MAX_TRANSACTION_BYTES - 10 });
+    const tx = new TransactionBuilder({ reservedBytes: MAX_TRANSACTION_BYTES - 10 });
     expect(() => tx.put(put('a', { text: 'more than ten bytes' }))).toThrow(TransactionLimitError);
   });
 
   it('refuses a single Put item over 400 KB', () => {
-    expect(() => createTransactionBuilder().put(put('a', { big: 'x'.repeat(401 * 1024) }))).toThrow(ItemTooLargeError);
+    expect(() => new TransactionBuilder().put(put('a', { big: 'x'.repeat(401 * 1024) }))).toThrow(ItemTooLargeError);
   });
 });
 
 describe('TransactionBuilder: actions and options', () => {
   it('keeps the actions in order, copied, with the user ReturnValuesOnConditionCheckFailure', () => {
     const input = { ...put('a'), ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-    const tx = createTransactionBuilder()
-      .put(input)
-      .delete({ TableName: 'orders', Key: { pk: 'b' } });
+    const tx = new TransactionBuilder().put(input).delete({ TableName: 'orders', Key: { pk: 'b' } });
     const items = tx.items();
     expect(items.map((i) => Object.keys(i)[0])).toEqual(['Put', 'Delete']);
     expect(items[0]?.Put).toEqual(input);
@@ -141,7 +137,7 @@ describe('TransactionBuilder: actions and options', () => {
   });
 
   it('adds ReturnValuesOnConditionCheckFailure to conditional actions when asked', () => {
-    const tx = createTransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD' })
+    const tx = new TransactionBuilder({ returnValuesOnConditionCheckFailure: 'ALL_OLD' })
       .put({ ...put('a'), ConditionExpression: 'attribute_not_exists(pk)' })
       .put(put('b'))
       .update({ ...update({ pk: 'c' }), ConditionExpression: 'attribute_exists(pk)', ReturnValuesOnConditionCheckFailure: 'NONE' });
@@ -152,20 +148,20 @@ describe('TransactionBuilder: actions and options', () => {
   });
 
   it('refuses malformed actions and options with a TypeError naming them', () => {
-    const tx = createTransactionBuilder();
+    const tx = new TransactionBuilder();
     expect(() => tx.update({ TableName: 'orders', Key: { pk: 'a' } } as never)).toThrow(/UpdateExpression/);
     expect(() => tx.delete({ TableName: '', Key: { pk: 'a' } })).toThrow(/TableName/);
     expect(() => tx.conditionCheck({ TableName: 'o', Key: {} } as never)).toThrow(/ConditionExpression/);
     expect(() => tx.transition({ table: 'o', key: { pk: 'a' }, from: [], to: 'X' })).toThrow(/from/);
-    expect(() => createTransactionBuilder({ reservedAction: 1 } as never)).toThrow(/reservedAction/);
-    expect(() => createTransactionBuilder({ reservedActions: 100 })).toThrow(/reservedActions/);
+    expect(() => new TransactionBuilder({ reservedAction: 1 } as never)).toThrow(/reservedAction/);
+    expect(() => new TransactionBuilder({ reservedActions: 100 })).toThrow(/reservedActions/);
     expect(tx.size).toBe(0);
   });
 });
 
 describe('TransactionBuilder: closed once the handler settled', () => {
   it('refuses every method after close, naming it, and keeps the actions added before', () => {
-    const tx = createTransactionBuilder();
+    const tx = new TransactionBuilder();
     tx.put({ TableName: 't', Item: { pk: 'a' } });
     closeTransactionBuilder(tx);
     const key = { pk: 'b' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ItemTooLargeError } from '../../../src/engine/errors.js';
-import { createTransactionBuilder } from '../../../src/strategies/transaction/builder.js';
+import { TransactionBuilder } from '../../../src/strategies/transaction/builder.js';
 import { outboxId, outboxItem, readOutboxImage } from '../../../src/strategies/transaction/outbox/item.js';
 import { chunkEntries } from '../../../src/strategies/transaction/outbox/publish.js';
 
@@ -80,8 +80,8 @@ describe('outbox items', () => {
 
 describe('tx.outbox()', () => {
   it('needs the consumer and business key the middleware gives its builder', () => {
-    expect(() => createTransactionBuilder().outbox(event, { table: 't' })).toThrow(/consumer and business key/);
-    const tx = createTransactionBuilder({ consumer: 'payments', businessKey: 'o-1', clock: { now: () => 7 } }).outbox(event, {
+    expect(() => new TransactionBuilder().outbox(event, { table: 't' })).toThrow(/consumer and business key/);
+    const tx = new TransactionBuilder({ consumer: 'payments', businessKey: 'o-1', clock: { now: () => 7 } }).outbox(event, {
       table: 't',
     });
     expect(tx.items()[0]?.Put).toMatchObject({

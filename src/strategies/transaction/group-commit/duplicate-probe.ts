@@ -42,13 +42,10 @@ const RECORD_WEIGHT = 0.005;
  * duplicates.
  */
 export class DuplicateRate {
-  readonly mode: ProbeMode;
   #rate = 0;
   #itemsPerRecord = DEFAULT_ITEMS_PER_RECORD;
 
-  constructor(mode: ProbeMode) {
-    this.mode = mode;
-  }
+  constructor(readonly mode: ProbeMode) {}
 
   /** The running share of duplicates (0..1). */
   get rate(): number {

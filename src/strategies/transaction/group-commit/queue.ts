@@ -109,10 +109,8 @@ export class GroupCommitter {
     let answers: GroupCommitAnswer[];
     try {
       const found = await this.#found;
-      answers = await this.#store.commitGroup(
-        batch.map((w) => w.input),
-        found,
-      );
+      const inputs = batch.map((w) => w.input);
+      answers = await this.#store.commitGroup(inputs, found);
     } catch (error) {
       answers = batch.map(() => ({ kind: 'error', error }));
     }

@@ -3,7 +3,7 @@
  * (written by `tx.outbox()`), and reading one back from a stream image (by
  * the relay). No AWS imports: the relay's I/O lives in src/outbox/.
  */
-import { ItemTooLargeError, type ErrorContext } from '../../../engine/errors.js';
+import { ItemTooLargeError } from '../../../engine/errors.js';
 import { checkOptions, is, isPlainObject, type OptionRules } from '../../../engine/options.js';
 import { sha256 } from '../../../engine/hashing.js';
 import { OUTBOX_ATTRIBUTES } from '../../../stores/dynamodb/layout.js';
@@ -118,13 +118,9 @@ export function outboxItem(event: OutboxEvent, options: OutboxOptions, origin: O
   const detail = detailText(event.detail, id);
   const size = entrySize({ Source: event.source, DetailType: event.detailType, Detail: detail });
   if (size > MAX_EVENT_ENTRY_BYTES) {
-    const context: ErrorContext = { key: origin.businessKey };
-    throw new ItemTooLargeError(
-      `tx.outbox(): the event is ${size} bytes, over EventBridge's 256 KB.`,
-      size,
-      MAX_EVENT_ENTRY_BYTES,
-      context,
-    );
+    throw new ItemTooLargeError(`tx.outbox(): the event is ${size} bytes, over EventBridge's 256 KB.`, size, MAX_EVENT_ENTRY_BYTES, {
+      key: origin.businessKey,
+    });
   }
   const a = OUTBOX_ATTRIBUTES;
   return {

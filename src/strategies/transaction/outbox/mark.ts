@@ -29,6 +29,8 @@ export interface Candidate {
   readonly entry: PendingOutboxEntry;
   readonly table: string;
   readonly key: Record<string, unknown>;
+  /** The stream record's, reported for retry. */
+  readonly sequenceNumber: string;
 }
 
 /** Marks a published item (unless it is gone already) or deletes it. */

@@ -47,14 +47,7 @@ export function itemFailed(
   error: unknown,
 ): OutboxItemFailedLine {
   const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-  return {
-    level: 'ERROR',
-    message,
-    outboxId: where.outboxId,
-    table: where.table,
-    sequenceNumber: where.sequenceNumber,
-    error: { name, message: text },
-  };
+  return { level: 'ERROR', message, ...where, error: { name, message: text } };
 }
 
 /** Receives each {@link OutboxRelayLogLine}. */

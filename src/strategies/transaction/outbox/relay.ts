@@ -105,7 +105,8 @@ function candidateOf(record: DynamoDBRecord, index: number, table: string | unde
   if (entry === undefined) return undefined;
   const keys = record.dynamodb?.Keys;
   if (keys === undefined) throw new TypeError(`Outbox item ${entry.id}: the stream record has no Keys.`);
-  return { index, entry, table: tableOf(record, table), key: unmarshall(keys as Image) };
+  const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+  return { index, entry, table: tableOf(record, table), key: unmarshall(keys as Image), sequenceNumber };
 }
 
 function putEntry(entry: PendingOutboxEntry, defaultBus: string | undefined): OutboxPutEntry {
@@ -120,32 +121,22 @@ function putEntry(entry: PendingOutboxEntry, defaultBus: string | undefined): Ou
 }
 
 /** One line per entry `PutEvents` refused to the end: its record comes back, and someone should know why. */
-function logRefusals(
-  logger: OutboxRelayLogger | false,
-  live: readonly Candidate[],
-  outcomes: readonly EntryOutcome[],
-  records: readonly DynamoDBRecord[],
-): void {
+function logRefusals(logger: OutboxRelayLogger | false, live: readonly Candidate[], outcomes: readonly EntryOutcome[]): void {
   live.forEach((candidate, i) => {
     const outcome = outcomes[i];
     if (outcome === undefined || outcome.published) return;
-    safeLog(logger, {
-      level: 'WARN',
-      message: 'outbox entry refused',
-      outboxId: candidate.entry.id,
-      table: candidate.table,
-      sequenceNumber: records[candidate.index]?.dynamodb?.SequenceNumber ?? '',
-      error: { code: outcome.code, message: outcome.message },
-    });
+    const error = { code: outcome.code, message: outcome.message };
+    safeLog(logger, { level: 'WARN', message: 'outbox entry refused', ...whereOf(candidate), error });
   });
 }
 
+/** Where a candidate's item is, as a log line names it. */
+function whereOf(candidate: Candidate): { outboxId: string; table: string; sequenceNumber: string } {
+  return { outboxId: candidate.entry.id, table: candidate.table, sequenceNumber: candidate.sequenceNumber };
+}
+
 /** The outbox id and table of a record whose item could not be read, as far as they can be read. */
-function malformedAt(
-  record: DynamoDBRecord | undefined,
-  table: string | undefined,
-): { outboxId: string; table: string; sequenceNumber: string } {
-  if (record === undefined) return { outboxId: '', table: table ?? '', sequenceNumber: '' };
+function malformedAt(record: DynamoDBRecord, table: string | undefined): { outboxId: string; table: string; sequenceNumber: string } {
   const id = record.dynamodb?.NewImage?.[OUTBOX_ATTRIBUTES.id]?.S ?? '';
   let name = '';
   try {
@@ -160,7 +151,7 @@ function malformedAt(
 function readCandidates(
   records: readonly DynamoDBRecord[],
   table: string | undefined,
-  malformed: (index: number, error: unknown) => void,
+  malformed: (index: number, record: DynamoDBRecord, error: unknown) => void,
 ): Candidate[] {
   const candidates: Candidate[] = [];
   records.forEach((record, index) => {
@@ -168,7 +159,7 @@ function readCandidates(
       const candidate = candidateOf(record, index, table);
       if (candidate !== undefined) candidates.push(candidate);
     } catch (error) {
-      malformed(index, error);
+      malformed(index, record, error);
     }
   });
   return candidates;
@@ -224,24 +215,20 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     }
     const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
-    const candidates = readCandidates(event.Records, options.table, (index, error) => {
+    const candidates = readCandidates(event.Records, options.table, (index, record, error) => {
       failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
-      safeLog(logger, itemFailed('outbox item malformed', malformedAt(event.Records[index], options.table), error));
+      safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.table), error));
     });
     const malformed = failed.size;
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
     const stop = Math.min(Infinity, ...failed);
     const live = candidates.filter((c) => c.index < stop);
-    const outcomes = await publishEntries(
-      send,
-      live.map((c) => putEntry(c.entry, options.eventBusName)),
-    );
-    logRefusals(logger, live, outcomes, event.Records);
+    const entries = live.map((c) => putEntry(c.entry, options.eventBusName));
+    const outcomes = await publishEntries(send, entries);
+    logRefusals(logger, live, outcomes);
     const markFailed = await settleAll(options, live, outcomes, (candidate, error) => {
       failed.add(candidate.index);
-      const sequenceNumber = event.Records[candidate.index]?.dynamodb?.SequenceNumber ?? '';
-      const where = { outboxId: candidate.entry.id, table: candidate.table, sequenceNumber };
-      safeLog(logger, itemFailed('outbox item not marked', where, error));
+      safeLog(logger, itemFailed('outbox item not marked', whereOf(candidate), error));
     });
     live.forEach((candidate, i) => {
       if (outcomes[i]?.published !== true) failed.add(candidate.index);
