@@ -144,6 +144,17 @@ describe('the README claim handler’s bundle', () => {
     expect(heartbeat.text).toContain('renewal refused');
   }, 60_000);
 
+  it('claims a batch’s records without the single-event claim loop (its owner wait and durable resume)', async () => {
+    // A batch never waits for an owner nor resumes a durable execution's claim: admit.ts decides a refused claim with
+    // decideRefused alone, so claimAndDecide (the loop of the event paths) stays out.
+    const loop = '.wait.poll(';
+    const readme = await bundle();
+    expect(readme.text).toContain('is being processed by another'); // the refused-claim decision is there, so the check can fail
+    expect(readme.text).not.toContain(loop);
+    // control: an EventBridge handler carries the loop
+    expect((await bundle(undefined, 'eventBridgeIdempotency')).text).toContain(loop);
+  }, 60_000);
+
   it('from the main entry: a plain eachRecord’s stream and Kafka readers, without their record checks', async () => {
     // eachRecord finds the source of an event at run time, so it carries each source's plain reader (records,
     // id, lane, response); the checks that make a record unreadable come with the source's middleware only.
