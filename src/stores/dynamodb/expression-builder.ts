@@ -36,6 +36,11 @@ export class Expression {
     return `:${label}`;
   }
 
+  /** `#attribute = :label`, the comparison or `SET` entry that gives `attribute` the value `value`. */
+  assign(attribute: string, label: string, value: unknown): string {
+    return `${this.name(attribute)} = ${this.value(label, value)}`;
+  }
+
   /** A copy of the names used so far. */
   attributeNames(): Record<string, string> {
     return { ...this.names };
