@@ -172,6 +172,15 @@ describe('the README claim handler’s bundle', () => {
     expect(kinesis.text).toContain('has no kinesis payload');
   }, 60_000);
 
+  it('without plug-ins: not the chain of their after-settle steps (each plug-in carries it)', async () => {
+    const chain = '.notes?.warn';
+    const readme = await bundle();
+    expect(Object.keys(readme.inputs)).toContain('src/sources/sqs/plugins.ts'); // the plug-in rules are there, so the check can fail
+    expect(readme.text).not.toContain(chain);
+    // control: the handler given the plug-ins carries it
+    expect((await bundle(undefined, undefined, PLUGINS)).text).toContain(chain);
+  }, 60_000);
+
   it('with the plug-ins: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {
     // An external static import is hoisted to the top of an ESM bundle: every cold start would load the SQS client.
     expect((await bundle()).imports.filter((i) => i.path === '@aws-sdk/client-sqs')).toEqual([]);
