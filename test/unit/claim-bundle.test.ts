@@ -139,9 +139,13 @@ describe('the README claim handler’s bundle', () => {
     expect(paths).toContain('src/engine/claim-decide.ts'); // the claim routine is there, so the checks below can fail
     expect(paths).not.toContain('src/engine/wait.ts');
     expect(readme.text).not.toContain('renewal refused');
-    // control: claim({ heartbeat }) brings the heartbeat
+    // nor claim()'s check that the store can renew (the default strategy's steps check nothing)
+    const renewCheck = 'but the store has no renew method';
+    expect(readme.text).not.toContain(renewCheck);
+    // control: claim({ heartbeat }) brings the heartbeat and its check
     const heartbeat = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ heartbeat: true })' });
     expect(heartbeat.text).toContain('renewal refused');
+    expect(heartbeat.text).toContain(renewCheck);
   }, 60_000);
 
   it('claims a batch’s records without the single-event claim loop (its owner wait and durable resume)', async () => {

@@ -3,11 +3,11 @@
  * its claim (renewed by the heartbeat when asked) and is settled as soon as it finishes, with fenced writes.
  */
 import type { HeartbeatSetting } from '../../engine/lease.js';
-import { heartbeatOn, type ClaimsHeartbeat, type KeepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
+import type { ClaimsHeartbeat, KeepLease, LeaseKeeper } from '../../engine/heartbeat.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
-import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
+import type { IdempotencyStore } from '../../engine/store.js';
 import { CoalescedStore } from './coalesce.js';
 import { disabledTransaction } from '../disabled-tx.js';
 import type {
@@ -16,13 +16,11 @@ import type {
   AdmitConfig,
   BatchStrategy,
   ClaimAnswer,
-  EventStrategy,
   HandlerAnswer,
   RunHandler,
   StepSettings,
   StrategyBatch,
   StrategySteps,
-  StrategyUse,
 } from '../types.js';
 import { strategyObject } from '../types.js';
 
@@ -168,31 +166,20 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
   };
 }
 
-/** A claim's settings, as its steps read them. */
-interface ClaimObject {
-  readonly heartbeat: HeartbeatSetting;
-}
-
-/** The claim steps' check: a heartbeat renews claims, so the store needs `renew`. */
-export function checkClaim(this: ClaimObject, { owner, store }: StrategyUse): void {
-  if (heartbeatOn(this.heartbeat) && !isRenewableStore(store)) {
-    throw new TypeError(`${owner}: option "strategy" has heartbeat, but the store has no renew method.`);
-  }
-}
-
-/** The steps of `claim()` (batch claims): on the prototype of what it returns. */
-export const claimSteps: StrategySteps = {
-  check: checkClaim,
-  batch(this: ClaimObject, settings: StepSettings): BatchStrategy {
-    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat });
-  },
-  event: claimEvent,
+/**
+ * The steps of the default claim strategy (no `strategy` option, so no heartbeat): nothing to check (a middleware
+ * checks only the strategy it is given, and this one needs nothing of a store), an event claimed without renewal.
+ * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither.
+ */
+const defaultClaimSteps: StrategySteps = {
+  check() {},
+  batch: (settings) => claimBatchStrategy({ ...settings, heartbeat: false }),
+  event: () => ({ name: 'claim' }),
 };
 
-/** The claim strategy on one event: claimed before the handler, settled after it (renewed while it runs with a heartbeat). */
-export function claimEvent(this: ClaimObject): EventStrategy {
-  return heartbeatOn(this.heartbeat) ? { name: 'claim', heartbeat: this.heartbeat } : { name: 'claim' };
-}
-
 /** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it); `sqsIdempotency` runs it below 512 MB (memory-sized.ts). */
-export const defaultClaim = /* @__PURE__ */ strategyObject(claimSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);
+export const defaultClaim = /* @__PURE__ */ strategyObject(defaultClaimSteps, {
+  kind: 'claim',
+  pipelined: false,
+  heartbeat: false,
+} as const);
