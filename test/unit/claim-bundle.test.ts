@@ -176,6 +176,16 @@ describe('the README claim handler’s bundle', () => {
     expect(kinesis.text).toContain('has no kinesis payload');
   }, 60_000);
 
+  it('with the memory-sized default: not the steps of claim({ pipelined: true }) (their check), only its batch', async () => {
+    const pipelinedCheck = 'which only sqsIdempotency takes';
+    const readme = await bundle();
+    expect(Object.keys(readme.inputs)).toContain('src/strategies/claim/pipelined.ts'); // pipelined claims are there, so the check can fail
+    expect(readme.text).not.toContain(pipelinedCheck);
+    // control: claim({ pipelined: true }) brings its steps
+    const pipelined = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ pipelined: true })' });
+    expect(pipelined.text).toContain(pipelinedCheck);
+  }, 60_000);
+
   it('without plug-ins: not the chain of their after-settle steps (each plug-in carries it)', async () => {
     const chain = '.notes?.warn';
     const readme = await bundle();

@@ -169,9 +169,10 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
 /**
  * The steps of the default claim strategy (no `strategy` option, so no heartbeat): nothing to check (a middleware
  * checks only the strategy it is given, and this one needs nothing of a store), an event claimed without renewal.
- * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither.
+ * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither. The
+ * memory-sized default (memory-sized.ts) runs other batch steps on these.
  */
-const defaultClaimSteps: StrategySteps = {
+export const defaultClaimSteps: StrategySteps = {
   check() {},
   batch: (settings) => claimBatchStrategy({ ...settings, heartbeat: false }),
   event: () => ({ name: 'claim' }),
