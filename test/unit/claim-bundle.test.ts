@@ -138,6 +138,9 @@ describe('the README claim handler’s bundle', () => {
       .map(([path]) => path);
     expect(paths).toContain('src/engine/claim-decide.ts'); // the claim routine is there, so the checks below can fail
     expect(paths).not.toContain('src/engine/wait.ts');
+    // nor the batch that keeps the claims' leases (its keepers' `lost`, read nowhere else)
+    expect(paths).not.toContain('src/strategies/claim/heartbeat-batch.ts');
+    expect(readme.text).not.toContain('.lost');
     expect(readme.text).not.toContain('renewal refused');
     // nor claim()'s check that the store can renew (the default strategy's steps check nothing)
     const renewCheck = 'but the store has no renew method';
@@ -146,6 +149,8 @@ describe('the README claim handler’s bundle', () => {
     const heartbeat = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ heartbeat: true })' });
     expect(heartbeat.text).toContain('renewal refused');
     expect(heartbeat.text).toContain(renewCheck);
+    expect(Object.keys(heartbeat.inputs)).toContain('src/strategies/claim/heartbeat-batch.ts');
+    expect(heartbeat.text).toContain('.lost');
   }, 60_000);
 
   it('claims a batch’s records without the single-event claim loop (its owner wait and durable resume)', async () => {

@@ -6,12 +6,13 @@
  * (pipelined claims with a heartbeat) is refused where it is written: by the
  * types, and for JavaScript callers by a `TypeError` when `claim()` runs.
  */
-import { claimsHeartbeat, heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
+import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
 import { isRenewableStore } from '../../engine/store.js';
 import { strategyObject, type EventStrategy, type StrategySteps, type StrategyUse } from '../types.js';
 import { claimBatchStrategy } from './steps.js';
+import { startHeartbeat } from './heartbeat-batch.js';
 import { pipelinedSteps } from './pipelined.js';
 
 /** Options of {@link claim}. */
@@ -78,7 +79,7 @@ const heartbeatSteps: StrategySteps = {
     }
   },
   batch(this: ClaimObject, settings) {
-    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat, startHeartbeat: claimsHeartbeat });
+    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat, startHeartbeat });
   },
   /** The claim strategy on one event: claimed before the handler, settled after it (renewed while it runs with a heartbeat). */
   event(this: ClaimObject): EventStrategy {
