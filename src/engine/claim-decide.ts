@@ -1,11 +1,8 @@
 /**
- * Claim, then decide: how every path (a batch's records, a single event,
- * `idempotent()`) turns what a claim found into a decision: claimed (run the
- * effect), payload mismatch, duplicate (with the stored record), or in
- * progress (after waiting for the owner, when asked to: `claimAndDecide`; a
- * batch never waits, so it decides with `decideRefused` alone). Callers map
- * the decision to their own outcome or error; nothing here logs or throws on
- * a decision.
+ * Claim, then decide: how every path (a batch's records, a single event, `idempotent()`) turns what a claim found into
+ * a decision: claimed (run the effect), payload mismatch, duplicate (with the stored record), or in progress (after
+ * waiting for the owner, when asked to: `claimAndDecide`; a batch never waits, so `decideRefused` alone decides it).
+ * Callers map the decision to their own outcome or error; nothing here logs or throws on a decision.
  */
 import { systemClock, type Clock } from './clock.js';
 import { IdempotencyInProgressError, type PayloadMismatchError } from './errors.js';
@@ -91,10 +88,7 @@ export interface ClaimAsk {
 
 export type Refused = Exclude<ClaimResult, { readonly kind: 'claimed' }>;
 
-/**
- * The decision on a claim refused by `existing`: a payload mismatch first, then done or in progress. A batch's record
- * (which never waits for an owner nor resumes) is decided by this alone, so a batch bundles no wait or resume loop.
- */
+/** The decision on a claim refused by `existing`: a payload mismatch first, then done or in progress (a batch's whole decision). */
 export function decideRefused(ask: Pick<ClaimAsk, 'claim' | 'wording'>, refused: Refused): RefusalDecision {
   const { id, existing } = refused;
   const { key } = ask.claim;

@@ -22,7 +22,7 @@
  */
 import type { BatchStrategy, StepSettings, StrategyBatch, StrategySteps } from '../types.js';
 import { strategyObject } from '../types.js';
-import { claimBatchStrategy, defaultClaim, defaultClaimSteps, type ClaimSettings } from './steps.js';
+import { claimBatchStrategy, defaultClaim, defaultSteps, type ClaimSettings } from './steps.js';
 import { pipelinedStrategy } from './pipelined.js';
 
 /**
@@ -108,7 +108,7 @@ export function memorySizedStrategy(settings: ClaimSettings): BatchStrategy {
  * returns. Only `sqsIdempotency` runs it, so it checks nothing (as the default below it), nor claims an event.
  */
 const memorySizedSteps: StrategySteps = {
-  ...defaultClaimSteps,
+  ...defaultSteps,
   batch(settings: StepSettings): BatchStrategy {
     return memorySizedStrategy({ ...settings, heartbeat: false });
   },

@@ -144,15 +144,11 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
  * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither. The
  * memory-sized default (memory-sized.ts) runs other batch steps on these.
  */
-export const defaultClaimSteps: StrategySteps = {
+export const defaultSteps: StrategySteps = {
   check() {},
   batch: (settings) => claimBatchStrategy({ ...settings, heartbeat: false }),
   event: () => ({ name: 'claim' }),
 };
 
 /** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it); `sqsIdempotency` runs it below 512 MB (memory-sized.ts). */
-export const defaultClaim = /* @__PURE__ */ strategyObject(defaultClaimSteps, {
-  kind: 'claim',
-  pipelined: false,
-  heartbeat: false,
-} as const);
+export const defaultClaim = /* @__PURE__ */ strategyObject(defaultSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);
