@@ -6,7 +6,7 @@ import { InvalidRecordError } from '../engine/errors.js';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { heldBack, type Standing } from './schedule.js';
 import { prepare } from '../engine/prepare.js';
-import { claimAndDecide, decisionOutcome } from '../engine/claim-decide.js';
+import { decideRefused, decisionOutcome } from '../engine/claim-decide.js';
 import { followerOutcome } from './same-key.js';
 import type { Admission, Admit, AdmitConfig, ClaimAnswer, LeaderRef, StartedAdmission } from '../strategies/types.js';
 import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
@@ -44,13 +44,12 @@ export async function claimRecord(
 ): Promise<ClaimAnswer> {
   const { key, messageId } = owned;
   try {
-    const decision = await claimAndDecide({
-      store: config.store,
-      claim: { ...owned, consumer: config.consumer, leaseMs: config.leaseMs },
-      wording: { differs: `a different payload (message ${messageId})`, holder: 'invocation' },
-    });
-    if (decision.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: decision.token } };
-    return { kind: 'settled', outcome: decisionOutcome(decision, messageId) };
+    // claimAndDecide without its wait and resume, which a batch never asks for.
+    const claim = { ...owned, consumer: config.consumer, leaseMs: config.leaseMs };
+    const found = await config.store.claim(claim);
+    if (found.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: found.token } };
+    const wording = { differs: `a different payload (message ${messageId})`, holder: 'invocation' };
+    return { kind: 'settled', outcome: decisionOutcome(decideRefused({ claim, wording }, found), messageId) };
   } catch (error) {
     // Throttling, network: this record fails alone and is retried.
     return { kind: 'settled', outcome: { kind: 'failed', messageId, key, error } };

@@ -118,7 +118,8 @@ const consumerRule = {
 };
 const strategyRule = { expected: 'what claim() or transaction() returns', check: isStrategy };
 const booleanRule = is.boolean;
-const loggerRule = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
+/** `logger` and `payload`: a function, or `false` for none. */
+const functionOrFalse = { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false };
 
 /** Rules for the common options. */
 export const commonRules = {
@@ -127,14 +128,14 @@ export const commonRules = {
   strategy: strategyRule,
   storeResult: booleanRule,
   lease: leaseRule,
-  logger: loggerRule,
+  logger: functionOrFalse,
   metrics: metricsPluginRule,
 } satisfies RulesOf<CommonIdempotencyOptions>;
 
 /** Rules for what every source's options say about a record: its key and its payload. */
 export const recordRules = {
   key: { ...is.fn, required: true },
-  payload: { expected: 'a function or false', check: (v: unknown) => typeof v === 'function' || v === false },
+  payload: functionOrFalse,
 } as const satisfies Record<'key' | 'payload', OptionRule>;
 
 /** Rules of the batch middlewares' own options (SQS, Kinesis, DynamoDB Streams): what a batch adds to {@link commonRules}. */

@@ -1,10 +1,8 @@
 /**
- * Claim, then decide: the one routine every path (a batch's records, a
- * single event, `idempotent()`) uses to claim a key with the store and turn
- * what the claim found into a decision: claimed (run the effect), payload
- * mismatch, duplicate (with the stored record), or in progress (after
- * waiting for the owner, when asked to). Callers map the decision to their
- * own outcome or error; nothing here logs or throws on a decision.
+ * Claim, then decide: how every path (a batch's records, a single event, `idempotent()`) turns what a claim found into
+ * a decision: claimed (run the effect), payload mismatch, duplicate (with the stored record), or in progress (after
+ * waiting for the owner, when asked to: `claimAndDecide`; a batch never waits, so `decideRefused` alone decides it).
+ * Callers map the decision to their own outcome or error; nothing here logs or throws on a decision.
  */
 import { systemClock, type Clock } from './clock.js';
 import { IdempotencyInProgressError, type PayloadMismatchError } from './errors.js';
@@ -90,8 +88,8 @@ export interface ClaimAsk {
 
 export type Refused = Exclude<ClaimResult, { readonly kind: 'claimed' }>;
 
-/** The decision on a claim refused by `existing`: a payload mismatch first, then done or in progress. */
-function decideRefused(ask: ClaimAsk, refused: Refused): RefusalDecision {
+/** The decision on a claim refused by `existing`: a payload mismatch first, then done or in progress (a batch's whole decision). */
+export function decideRefused(ask: Pick<ClaimAsk, 'claim' | 'wording'>, refused: Refused): RefusalDecision {
   const { id, existing } = refused;
   const { key } = ask.claim;
   const message = `Key already recorded under ${id} with ${ask.wording.differs}.`;

@@ -20,122 +20,116 @@ const NOT_JSON = Symbol('not JSON');
 
 type Frame = { readonly items: string[] } | { readonly entries: [string, string][]; key: string };
 
-class Reader {
-  private at = 0;
-  constructor(private readonly text: string) {}
+/** The canonical encoding of the JSON value `text` holds, or `undefined` when `text` is not JSON. */
+export function encodeJsonText(text: string): string | undefined {
+  // The reader's steps close over its position (locals, not an object's members: what a minifier can shorten).
+  let at = 0;
 
-  skipWhitespace(): void {
-    WHITESPACE.lastIndex = this.at;
-    WHITESPACE.test(this.text);
-    this.at = WHITESPACE.lastIndex;
-  }
+  const skipWhitespace = (): void => {
+    WHITESPACE.lastIndex = at;
+    WHITESPACE.test(text);
+    at = WHITESPACE.lastIndex;
+  };
 
   /** Consumes `char` (after whitespace) when it is next. */
-  eat(char: string): boolean {
-    this.skipWhitespace();
-    if (this.text[this.at] !== char) return false;
-    this.at += 1;
+  const eat = (char: string): boolean => {
+    skipWhitespace();
+    if (text[at] !== char) return false;
+    at += 1;
     return true;
-  }
+  };
 
-  expect(char: string): void {
-    if (!this.eat(char)) throw NOT_JSON;
-  }
+  const expect = (char: string): void => {
+    if (!eat(char)) throw NOT_JSON;
+  };
 
-  atEnd(): boolean {
-    this.skipWhitespace();
-    return this.at === this.text.length;
-  }
-
-  private token(pattern: RegExp): string {
-    pattern.lastIndex = this.at;
-    const m = pattern.exec(this.text);
+  const token = (pattern: RegExp): string => {
+    pattern.lastIndex = at;
+    const m = pattern.exec(text);
     if (m === null) throw NOT_JSON;
-    this.at = pattern.lastIndex;
+    at = pattern.lastIndex;
     return m[0];
-  }
+  };
 
   /** A string's value; the token was checked against the grammar, so `JSON.parse` only decodes escapes. */
-  string(): string {
-    this.skipWhitespace();
-    const token = this.token(STRING);
-    return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
-  }
+  const string = (): string => {
+    skipWhitespace();
+    const quoted = token(STRING);
+    return quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
+  };
 
   /** An object key and the colon after it. */
-  key(): string {
-    const key = this.string();
-    this.expect(':');
-    return key;
-  }
+  const key = (): string => {
+    const name = string();
+    expect(':');
+    return name;
+  };
 
   /** The encoding of a string, number or literal at the current position. */
-  scalar(): string {
-    this.skipWhitespace();
-    const c = this.text[this.at];
-    if (c === '"') return node.string(this.string());
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return node.number(canonicalNumber(this.token(NUMBER)) ?? '');
+  const scalar = (): string => {
+    skipWhitespace();
+    const c = text[at];
+    if (c === '"') return node.string(string());
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return node.number(canonicalNumber(token(NUMBER)) ?? '');
     for (const [word, encoding] of LITERALS) {
-      if (this.text.startsWith(word, this.at)) {
-        this.at += word.length;
+      if (text.startsWith(word, at)) {
+        at += word.length;
         return encoding;
       }
     }
     throw NOT_JSON;
-  }
-}
+  };
 
-/** The canonical encoding of the JSON value `text` holds, or `undefined` when `text` is not JSON. */
-export function encodeJsonText(text: string): string | undefined {
+  const read = (): string => {
+    const stack: Frame[] = [];
+    for (;;) {
+      let done: string;
+      if (eat('[')) {
+        if (!eat(']')) {
+          stack.push({ items: [] });
+          continue;
+        }
+        done = node.array([]);
+      } else if (eat('{')) {
+        if (!eat('}')) {
+          stack.push({ entries: [], key: key() });
+          continue;
+        }
+        done = node.object([]);
+      } else {
+        done = scalar();
+      }
+      // Close every container this value completes; stop at a comma (another value follows).
+      for (let top = stack.at(-1); ; top = stack.at(-1)) {
+        if (top === undefined) {
+          skipWhitespace();
+          if (at !== text.length) throw NOT_JSON;
+          return done;
+        }
+        if ('items' in top) {
+          top.items.push(done);
+          if (eat(',')) break;
+          expect(']');
+          done = node.array(top.items);
+        } else {
+          top.entries.push([top.key, done]);
+          if (eat(',')) {
+            top.key = key();
+            break;
+          }
+          expect('}');
+          done = node.object(top.entries);
+        }
+        stack.pop();
+      }
+    }
+  };
+
   try {
-    return read(new Reader(text));
+    return read();
   } catch (err) {
     if (err === NOT_JSON) return undefined;
     throw err;
-  }
-}
-
-function read(r: Reader): string {
-  const stack: Frame[] = [];
-  for (;;) {
-    let done: string;
-    if (r.eat('[')) {
-      if (!r.eat(']')) {
-        stack.push({ items: [] });
-        continue;
-      }
-      done = node.array([]);
-    } else if (r.eat('{')) {
-      if (!r.eat('}')) {
-        stack.push({ entries: [], key: r.key() });
-        continue;
-      }
-      done = node.object([]);
-    } else {
-      done = r.scalar();
-    }
-    // Close every container this value completes; stop at a comma (another value follows).
-    for (let top = stack.at(-1); ; top = stack.at(-1)) {
-      if (top === undefined) {
-        if (!r.atEnd()) throw NOT_JSON;
-        return done;
-      }
-      if ('items' in top) {
-        top.items.push(done);
-        if (r.eat(',')) break;
-        r.expect(']');
-        done = node.array(top.items);
-      } else {
-        top.entries.push([top.key, done]);
-        if (r.eat(',')) {
-          top.key = r.key();
-          break;
-        }
-        r.expect('}');
-        done = node.object(top.entries);
-      }
-      stack.pop();
-    }
   }
 }
 

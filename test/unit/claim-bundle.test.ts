@@ -138,10 +138,30 @@ describe('the README claim handler’s bundle', () => {
       .map(([path]) => path);
     expect(paths).toContain('src/engine/claim-decide.ts'); // the claim routine is there, so the checks below can fail
     expect(paths).not.toContain('src/engine/wait.ts');
+    // nor the batch that keeps the claims' leases (its keepers' `lost`, read nowhere else)
+    expect(paths).not.toContain('src/strategies/claim/heartbeat-batch.ts');
+    expect(readme.text).not.toContain('.lost');
     expect(readme.text).not.toContain('renewal refused');
-    // control: claim({ heartbeat }) brings the heartbeat
+    // nor claim()'s check that the store can renew (the default strategy's steps check nothing)
+    const renewCheck = 'but the store has no renew method';
+    expect(readme.text).not.toContain(renewCheck);
+    // control: claim({ heartbeat }) brings the heartbeat and its check
     const heartbeat = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ heartbeat: true })' });
     expect(heartbeat.text).toContain('renewal refused');
+    expect(heartbeat.text).toContain(renewCheck);
+    expect(Object.keys(heartbeat.inputs)).toContain('src/strategies/claim/heartbeat-batch.ts');
+    expect(heartbeat.text).toContain('.lost');
+  }, 60_000);
+
+  it('claims a batch’s records without the single-event claim loop (its owner wait and durable resume)', async () => {
+    // A batch never waits for an owner nor resumes a durable execution's claim: admit.ts decides a refused claim with
+    // decideRefused alone, so claimAndDecide (the loop of the event paths) stays out.
+    const loop = '.wait.poll(';
+    const readme = await bundle();
+    expect(readme.text).toContain('is being processed by another'); // the refused-claim decision is there, so the check can fail
+    expect(readme.text).not.toContain(loop);
+    // control: an EventBridge handler carries the loop
+    expect((await bundle(undefined, 'eventBridgeIdempotency')).text).toContain(loop);
   }, 60_000);
 
   it('from the main entry: a plain eachRecord’s stream and Kafka readers, without their record checks', async () => {
@@ -159,6 +179,25 @@ describe('the README claim handler’s bundle', () => {
     // control: a Kinesis handler carries the checks
     const kinesis = await bundle(undefined, 'kinesisIdempotency');
     expect(kinesis.text).toContain('has no kinesis payload');
+  }, 60_000);
+
+  it('with the memory-sized default: not the steps of claim({ pipelined: true }) (their check), only its batch', async () => {
+    const pipelinedCheck = 'which only sqsIdempotency takes';
+    const readme = await bundle();
+    expect(Object.keys(readme.inputs)).toContain('src/strategies/claim/pipelined.ts'); // pipelined claims are there, so the check can fail
+    expect(readme.text).not.toContain(pipelinedCheck);
+    // control: claim({ pipelined: true }) brings its steps
+    const pipelined = await bundle(undefined, undefined, { imports: ', claim', options: ', strategy: claim({ pipelined: true })' });
+    expect(pipelined.text).toContain(pipelinedCheck);
+  }, 60_000);
+
+  it('without plug-ins: not the chain of their after-settle steps (each plug-in carries it)', async () => {
+    const chain = '.notes?.warn';
+    const readme = await bundle();
+    expect(Object.keys(readme.inputs)).toContain('src/sources/sqs/plugins.ts'); // the plug-in rules are there, so the check can fail
+    expect(readme.text).not.toContain(chain);
+    // control: the handler given the plug-ins carries it
+    expect((await bundle(undefined, undefined, PLUGINS)).text).toContain(chain);
   }, 60_000);
 
   it('with the plug-ins: loads @aws-sdk/client-sqs only when the DLQ or backoff sends (a dynamic import, not hoisted)', async () => {

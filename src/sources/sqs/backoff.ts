@@ -13,7 +13,7 @@ import { chunks } from '../../engine/chunks.js';
 import { checkOptions, is, type OptionRule, type OptionRules } from '../../engine/options.js';
 import { acknowledged } from '../../engine/outcomes.js';
 import { sqsClientRule } from './dead-letter.js';
-import type { SqsSettlePlugin } from './plugins.js';
+import { chainSettleSteps, type SqsSettlePlugin } from './plugins.js';
 import { errorText } from '../../stores/dynamodb/records.js';
 import { byQueue, SQS_BATCH_LIMIT } from './calls.js';
 import { queueUrlFor } from './dlq-message.js';
@@ -142,6 +142,7 @@ export function backoff(options: BackoffOptions): BackoffPlugin {
   }
   return {
     plugin: 'backoff',
+    chain: chainSettleSteps,
     afterSettle: async (outcomes, { records }) => {
       const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
       const result: BackoffResult =

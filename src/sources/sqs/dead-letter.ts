@@ -12,7 +12,7 @@ import { errorText } from '../../stores/dynamodb/records.js';
 import { deadLetterable, type IsPermanent } from './permanent.js';
 import { sendToDlq, type DlqSettings } from './dlq.js';
 import { fifoGroup } from './record.js';
-import type { SqsSettlePlugin } from './plugins.js';
+import { chainSettleSteps, type SqsSettlePlugin } from './plugins.js';
 
 /** Options of {@link deadLetter}. */
 export interface DeadLetterOptions {
@@ -103,6 +103,7 @@ export function deadLetter(options: DeadLetterOptions): DeadLetterPlugin {
   const settings = { ...options };
   return {
     plugin: 'deadLetter',
+    chain: chainSettleSteps,
     afterSettle: async (outcomes, { records, consumer }) => {
       const errors: string[] = [];
       let final = outcomes;

@@ -11,7 +11,7 @@ import {
   type CommonIdempotencyOptions,
   type SqsStrategyOption,
 } from '../../batch/options.js';
-import { chainSettleSteps, settlePluginRule } from './plugins.js';
+import { settlePluginRule } from './plugins.js';
 import type { DeadLetterPlugin } from './dead-letter.js';
 import type { BackoffPlugin } from './backoff.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
@@ -94,8 +94,8 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   return batchIdempotency(sqsSource, {
     ...settings,
     owner: SQS_MIDDLEWARE,
-    // The DLQ first, so a dead-lettered record is not backed off.
-    afterSettle: chainSettleSteps([options.deadLetter, options.backoff]),
+    // The DLQ first, so a dead-lettered record is not backed off; the chain comes with the plug-ins (none given: no step).
+    afterSettle: (options.deadLetter ?? options.backoff)?.chain([options.deadLetter, options.backoff]),
     steps: strategy.batch({ store, storeResult, lease, owner: SQS_MIDDLEWARE }),
   });
 }

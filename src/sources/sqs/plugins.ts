@@ -14,6 +14,8 @@ export interface SqsSettlePlugin<TName extends string = string> {
   readonly plugin: TName;
   /** Its step; it never throws (a failure leaves the outcomes as they were and is named in the log line). */
   readonly afterSettle: AfterSettle<SQSRecord>;
+  /** {@link chainSettleSteps}, carried by the plug-in so that a middleware given none does not bundle it. */
+  readonly chain: typeof chainSettleSteps;
 }
 
 /** The rule of the option `name`: what the factory of the same name returns. */
@@ -24,7 +26,8 @@ export function settlePluginRule(name: string): OptionRule {
       typeof v === 'object' &&
       v !== null &&
       (v as { plugin?: unknown }).plugin === name &&
-      typeof (v as { afterSettle?: unknown }).afterSettle === 'function',
+      typeof (v as { afterSettle?: unknown }).afterSettle === 'function' &&
+      typeof (v as { chain?: unknown }).chain === 'function',
   };
 }
 

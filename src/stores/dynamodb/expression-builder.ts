@@ -21,35 +21,40 @@ export interface ExpressionAttributes {
  * unused ones. Using a placeholder twice is fine: it is registered once.
  */
 export class Expression {
-  private readonly names: Record<string, string> = {};
-  private readonly values: Record<string, unknown> = {};
+  readonly #names: Record<string, string> = {};
+  readonly #values: Record<string, unknown> = {};
 
   /** The `#placeholder` of `attribute`; the placeholder defaults to the attribute name itself. */
   name(attribute: string, placeholder: string = attribute): string {
-    this.names[`#${placeholder}`] = attribute;
+    this.#names[`#${placeholder}`] = attribute;
     return `#${placeholder}`;
   }
 
   /** The `:label` placeholder of `value`. */
   value(label: string, value: unknown): string {
-    this.values[`:${label}`] = value;
+    this.#values[`:${label}`] = value;
     return `:${label}`;
+  }
+
+  /** `#attribute = :label`, the comparison or `SET` entry that gives `attribute` the value `value`. */
+  assign(attribute: string, label: string, value: unknown): string {
+    return `${this.name(attribute)} = ${this.value(label, value)}`;
   }
 
   /** A copy of the names used so far. */
   attributeNames(): Record<string, string> {
-    return { ...this.names };
+    return { ...this.#names };
   }
 
   /** A copy of the values used so far (possibly empty). */
   attributeValues(): Record<string, unknown> {
-    return { ...this.values };
+    return { ...this.#values };
   }
 
   /** Names and values for a request; the values map is left out when empty. */
   attributes(): ExpressionAttributes {
     const names = this.attributeNames();
-    return Object.keys(this.values).length === 0
+    return Object.keys(this.#values).length === 0
       ? { ExpressionAttributeNames: names }
       : { ExpressionAttributeNames: names, ExpressionAttributeValues: this.attributeValues() };
   }

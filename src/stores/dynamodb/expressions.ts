@@ -16,17 +16,16 @@ const FAILED: IdempotencyStatus = 'FAILED';
  * `expiresAt <= floor(now/1000)` is exactly `expiresAt * 1000 <= now`.
  */
 function claimable(e: Expression, now: number): string {
-  const status = e.name(ATTR.status);
   return (
     `attribute_not_exists(${e.name(ATTR.id)}) OR ${e.name(ATTR.expiresAt)} <= ${e.value('nowSec', Math.floor(now / 1000))}` +
-    ` OR ${status} = ${e.value('failed', FAILED)}` +
-    ` OR (${status} = ${e.value('inProgress', IN_PROGRESS)} AND ${e.name(ATTR.leaseUntil)} <= ${e.value('now', now)})`
+    ` OR ${e.assign(ATTR.status, 'failed', FAILED)}` +
+    ` OR (${e.assign(ATTR.status, 'inProgress', IN_PROGRESS)} AND ${e.name(ATTR.leaseUntil)} <= ${e.value('now', now)})`
   );
 }
 
 /** "This invocation still owns the claim": the fencing condition of every write after the claim. */
 function owned(e: Expression, token: string): string {
-  return `${e.name(ATTR.status)} = ${e.value('inProgress', IN_PROGRESS)} AND ${e.name(ATTR.owner)} = ${e.value('token', token)}`;
+  return `${e.assign(ATTR.status, 'inProgress', IN_PROGRESS)} AND ${e.assign(ATTR.owner, 'token', token)}`;
 }
 
 /** A conditional UpdateItem returning the new item, or the item found when its condition fails (no second read). */
@@ -71,21 +70,21 @@ export function claimRequest(p: ClaimParams): UpdateCommandInput {
   const e = new Expression();
   const condition = claimable(e, p.now);
   const set = [
-    `${e.name(ATTR.status)} = ${e.value('inProgress', IN_PROGRESS)}`,
-    `${e.name(ATTR.owner)} = ${e.value('token', p.token)}`,
-    `${e.name(ATTR.leaseUntil)} = ${e.value('leaseUntil', p.now + p.leaseMs)}`,
-    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
-    `${e.name(ATTR.claimedAt)} = ${e.value('now', p.now)}`,
+    e.assign(ATTR.status, 'inProgress', IN_PROGRESS),
+    e.assign(ATTR.owner, 'token', p.token),
+    e.assign(ATTR.leaseUntil, 'leaseUntil', p.now + p.leaseMs),
+    e.assign(ATTR.expiresAt, 'expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs))),
+    e.assign(ATTR.claimedAt, 'now', p.now),
     `${e.name(ATTR.attempts)} = if_not_exists(${e.name(ATTR.attempts)}, ${e.value('zero', 0)}) + ${e.value('one', 1)}`,
   ];
   const remove = [e.name(ATTR.result), e.name(ATTR.lastError), e.name(ATTR.completedAt)];
-  if (p.trackInflight === true) set.push(`${e.name(ATTR.inflight)} = ${e.value('shard', inflightShard(p.id, INFLIGHT_SHARDS))}`);
+  if (p.trackInflight === true) set.push(e.assign(ATTR.inflight, 'shard', inflightShard(p.id, INFLIGHT_SHARDS)));
   for (const [attr, value] of [
     [ATTR.payloadHash, p.payloadHash],
     [ATTR.messageId, p.messageId],
   ] as const) {
     if (value === undefined) remove.push(e.name(attr));
-    else set.push(`${e.name(attr)} = ${e.value(attr, value)}`);
+    else set.push(e.assign(attr, attr, value));
   }
   return updateRequest(p, e, condition, Expression.update(set, remove));
 }
@@ -151,11 +150,11 @@ export function completeRequest(p: CompleteParams): UpdateCommandInput {
   const e = new Expression();
   const condition = owned(e, p.token);
   const set = [
-    `${e.name(ATTR.status)} = ${e.value('completed', COMPLETED)}`,
-    `${e.name(ATTR.completedAt)} = ${e.value('now', p.now)}`,
-    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+    e.assign(ATTR.status, 'completed', COMPLETED),
+    e.assign(ATTR.completedAt, 'now', p.now),
+    e.assign(ATTR.expiresAt, 'expiresAt', toEpochSeconds(p.now + p.retentionMs)),
   ];
-  if (p.result !== undefined) set.push(`${e.name(ATTR.result)} = ${e.value('result', p.result)}`);
+  if (p.result !== undefined) set.push(e.assign(ATTR.result, 'result', p.result));
   return updateRequest(p, e, condition, Expression.update(set, [e.name(ATTR.inflight), e.name(ATTR.leaseUntil)]));
 }
 
@@ -171,8 +170,8 @@ export type RenewParams = Pick<ClaimParams, 'tableName' | 'id' | 'token' | 'now'
 export function renewRequest(p: RenewParams): UpdateCommandInput {
   const e = new Expression();
   const set = [
-    `${e.name(ATTR.leaseUntil)} = ${e.value('leaseUntil', p.now + p.leaseMs)}`,
-    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs)))}`,
+    e.assign(ATTR.leaseUntil, 'leaseUntil', p.now + p.leaseMs),
+    e.assign(ATTR.expiresAt, 'expiresAt', toEpochSeconds(p.now + Math.max(p.retentionMs, p.leaseMs))),
   ];
   return updateRequest(p, e, owned(e, p.token), Expression.update(set, []));
 }
@@ -211,9 +210,9 @@ export function markFailedRequest(p: ReleaseParams, lastError: string): UpdateCo
   const e = new Expression();
   const condition = owned(e, p.token);
   const set = [
-    `${e.name(ATTR.status)} = ${e.value('failed', FAILED)}`,
-    `${e.name(ATTR.lastError)} = ${e.value('lastError', lastError)}`,
-    `${e.name(ATTR.expiresAt)} = ${e.value('expiresAt', toEpochSeconds(p.now + p.retentionMs))}`,
+    e.assign(ATTR.status, 'failed', FAILED),
+    e.assign(ATTR.lastError, 'lastError', lastError),
+    e.assign(ATTR.expiresAt, 'expiresAt', toEpochSeconds(p.now + p.retentionMs)),
   ];
   const remove = [e.name(ATTR.inflight), e.name(ATTR.owner), e.name(ATTR.leaseUntil)];
   return updateRequest(p, e, condition, Expression.update(set, remove));

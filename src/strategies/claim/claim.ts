@@ -6,11 +6,13 @@
  * (pipelined claims with a heartbeat) is refused where it is written: by the
  * types, and for JavaScript callers by a `TypeError` when `claim()` runs.
  */
-import { claimsHeartbeat, heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
+import { heartbeatOn, isHeartbeat } from '../../engine/heartbeat.js';
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import { checkOptions, is } from '../../engine/options.js';
-import { strategyObject, type StrategySteps } from '../types.js';
-import { claimBatchStrategy, claimSteps } from './steps.js';
+import { isRenewableStore } from '../../engine/store.js';
+import { strategyObject, type EventStrategy, type StrategySteps, type StrategyUse } from '../types.js';
+import { claimBatchStrategy } from './steps.js';
+import { startHeartbeat } from './heartbeat-batch.js';
 import { pipelinedSteps } from './pipelined.js';
 
 /** Options of {@link claim}. */
@@ -63,11 +65,25 @@ export interface PipelinedClaimStrategy extends StrategySteps {
 
 const OWNER = 'claim()';
 
-/** The claim steps with the lease heartbeat's code: it comes with `claim()`, never with the default claim strategy. */
+/** A claim's settings, as its steps read them. */
+interface ClaimObject {
+  readonly heartbeat: HeartbeatSetting;
+}
+
+/** The steps of `claim()` (batch claims), with the lease heartbeat's code: it comes with `claim()`, never with the default claim strategy. */
 const heartbeatSteps: StrategySteps = {
-  ...claimSteps,
-  batch(this: { readonly heartbeat: HeartbeatSetting }, settings) {
-    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat, startHeartbeat: claimsHeartbeat });
+  /** A heartbeat renews claims, so the store needs `renew`. */
+  check(this: ClaimObject, { owner, store }: StrategyUse): void {
+    if (heartbeatOn(this.heartbeat) && !isRenewableStore(store)) {
+      throw new TypeError(`${owner}: option "strategy" has heartbeat, but the store has no renew method.`);
+    }
+  },
+  batch(this: ClaimObject, settings) {
+    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat, startHeartbeat });
+  },
+  /** The claim strategy on one event: claimed before the handler, settled after it (renewed while it runs with a heartbeat). */
+  event(this: ClaimObject): EventStrategy {
+    return heartbeatOn(this.heartbeat) ? { name: 'claim', heartbeat: this.heartbeat } : { name: 'claim' };
   },
 };
 

@@ -16,7 +16,6 @@ import type {
   FencedWriteResult,
   IdempotencyStore,
   ReleaseInput,
-  RenewInput,
   StoreAnswer,
 } from '../../engine/store.js';
 
@@ -79,14 +78,15 @@ type BatchedStore = IdempotencyStore & Required<Pick<IdempotencyStore, 'claimMan
 
 /**
  * The store as one batch of the claim strategy sees it: `claim` and
- * `complete` coalesced into the store's batched calls, everything else the
- * store's own. Built per invocation: it holds that batch's queues.
+ * `complete` coalesced into the store's batched calls, `release` and `get`
+ * the store's own. No `renew`: the heartbeat renews through the store
+ * itself (claimBatchStrategy). Built per invocation: it holds that batch's
+ * queues.
  */
 export class CoalescedStore implements IdempotencyStore {
   readonly #store: IdempotencyStore;
   readonly #claims: Queue<ClaimInput, ClaimResult>;
   readonly #completions: Queue<CompleteInput, FencedWriteResult>;
-  readonly renew?: (input: RenewInput) => Promise<FencedWriteResult>;
   #claimsScheduled = false;
   #completionTimer: NodeJS.Timeout | undefined;
   readonly #idle = new WhenIdle(
@@ -104,8 +104,6 @@ export class CoalescedStore implements IdempotencyStore {
       (input) => store.complete(input),
       (inputs) => store.completeMany(inputs),
     );
-    const renew = store.renew;
-    if (typeof renew === 'function') this.renew = (input) => renew.call(store, input);
   }
 
   /** A coalescing view of `store` when it has both batched calls, else `undefined` (each call goes alone, as always). */

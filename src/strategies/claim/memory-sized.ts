@@ -22,8 +22,8 @@
  */
 import type { BatchStrategy, StepSettings, StrategyBatch, StrategySteps } from '../types.js';
 import { strategyObject } from '../types.js';
-import { claimBatchStrategy, defaultClaim, type ClaimSettings } from './steps.js';
-import { pipelinedSteps, pipelinedStrategy } from './pipelined.js';
+import { claimBatchStrategy, defaultClaim, defaultSteps, type ClaimSettings } from './steps.js';
+import { pipelinedStrategy } from './pipelined.js';
 
 /**
  * From this memory size (MB) up, the default pipelines claims; below it, it
@@ -103,11 +103,13 @@ export function memorySizedStrategy(settings: ClaimSettings): BatchStrategy {
   };
 }
 
-/** The steps of the memory-sized default from {@link PIPELINED_FROM_MB} up: on the prototype of what `defaultClaimFor` returns. */
+/**
+ * The steps of the memory-sized default from {@link PIPELINED_FROM_MB} up: on the prototype of what `defaultClaimFor`
+ * returns. Only `sqsIdempotency` runs it, so it checks nothing (as the default below it), nor claims an event.
+ */
 const memorySizedSteps: StrategySteps = {
-  check: pipelinedSteps.check,
+  ...defaultSteps,
   batch(settings: StepSettings): BatchStrategy {
     return memorySizedStrategy({ ...settings, heartbeat: false });
   },
-  event: pipelinedSteps.event,
 };

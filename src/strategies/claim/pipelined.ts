@@ -24,7 +24,7 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
     pending: ReadonlyMap<string, Promise<Admission<TRecord>>>,
     all: Promise<Admission<TRecord>[]>,
   ) {
-    super(settings, admit, admission, known, undefined);
+    super(settings, admit, admission, known);
     this.#pending = pending;
     this.#all = all;
   }
@@ -56,9 +56,8 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
     return executions;
   }
 
-  /** Waits for every claim, so that tokens are known and outcomes found before the handler count. */
-  override async finish(): Promise<readonly Admission<TRecord>[]> {
-    await super.finish();
+  /** Waits for every claim, so that tokens are known and outcomes found before the handler count (no heartbeat to stop: pipelined claims have none). */
+  finish(): Promise<readonly Admission<TRecord>[]> {
     return this.#all;
   }
 }

@@ -1,13 +1,13 @@
 /**
  * The claim strategy's steps (batch claims): every record is claimed before the handler, all at once; each runs under
- * its claim (renewed by the heartbeat when asked) and is settled as soon as it finishes, with fenced writes.
+ * its claim (renewed by the heartbeat when asked: heartbeat-batch.ts) and is settled as soon as it finishes, with fenced
+ * writes.
  */
 import type { HeartbeatSetting } from '../../engine/lease.js';
-import { heartbeatOn, type ClaimsHeartbeat, type KeepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
-import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
+import type { IdempotencyStore } from '../../engine/store.js';
 import { CoalescedStore } from './coalesce.js';
 import { disabledTransaction } from '../disabled-tx.js';
 import type {
@@ -16,13 +16,11 @@ import type {
   AdmitConfig,
   BatchStrategy,
   ClaimAnswer,
-  EventStrategy,
   HandlerAnswer,
   RunHandler,
   StepSettings,
   StrategyBatch,
   StrategySteps,
-  StrategyUse,
 } from '../types.js';
 import { strategyObject } from '../types.js';
 
@@ -30,95 +28,76 @@ import { strategyObject } from '../types.js';
 export interface ClaimSettings extends StepSettings {
   readonly heartbeat: HeartbeatSetting;
   /** The heartbeat's code, brought in by `claim()` only: the default claim strategy (no heartbeat) does not bundle it. */
-  readonly startHeartbeat?: ClaimsHeartbeat | undefined;
+  readonly startHeartbeat?: StartHeartbeat | undefined;
 }
 
 /**
- * One invocation's batch under the claim strategy. `keep`: each owned
- * claim's heartbeat starts with the run (a record waiting in its lane must
- * keep its claim too) and stops before the claim is completed or released.
+ * Starts the heartbeat of a batch's claims, about to be sent: what makes the batch that keeps their leases once they
+ * are admitted (heartbeat-batch.ts), or `undefined` when the setting leaves it off or the store cannot renew.
  */
+export type StartHeartbeat = <TRecord>(
+  settings: ClaimSettings,
+  admit: AdmitConfig<TRecord>,
+  admission: Admit,
+  coalesced: CoalescedStore | undefined,
+) => ((admissions: readonly Admission<TRecord>[]) => ClaimBatch<TRecord>) | undefined;
+
+/** One invocation's batch under the claim strategy (with the lease heartbeat: its subclass, heartbeat-batch.ts). */
 export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   readonly admissions: readonly Admission<TRecord>[];
   readonly handsOwned: boolean = true;
   protected readonly settings: ClaimSettings;
   protected readonly admit: AdmitConfig<TRecord>;
+  /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
+  protected readonly store: IdempotencyStore;
   readonly #admission: Admit;
-  readonly #keepLease: KeepLease | undefined;
-  /** Heartbeats by message id. */
-  readonly #keepers = new Map<string, LeaseKeeper>();
   /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
   readonly #tx: ReturnType<typeof disabledTransaction>;
-  /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
   readonly #coalesced: CoalescedStore | undefined;
-  readonly #store: IdempotencyStore;
 
   constructor(
     settings: ClaimSettings,
     admit: AdmitConfig<TRecord>,
     admission: Admit,
     admissions: readonly Admission<TRecord>[],
-    keepLease: KeepLease | undefined,
     coalesced?: CoalescedStore,
   ) {
     this.#admission = admission;
     this.settings = settings;
     this.#coalesced = coalesced;
-    this.#store = coalesced ?? settings.store;
+    this.store = coalesced ?? settings.store;
     this.admit = admit;
     this.admissions = admissions;
-    this.#keepLease = keepLease;
     this.#tx = disabledTransaction(`the strategy is claim(); use ${settings.owner}({ strategy: transaction() }).`);
-    for (const a of admissions) if (a.kind === 'owned') this.#keep(a.owned);
   }
 
-  #keep(owned: OwnedRecord): void {
-    if (this.#keepLease === undefined || owned.token === undefined) return;
-    this.#keepers.set(owned.messageId, this.#keepLease({ id: owned.id, token: owned.token, key: owned.key }));
+  /** Runs the record's handler (with the heartbeat's `signal`, when there is one) and says how it went; never rejects. */
+  protected async execute(handler: RunHandler, signal?: AbortSignal): Promise<Extract<Execution, { kind: 'succeeded' | 'threw' }>> {
+    const coalesced = this.#coalesced;
+    const ran = () => handler(this.#tx, signal);
+    try {
+      return { kind: 'succeeded', result: await (coalesced === undefined ? ran() : coalesced.running(ran)) };
+    } catch (error) {
+      return { kind: 'threw', error };
+    }
   }
 
   /**
    * Runs a claimed record and settles it at once rather than after the whole
    * batch: a crash later in the batch then cannot make this record's effect
    * run again, and the next record of a FIFO group starts only once this one
-   * is recorded. The heartbeat stops before the claim is completed or released.
+   * is recorded.
    */
   async run(owned: OwnedRecord, handler: RunHandler): Promise<RecordOutcome> {
-    const { storeResult } = this.settings;
-    const store = this.#store;
-    const keeper = this.#keepers.get(owned.messageId);
-    const base = { messageId: owned.messageId, key: owned.key };
-    // Lost while it waited in its lane: never start it.
-    if (keeper?.lost !== undefined) {
-      await releaseClaim(store, owned);
-      return { ...base, kind: 'lease-lost', error: keeper.lost };
-    }
-    let execution: Execution;
-    const coalesced = this.#coalesced;
-    const ran = () => handler(this.#tx, keeper?.signal);
-    try {
-      execution = { kind: 'succeeded', result: await (coalesced === undefined ? ran() : coalesced.running(ran)) };
-    } catch (error) {
-      execution = { kind: 'threw', error };
-    }
-    await keeper?.stop();
-    // The handler gave up on the abort: the claim is (most likely) someone else's; the fenced release can change nothing of theirs.
-    if (execution.kind === 'threw' && keeper?.lost !== undefined) {
-      await releaseClaim(store, owned, execution.error);
-      return { ...base, kind: 'lease-lost', error: keeper.lost };
-    }
-    return settleClaim(store, owned, execution, storeResult);
+    return settleClaim(this.store, owned, await this.execute(handler), this.settings.storeResult);
   }
 
-  async claim(owned: OwnedRecord): Promise<ClaimAnswer> {
-    const answer = await this.#admission.record(owned, this.admit);
-    if (answer.kind === 'owned') this.#keep(answer.owned);
-    return answer;
+  claim(owned: OwnedRecord): Promise<ClaimAnswer> {
+    return this.#admission.record(owned, this.admit);
   }
 
   async release(owned: OwnedRecord): Promise<void> {
-    await this.#keepers.get(owned.messageId)?.stop();
-    await releaseClaim(this.#store, owned);
+    await releaseClaim(this.store, owned);
   }
 
   /** Executions for records the handler ran without `eachRecord`: its own response decides. */
@@ -137,17 +116,6 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     }
     return executions;
   }
-
-  /**
-   * The invocation ends: a record still running keeps its claim only until
-   * its lease passes. Waits for renewals in flight, so none lands after the
-   * claims are settled or the response is given (it would extend a lease
-   * left to run out).
-   */
-  async finish(): Promise<readonly Admission<TRecord>[]> {
-    await Promise.all([...this.#keepers.values()].map((keeper) => keeper.stop()));
-    return [];
-  }
 }
 
 /**
@@ -162,37 +130,25 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
     async begin(batch) {
       const coalesced = coalesce ? CoalescedStore.over(settings.store) : undefined;
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
-      const keepLease = settings.startHeartbeat?.(settings.heartbeat, settings.store, admit.leaseMs);
-      return new ClaimBatch(settings, admit, batch.admission, await batch.admission.batch(batch.records, admit), keepLease, coalesced);
+      // Started before the claims are sent: their leases are proven from then.
+      const heartbeat = settings.startHeartbeat?.(settings, admit, batch.admission, coalesced);
+      const admissions = await batch.admission.batch(batch.records, admit);
+      return heartbeat?.(admissions) ?? new ClaimBatch(settings, admit, batch.admission, admissions, coalesced);
     },
   };
 }
 
-/** A claim's settings, as its steps read them. */
-interface ClaimObject {
-  readonly heartbeat: HeartbeatSetting;
-}
-
-/** The claim steps' check: a heartbeat renews claims, so the store needs `renew`. */
-export function checkClaim(this: ClaimObject, { owner, store }: StrategyUse): void {
-  if (heartbeatOn(this.heartbeat) && !isRenewableStore(store)) {
-    throw new TypeError(`${owner}: option "strategy" has heartbeat, but the store has no renew method.`);
-  }
-}
-
-/** The steps of `claim()` (batch claims): on the prototype of what it returns. */
-export const claimSteps: StrategySteps = {
-  check: checkClaim,
-  batch(this: ClaimObject, settings: StepSettings): BatchStrategy {
-    return claimBatchStrategy({ ...settings, heartbeat: this.heartbeat });
-  },
-  event: claimEvent,
+/**
+ * The steps of the default claim strategy (no `strategy` option, so no heartbeat): nothing to check (a middleware
+ * checks only the strategy it is given, and this one needs nothing of a store), an event claimed without renewal.
+ * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither. The
+ * memory-sized default (memory-sized.ts) runs other batch steps on these.
+ */
+export const defaultSteps: StrategySteps = {
+  check() {},
+  batch: (settings) => claimBatchStrategy({ ...settings, heartbeat: false }),
+  event: () => ({ name: 'claim' }),
 };
 
-/** The claim strategy on one event: claimed before the handler, settled after it (renewed while it runs with a heartbeat). */
-export function claimEvent(this: ClaimObject): EventStrategy {
-  return heartbeatOn(this.heartbeat) ? { name: 'claim', heartbeat: this.heartbeat } : { name: 'claim' };
-}
-
 /** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it); `sqsIdempotency` runs it below 512 MB (memory-sized.ts). */
-export const defaultClaim = /* @__PURE__ */ strategyObject(claimSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);
+export const defaultClaim = /* @__PURE__ */ strategyObject(defaultSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);

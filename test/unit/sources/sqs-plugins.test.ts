@@ -20,6 +20,7 @@ describe('chainSettleSteps', () => {
     const seen: string[][] = [];
     const dlq: SqsSettlePlugin = {
       plugin: 'deadLetter',
+      chain: chainSettleSteps,
       afterSettle: async (outcomes) => {
         seen.push(outcomes.map((o) => o.kind));
         const [first, ...rest] = outcomes;
@@ -39,6 +40,7 @@ describe('chainSettleSteps', () => {
     };
     const backoff: SqsSettlePlugin = {
       plugin: 'backoff',
+      chain: chainSettleSteps,
       afterSettle: async (outcomes) => {
         seen.push(outcomes.map((o) => o.kind));
         return { outcomes, notes: { fields: { backedOff: 1, sqsErrors: ['visibility refused'] }, warn: false } };
@@ -59,9 +61,11 @@ describe('settlePluginRule', () => {
   it('takes only the plug-in of its own name, with its step', () => {
     const rule = settlePluginRule('backoff');
     const step = async () => ({ outcomes: [] });
-    expect(rule.check({ plugin: 'backoff', afterSettle: step })).toBe(true);
-    expect(rule.check({ plugin: 'deadLetter', afterSettle: step })).toBe(false);
+    expect(rule.check({ plugin: 'backoff', afterSettle: step, chain: chainSettleSteps })).toBe(true);
+    expect(rule.check({ plugin: 'deadLetter', afterSettle: step, chain: chainSettleSteps })).toBe(false);
     expect(rule.check({ plugin: 'backoff' })).toBe(false);
+    // without the chain it carries (a copy of its step alone): the middleware could not run it
+    expect(rule.check({ plugin: 'backoff', afterSettle: step })).toBe(false);
     expect(rule.check({ baseSeconds: 2 })).toBe(false);
     expect(rule.expected).toBe('what backoff() returns');
   });

@@ -14,6 +14,15 @@ describe('Expression (the one placeholder builder)', () => {
     });
   });
 
+  it('assign: `#attribute = :label`, both registered as name and value would register them', () => {
+    const e = new Expression();
+    expect(e.assign('status', 'done', 'COMPLETED')).toBe('#status = :done');
+    expect(e.attributes()).toEqual({
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':done': 'COMPLETED' },
+    });
+  });
+
   it('leaves the values map out when no value is used (DynamoDB rejects an empty one)', () => {
     const e = new Expression();
     e.name('id');
