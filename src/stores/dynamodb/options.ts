@@ -104,7 +104,7 @@ const rules = {
   release: is.oneOf('delete', 'mark-failed'),
   errorMessages: is.oneOf('hash', 'keep'),
   cache: { expected: 'false or { maxEntries: positive integer }', check: (v: unknown) => v === false || isCacheOption(v) },
-  clock: hasMethods('an object with a now() method', 'now'),
+  clock: is.clock,
   trackInflight: is.boolean,
 } satisfies RulesOf<DynamoDBIdempotencyStoreOptions>;
 
