@@ -163,9 +163,6 @@ async function check(ctx: CommandContext): Promise<number> {
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-/**
- * The `check` command.
- */
 export const checkCommand: Command = {
   name: 'check',
   summary: 'check that a table can hold claims (key, TTL, billing, replicas, PITR; --outbox: stream)',
