@@ -154,8 +154,6 @@ export function claimsHeartbeat(setting: HeartbeatSetting, store: IdempotencySto
   return plan === undefined ? undefined : (claim) => new Heartbeat(plan, claim);
 }
 
-export type ClaimsHeartbeat = typeof claimsHeartbeat;
-
 /**
  * `base` with a `signal`: the heartbeat's, or (none) one that never aborts,
  * made only when the handler reads it, so a record without a heartbeat pays
