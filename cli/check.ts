@@ -14,6 +14,7 @@ import {
   type TableDescription,
   type TimeToLiveDescription,
 } from '@aws-sdk/client-dynamodb';
+import { errorParts } from '../src/engine/errors.js';
 import { ATTR } from '../src/stores/dynamodb/layout.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 
@@ -131,7 +132,7 @@ async function readable<T extends object>(call: () => Promise<T | undefined>): P
   try {
     return (await call()) ?? { unreadable: 'no description returned' };
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    const { name, message } = errorParts(error);
     return { unreadable: `${name}: ${message}` };
   }
 }

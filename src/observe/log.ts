@@ -4,6 +4,7 @@
  * `hashKeys` they may be personal data; the record id is logged instead.
  */
 import { acknowledged, summarize, type RecordOutcome, type RecordOutcomeKind } from '../engine/outcomes.js';
+import { errorParts } from '../engine/errors.js';
 
 /** One record in a {@link BatchLogLine}. */
 export interface RecordLogEntry {
@@ -72,10 +73,7 @@ export const jsonLineLogger: BatchLogger = (line) => {
 };
 
 function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
-  const error = 'error' in outcome ? outcome.error : undefined;
-  if (error === undefined) return undefined;
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
+  return 'error' in outcome && outcome.error !== undefined ? errorParts(outcome.error) : undefined;
 }
 
 /** Builds the log entry for one outcome. */
@@ -154,7 +152,7 @@ export function safeLog<TLine = BatchLogLine>(logger: ((line: TLine) => unknown)
  */
 export function safely(write: () => unknown, sink: string, dropped: string): void {
   const report = (err: unknown): void => {
-    const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
+    const { name, message } = errorParts(err);
     try {
       console.error(`effectively-once: the ${sink} threw (${name}: ${message}); ${dropped}.`);
     } catch {
