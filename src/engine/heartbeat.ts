@@ -4,6 +4,7 @@
  * `AbortSignal` with a `LeaseLostError`; a renewal error alone is retried at the next tick.
  */
 import { LeaseLostError } from './errors.js';
+import type { HeldClaim } from './finish.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';
 import { isMsIn, isPlainObject, MAX_TIMER_MS } from './options.js';
 import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from './store.js';
@@ -15,13 +16,6 @@ export interface HeartbeatPlan {
   readonly everyMs?: number | undefined;
   /** When the claim was sent (local ms): its lease is proven from then. */
   readonly since: number;
-}
-
-/** The claim a heartbeat renews. */
-interface HeldClaim {
-  readonly id: string;
-  readonly token: string;
-  readonly key: string;
 }
 
 /** A running heartbeat: its signal, and how to stop it. */
