@@ -76,7 +76,6 @@ function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
   return 'error' in outcome && outcome.error !== undefined ? errorParts(outcome.error) : undefined;
 }
 
-/** Builds the log entry for one outcome. */
 export function logEntry(outcome: RecordOutcome, id: string | undefined): RecordLogEntry {
   const error = errorOf(outcome);
   return {
@@ -89,7 +88,6 @@ export function logEntry(outcome: RecordOutcome, id: string | undefined): Record
   };
 }
 
-/** Builds the batch line. */
 export function batchLine(
   source: BatchLogLine['source'],
   consumer: string,
