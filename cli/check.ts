@@ -14,6 +14,7 @@ import {
   type TableDescription,
   type TimeToLiveDescription,
 } from '@aws-sdk/client-dynamodb';
+import { errorParts } from '../src/engine/errors.js';
 import { ATTR } from '../src/stores/dynamodb/layout.js';
 import { EXIT, type Command, type CommandContext } from './command.js';
 
@@ -131,7 +132,7 @@ async function readable<T extends object>(call: () => Promise<T | undefined>): P
   try {
     return (await call()) ?? { unreadable: 'no description returned' };
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    const { name, message } = errorParts(error);
     return { unreadable: `${name}: ${message}` };
   }
 }
@@ -163,9 +164,6 @@ async function check(ctx: CommandContext): Promise<number> {
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-/**
- * The `check` command.
- */
 export const checkCommand: Command = {
   name: 'check',
   summary: 'check that a table can hold claims (key, TTL, billing, replicas, PITR; --outbox: stream)',

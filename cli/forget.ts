@@ -176,15 +176,9 @@ async function forget(ctx: CommandContext): Promise<number> {
   let redis: MarkerRedis | undefined;
   try {
     redis = target === undefined ? undefined : await openMarkerRedis(target);
-  } catch (err) {
-    if (!(err instanceof RedisUnavailableError)) throw err;
-    ctx.io.stderr(`effectively-once forget: ${err.message}. Nothing was deleted.\n`);
-    return EXIT.failed;
-  }
-  try {
     return await forgetRecord(ctx, redis, keyPrefix);
   } catch (err) {
-    // Only a lookup fails this way: a failed removal is reported where it happens, after the record was deleted.
+    // Only opening Redis or a lookup fails this way: a failed removal is reported where it happens, after the record was deleted.
     if (!(err instanceof RedisUnavailableError)) throw err;
     ctx.io.stderr(`effectively-once forget: ${err.message}. Nothing was deleted.\n`);
     return EXIT.failed;
@@ -193,9 +187,6 @@ async function forget(ctx: CommandContext): Promise<number> {
   }
 }
 
-/**
- * The `forget` command.
- */
 export const forgetCommand: Command = {
   name: 'forget',
   summary: 'delete one record (and its Redis filter marker) so its key is processed again',

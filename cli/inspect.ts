@@ -19,9 +19,6 @@ export async function showRecord(ctx: CommandContext): Promise<Lookup> {
   return found;
 }
 
-/**
- * The `inspect` command.
- */
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'print one idempotency record',

@@ -41,10 +41,8 @@ export function redisArgs(flags: Flags, env: Readonly<Record<string, string | un
   // An empty prefix is a valid filter option, so unlike other flags it may be given empty.
   const keyPrefix = typeof prefix === 'string' ? prefix : redisFilterDefaults.keyPrefix;
   const flag = stringFlag(flags, 'redis-url');
-  const fromEnv = nonEmpty(env['REDIS_URL']);
-  if (flag !== undefined) return { keyPrefix, target: { url: flag, from: '--redis-url', keyPrefix } };
-  if (fromEnv !== undefined) return { keyPrefix, target: { url: fromEnv, from: 'REDIS_URL', keyPrefix } };
-  return { keyPrefix, target: undefined };
+  const url = flag ?? nonEmpty(env['REDIS_URL']);
+  return { keyPrefix, target: url === undefined ? undefined : { url, from: flag === undefined ? 'REDIS_URL' : '--redis-url', keyPrefix } };
 }
 
 /**

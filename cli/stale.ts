@@ -34,9 +34,6 @@ async function stale(ctx: CommandContext): Promise<number> {
   return EXIT.ok;
 }
 
-/**
- * The `stale` command.
- */
 export const staleCommand: Command = {
   name: 'stale',
   summary: 'list claims whose lease ended long ago (crashed consumers)',

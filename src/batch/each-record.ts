@@ -12,6 +12,7 @@ import type { NotStartedReason } from '../engine/settle.js';
 import { runnerFor, type BatchRunner, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from '../strategies/disabled-tx.js';
 import { withSignal } from '../engine/heartbeat.js';
+import { errorParts } from '../engine/errors.js';
 
 /** Options of {@link eachRecord}. */
 export interface EachRecordOptions {
@@ -78,8 +79,7 @@ function plainRunner(event: unknown, { source: plain, middleware }: PlainSource)
       } catch (error) {
         failed.add(messageId);
         // Without the middleware there is no batch log line: say why this record comes back.
-        const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-        console.error(JSON.stringify({ level: 'ERROR', message: 'record failed', messageId, error: { name, message } }));
+        console.error(JSON.stringify({ level: 'ERROR', message: 'record failed', messageId, error: errorParts(error) }));
         return false;
       }
     },

@@ -64,7 +64,6 @@ export interface BatchRunner<TRecord = SQSRecord> {
   begin?(asHanded?: boolean): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
   execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
-  /** Marks a record as not started. */
   skip(record: TRecord, reason: NotStartedReason): void;
   /** The ids of the records this runner was given that must come back. */
   failures(): string[];

@@ -12,43 +12,37 @@ import type { IdempotencyRecord } from './record.js';
 import type { ClaimWait } from './wait.js';
 import type { ClaimInput, ClaimResult, IdempotencyStore } from './store.js';
 
-/** What claiming a key decided. */
-export type ClaimDecision =
-  /** The key is ours: run the effect, then finish the claim with `token`. */
-  | {
-      readonly kind: 'claimed';
-      readonly id: string;
-      readonly key: string;
-      readonly token: string;
-      /** When the winning claim (or resume) was sent (local ms): its lease is proven from then. */
-      readonly sentAt: number;
-      /** The claim was this durable execution's own, taken over again at a replay (see `resumeOwnClaim`). */
-      readonly resumed: boolean;
-    }
-  /** The key is recorded with another payload: never run. */
-  | {
-      readonly kind: 'mismatch';
-      readonly id: string;
-      readonly key: string;
-      readonly existing: IdempotencyRecord;
-      readonly error: PayloadMismatchError;
-    }
-  /** The key is done: answer with the stored record without running. */
-  | {
-      readonly kind: 'duplicate';
-      readonly id: string;
-      readonly key: string;
-      readonly existing: IdempotencyRecord;
-      readonly fromCache: boolean;
-    }
-  /** A live claim of someone else holds the key (after the wait, if one was asked for and ran out). */
-  | {
-      readonly kind: 'in-progress';
-      readonly id: string;
-      readonly key: string;
-      readonly existing: IdempotencyRecord;
-      readonly error: IdempotencyInProgressError;
-    };
+/** What claiming a key decided, about the record `id` of `key`. */
+export type ClaimDecision = Readonly<Record<'id' | 'key', string>> &
+  (
+    | {
+        /** The key is ours: run the effect, then finish the claim with `token`. */
+        readonly kind: 'claimed';
+        readonly token: string;
+        /** When the winning claim (or resume) was sent (local ms): its lease is proven from then. */
+        readonly sentAt: number;
+        /** The claim was this durable execution's own, taken over again at a replay (see `resumeOwnClaim`). */
+        readonly resumed: boolean;
+      }
+    /** The key is recorded with another payload: never run. */
+    | {
+        readonly kind: 'mismatch';
+        readonly existing: IdempotencyRecord;
+        readonly error: PayloadMismatchError;
+      }
+    /** The key is done: answer with the stored record without running. */
+    | {
+        readonly kind: 'duplicate';
+        readonly existing: IdempotencyRecord;
+        readonly fromCache: boolean;
+      }
+    /** A live claim of someone else holds the key (after the wait, if one was asked for and ran out). */
+    | {
+        readonly kind: 'in-progress';
+        readonly existing: IdempotencyRecord;
+        readonly error: IdempotencyInProgressError;
+      }
+  );
 
 /** A decision that does not run the effect. */
 export type RefusalDecision = Exclude<ClaimDecision, { readonly kind: 'claimed' }>;

@@ -16,6 +16,11 @@ export interface ErrorContext {
   readonly existing?: IdempotencyRecord;
 }
 
+/** What was thrown, as its name and message (`Error` and its text when it is not an `Error`), for logs and stored text. */
+export function errorParts(error: unknown): { readonly name: string; readonly message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+}
+
 /**
  * Root of every error this library throws.
  *

@@ -5,7 +5,7 @@
  */
 import { EffectivelyOnceError } from './error-base.js';
 
-export { EffectivelyOnceError, type ErrorContext } from './error-base.js';
+export { EffectivelyOnceError, errorParts, type ErrorContext } from './error-base.js';
 export {
   BodyParseError,
   InvalidRecordError,

@@ -4,6 +4,7 @@
  * `AbortSignal` with a `LeaseLostError`; a renewal error alone is retried at the next tick.
  */
 import { LeaseLostError } from './errors.js';
+import type { HeldClaim } from './finish.js';
 import { heartbeatPeriod, leaseUnproven, type HeartbeatSetting } from './lease.js';
 import { isMsIn, isPlainObject, MAX_TIMER_MS } from './options.js';
 import { isRenewableStore, type IdempotencyStore, type RenewableIdempotencyStore } from './store.js';
@@ -15,15 +16,6 @@ export interface HeartbeatPlan {
   readonly everyMs?: number | undefined;
   /** When the claim was sent (local ms): its lease is proven from then. */
   readonly since: number;
-  /** Local time (ms) for the proof; real time, as the timers are. */
-  readonly now?: () => number;
-}
-
-/** The claim a heartbeat renews. */
-interface HeldClaim {
-  readonly id: string;
-  readonly token: string;
-  readonly key: string;
 }
 
 /** A running heartbeat: its signal, and how to stop it. */
@@ -34,11 +26,6 @@ export interface LeaseKeeper {
   readonly lost: LeaseLostError | undefined;
   /** Stops renewing; resolves once a renewal in flight has settled (its answer is then ignored). */
   stop(): Promise<void>;
-}
-
-/** The `everyMs` of a heartbeat setting, or `undefined` for none (`false`, absent) or the default period (`true`). */
-function heartbeatEvery(setting: HeartbeatSetting | undefined): number | undefined {
-  return typeof setting === 'object' ? setting.everyMs : undefined;
 }
 
 /**
@@ -68,14 +55,13 @@ export function heartbeatPlan(
   since: number,
 ): HeartbeatPlan | undefined {
   if (!heartbeatOn(setting) || !isRenewableStore(store)) return undefined;
-  return { store, leaseMs, everyMs: heartbeatEvery(setting), since };
+  return { store, leaseMs, everyMs: typeof setting === 'object' ? setting.everyMs : undefined, since };
 }
 
 class Heartbeat implements LeaseKeeper {
   readonly #controller = new AbortController();
   readonly #plan: HeartbeatPlan;
   readonly #claim: HeldClaim;
-  readonly #now: () => number;
   #provenAt: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inflight: Promise<void> = Promise.resolve();
@@ -85,7 +71,6 @@ class Heartbeat implements LeaseKeeper {
   constructor(plan: HeartbeatPlan, claim: HeldClaim) {
     this.#plan = plan;
     this.#claim = claim;
-    this.#now = plan.now ?? Date.now;
     this.#provenAt = plan.since;
     this.#schedule();
   }
@@ -114,7 +99,8 @@ class Heartbeat implements LeaseKeeper {
 
   async #tick(): Promise<void> {
     const { id, token, key } = this.#claim;
-    const sentAt = this.#now();
+    // Local time for the proof: real time, as the timers are.
+    const sentAt = Date.now();
     try {
       const renewed = await this.#plan.store.renew({ id, token, leaseMs: this.#plan.leaseMs });
       if (this.#stopped) return;
@@ -125,7 +111,7 @@ class Heartbeat implements LeaseKeeper {
       this.#provenAt = sentAt;
     } catch (cause) {
       if (this.#stopped) return;
-      if (leaseUnproven(this.#provenAt, this.#plan.leaseMs, this.#now())) {
+      if (leaseUnproven(this.#provenAt, this.#plan.leaseMs, Date.now())) {
         const message = `Lease on ${id} could not be renewed for ${this.#plan.leaseMs} ms; ownership can no longer be proven.`;
         return this.#lose(new LeaseLostError(message, { key, cause }));
       }
@@ -153,8 +139,6 @@ export function claimsHeartbeat(setting: HeartbeatSetting, store: IdempotencySto
   const plan = heartbeatPlan(setting, store, leaseMs, Date.now());
   return plan === undefined ? undefined : (claim) => new Heartbeat(plan, claim);
 }
-
-export type ClaimsHeartbeat = typeof claimsHeartbeat;
 
 /**
  * `base` with a `signal`: the heartbeat's, or (none) one that never aborts,

@@ -81,10 +81,6 @@ export const is = {
     expected: 'a positive integer',
     check: (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0,
   },
-  nonNegativeMs: {
-    expected: 'a non-negative number of milliseconds',
-    check: (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
-  },
   /** A margin or delay that feeds a timer. */
   timerMs: {
     expected: `a non-negative number of milliseconds, at most ${MAX_TIMER_MS} (the longest a timer can wait)`,
@@ -99,6 +95,7 @@ export const is = {
     check: (v: unknown) => typeof v === 'string' && values.includes(v),
   }),
   object: { expected: 'an object', check: (v: unknown) => isPlainObject(v) },
+  clock: hasMethods('an object with a now() method', 'now'),
 } as const satisfies Record<string, OptionRule | ((...a: never[]) => OptionRule)>;
 
 /**

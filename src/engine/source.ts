@@ -78,7 +78,6 @@ export function isRefusal<T>(records: readonly T[] | Refusal): records is Refusa
   return 'refused' in records;
 }
 
-/** A record's id. */
 export function idOf<TRecord>(source: BatchSource<unknown, TRecord, unknown>, record: TRecord): string {
   return source.read(record).id;
 }

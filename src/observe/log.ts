@@ -4,6 +4,7 @@
  * `hashKeys` they may be personal data; the record id is logged instead.
  */
 import { acknowledged, summarize, type RecordOutcome, type RecordOutcomeKind } from '../engine/outcomes.js';
+import { errorParts } from '../engine/errors.js';
 
 /** One record in a {@link BatchLogLine}. */
 export interface RecordLogEntry {
@@ -72,13 +73,9 @@ export const jsonLineLogger: BatchLogger = (line) => {
 };
 
 function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
-  const error = 'error' in outcome ? outcome.error : undefined;
-  if (error === undefined) return undefined;
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
+  return 'error' in outcome && outcome.error !== undefined ? errorParts(outcome.error) : undefined;
 }
 
-/** Builds the log entry for one outcome. */
 export function logEntry(outcome: RecordOutcome, id: string | undefined): RecordLogEntry {
   const error = errorOf(outcome);
   return {
@@ -91,7 +88,6 @@ export function logEntry(outcome: RecordOutcome, id: string | undefined): Record
   };
 }
 
-/** Builds the batch line. */
 export function batchLine(
   source: BatchLogLine['source'],
   consumer: string,
@@ -141,25 +137,30 @@ export function withNotes(line: BatchLogLine, notes: LineNotes, remainingMs: num
 /**
  * Hands `line` to `logger`, never throwing: the line is an observation of
  * outcomes already settled, so a failing log sink must not turn them into a
- * failed batch or event. A throw (or a rejected promise from an async logger,
- * which would otherwise be an unhandled rejection) becomes one plain
- * `console.error` line.
+ * failed batch or event.
  */
 export function safeLog<TLine = BatchLogLine>(logger: ((line: TLine) => unknown) | false, line: TLine): void {
-  if (logger === false) return;
-  try {
-    const returned: unknown = logger(line);
-    if (returned instanceof Promise) returned.catch(reportLoggerError);
-  } catch (err) {
-    reportLoggerError(err);
-  }
+  if (logger !== false) safely(() => logger(line), 'logger', 'the log line was dropped');
 }
 
-function reportLoggerError(err: unknown): void {
-  const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
+/**
+ * Runs `write` (a log or metrics sink), never throwing: a throw (or a
+ * rejected promise from an async sink, which would otherwise be an unhandled
+ * rejection) becomes one plain `console.error` line naming the `sink` and what was `dropped`.
+ */
+export function safely(write: () => unknown, sink: string, dropped: string): void {
+  const report = (err: unknown): void => {
+    const { name, message } = errorParts(err);
+    try {
+      console.error(`effectively-once: the ${sink} threw (${name}: ${message}); ${dropped}.`);
+    } catch {
+      // Nothing is left to report to.
+    }
+  };
   try {
-    console.error(`effectively-once: the logger threw (${name}: ${message}); the log line was dropped.`);
-  } catch {
-    // Nothing is left to report to.
+    const returned = write();
+    if (returned instanceof Promise) returned.catch(report);
+  } catch (err) {
+    report(err);
   }
 }

@@ -15,7 +15,7 @@ import {
 } from './emf.js';
 import { summarize } from '../engine/outcomes.js';
 import { checkOptions, isPlainObject, type OptionRules } from '../engine/options.js';
-import type { BatchLogLine } from './log.js';
+import { safely, type BatchLogLine } from './log.js';
 import type { MetricsPlugin } from './metrics-plugin.js';
 
 /**
@@ -80,20 +80,12 @@ const RULES: OptionRules = {
   emit: { expected: 'a function', check: (v: unknown) => typeof v === 'function' },
 };
 
+/** Runs a write to the metrics sink, never throwing (a failure is one `console.error` line). */
+const safelyWrite = (write: () => unknown): void => safely(write, 'metrics sink', 'the metrics were dropped');
+
 function dataOf(line: BatchLogLine): MetricDatum[] {
   const replays = line.records.filter((r) => r.replay === true).length;
   return metricData({ counts: line.counts, retried: line.retried, replays, durationMs: line.durationMs });
-}
-
-/** Runs `write`, never throwing: a throw or a rejected promise becomes one `console.error` line. */
-function safely(write: () => unknown): void {
-  try {
-    const returned = write();
-    // An async emitter's rejection would otherwise be unhandled.
-    if (returned instanceof Promise) returned.catch(report);
-  } catch (err) {
-    report(err);
-  }
 }
 
 /**
@@ -116,7 +108,7 @@ export function emfMetrics(options: MetricsOptions = {}): MetricsPlugin {
   checkOptions('emfMetrics', options, RULES);
   const { namespace = metricsDefaults.namespace, dimensions = {}, emit = emfStdoutWriter } = options;
   const writeData = (data: readonly MetricDatum[], own: Readonly<Record<string, string>>): void =>
-    safely(() => emit(emfDocument(data, namespace, { ...dimensions, ...own }, Date.now())));
+    safelyWrite(() => emit(emfDocument(data, namespace, { ...dimensions, ...own }, Date.now())));
   return {
     plugin: 'metrics',
     checkConsumer: (owner, consumer) => {
@@ -154,7 +146,7 @@ export function powertoolsMetrics(metrics: PowertoolsMetricsLike): MetricsPlugin
     throw new TypeError('powertoolsMetrics: the argument must be a Powertools Metrics instance (addMetric, publishStoredMetrics).');
   }
   const add = (data: readonly MetricDatum[], flush: boolean): void =>
-    safely(() => {
+    safelyWrite(() => {
       for (const d of data) metrics.addMetric(d.name, d.unit, d.value);
       if (flush) metrics.publishStoredMetrics();
     });
@@ -164,13 +156,4 @@ export function powertoolsMetrics(metrics: PowertoolsMetricsLike): MetricsPlugin
     writeLine: (line, answeredEarly) => add(dataOf(line), answeredEarly),
     writeData: (data) => add(data, true),
   };
-}
-
-function report(err: unknown): void {
-  const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
-  try {
-    console.error(`effectively-once: the metrics sink threw (${name}: ${message}); the metrics were dropped.`);
-  } catch {
-    // Nothing is left to report to.
-  }
 }

@@ -10,7 +10,7 @@ import { claimVerdict } from '../engine/claim.js';
 import { systemClock, toEpochSeconds, type Clock } from '../engine/clock.js';
 import { recordId } from '../engine/keys.js';
 import { checkLease, retentionExpired } from '../engine/lease.js';
-import { checkOptions, hasMethods, is, type OptionRules } from '../engine/options.js';
+import { checkOptions, is, type OptionRules } from '../engine/options.js';
 import { isOwnWrite, type IdempotencyRecord } from '../engine/record.js';
 import type { ReleaseMode } from './dynamodb/options.js';
 import { encodeResult, errorText } from './dynamodb/records.js';
@@ -39,7 +39,7 @@ export interface MemoryIdempotencyStoreOptions {
 }
 
 const rules: OptionRules = {
-  clock: hasMethods('an object with a now() method', 'now'),
+  clock: is.clock,
   retentionMs: is.retentionMs,
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),

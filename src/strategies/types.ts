@@ -168,11 +168,7 @@ export interface EventStrategy {
    * the idempotency record; never rejects. `timeLeftMs`: before the safety
    * margin (a cancelled commit is not retried past it).
    */
-  commit?(
-    delivery: CommitDelivery,
-    handler: (tx: TransactionBuilder) => Promise<unknown>,
-    timeLeftMs: () => number,
-  ): Promise<RecordOutcome>;
+  commit?(delivery: CommitDelivery, handler: RunHandler, timeLeftMs: () => number): Promise<RecordOutcome>;
 }
 
 /** What a middleware hands a strategy's steps, once, when it is built. */
@@ -190,10 +186,7 @@ export interface StepSettings {
  * settings shape how an SQS batch is claimed and committed; a stream's shard
  * order and a single event have no use for them), and its store.
  */
-export interface StrategyUse {
-  /** The middleware's name, for errors. */
-  readonly owner: string;
-  readonly store: IdempotencyStore;
+export interface StrategyUse extends Pick<StepSettings, 'owner' | 'store'> {
   /** `claim({ pipelined: true })`. */
   readonly pipelined: boolean;
   /** `transaction({ commit, probeDuplicates })`. */

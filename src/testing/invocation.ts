@@ -10,6 +10,7 @@ import { systemClock } from '../engine/clock.js';
 import { testingDefaults } from './defaults.js';
 import { InvocationTimeoutError, type SimulatedCrash } from './errors.js';
 import { checkOptions, hasMethods, is, type OptionRules } from '../engine/options.js';
+import { settleWithin } from '../engine/time.js';
 import { lambdaContext } from './events.js';
 import { clockRule, positiveMs } from './rules.js';
 
@@ -104,24 +105,16 @@ async function race<TEvent, TResult>(
       resolve({ outcome: 'crashed', error });
     };
   });
-  let timer: NodeJS.Timeout | undefined;
-  // A real-time limit too: a handler stuck on real I/O must not hang the test run.
-  const timedOut = new Promise<Ending<TResult>>((resolve) => {
-    timer = setTimeout(() => resolve({ outcome: 'real-timeout' }), timeoutMs);
-  });
   const ran = currentInvocation
     .run(control, async () => handler(event, context))
     .then(
       (value): Ending<TResult> => ({ outcome: 'returned', value }),
       (error: unknown): Ending<TResult> => ({ outcome: 'threw', error }),
     );
-  try {
-    const ending = await Promise.race([ran, crashed, timedOut]);
-    if (ending.outcome === 'crashed' || ending.outcome === 'real-timeout') control.dead = true;
-    return ending;
-  } finally {
-    clearTimeout(timer);
-  }
+  // A real-time limit too: a handler stuck on real I/O must not hang the test run.
+  const ending = await settleWithin([ran, crashed], timeoutMs, { outcome: 'real-timeout' } as const);
+  if (ending.outcome === 'crashed' || ending.outcome === 'real-timeout') control.dead = true;
+  return ending;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { sha256 } from '../../engine/hashing.js';
+import { errorParts } from '../../engine/errors.js';
 
 /** SQS takes at most 10 message attributes per message. */
 const MAX_ATTRIBUTES = 10;
@@ -64,11 +65,6 @@ function keptAttributes(record: SQSRecord): Record<string, DlqAttribute> {
   return { [`${PREFIX}original-attributes`]: text(JSON.stringify(Object.fromEntries(own))) };
 }
 
-function describeError(error: unknown): { name: string; message: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
-}
-
 /**
  * The DLQ entry for one record: the original body, the original attributes
  * and ours (`eo-reason`, `eo-error-name`, `eo-consumer`, `eo-key-hash`: the
@@ -78,7 +74,7 @@ function describeError(error: unknown): { name: string; message: string } {
  * not stored twice.
  */
 export function dlqEntry(id: string, record: SQSRecord, reason: DlqReason, fifo: boolean): DlqEntry {
-  const { name, message } = describeError(reason.error);
+  const { name, message } = errorParts(reason.error);
   const ours: Record<string, DlqAttribute> = {
     [`${PREFIX}reason`]: text(message.length === 0 ? name : message.slice(0, MAX_REASON)),
     [`${PREFIX}error-name`]: text(name),

@@ -22,12 +22,10 @@ export interface SqsSettlePlugin<TName extends string = string> {
 export function settlePluginRule(name: string): OptionRule {
   return {
     expected: `what ${name}() returns`,
-    check: (v: unknown) =>
-      typeof v === 'object' &&
-      v !== null &&
-      (v as { plugin?: unknown }).plugin === name &&
-      typeof (v as { afterSettle?: unknown }).afterSettle === 'function' &&
-      typeof (v as { chain?: unknown }).chain === 'function',
+    check: (v: unknown) => {
+      const plugin = v as Readonly<Record<string, unknown>> | null;
+      return typeof v === 'object' && plugin?.['plugin'] === name && ['afterSettle', 'chain'].every((m) => typeof plugin[m] === 'function');
+    },
   };
 }
 

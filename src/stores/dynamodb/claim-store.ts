@@ -169,11 +169,17 @@ export class DynamoDBClaimStore implements IdempotencyStore {
    * counting attempts. A cached COMPLETED record answers without any request.
    */
   async claim(input: ClaimInput): Promise<ClaimResult> {
+    const planned = this.#planClaim(input);
+    return 'answer' in planned ? planned.answer : this.#claim(input, planned.params);
+  }
+
+  /** A claim's answer from the cache (a COMPLETED record), or its item's id and request parameters under a new owner token. */
+  #planClaim(input: ClaimInput): { readonly answer: ClaimResult } | { readonly id: string; readonly params: ClaimParams } {
     checkLease('claim', input.leaseMs);
     const id = this.recordId(input.consumer, input.key);
     const cached = this.#cache?.lookup(id);
-    if (cached !== undefined) return { kind: 'completed', id, existing: cached, fromCache: true };
-    return this.#claim(input, this.#claimParams(input, id, randomUUID()));
+    if (cached !== undefined) return { answer: { kind: 'completed', id, existing: cached, fromCache: true } };
+    return { id, params: this.#claimParams(input, id, randomUUID()) };
   }
 
   #claimParams(input: ClaimInput, id: string, token: string): ClaimParams {
@@ -258,13 +264,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   async claimMany(inputs: readonly ClaimInput[]): Promise<StoreAnswer<ClaimResult>[]> {
     return inBatches(
       inputs,
-      (input) => {
-        checkLease('claim', input.leaseMs);
-        const id = this.recordId(input.consumer, input.key);
-        const cached = this.#cache?.lookup(id);
-        if (cached !== undefined) return { answer: { kind: 'completed', id, existing: cached, fromCache: true } };
-        return { id, params: this.#claimParams(input, id, randomUUID()) };
-      },
+      (input) => this.#planClaim(input),
       async (batched) => {
         const answers = new Map<number, Promise<StoreAnswer<ClaimResult>>>();
         const items = batched.map(({ params }) => claimPutRequest(params).Item);

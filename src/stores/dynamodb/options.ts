@@ -64,18 +64,8 @@ export interface DynamoDBIdempotencyStoreOptions {
   readonly trackInflight?: boolean;
 }
 
-/** Options after defaults are applied. */
-export interface ResolvedStoreOptions {
-  readonly client: DynamoDBDocumentClient;
-  readonly tableName: string;
-  readonly retentionMs: number;
-  readonly hashKeys: boolean;
-  readonly release: ReleaseMode;
-  readonly errorMessages: ErrorMessageMode;
-  readonly cache: false | { readonly maxEntries: number };
-  readonly clock: Clock;
-  readonly trackInflight: boolean;
-}
+/** Options after defaults are applied: every one set. */
+export type ResolvedStoreOptions = Required<DynamoDBIdempotencyStoreOptions>;
 
 /** Defaults of every optional store option. */
 export const defaults = Object.freeze({
@@ -104,7 +94,7 @@ const rules = {
   release: is.oneOf('delete', 'mark-failed'),
   errorMessages: is.oneOf('hash', 'keep'),
   cache: { expected: 'false or { maxEntries: positive integer }', check: (v: unknown) => v === false || isCacheOption(v) },
-  clock: hasMethods('an object with a now() method', 'now'),
+  clock: is.clock,
   trackInflight: is.boolean,
 } satisfies RulesOf<DynamoDBIdempotencyStoreOptions>;
 

@@ -1,7 +1,7 @@
 /** Conversions between stored items and `IdempotencyRecord`s, and the small facts about a record the store decides on. */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { EffectivelyOnceError, UnstorableResultError } from '../../engine/errors.js';
+import { EffectivelyOnceError, errorParts, UnstorableResultError } from '../../engine/errors.js';
 import { sha256 } from '../../engine/hashing.js';
 import { retentionExpired } from '../../engine/lease.js';
 import { numericText } from '../../engine/numbers.js';
@@ -56,7 +56,7 @@ export function isLive(record: IdempotencyRecord, now: number): boolean {
  * may hold personal data), taken as the log line takes it, so the hash matches the message logged for that failure.
  */
 export function errorText(error: unknown, mode: 'hash' | 'keep' = 'keep'): string {
-  const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+  const { name, message } = errorParts(error);
   const text = mode === 'hash' ? `${name} (message sha256:${sha256(message)})` : error instanceof Error ? `${name}: ${message}` : message;
   let out = '';
   let bytes = 0;

@@ -21,6 +21,7 @@ import type {
   TransactionalIdempotencyStore,
 } from '../../engine/store.js';
 import { isTransactionalStore } from '../../engine/store.js';
+import { settleWithin } from '../../engine/time.js';
 import { replyText } from './connection.js';
 import { markerKey, markerText, recordFromMarker } from './fields.js';
 import { resolveRedisFilterOptions, type RedisFilterOptions, type ResolvedRedisFilterOptions } from './options.js';
@@ -212,14 +213,10 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
 
   /** Runs one Redis call; `undefined` (counted, reported) when it fails or outlasts `timeoutMs`. */
   async #attempt(operation: string, send: () => Promise<unknown>): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMEOUT), this.options.timeoutMs);
-    });
     try {
       const sending = send();
       sending.catch(() => {}); // it may fail after the timeout won the race
-      const reply = await Promise.race([sending, timeout]);
+      const reply = await settleWithin([sending], this.options.timeoutMs, TIMEOUT);
       if (reply !== TIMEOUT) return reply ?? null;
       this.#counts.timeouts += 1;
       this.#report(new EffectivelyOnceError(`Redis did not answer ${operation} within ${this.options.timeoutMs} ms.`), operation);
@@ -227,8 +224,6 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
     } catch (err) {
       this.#failed(err, operation);
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

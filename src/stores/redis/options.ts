@@ -43,7 +43,6 @@ const timerMs = {
 };
 const redisRule = { ...hasMethods('a RedisConnection (an object with sendCommand(args, key))', 'sendCommand'), required: true };
 const keyPrefixRule = { expected: 'a string', check: (v: unknown) => typeof v === 'string' };
-const clockRule = hasMethods('an object with a now() method', 'now');
 
 const storeRules: OptionRules = {
   redis: redisRule,
@@ -51,7 +50,7 @@ const storeRules: OptionRules = {
   retentionMs: is.retentionMs,
   hashKeys: is.boolean,
   release: is.oneOf('delete', 'mark-failed'),
-  clock: clockRule,
+  clock: is.clock,
 };
 
 /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
@@ -95,7 +94,7 @@ const filterRules: OptionRules = {
   keyPrefix: keyPrefixRule,
   timeoutMs: timerMs,
   maxMarkerBytes: is.positiveInt,
-  clock: clockRule,
+  clock: is.clock,
   onError: is.fn,
 };
 

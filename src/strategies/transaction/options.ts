@@ -53,7 +53,7 @@ const OPTION_RULES: OptionRules = {
     expected: 'an integer from 0 to 99',
     check: (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < MAX_TRANSACTION_ACTIONS,
   },
-  reservedBytes: { expected: 'a non-negative number of bytes', check: is.nonNegativeMs.check },
+  reservedBytes: { expected: 'a non-negative number of bytes', check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 },
   reservedItem: {
     expected: 'an object { table: string, key: { ...key attributes } }',
     check: (v) => isPlainObject(v) && typeof v['table'] === 'string' && isPlainObject(v['key']) && Object.keys(v['key']).length > 0,

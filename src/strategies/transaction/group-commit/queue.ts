@@ -13,6 +13,7 @@ import { WhenIdle } from '../../../engine/when-idle.js';
 import { knownCompleted, knowsCompleted } from '../../../engine/warm-cache.js';
 import type { IdempotencyRecord } from '../../../engine/record.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempotencyStore } from '../../../engine/store.js';
+import { settleWithin } from '../../../engine/time.js';
 
 /**
  * How long a commit waits for the duplicate probe's answer, ms. The probe is
@@ -23,17 +24,8 @@ import type { CommitInput, CommitResult, GroupCommitAnswer, TransactionalIdempot
 export const PROBE_WAIT_MS = 250;
 
 /** The probe's answer, or `undefined` (no probe) when it has not come within {@link PROBE_WAIT_MS} of being sent. */
-async function withinBound<T>(answer: Promise<T | undefined>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), PROBE_WAIT_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([answer, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withinBound<T>(answer: Promise<T | undefined>): Promise<T | undefined> {
+  return settleWithin([answer], PROBE_WAIT_MS, undefined, true);
 }
 
 /** How a record's commit is sent: one `TransactWriteItems` per record, or group commit. */
