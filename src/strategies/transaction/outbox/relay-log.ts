@@ -4,6 +4,7 @@
  * (each one's stream record comes back), on stdout
  * like the middlewares' batch lines, or to a logger of one's own.
  */
+import { errorParts } from '../../../engine/errors.js';
 
 /** A line `outboxRelay()` logs: an entry `PutEvents` refused, or an item it could not read or mark. */
 export type OutboxRelayLogLine = OutboxEntryRefusedLine | OutboxItemFailedLine;
@@ -46,8 +47,7 @@ export function itemFailed(
   where: { readonly outboxId: string; readonly table: string; readonly sequenceNumber: string },
   error: unknown,
 ): OutboxItemFailedLine {
-  const { name, message: text } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-  return { level: 'ERROR', message, ...where, error: { name, message: text } };
+  return { level: 'ERROR', message, ...where, error: errorParts(error) };
 }
 
 /** Receives each {@link OutboxRelayLogLine}. */
