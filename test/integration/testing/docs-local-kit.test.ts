@@ -7,75 +7,30 @@
  * The same project is the clean-install type check: `tsc` with
  * `skipLibCheck: false` sees only those packages, so a declaration that
  * imports an optional peer (the SQS or EventBridge client, redis, ...) fails.
+ * The section's Jest paragraph: docs-local-kit-jest.test.ts.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedPackage, repoRoot } from '../../support/packed.js';
+import { consumerProject, installedBy, localKitDoc, runIn, shellLines } from '../../support/consumer-project.js';
 
-const doc =
-  readFileSync(join(repoRoot, 'docs', 'testing.md'), 'utf8')
-    .split('\n## Against DynamoDB Local\n')[1]
-    ?.split('\n## ')[0] ?? '';
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 let project: string;
 
-/** Fenced blocks of `markdown` whose info string starts with `lang`: the info string and the body. */
-function blocks(markdown: string, lang: string): { info: string; body: string }[] {
-  return [...markdown.matchAll(/^```(\S+)([^\n]*)\n([\s\S]*?)^```$/gm)]
-    .filter((m) => m[1] === lang)
-    .map((m) => ({ info: m[2] ?? '', body: m[3] ?? '' }));
-}
-
 /** Package names on the doc's `npm install` lines. */
-function installedPackages(): string[] {
-  return blocks(doc, 'sh')
-    .flatMap((b) => b.body.split('\n'))
-    .filter((line) => line.startsWith('npm install '))
-    .flatMap((line) => line.split(/\s+/).slice(2))
-    .filter((word) => !word.startsWith('-'));
-}
+const installedPackages = (): string[] => installedBy(shellLines(localKitDoc));
 
-function run(
-  cmd: string,
-  args: readonly string[],
-  cwd = project,
-  path = process.env['PATH'] ?? '',
-): Promise<{ code: number; output: string }> {
-  // Nothing inherited that would point the SDK somewhere or make the inner vitest think it is nested.
-  const env = { PATH: path, HOME: cwd, NO_COLOR: '1', CI: '1' };
-  return new Promise((resolve) => {
-    execFile(cmd, [...args], { cwd, env, timeout: 50_000 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
-    });
-  });
-}
-
-/** What `npm install` does with a package's `bin`: a relative symlink in node_modules/.bin per command. */
-function linkBins(modules: string, name: string): void {
-  const pkg = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
-  mkdirSync(join(modules, '.bin'), { recursive: true });
-  for (const [command, file] of Object.entries(pkg.bin ?? {})) symlinkSync(join('..', name, file), join(modules, '.bin', command));
-}
+const run = (cmd: string, args: readonly string[], cwd = project, path?: string) =>
+  runIn(cwd, cmd, args, path === undefined ? {} : { path });
 
 beforeAll(() => {
-  project = mkdtempSync(join(tmpdir(), 'effectively-once-consumer-'));
-  const modules = join(project, 'node_modules');
-  for (const name of installedPackages()) {
-    mkdirSync(dirname(join(modules, name)), { recursive: true });
-    if (name === 'effectively-once') cpSync(packedPackage(), join(modules, name), { recursive: true });
-    else symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name));
-  }
-  linkBins(modules, 'effectively-once');
-  writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
-  const handler = blocks(readme.split('### Claim record')[1] ?? '', 'ts')[0]?.body ?? '';
-  writeFileSync(join(project, 'handler.ts'), handler);
-  for (const { info, body } of blocks(doc, 'ts')) {
-    const file = /file=(\S+)/.exec(info)?.[1];
-    if (file !== undefined) writeFileSync(join(project, file), body);
-  }
+  project = consumerProject({
+    prefix: 'effectively-once-consumer-',
+    packages: installedPackages(),
+    bins: ['effectively-once'],
+    markdown: localKitDoc,
+    langs: ['ts'],
+  });
   // Every entry's declarations, not only what the doc's files import.
   writeFileSync(
     join(project, 'entries.ts'),

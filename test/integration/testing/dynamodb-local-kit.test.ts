@@ -4,14 +4,13 @@
  * process that started it is interrupted or killed outright.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyTable, TableSchemaMismatchError } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
+import { alive, answers, until } from '../../support/processes.js';
 
 const runner = fileURLToPath(new URL('./kit-runner.ts', import.meta.url));
 
@@ -37,30 +36,6 @@ describe('createIdempotencyTable', () => {
   });
 });
 
-function alive(pid: number): boolean {
-  if (existsSync('/proc/self')) {
-    // A zombie (exited, not yet reaped) still answers kill(0): read its state instead.
-    try {
-      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const answers = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => resolve(socket.destroy() === socket));
-    socket.once('error', () => resolve(false));
-  });
-
 /** Starts a process that starts DynamoDB Local through the kit and then waits forever; resolves with the JVM's PID and port. */
 function startRunner(): Promise<{ runner: ChildProcess; pid: number; port: number }> {
   // `node --import tsx`, not the tsx bin: that one runs the script in a second process, which a SIGKILL would orphan.
@@ -77,15 +52,6 @@ function startRunner(): Promise<{ runner: ChildProcess; pid: number; port: numbe
     });
     child.once('exit', (code) => reject(new Error(`runner exited (${code}) before it was ready: ${out}`)));
   });
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return condition();
 }
 
 describe.skipIf(process.platform === 'win32')('startDynamoDBLocal leaves no JVM behind', () => {
