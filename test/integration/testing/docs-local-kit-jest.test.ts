@@ -28,24 +28,24 @@ function jestHandlerTest(): string {
   return vitestTest.replace(/^import .* from 'vitest';$/m, importLine).replaceAll(calls[1], calls[2]);
 }
 
-let project: string;
-
-beforeAll(() => {
-  project = consumerProject({
-    prefix: 'effectively-once-jest-consumer-',
-    packages: installedBy([...shellLines(vitestSteps), jestInstall]),
-    bins: ['effectively-once', 'jest'],
-    markdown: jestSteps,
-    langs: ['js', 'ts'],
-  });
-  writeFileSync(join(project, 'handler.test.ts'), jestHandlerTest());
-}, 120_000);
-
-afterAll(() => {
-  rmSync(project, { recursive: true, force: true });
-});
-
 describe.skipIf(process.platform !== 'linux')('docs/testing.md, Against DynamoDB Local with Jest, on the packed package', () => {
+  let project = '';
+
+  beforeAll(() => {
+    project = consumerProject({
+      prefix: 'effectively-once-jest-consumer-',
+      packages: installedBy([...shellLines(vitestSteps), jestInstall]),
+      bins: ['effectively-once', 'jest'],
+      markdown: jestSteps,
+      langs: ['js', 'ts'],
+    });
+    writeFileSync(join(project, 'handler.test.ts'), jestHandlerTest());
+  }, 120_000);
+
+  afterAll(() => {
+    if (project !== '') rmSync(project, { recursive: true, force: true });
+  });
+
   it('takes the Jest files from the doc, and the test from the Vitest one with the named substitutions', () => {
     expect(installedBy([jestInstall])).toEqual(['jest', '@jest/globals', '@swc/jest', '@swc/core']);
     expect(jestCommand).toBe('NODE_OPTIONS=--experimental-vm-modules npx jest');
