@@ -12,6 +12,7 @@
 import { billedMs, usdPerMillionDeliveries } from '../aws-model.js';
 import { addTallies } from '../counter.js';
 import type { EffectTally } from '../effects.js';
+import type { VariantResult } from '../results.js';
 import { type LaneFigures, laneFigures, mean, type SampleLike, sliceRatio } from '../stats.js';
 
 /** What Lambda would bill a variant at one size. */
@@ -38,19 +39,11 @@ export interface SweepRatios {
 }
 
 /** One variant at one size. */
-export interface SizeVariantResult {
-  readonly id: string;
-  readonly title: string;
-  readonly setup: string;
-  readonly comparedWith: string | undefined;
-  readonly idempotent: boolean;
-  readonly figures: LaneFigures;
+export interface SizeVariantResult extends Omit<VariantResult, 'ratio'> {
   readonly lambda: LambdaFigures;
   /** The quota's bite over the run: ms the group was held back per batch (cgroup `cpu.stat`), warm-up included. */
   readonly throttledMsPerBatch: number;
   readonly ratios: SweepRatios | null;
-  readonly effects: EffectTally;
-  readonly error: string | undefined;
   /** Why this variant did not apply every event exactly once; undefined when it did (or is not meant to). */
   readonly notExactlyOnce: string | undefined;
 }

@@ -7,6 +7,7 @@ import { formatJson } from '../../../bench/report.js';
 import type { BenchReport, VariantResult } from '../../../bench/results.js';
 import { awsFigures, laneFigures, type SampleLike } from '../../../bench/stats.js';
 import { selectVariants } from '../../../bench/variants.js';
+import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
 
 function sample(ms: number, cpuMs: number, wru: number, rru: number): SampleLike {
   return {
@@ -42,8 +43,8 @@ function report(duplicateRate: number, variants: VariantResult[]): BenchReport {
     date: '2026-12-01T00:00:00.000Z',
     durationS: 1,
     command: 'npm run bench -- --aws',
-    machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 4, os: 'linux', loadBefore: 1, loadAfter: 1 },
-    versions: { node: 'v22', ours: '0', powertoolsIdempotency: '2', powertoolsBatch: '2', awsSdk: 's', middy: '7', dynamodbLocal: 'j' },
+    machine: fixtureMachine(1, 1),
+    versions: fixtureVersions,
     workload: {
       events: 10,
       duplicates: 0,

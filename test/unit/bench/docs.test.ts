@@ -3,6 +3,7 @@ import { markdownTable, mergeSection, NOTES_MARKER, renderSection, sectionKey } 
 import { unitsNotes } from '../../../bench/report.js';
 import type { BenchReport, VariantResult } from '../../../bench/results.js';
 import { checkTargets } from '../../../bench/targets.js';
+import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
 
 function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, duplicate = 1): VariantResult {
   return {
@@ -44,16 +45,8 @@ function report(latencyMs: number, variants: VariantResult[], duplicateRate = 0.
     date: '2026-01-01T00:00:00.000Z',
     durationS: 100,
     command: latencyMs === 0 ? 'npm run bench' : `npm run bench -- --latency ${latencyMs}`,
-    machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 4, os: 'linux', loadBefore: 1, loadAfter: 2 },
-    versions: {
-      node: 'v22',
-      ours: '0.1.0',
-      powertoolsIdempotency: '2.35.0',
-      powertoolsBatch: '2.35.0',
-      awsSdk: 'sdk',
-      middy: '7',
-      dynamodbLocal: 'jar',
-    },
+    machine: fixtureMachine(1, 2),
+    versions: fixtureVersions,
     workload: {
       events: 80,
       duplicates: 20,

@@ -8,6 +8,7 @@ import { versusTable } from '../../../bench/lambda/report.js';
 import type { SizeResult, SweepReport } from '../../../bench/lambda/results.js';
 import { checkSweepTargets } from '../../../bench/lambda/targets.js';
 import type { SampleLike } from '../../../bench/stats.js';
+import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
 
 function sample(ms: number, over: Partial<SampleLike> = {}): SampleLike {
   return {
@@ -114,16 +115,8 @@ function sweep(sizes: SizeResult[], duplicateRate = 0.25): SweepReport {
     date: '2026-12-05T00:00:00.000Z',
     durationS: 900,
     command: 'npm run bench -- --aws --memory 256,1769',
-    machine: { cpus: 2, cpuModel: 'cpu', memoryGb: 4, os: 'linux', loadBefore: 1.5, loadAfter: 2.5 },
-    versions: {
-      node: 'v22',
-      ours: '0.2.0',
-      powertoolsIdempotency: '2.35.0',
-      powertoolsBatch: '2.35.0',
-      awsSdk: 'sdk',
-      middy: '7',
-      dynamodbLocal: 'jar',
-    },
+    machine: fixtureMachine(1.5, 2.5),
+    versions: fixtureVersions,
     workload: {
       events: 16,
       duplicates: 4,
