@@ -19,7 +19,7 @@ import {
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { createTablesFromTemplate, TableSchemaMismatchError, TemplateError } from '../../../src/testing/index.js';
-import { ensureTtl } from '../../../src/testing/template-compare.js';
+import { ensureTtl } from '../../../src/testing/templates/compare.js';
 import { testDynamo } from '../../support/dynamodb.js';
 import { repoRoot } from '../../support/packed.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTablesFromTemplate, TemplateError } from '../../../src/testing/index.js';
-import { type CreateTablesFromTemplateOptions, templateTables } from '../../../src/testing/template-create.js';
+import { type CreateTablesFromTemplateOptions, templateTables } from '../../../src/testing/templates/create.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'template-cfn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

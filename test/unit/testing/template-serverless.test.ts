@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tableDefinitions } from '../../../infra/tables.js';
 import { idempotencyTable, toCreateTableInput } from '../../../src/stores/dynamodb/table.js';
 import { TemplateError } from '../../../src/testing/index.js';
-import { type CreateTablesFromTemplateOptions, templateTables } from '../../../src/testing/template-create.js';
+import { type CreateTablesFromTemplateOptions, templateTables } from '../../../src/testing/templates/create.js';
 import { fencedBlocks, testingDocSection } from '../../support/consumer-project.js';
 import { repoRoot } from '../../support/packed.js';
 

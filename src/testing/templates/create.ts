@@ -5,12 +5,12 @@
  * matches, and is a `TableSchemaMismatchError` when it does not.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { checkOptions, hasMethods, is, isPlainObject, type OptionRule, type RulesOf } from '../engine/options.js';
-import { CREDENTIALS, REGION } from './dynamodb-local.js';
-import { activeTable, ensureTtl, tableDifferences } from './template-compare.js';
-import { TemplateError, TemplateTableMismatchError, Unresolved } from './template-errors.js';
-import { type ReadTemplate, readTemplate } from './template-scope.js';
-import { type TableSpec, tableResource, tableSpec } from './template-tables.js';
+import { checkOptions, hasMethods, is, isPlainObject, type OptionRule, type RulesOf } from '../../engine/options.js';
+import { CREDENTIALS, REGION } from '../dynamodb-local.js';
+import { activeTable, ensureTtl, tableDifferences } from './compare.js';
+import { TemplateError, TemplateTableMismatchError, Unresolved } from './errors.js';
+import { type ReadTemplate, readTemplate } from './scope.js';
+import { type TableSpec, tableResource, tableSpec } from './tables.js';
 
 /** Options of {@link createTablesFromTemplate}. */
 export interface CreateTablesFromTemplateOptions {
@@ -74,7 +74,7 @@ const rules = {
  *
  * @example
  * ```ts
- * import { createTablesFromTemplate, startDynamoDBLocal } from './index.js';
+ * import { createTablesFromTemplate, startDynamoDBLocal } from 'effectively-once/testing';
  * const local = await startDynamoDBLocal();
  * try {
  *   const tables = await createTablesFromTemplate({ endpoint: local.endpoint, template: 'serverless.yml', stage: 'test' });

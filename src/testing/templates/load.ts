@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Document } from 'yaml';
-import { TemplateError } from './template-errors.js';
+import { TemplateError } from './errors.js';
 
 type YamlModule = typeof import('yaml');
 

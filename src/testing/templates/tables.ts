@@ -15,10 +15,10 @@ import type {
   ProvisionedThroughput,
   StreamViewType,
 } from '@aws-sdk/client-dynamodb';
-import { isPlainObject } from '../engine/options.js';
-import { TemplateError, Unresolved } from './template-errors.js';
-import { evaluate, resourceExists } from './template-intrinsics.js';
-import type { ReadTemplate } from './template-scope.js';
+import { isPlainObject } from '../../engine/options.js';
+import { TemplateError, Unresolved } from './errors.js';
+import { evaluate, resourceExists } from './intrinsics.js';
+import type { ReadTemplate } from './scope.js';
 
 /** One table to make: its logical id, the request, and the attribute to enable TTL on. */
 export interface TableSpec {

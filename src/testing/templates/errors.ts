@@ -4,8 +4,8 @@
  * a wrong name. `Unresolved` is the resolvers' own signal, raised before they know which table asked; the table
  * reader turns it into a `TemplateError`.
  */
-import { EffectivelyOnceError } from '../engine/error-base.js';
-import { TableSchemaMismatchError } from '../stores/dynamodb/table-create.js';
+import { EffectivelyOnceError } from '../../engine/error-base.js';
+import { TableSchemaMismatchError } from '../../stores/dynamodb/table-create.js';
 
 /** Where a `TemplateError` is, and why. */
 interface TemplateErrorDetails {
@@ -22,7 +22,7 @@ interface TemplateErrorDetails {
  *
  * @example
  * ```ts
- * import { TemplateError } from './template-errors.js';
+ * import { TemplateError } from 'effectively-once/testing';
  * const explain = (err: unknown): string => (err instanceof TemplateError ? `${err.logicalId}: ${err.expression}` : String(err));
  * ```
  */

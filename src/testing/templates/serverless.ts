@@ -7,9 +7,9 @@
  * because a deploy would use AWS's value, not the fallback.
  */
 import { dirname, resolve as resolvePath } from 'node:path';
-import { isPlainObject } from '../engine/options.js';
-import { Unresolved } from './template-errors.js';
-import { readTemplateFile } from './template-load.js';
+import { isPlainObject } from '../../engine/options.js';
+import { Unresolved } from './errors.js';
+import { readTemplateFile } from './load.js';
 
 /** What a serverless.yml's variables are resolved from. */
 export interface ServerlessInputs {

@@ -4,8 +4,8 @@
  * `Fn::Split`, `Fn::FindInMap`, and `Fn::If` on the template's `Conditions`. What only a deploy knows (`Fn::GetAtt`,
  * `Fn::ImportValue`, a `Ref` to a resource, `AWS::AccountId` unless passed) is an `Unresolved` that names it.
  */
-import { isPlainObject } from '../engine/options.js';
-import { Unresolved, written } from './template-errors.js';
+import { isPlainObject } from '../../engine/options.js';
+import { Unresolved, written } from './errors.js';
 
 /** `Ref: AWS::NoValue`: the property or list item is left out. */
 export const NO_VALUE: unique symbol = Symbol('AWS::NoValue');

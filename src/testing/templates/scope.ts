@@ -4,11 +4,11 @@
  * functions are evaluated in. Nothing is resolved here that a table does not ask for.
  */
 import { resolve as resolvePath } from 'node:path';
-import { isPlainObject } from '../engine/options.js';
-import { TemplateError } from './template-errors.js';
-import type { IntrinsicScope } from './template-intrinsics.js';
-import { readTemplateFile } from './template-load.js';
-import { folderOf, ServerlessVariables } from './template-serverless.js';
+import { isPlainObject } from '../../engine/options.js';
+import { TemplateError } from './errors.js';
+import type { IntrinsicScope } from './intrinsics.js';
+import { readTemplateFile } from './load.js';
+import { folderOf, ServerlessVariables } from './serverless.js';
 
 /** What the test passed to resolve the template with. */
 export interface TemplateInputs {
