@@ -35,6 +35,8 @@ export const slowFiles = [
   'test/integration/local-run.test.ts',
   // Builds and packs the package, then runs tsc and vitest in a fresh project: about 40 s on its own.
   'test/integration/testing/docs-local-kit.test.ts',
+  // The same, for the tables of a serverless.yml: tsc and vitest in a fresh project, on a DynamoDB Local of its own.
+  'test/integration/testing/docs-template-kit.test.ts',
   'test/integration/red-team/claim-put-batches-red.test.ts',
   'test/chaos/sqs-group-commit-chaos.test.ts',
   'test/integration/lease/heartbeat-sqs.test.ts',

@@ -59,9 +59,10 @@ export class DynamoDBLocalStartError extends EffectivelyOnceError {
 }
 
 const LEAN_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
-const REGION = 'us-east-1';
+/** The region of `env` and `documentClient()`: DynamoDB Local keeps one set of tables per access key and region. */
+export const REGION = 'us-east-1';
 /** Local endpoints accept any credentials; the SDK still needs some. */
-const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /**
  * Starts the JVM (the script's arguments) in the background with its stdout

@@ -1,7 +1,8 @@
 /**
  * `effectively-once/testing`: what you need to unit-test a handler without an AWS account: builders of realistic
  * Lambda inputs, a simulated invocation that can crash or time out, the fault kit, an in-memory store, the contract
- * every store proves itself with, and DynamoDB Local with the idempotency table (docs/testing.md).
+ * every store proves itself with, and DynamoDB Local with the idempotency table and the tables of your own
+ * serverless.yml or CloudFormation template (docs/testing.md).
  *
  * At most 40 names (api/testing.api.md guards them): the functions and classes a test calls and the types it names; an
  * option type is reached through its function (`Parameters<typeof sqsRecord>[0]`). The simulators the project's own
@@ -23,7 +24,10 @@ export { abandon, crashAfter, CrashPoint, flaky, Flaky, delay, Deferred } from '
 export { injectDynamoDBFaults } from './dynamodb-faults.js';
 export type { DynamoDBFaultInjector } from './dynamodb-faults.js';
 export { crashingStore } from './crash-store.js';
-// DynamoDB Local for your own handler's tests, and its table
+// DynamoDB Local for your own handler's tests, the idempotency table, and the tables of your own template
 export { startDynamoDBLocal, DynamoDBLocalStartError } from './dynamodb-local.js';
 export type { DynamoDBLocal } from './dynamodb-local.js';
 export { createIdempotencyTable, TableSchemaMismatchError } from '../stores/dynamodb/table-create.js';
+export { createTablesFromTemplate } from './templates/create.js';
+export type { TemplateTable } from './templates/create.js';
+export { TemplateError } from './templates/errors.js';

@@ -4,8 +4,9 @@
  * packages the doc's `npm install` commands name are linked from this
  * repository's node_modules (effectively-once itself is the unpacked
  * tarball), and the doc's `file=` blocks are written as they are.
- * test/integration/testing/docs-local-kit.test.ts (Vitest) and
- * docs-local-kit-jest.test.ts (Jest) build theirs with it.
+ * test/integration/testing/docs-local-kit.test.ts (Vitest),
+ * docs-local-kit-jest.test.ts (Jest) and docs-template-kit.test.ts (the
+ * tables of a serverless.yml) build theirs with it.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -13,15 +14,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packedPackage, repoRoot } from './packed.js';
 
-/** docs/testing.md's "Against DynamoDB Local" section. */
-export const localKitDoc =
+/** The `## heading` section of docs/testing.md, without its heading. */
+export const testingDocSection = (heading: string): string =>
   readFileSync(join(repoRoot, 'docs', 'testing.md'), 'utf8')
-    .split('\n## Against DynamoDB Local\n')[1]
+    .split(`\n## ${heading}\n`)[1]
     ?.split('\n## ')[0] ?? '';
 
+/** docs/testing.md's "Against DynamoDB Local" section. */
+export const localKitDoc = testingDocSection('Against DynamoDB Local');
+
+/** The first ```ts block of the README's `### heading...` section (`Claim record`, `Transaction`, `State machine`), as it is. */
+export const readmeExample = (heading: string): string =>
+  fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8').split(`\n### ${heading}`)[1] ?? '', 'ts')[0]?.body ?? '';
+
 /** The README's claim record example: the doc's `handler.ts`, as it is. */
-export const readmeHandler = (): string =>
-  fencedBlocks(readFileSync(join(repoRoot, 'README.md'), 'utf8').split('### Claim record')[1] ?? '', 'ts')[0]?.body ?? '';
+export const readmeHandler = (): string => readmeExample('Claim record');
 
 /** Fenced blocks of `markdown` whose language is `lang`: the rest of the info string and the body. */
 export function fencedBlocks(markdown: string, lang: string): { info: string; body: string }[] {
@@ -51,8 +58,9 @@ function linkBins(modules: string, name: string): void {
 
 /**
  * A new ES module project in the OS temp folder with `packages` installed
- * (as `npm install` would, `bins` also in node_modules/.bin) and the `file=`
- * blocks of `markdown` in languages `langs` written into it.
+ * (as `npm install` would, `bins` also in node_modules/.bin), the README
+ * examples the doc names (`handlers`) and the `file=` blocks of `markdown`
+ * in languages `langs` written into it.
  */
 export function consumerProject(options: {
   readonly prefix: string;
@@ -60,6 +68,8 @@ export function consumerProject(options: {
   readonly bins: readonly string[];
   readonly markdown: string;
   readonly langs: readonly string[];
+  /** Files written before the doc's blocks, by name. Default: the README's claim example as `handler.ts`. */
+  readonly handlers?: Readonly<Record<string, string>>;
 }): string {
   const project = mkdtempSync(join(tmpdir(), options.prefix));
   const modules = join(project, 'node_modules');
@@ -70,7 +80,8 @@ export function consumerProject(options: {
   }
   for (const name of options.bins) linkBins(modules, name);
   writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
-  writeFileSync(join(project, 'handler.ts'), readmeHandler());
+  for (const [name, source] of Object.entries(options.handlers ?? { 'handler.ts': readmeHandler() }))
+    writeFileSync(join(project, name), source);
   for (const lang of options.langs) {
     for (const { info, body } of fencedBlocks(options.markdown, lang)) {
       const file = /file=(\S+)/.exec(info)?.[1];
