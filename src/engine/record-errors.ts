@@ -1,8 +1,10 @@
 /**
  * Errors about one record that can never be processed as it is: no usable
  * key, a key too long, a body that does not parse or match its schema, a
- * payload that differs from the stored one, an item or result too large or
- * unstorable. All extend `InvalidRecordError`: such a record fails alone.
+ * payload that differs from the stored one, an item too large. All extend
+ * `InvalidRecordError`: such a record fails alone. A result too large or
+ * unstorable is one too, but its record's effect happened: the record is
+ * completed without the result, and the error only says why (`resultNotStored`).
  */
 import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 import type { StandardSchemaIssue } from './standard-schema.js';

@@ -17,6 +17,8 @@ export interface RecordLogEntry {
   /** True when a duplicate was answered from the warm-container cache, or an EventBridge replay. */
   readonly replay?: boolean;
   readonly error?: { readonly name: string; readonly message: string };
+  /** A completed record whose result could not be stored (too large, not JSON): why. Its effect happened; a duplicate gets no result. */
+  readonly resultNotStored?: { readonly name: string; readonly message: string };
 }
 
 /** The structured line logged once per batch (SQS) or event (EventBridge). */
@@ -37,9 +39,10 @@ export interface BatchLogLine {
   /** SQS `deadLetter` / `backoff`: requests to SQS that failed (the records concerned came back). */
   readonly sqsErrors?: readonly string[];
   /**
-   * Batch sources: things to fix that changed no outcome, each named once (the line is then `WARN`). Today
-   * one: the batch was answered less than 100 ms before the invocation's deadline (`answered 4 ms before
-   * the deadline; ...`), too close for the runtime to be sure to send the response: give Middy a margin.
+   * Things to fix that changed no outcome, each named once (the line is then `WARN`): a completed record
+   * whose result was not stored (`record m-1 (payments#order-42): completed, but its result was not stored
+   * ...`); on batch sources, a batch answered less than 100 ms before the invocation's deadline (`answered
+   * 4 ms before the deadline; ...`), too close for the runtime to be sure to send the response: give Middy a margin.
    */
   readonly warnings?: readonly string[];
 }
@@ -78,6 +81,7 @@ function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
 
 export function logEntry(outcome: RecordOutcome, id: string | undefined): RecordLogEntry {
   const error = errorOf(outcome);
+  const unstored = outcome.kind === 'completed' ? outcome.resultNotStored : undefined;
   return {
     messageId: outcome.messageId,
     outcome: outcome.kind,
@@ -85,7 +89,20 @@ export function logEntry(outcome: RecordOutcome, id: string | undefined): Record
     ...(outcome.kind === 'not-started' ? { reason: outcome.reason } : {}),
     ...(outcome.kind === 'duplicate' && outcome.fromCache ? { replay: true } : {}),
     ...(error === undefined ? {} : { error }),
+    ...(unstored === undefined ? {} : { resultNotStored: errorParts(unstored) }),
   };
+}
+
+/** The warning for a completed record (`record`: how to find it) whose result was not stored, and `why`. */
+export function resultNotStoredWarning(record: string, why: { readonly name: string; readonly message: string }): string {
+  return `${record}: completed, but its result was not stored (${why.name}: ${why.message}); a duplicate gets no result`;
+}
+
+/** The line's warning for each completed record whose result was not stored: its effect happened, so it is acknowledged. */
+function unstoredWarnings(records: readonly RecordLogEntry[]): string[] {
+  return records.flatMap(({ messageId, id, resultNotStored: why }) =>
+    why === undefined ? [] : [resultNotStoredWarning(`record ${messageId}${id === undefined ? '' : ` (${id})`}`, why)],
+  );
 }
 
 export function batchLine(
@@ -97,8 +114,10 @@ export function batchLine(
   durationMs: number,
 ): BatchLogLine {
   const retried = outcomes.filter((o) => !acknowledged(o)).length;
+  const records = outcomes.map((o) => logEntry(o, idOf(o)));
+  const warnings = unstoredWarnings(records);
   return {
-    level: retried > 0 ? 'WARN' : 'INFO',
+    level: retried > 0 || warnings.length > 0 ? 'WARN' : 'INFO',
     message: 'effectively-once',
     source,
     consumer,
@@ -106,7 +125,8 @@ export function batchLine(
     counts: summarize(outcomes),
     retried,
     durationMs,
-    records: outcomes.map((o) => logEntry(o, idOf(o))),
+    records,
+    ...(warnings.length === 0 ? {} : { warnings }),
   };
 }
 
@@ -128,7 +148,7 @@ export interface LineNotes {
  * that went wrong.
  */
 export function withNotes(line: BatchLogLine, notes: LineNotes, remainingMs: number): BatchLogLine {
-  const all = [...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
+  const all = [...(line.warnings ?? []), ...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
   const warnings = all.length === 0 ? undefined : all;
   const warn = notes.warn === true || warnings !== undefined;
   return { ...line, ...notes.fields, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };

@@ -85,7 +85,8 @@ const safelyWrite = (write: () => unknown): void => safely(write, 'metrics sink'
 
 function dataOf(line: BatchLogLine): MetricDatum[] {
   const replays = line.records.filter((r) => r.replay === true).length;
-  return metricData({ counts: line.counts, retried: line.retried, replays, durationMs: line.durationMs });
+  const resultsNotStored = line.records.filter((r) => r.resultNotStored !== undefined).length;
+  return metricData({ counts: line.counts, retried: line.retried, replays, resultsNotStored, durationMs: line.durationMs });
 }
 
 /**
