@@ -47,9 +47,23 @@ export class KeyTooLongError extends MissingKeyError {
   override readonly name: string = 'KeyTooLongError';
 }
 
-/** The record has no body string, its body is not valid JSON, or the `key` or `payload` function threw while reading it. */
+/** The record has no body string, or its body is not valid JSON (e.g. `jsonBody` on `{not json`). */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
+}
+
+/**
+ * The `key` function threw (an error that is not an `InvalidRecordError`:
+ * one, such as `jsonBody`'s `BodyParseError`, is the record's error as it is).
+ * `cause` is what it threw. The record fails alone, as invalid.
+ */
+export class KeyFunctionError extends InvalidRecordError {
+  override readonly name = 'KeyFunctionError';
+}
+
+/** The `payload` function threw (not an `InvalidRecordError`, which is the record's error as it is); `cause` is what it threw, `key` the record's key. The record fails alone, as invalid. */
+export class PayloadFunctionError extends InvalidRecordError {
+  override readonly name = 'PayloadFunctionError';
 }
 
 /**
