@@ -37,12 +37,14 @@ export interface MetricsInput {
   readonly replays: number;
   /** Completed records whose result could not be stored (too large, not JSON). Default 0. */
   readonly resultsNotStored?: number;
+  /** Records that came back because the idempotency table does not exist. Default 0. */
+  readonly tableNotFound?: number;
   readonly durationMs: number;
 }
 
 /**
  * The metrics of one batch or event, in a fixed order: one count per outcome
- * kind, then `Records`, `RecordsRetried`, `Replays`, `ResultsNotStored` and `Duration`.
+ * kind, then `Records`, `RecordsRetried`, `Replays`, `ResultsNotStored`, `IdempotencyTableNotFound` and `Duration`.
  */
 export function metricData(input: MetricsInput): MetricDatum[] {
   const kinds = Object.keys(outcomeMetricNames) as RecordOutcomeKind[];
@@ -53,6 +55,7 @@ export function metricData(input: MetricsInput): MetricDatum[] {
     { name: 'RecordsRetried', unit: 'Count', value: input.retried },
     { name: 'Replays', unit: 'Count', value: input.replays },
     { name: 'ResultsNotStored', unit: 'Count', value: input.resultsNotStored ?? 0 },
+    { name: 'IdempotencyTableNotFound', unit: 'Count', value: input.tableNotFound ?? 0 },
     { name: 'Duration', unit: 'Milliseconds', value: input.durationMs },
   ];
 }

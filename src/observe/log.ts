@@ -4,7 +4,7 @@
  * `hashKeys` they may be personal data; the record id is logged instead.
  */
 import { acknowledged, summarize, type RecordOutcome, type RecordOutcomeKind } from '../engine/outcomes.js';
-import { errorParts } from '../engine/errors.js';
+import { errorParts, type IdempotencyTableNotFoundError } from '../engine/errors.js';
 
 /** One record in a {@link BatchLogLine}. */
 export interface RecordLogEntry {
@@ -23,7 +23,11 @@ export interface RecordLogEntry {
 
 /** The structured line logged once per batch (SQS) or event (EventBridge). */
 export interface BatchLogLine {
-  readonly level: 'INFO' | 'WARN';
+  /**
+   * `ERROR`: a record came back for something only an operator can fix (today: the idempotency table does not
+   * exist, {@link tableNotFound}); `WARN`: a record came back, or the line has `warnings`; else `INFO`.
+   */
+  readonly level: 'INFO' | 'WARN' | 'ERROR';
   readonly message: 'effectively-once';
   /** The source's name (its adapter's `name`): `sqs`, `eventbridge`, `kinesis`, `dynamodb-streams`, `kafka`. */
   readonly source: string;
@@ -75,6 +79,12 @@ export const jsonLineLogger: BatchLogger = (line) => {
   console.log(JSON.stringify(line));
 };
 
+/** The `name` of the error a record comes back with while the idempotency table does not exist. */
+const TABLE_NOT_FOUND: IdempotencyTableNotFoundError['name'] = 'IdempotencyTableNotFoundError';
+
+/** Whether a record came back because the idempotency table does not exist (its error an `IdempotencyTableNotFoundError`). */
+export const tableNotFound = (entry: RecordLogEntry): boolean => entry.error?.name === TABLE_NOT_FOUND;
+
 function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
   return 'error' in outcome && outcome.error !== undefined ? errorParts(outcome.error) : undefined;
 }
@@ -116,8 +126,9 @@ export function batchLine(
   const retried = outcomes.filter((o) => !acknowledged(o)).length;
   const records = outcomes.map((o) => logEntry(o, idOf(o)));
   const warnings = unstoredWarnings(records);
+  const level = records.some(tableNotFound) ? 'ERROR' : retried > 0 || warnings.length > 0 ? 'WARN' : 'INFO';
   return {
-    level: retried > 0 || warnings.length > 0 ? 'WARN' : 'INFO',
+    level,
     message: 'effectively-once',
     source,
     consumer,
@@ -145,12 +156,12 @@ export interface LineNotes {
 /**
  * A batch line with its source's notes and the deadline warning, read from
  * `remainingMs` as the batch is answered: `WARN` when either names something
- * that went wrong.
+ * that went wrong (an `ERROR` line stays `ERROR`).
  */
 export function withNotes(line: BatchLogLine, notes: LineNotes, remainingMs: number): BatchLogLine {
   const all = [...(line.warnings ?? []), ...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
   const warnings = all.length === 0 ? undefined : all;
-  const warn = notes.warn === true || warnings !== undefined;
+  const warn = (notes.warn === true || warnings !== undefined) && line.level !== 'ERROR';
   return { ...line, ...notes.fields, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };
 }
 
