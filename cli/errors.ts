@@ -38,7 +38,8 @@ export function explainAwsError(err: unknown, where: ConnectionArgs): string {
   const name = String(field(err, 'name') ?? '');
   const message = String(field(err, 'message') ?? err);
   const endpoint = where.endpoint ?? `dynamodb.${where.region ?? '<region>'}.amazonaws.com`;
-  if (name === 'ResourceNotFoundException') {
+  // The store names its own missing table (IdempotencyTableNotFoundError); the CLI says it in its own words, as for a table it reads itself.
+  if (name === 'ResourceNotFoundException' || name === 'IdempotencyTableNotFoundError') {
     return `table ${where.table} not found in region ${where.region ?? '(none set)'} (endpoint ${where.endpoint ?? 'AWS'}). Check --table and --region.`;
   }
   if (name === 'CredentialsProviderError') {

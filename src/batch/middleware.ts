@@ -13,6 +13,7 @@ import { remainingTime } from '../engine/time.js';
 import { batchLine, safeLog, withNotes, type LineNotes } from '../observe/log.js';
 import { distinctRecords, idOf, isRefusal, readOnce, type BatchSource } from '../engine/source.js';
 import { admission } from './admit.js';
+import { accountedOutcomes } from './accounted.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
 import type { BatchStrategy } from '../strategies/types.js';
@@ -142,7 +143,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     if (config.afterSettle === undefined) return { outcomes };
     const records = new Map(invocation.original.map((r) => [idOf(invocation.source, r), r] as const));
     try {
-      return await config.afterSettle(outcomes, { records, consumer: invocation.settings.consumer });
+      // Whatever the step returns, a record it did not account for keeps its outcome (accounted.ts).
+      return accountedOutcomes(outcomes, await config.afterSettle(outcomes, { records, consumer: invocation.settings.consumer }));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       return { outcomes, notes: { warn: true, warnings: [`the source's after-settle step failed (${message}); its records came back`] } };

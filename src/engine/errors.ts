@@ -3,15 +3,17 @@
  * the existing record where there is one. The one import path for all of them: the errors about claims, leases and
  * deadlines and `PermanentError` here, the root and the record and transaction families re-exported.
  */
-import { EffectivelyOnceError } from './error-base.js';
+import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 
 export { EffectivelyOnceError, errorParts, type ErrorContext } from './error-base.js';
 export {
   BodyParseError,
   InvalidRecordError,
   ItemTooLargeError,
+  KeyFunctionError,
   KeyTooLongError,
   MissingKeyError,
+  PayloadFunctionError,
   PayloadMismatchError,
   SchemaValidationError,
   UnstorableResultError,
@@ -88,4 +90,39 @@ export class DeadlineError extends EffectivelyOnceError {
  */
 export class PermanentError extends EffectivelyOnceError {
   override readonly name: string = 'PermanentError';
+}
+
+/** Where a missing idempotency table was looked for: the store's `tableName`, and its client's region and endpoint when known. */
+export interface TableLocation {
+  readonly tableName: string;
+  readonly region?: string | undefined;
+  /** A custom endpoint (DynamoDB Local), when the client has one. */
+  readonly endpoint?: string | undefined;
+}
+
+/**
+ * The idempotency table does not exist where the store looks (a wrong
+ * `tableName`, a wrong region, or not created yet): DynamoDB answered
+ * `ResourceNotFoundException`, kept as `cause`. The message names the table,
+ * the region and the fix. Every record comes back (never acknowledged) until
+ * the table exists; the batch's log line is `ERROR`.
+ */
+export class IdempotencyTableNotFoundError extends EffectivelyOnceError {
+  override readonly name = 'IdempotencyTableNotFoundError';
+  /** The table the store was given. */
+  readonly tableName: string;
+  /** The client's region, when it has one. */
+  readonly region: string | undefined;
+
+  constructor(where: TableLocation, context: ErrorContext = {}) {
+    const { tableName, region, endpoint } = where;
+    const flags = `--table ${tableName}${region === undefined ? '' : ` --region ${region}`}${endpoint === undefined ? '' : ` --endpoint ${endpoint}`}`;
+    const place = `${region === undefined ? 'the client has no region' : `region ${region}`}${endpoint === undefined ? '' : `, endpoint ${endpoint}`}`;
+    super(
+      `The idempotency table "${tableName}" does not exist (${place}): create it with \`npx effectively-once table create ${flags}\`, or check the store's tableName and the client's region with \`npx effectively-once check ${flags}\`. Every record comes back until it exists.`,
+      context,
+    );
+    this.tableName = tableName;
+    this.region = region;
+  }
 }

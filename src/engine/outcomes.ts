@@ -13,7 +13,13 @@ interface Base {
 export interface CompletedOutcome extends Base {
   readonly kind: 'completed';
   readonly key: string;
+  /** The handler's result (what this delivery answers with), stored or not. */
   readonly result?: unknown;
+  /**
+   * Why the result was not stored (`ItemTooLargeError`, `UnstorableResultError`), when it could not be: the record is
+   * completed without it (its effect happened, never to run again; a duplicate gets no result) and the line warns.
+   */
+  readonly resultNotStored?: InvalidRecordError;
 }
 /** The key was already COMPLETED: the handler did not run. Acknowledged. */
 export interface DuplicateOutcome extends Base {
@@ -37,7 +43,7 @@ export interface FailedOutcome extends Base {
   /** The error is the batch's (the handler threw before reaching it, no `eachRecord`): never a permanent failure. */
   readonly aboutTheBatch?: true;
 }
-/** The record cannot be processed as it is (no key, bad body, a body failing its schema, payload mismatch, too large), found before the handler or thrown by it as an `InvalidRecordError`. Not acknowledged. */
+/** The record cannot be processed as it is (no key, bad body, a body failing its schema, payload mismatch, a transaction item too large), found before the handler or thrown by it as an `InvalidRecordError`. Not acknowledged. */
 export interface InvalidOutcome extends Base {
   readonly kind: 'invalid';
   readonly error: InvalidRecordError;

@@ -1,5 +1,13 @@
 /** One delivery's business key and payload fingerprint; anything wrong makes the record invalid on its own, never throws. */
-import { BodyParseError, InvalidRecordError, type MissingKeyError, PayloadMismatchError, type ErrorContext } from './errors.js';
+import {
+  InvalidRecordError,
+  KeyFunctionError,
+  type MissingKeyError,
+  PayloadFunctionError,
+  PayloadMismatchError,
+  errorParts,
+  type ErrorContext,
+} from './errors.js';
 import { payloadHash, payloadsDiffer } from './hashing.js';
 import { normalizeKey, type BusinessKey } from './keys.js';
 
@@ -24,7 +32,7 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
     raw = extractors.key(input);
   } catch (err) {
     if (err instanceof InvalidRecordError) return err;
-    return new BodyParseError(`The key function threw: ${(err as Error).message ?? String(err)}`, { cause: err });
+    return new KeyFunctionError(`The key function threw: ${errorParts(err).message}`, { cause: err });
   }
   let key: string;
   try {
@@ -36,7 +44,8 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
   try {
     return { key, payloadHash: payloadHash(extractors.payload(input)) };
   } catch (err) {
-    return new BodyParseError(`The payload function threw: ${(err as Error).message ?? String(err)}`, { cause: err, key });
+    if (err instanceof InvalidRecordError) return err;
+    return new PayloadFunctionError(`The payload function threw: ${errorParts(err).message}`, { cause: err, key });
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * Errors about one record that can never be processed as it is: no usable
  * key, a key too long, a body that does not parse or match its schema, a
- * payload that differs from the stored one, an item or result too large or
- * unstorable. All extend `InvalidRecordError`: such a record fails alone.
+ * payload that differs from the stored one, an item too large. All extend
+ * `InvalidRecordError`: such a record fails alone. A result too large or
+ * unstorable is one too, but its record's effect happened: the record is
+ * completed without the result, and the error only says why (`resultNotStored`).
  */
 import { EffectivelyOnceError, type ErrorContext } from './error-base.js';
 import type { StandardSchemaIssue } from './standard-schema.js';
@@ -45,9 +47,23 @@ export class KeyTooLongError extends MissingKeyError {
   override readonly name: string = 'KeyTooLongError';
 }
 
-/** The record has no body string, its body is not valid JSON, or the `key` or `payload` function threw while reading it. */
+/** The record has no body string, or its body is not valid JSON (e.g. `jsonBody` on `{not json`). */
 export class BodyParseError extends InvalidRecordError {
   override readonly name = 'BodyParseError';
+}
+
+/**
+ * The `key` function threw (an error that is not an `InvalidRecordError`:
+ * one, such as `jsonBody`'s `BodyParseError`, is the record's error as it is).
+ * `cause` is what it threw. The record fails alone, as invalid.
+ */
+export class KeyFunctionError extends InvalidRecordError {
+  override readonly name = 'KeyFunctionError';
+}
+
+/** The `payload` function threw (not an `InvalidRecordError`, which is the record's error as it is); `cause` is what it threw, `key` the record's key. The record fails alone, as invalid. */
+export class PayloadFunctionError extends InvalidRecordError {
+  override readonly name = 'PayloadFunctionError';
 }
 
 /**

@@ -44,8 +44,8 @@ async function completeOwned(store: IdempotencyStore, owned: OwnedRecord, result
     case 'completed':
       return { ...base, kind: 'completed', result };
     case 'completed-without-result':
-      // The effect happened and is recorded without its result: fail this delivery loudly; its redelivery is a duplicate.
-      return { ...base, kind: 'invalid', error: done.error };
+      // The effect happened and is recorded: a completed record (never retried, never dead-lettered), flagged for the line.
+      return { ...base, kind: 'completed', result, resultNotStored: done.error };
     case 'lease-lost':
       return { ...base, kind: 'lease-lost', error: done.error };
     case 'failed':

@@ -35,12 +35,16 @@ export interface MetricsInput {
   readonly retried: number;
   /** Duplicates answered without a request (warm cache) or, for an event, with the stored result. */
   readonly replays: number;
+  /** Completed records whose result could not be stored (too large, not JSON). Default 0. */
+  readonly resultsNotStored?: number;
+  /** Records that came back because the idempotency table does not exist. Default 0. */
+  readonly tableNotFound?: number;
   readonly durationMs: number;
 }
 
 /**
  * The metrics of one batch or event, in a fixed order: one count per outcome
- * kind, then `Records`, `RecordsRetried`, `Replays` and `Duration`.
+ * kind, then `Records`, `RecordsRetried`, `Replays`, `ResultsNotStored`, `IdempotencyTableNotFound` and `Duration`.
  */
 export function metricData(input: MetricsInput): MetricDatum[] {
   const kinds = Object.keys(outcomeMetricNames) as RecordOutcomeKind[];
@@ -50,6 +54,8 @@ export function metricData(input: MetricsInput): MetricDatum[] {
     { name: 'Records', unit: 'Count', value: total },
     { name: 'RecordsRetried', unit: 'Count', value: input.retried },
     { name: 'Replays', unit: 'Count', value: input.replays },
+    { name: 'ResultsNotStored', unit: 'Count', value: input.resultsNotStored ?? 0 },
+    { name: 'IdempotencyTableNotFound', unit: 'Count', value: input.tableNotFound ?? 0 },
     { name: 'Duration', unit: 'Milliseconds', value: input.durationMs },
   ];
 }

@@ -4,7 +4,7 @@
  * `hashKeys` they may be personal data; the record id is logged instead.
  */
 import { acknowledged, summarize, type RecordOutcome, type RecordOutcomeKind } from '../engine/outcomes.js';
-import { errorParts } from '../engine/errors.js';
+import { errorParts, type IdempotencyTableNotFoundError } from '../engine/errors.js';
 
 /** One record in a {@link BatchLogLine}. */
 export interface RecordLogEntry {
@@ -17,11 +17,17 @@ export interface RecordLogEntry {
   /** True when a duplicate was answered from the warm-container cache, or an EventBridge replay. */
   readonly replay?: boolean;
   readonly error?: { readonly name: string; readonly message: string };
+  /** A completed record whose result could not be stored (too large, not JSON): why. Its effect happened; a duplicate gets no result. */
+  readonly resultNotStored?: { readonly name: string; readonly message: string };
 }
 
 /** The structured line logged once per batch (SQS) or event (EventBridge). */
 export interface BatchLogLine {
-  readonly level: 'INFO' | 'WARN';
+  /**
+   * `ERROR`: a record came back for something only an operator can fix (today: the idempotency table does not
+   * exist, {@link tableNotFound}); `WARN`: a record came back, or the line has `warnings`; else `INFO`.
+   */
+  readonly level: 'INFO' | 'WARN' | 'ERROR';
   readonly message: 'effectively-once';
   /** The source's name (its adapter's `name`): `sqs`, `eventbridge`, `kinesis`, `dynamodb-streams`, `kafka`. */
   readonly source: string;
@@ -37,9 +43,10 @@ export interface BatchLogLine {
   /** SQS `deadLetter` / `backoff`: requests to SQS that failed (the records concerned came back). */
   readonly sqsErrors?: readonly string[];
   /**
-   * Batch sources: things to fix that changed no outcome, each named once (the line is then `WARN`). Today
-   * one: the batch was answered less than 100 ms before the invocation's deadline (`answered 4 ms before
-   * the deadline; ...`), too close for the runtime to be sure to send the response: give Middy a margin.
+   * Things to fix that changed no outcome, each named once (the line is then `WARN`): a completed record
+   * whose result was not stored (`record m-1 (payments#order-42): completed, but its result was not stored
+   * ...`); on batch sources, a batch answered less than 100 ms before the invocation's deadline (`answered
+   * 4 ms before the deadline; ...`), too close for the runtime to be sure to send the response: give Middy a margin.
    */
   readonly warnings?: readonly string[];
 }
@@ -72,12 +79,19 @@ export const jsonLineLogger: BatchLogger = (line) => {
   console.log(JSON.stringify(line));
 };
 
+/** The `name` of the error a record comes back with while the idempotency table does not exist. */
+const TABLE_NOT_FOUND: IdempotencyTableNotFoundError['name'] = 'IdempotencyTableNotFoundError';
+
+/** Whether a record came back because the idempotency table does not exist (its error an `IdempotencyTableNotFoundError`). */
+export const tableNotFound = (entry: RecordLogEntry): boolean => entry.error?.name === TABLE_NOT_FOUND;
+
 function errorOf(outcome: RecordOutcome): RecordLogEntry['error'] {
   return 'error' in outcome && outcome.error !== undefined ? errorParts(outcome.error) : undefined;
 }
 
 export function logEntry(outcome: RecordOutcome, id: string | undefined): RecordLogEntry {
   const error = errorOf(outcome);
+  const unstored = outcome.kind === 'completed' ? outcome.resultNotStored : undefined;
   return {
     messageId: outcome.messageId,
     outcome: outcome.kind,
@@ -85,7 +99,20 @@ export function logEntry(outcome: RecordOutcome, id: string | undefined): Record
     ...(outcome.kind === 'not-started' ? { reason: outcome.reason } : {}),
     ...(outcome.kind === 'duplicate' && outcome.fromCache ? { replay: true } : {}),
     ...(error === undefined ? {} : { error }),
+    ...(unstored === undefined ? {} : { resultNotStored: errorParts(unstored) }),
   };
+}
+
+/** The warning for a completed record (`record`: how to find it) whose result was not stored, and `why`. */
+export function resultNotStoredWarning(record: string, why: { readonly name: string; readonly message: string }): string {
+  return `${record}: completed, but its result was not stored (${why.name}: ${why.message}); a duplicate gets no result`;
+}
+
+/** The line's warning for each completed record whose result was not stored: its effect happened, so it is acknowledged. */
+function unstoredWarnings(records: readonly RecordLogEntry[]): string[] {
+  return records.flatMap(({ messageId, id, resultNotStored: why }) =>
+    why === undefined ? [] : [resultNotStoredWarning(`record ${messageId}${id === undefined ? '' : ` (${id})`}`, why)],
+  );
 }
 
 export function batchLine(
@@ -97,8 +124,11 @@ export function batchLine(
   durationMs: number,
 ): BatchLogLine {
   const retried = outcomes.filter((o) => !acknowledged(o)).length;
+  const records = outcomes.map((o) => logEntry(o, idOf(o)));
+  const warnings = unstoredWarnings(records);
+  const level = records.some(tableNotFound) ? 'ERROR' : retried > 0 || warnings.length > 0 ? 'WARN' : 'INFO';
   return {
-    level: retried > 0 ? 'WARN' : 'INFO',
+    level,
     message: 'effectively-once',
     source,
     consumer,
@@ -106,7 +136,8 @@ export function batchLine(
     counts: summarize(outcomes),
     retried,
     durationMs,
-    records: outcomes.map((o) => logEntry(o, idOf(o))),
+    records,
+    ...(warnings.length === 0 ? {} : { warnings }),
   };
 }
 
@@ -125,12 +156,12 @@ export interface LineNotes {
 /**
  * A batch line with its source's notes and the deadline warning, read from
  * `remainingMs` as the batch is answered: `WARN` when either names something
- * that went wrong.
+ * that went wrong (an `ERROR` line stays `ERROR`).
  */
 export function withNotes(line: BatchLogLine, notes: LineNotes, remainingMs: number): BatchLogLine {
-  const all = [...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
+  const all = [...(line.warnings ?? []), ...(notes.warnings ?? []), ...(deadlineWarnings(remainingMs) ?? [])];
   const warnings = all.length === 0 ? undefined : all;
-  const warn = notes.warn === true || warnings !== undefined;
+  const warn = (notes.warn === true || warnings !== undefined) && line.level !== 'ERROR';
   return { ...line, ...notes.fields, ...(warnings === undefined ? {} : { warnings }), ...(warn ? { level: 'WARN' } : {}) };
 }
 

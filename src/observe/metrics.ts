@@ -15,7 +15,7 @@ import {
 } from './emf.js';
 import { summarize } from '../engine/outcomes.js';
 import { checkOptions, isPlainObject, type OptionRules } from '../engine/options.js';
-import { safely, type BatchLogLine } from './log.js';
+import { safely, tableNotFound as isTableNotFound, type BatchLogLine } from './log.js';
 import type { MetricsPlugin } from './metrics-plugin.js';
 
 /**
@@ -85,7 +85,9 @@ const safelyWrite = (write: () => unknown): void => safely(write, 'metrics sink'
 
 function dataOf(line: BatchLogLine): MetricDatum[] {
   const replays = line.records.filter((r) => r.replay === true).length;
-  return metricData({ counts: line.counts, retried: line.retried, replays, durationMs: line.durationMs });
+  const resultsNotStored = line.records.filter((r) => r.resultNotStored !== undefined).length;
+  const tableNotFound = line.records.filter(isTableNotFound).length;
+  return metricData({ counts: line.counts, retried: line.retried, replays, resultsNotStored, tableNotFound, durationMs: line.durationMs });
 }
 
 /**

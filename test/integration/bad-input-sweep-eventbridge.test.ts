@@ -105,10 +105,10 @@ describe.each<Strategy>(['claim', 'transaction'])('bad input sweep, eventBridgeI
     expect(await s.effects()).toBe(1);
   });
 
-  it('a result too large to store: ItemTooLargeError, the effect recorded once, the re-publish a replay without it', async () => {
+  it('a result too large to store: completed without it (a warning), the effect recorded once, the re-publish a replay without it', async () => {
     const s = await rig(strategy);
-    await expect(s.invoke(paid('big', 'r'.repeat(450 * 1024)))).rejects.toMatchObject({ name: 'ItemTooLargeError' });
-    expect(s.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'invalid', error: { name: 'ItemTooLargeError' } });
+    await expect(s.invoke(paid('big', 'r'.repeat(450 * 1024)))).resolves.toBeDefined();
+    expect(s.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'completed', resultNotStored: { name: 'ItemTooLargeError' } });
     expect(await s.invoke(paid('big', 'r'.repeat(450 * 1024)))).toBeUndefined();
     expect(s.lines.at(-1)?.records[0]?.outcome).toBe('duplicate');
     expect(await s.effects()).toBe(1);

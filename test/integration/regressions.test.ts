@@ -234,7 +234,7 @@ describe('options explicitly set to undefined', () => {
 });
 
 describe('results that cannot be stored', () => {
-  it('a result that is not JSON (BigInt): the effect is recorded once without it, the delivery flagged, the redelivery acknowledged', async () => {
+  it('a result that is not JSON (BigInt): the effect is recorded once without it, the delivery acknowledged with a warning', async () => {
     const h = await harness();
     const record = order('big-int');
     const fn: RecordHandler = (_r, { key }) => {
@@ -242,14 +242,14 @@ describe('results that cannot be stored', () => {
       return { total: 10n };
     };
     const first = await h.handler(fn, { storeResult: true })(sqsEvent([record]), h.context());
-    expect(failedIds(first)).toEqual([record.messageId]);
-    expect(h.lines.at(-1)?.records[0]?.error?.name).toBe('UnstorableResultError');
+    expect(failedIds(first)).toEqual([]);
+    expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'completed', resultNotStored: { name: 'UnstorableResultError' } });
     expect((await h.store.get(h.store.recordId('test', 'big-int')))?.status).toBe('COMPLETED');
     expect(failedIds(await h.handler(fn, { storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);
     expect(h.effects.get('big-int')).toBe(1);
   });
 
-  it('transaction strategy: an oversized result commits the effect without it and flags the delivery', async () => {
+  it('transaction strategy: an oversized result commits the effect without it; the delivery is acknowledged with a warning', async () => {
     const h = await harness();
     const { client, doc } = testDynamo();
     const business = await freshTable(client, businessTable, 'biz');
@@ -259,8 +259,8 @@ describe('results that cannot be stored', () => {
     };
     const record = order('tx-huge');
     const first = await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context());
-    expect(failedIds(first)).toEqual([record.messageId]);
-    expect(h.lines.at(-1)?.records[0]?.error?.name).toBe('ItemTooLargeError');
+    expect(failedIds(first)).toEqual([]);
+    expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'completed', resultNotStored: { name: 'ItemTooLargeError' } });
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     expect((await doc.send(new GetCommand({ TableName: business, Key: { pk: 'tx-huge' } }))).Item).toBeDefined();
     expect(failedIds(await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);

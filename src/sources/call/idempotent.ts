@@ -11,6 +11,8 @@ import { prepare, type Extractors } from '../../engine/prepare.js';
 import { remainingTime } from '../../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../../engine/durable.js';
 import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
+import { errorParts } from '../../engine/errors.js';
+import { resultNotStoredWarning, safely } from '../../observe/log.js';
 
 /** Options of {@link idempotent}: `TArgs` are the wrapped function's parameters. */
 export interface IdempotentOptions<TArgs extends readonly unknown[]> {
@@ -96,6 +98,16 @@ function contextsIn(args: readonly unknown[], durableLeaseMs: number | undefined
   return { execution: undefined, lambda };
 }
 
+/** One JSON line at WARN (`idempotent` has no logger option) for a call completed without its result, never throwing. */
+function warnResultNotStored(consumer: string, id: string, error: Error): void {
+  const warnings = [resultNotStoredWarning(`record ${id}`, errorParts(error))];
+  safely(
+    () => console.warn(JSON.stringify({ level: 'WARN', message: 'effectively-once', source: 'idempotent', consumer, id, warnings })),
+    'logger',
+    'the warning was dropped',
+  );
+}
+
 /** The default payload: the arguments, without the contexts (a request id or a durable context changes at every invocation). */
 function argumentsPayload(...args: readonly unknown[]): unknown {
   return args.filter((arg) => !isLambdaContext(arg) && !isDurableContext(arg));
@@ -114,7 +126,9 @@ function argumentsPayload(...args: readonly unknown[]): unknown {
  * `inProgress: 'wait'`). Every write after the claim is fenced on its owner
  * token: a call whose lease was taken over (it ran past its lease without
  * a `heartbeat`) rejects with `LeaseLostError` after `fn` ran (its effect
- * happened, possibly twice; its result is not stored).
+ * happened, possibly twice; its result is not stored). A result that cannot
+ * be stored (too large, not JSON) completes the key without it: the call
+ * resolves `undefined`, what a duplicate gets, and warns on `console.warn`.
  *
  * @throws TypeError when built with an unknown or wrong option (named).
  * @example
@@ -177,10 +191,18 @@ export function idempotent<TArgs extends unknown[], TResult>(
     }
     await keeper?.stop();
     const done = await completeClaim(store, claim, result, storeResult);
-    // The effect happened either way; a result not stored, a lost lease or a refused write is the caller's to know.
-    if (done.kind !== 'completed') throw done.error;
-    // What a duplicate would get: a caller never depends on what only the first call sees (a Date, a Map, a class).
-    return storeResult ? (replayCopy(result) as TResult) : result;
+    switch (done.kind) {
+      case 'completed':
+        // What a duplicate would get: a caller never depends on what only the first call sees (a Date, a Map, a class).
+        return storeResult ? (replayCopy(result) as TResult) : result;
+      case 'completed-without-result':
+        // Recorded done: a warning, never a rejection a retry would answer with a duplicate. No result, as for a duplicate.
+        warnResultNotStored(consumer, claim.id, done.error);
+        return undefined as TResult;
+      default:
+        // The effect happened; a lost lease or a refused write is the caller's to know.
+        throw done.error;
+    }
   }
 
   /** A decision that does not run `fn`: the stored result, or the error to reject with. */

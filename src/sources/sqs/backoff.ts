@@ -13,7 +13,7 @@ import { chunks } from '../../engine/chunks.js';
 import { checkOptions, is, type OptionRule, type OptionRules } from '../../engine/options.js';
 import { acknowledged } from '../../engine/outcomes.js';
 import { sqsClientRule } from './dead-letter.js';
-import { chainSettleSteps, type SqsSettlePlugin } from './plugins.js';
+import { settlePlugin, type SqsSettlePlugin } from './plugins.js';
 import { errorText } from '../../stores/dynamodb/records.js';
 import { byQueue, SQS_BATCH_LIMIT } from './calls.js';
 import { queueUrlFor } from './dlq-message.js';
@@ -140,17 +140,13 @@ export function backoff(options: BackoffOptions): BackoffPlugin {
   if (settings.baseSeconds > settings.maxSeconds) {
     throw new TypeError(`backoff: option "baseSeconds" (${settings.baseSeconds}) must be at most "maxSeconds" (${settings.maxSeconds}).`);
   }
-  return {
-    plugin: 'backoff',
-    chain: chainSettleSteps,
-    afterSettle: async (outcomes, { records }) => {
-      const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
-      const result: BackoffResult =
-        returning.length === 0
-          ? { backedOff: 0, errors: [] }
-          : await backOff(returning, settings).catch((err: unknown) => ({ backedOff: 0, errors: [errorText(err)] }));
-      const { backedOff, errors } = result;
-      return { outcomes, notes: { fields: { backedOff, ...(errors.length === 0 ? {} : { sqsErrors: errors }) }, warn: errors.length > 0 } };
-    },
-  };
+  return settlePlugin('backoff', async (outcomes, { records }) => {
+    const returning = outcomes.flatMap((o) => (acknowledged(o) ? [] : [records.get(o.messageId)])).filter((r) => r !== undefined);
+    const result: BackoffResult =
+      returning.length === 0
+        ? { backedOff: 0, errors: [] }
+        : await backOff(returning, settings).catch((err: unknown) => ({ backedOff: 0, errors: [errorText(err)] }));
+    const { backedOff, errors } = result;
+    return { outcomes, notes: { fields: { backedOff, ...(errors.length === 0 ? {} : { sqsErrors: errors }) }, warn: errors.length > 0 } };
+  });
 }

@@ -12,7 +12,7 @@ import { errorText } from '../../stores/dynamodb/records.js';
 import { deadLetterable, type IsPermanent } from './permanent.js';
 import { sendToDlq, type DlqSettings } from './dlq.js';
 import { fifoGroup } from './record.js';
-import { chainSettleSteps, type SqsSettlePlugin } from './plugins.js';
+import { settlePlugin, type SqsSettlePlugin } from './plugins.js';
 
 /** Options of {@link deadLetter}. */
 export interface DeadLetterOptions {
@@ -101,19 +101,15 @@ async function deadLetterOutcomes(
 export function deadLetter(options: DeadLetterOptions): DeadLetterPlugin {
   checkOptions('deadLetter', options, RULES);
   const settings = { ...options };
-  return {
-    plugin: 'deadLetter',
-    chain: chainSettleSteps,
-    afterSettle: async (outcomes, { records, consumer }) => {
-      const errors: string[] = [];
-      let final = outcomes;
-      try {
-        final = await deadLetterOutcomes(outcomes, records, consumer, settings, errors);
-      } catch (err) {
-        errors.push(errorText(err));
-      }
-      // A request to SQS that failed is something to fix: the line warns.
-      return { outcomes: final, notes: { fields: errors.length === 0 ? {} : { sqsErrors: errors }, warn: errors.length > 0 } };
-    },
-  };
+  return settlePlugin('deadLetter', async (outcomes, { records, consumer }) => {
+    const errors: string[] = [];
+    let final = outcomes;
+    try {
+      final = await deadLetterOutcomes(outcomes, records, consumer, settings, errors);
+    } catch (err) {
+      errors.push(errorText(err));
+    }
+    // A request to SQS that failed is something to fix: the line warns.
+    return { outcomes: final, notes: { fields: errors.length === 0 ? {} : { sqsErrors: errors }, warn: errors.length > 0 } };
+  });
 }

@@ -18,14 +18,26 @@ export interface SqsSettlePlugin<TName extends string = string> {
   readonly chain: typeof chainSettleSteps;
 }
 
-/** The rule of the option `name`: what the factory of the same name returns. */
+/**
+ * The plug-ins `deadLetter()` and `backoff()` made. A spread copy or an object with the same keys is not one: it may
+ * carry any step and chain (a look-alike whose step returned no outcomes acknowledged a permanent failure sent
+ * nowhere), so the option refuses it. Objects built once per handler, weakly held (no per-invocation state); a
+ * WeakSet rather than a symbol property, which a spread would copy.
+ */
+const made = new WeakSet<object>();
+
+/** A plug-in carrying `afterSettle`, frozen (its step stays the one its factory gave it) and known to {@link settlePluginRule}. */
+export function settlePlugin<TName extends string>(plugin: TName, afterSettle: AfterSettle<SQSRecord>): SqsSettlePlugin<TName> {
+  const built: SqsSettlePlugin<TName> = Object.freeze({ plugin, afterSettle, chain: chainSettleSteps });
+  made.add(built);
+  return built;
+}
+
+/** The rule of the option `name`: the very object the factory of the same name returned. */
 export function settlePluginRule(name: string): OptionRule {
   return {
-    expected: `what ${name}() returns`,
-    check: (v: unknown) => {
-      const plugin = v as Readonly<Record<string, unknown>> | null;
-      return typeof v === 'object' && plugin?.['plugin'] === name && ['afterSettle', 'chain'].every((m) => typeof plugin[m] === 'function');
-    },
+    expected: `what ${name}() returns (that object itself, not a copy)`,
+    check: (v: unknown) => typeof v === 'object' && v !== null && made.has(v) && (v as SqsSettlePlugin).plugin === name,
   };
 }
 

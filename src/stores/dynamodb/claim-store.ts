@@ -26,6 +26,7 @@ import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type Resolve
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { isAwsError, leaseLost, tooLarge } from './refusals.js';
 import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
+import { reportingMissingTable } from './table-missing.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -146,7 +147,9 @@ export class DynamoDBClaimStore implements IdempotencyStore {
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
-    this.#options = resolveStoreOptions(options);
+    const resolved = resolveStoreOptions(options);
+    // Every request goes through this view of the client: a missing table is an error that names it (table-missing.ts).
+    this.#options = { ...resolved, client: reportingMissingTable(resolved.client, resolved.tableName) };
     const { cache, clock } = this.#options;
     this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
   }

@@ -122,8 +122,8 @@ export async function runTransactional(
       return { kind: 'failed', messageId, key, error };
     }
     // The result cannot be stored: commit the effect without it (so it is not
-    // lost, nor applied twice later), and fail this delivery loudly.
-    return retryWithoutResult(store, delivery, tx, options, error);
+    // lost, nor applied twice later); the record is completed, flagged for the line.
+    return retryWithoutResult(store, delivery, tx, result, options, error);
   }
 }
 
@@ -131,14 +131,15 @@ async function retryWithoutResult(
   store: TransactionalIdempotencyStore,
   delivery: CommitDelivery,
   tx: TransactionBuilder,
+  result: unknown,
   options: CommitOptions,
   error: InvalidRecordError,
 ): Promise<RecordOutcome> {
   const { messageId, key } = delivery;
   try {
     const committed = await commit(store, delivery, tx, undefined, { ...options, storeResult: false });
-    const outcome = toOutcome(delivery, committed, undefined, options);
-    return outcome.kind === 'completed' ? { kind: 'invalid', messageId, key, error } : outcome;
+    const outcome = toOutcome(delivery, committed, result, options);
+    return outcome.kind === 'completed' ? { ...outcome, resultNotStored: error } : outcome;
   } catch (retryError) {
     return { kind: 'failed', messageId, key, error: retryError };
   }

@@ -32,6 +32,15 @@ describe('ctx.tx under the claim strategy', () => {
     });
   });
 
+  it('reading a property (ctx.tx.size, estimatedBytes, a method without calling it) is safe: an empty builder, no record fails', async () => {
+    const read: unknown[] = [];
+    const handler = claimHandler(async (_record, { tx }) => {
+      read.push(tx.size, tx.estimatedBytes, typeof tx.put, 'size' in tx);
+    });
+    const response = await handler(sqsEvent([sqsRecord({ body: 'a' })]), lambdaContext());
+    expect({ response, read }).toEqual({ response: { batchItemFailures: [] }, read: [0, 0, 'function', true] });
+  });
+
   it('a builder method called still fails the record, naming the method and the fix', async () => {
     const errors: string[] = [];
     const handler = claimHandler(async (_record, { tx }) => {

@@ -1,10 +1,12 @@
-import type { SQSRecord } from 'aws-lambda';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { jsonBody } from '../../../src/index.js';
-import { BodyParseError, MissingKeyError } from '../../../src/engine/errors.js';
+import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
+import { BodyParseError, InvalidRecordError, MissingKeyError } from '../../../src/engine/errors.js';
 import { payloadHash, sha256 } from '../../../src/engine/hashing.js';
 import { payloadMismatch, prepare } from '../../../src/engine/prepare.js';
-import { sqsRecord } from '../../../src/testing/index.js';
+import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const byOrderNo = {
   key: (r: SQSRecord) => jsonBody<{ orderNo?: unknown }>(r).orderNo as string | undefined,
@@ -29,20 +31,65 @@ describe('prepare', () => {
   it('accepts numeric keys and skips the hash when payload checking is off', () => {
     expect(prepare(sqsRecord({ body: '{"orderNo":42}' }), { key: () => 42, payload: false })).toEqual({ key: '42' });
   });
-  it('wraps an error thrown by the key function', () => {
+  it('wraps an error thrown by the key function in a KeyFunctionError (an invalid record), the thrown error its cause', () => {
+    const boom = new Error('boom');
     const result = prepare(sqsRecord({ body: '{}' }), {
       key: () => {
-        throw new Error('boom');
+        throw boom;
       },
       payload: false,
     });
-    expect(result).toBeInstanceOf(BodyParseError);
-    expect((result as Error).message).toMatch(/boom/);
+    expect(result).toBeInstanceOf(InvalidRecordError);
+    expect(result).not.toBeInstanceOf(BodyParseError);
+    expect(result).toMatchObject({ name: 'KeyFunctionError', message: 'The key function threw: boom', cause: boom });
+  });
+  it('wraps an error thrown by the payload function in a PayloadFunctionError, with the key and the cause', () => {
+    const result = prepare(sqsRecord({ body: '{}' }), {
+      key: () => 'k',
+      payload: () => {
+        throw 'not an Error';
+      },
+    });
+    expect(result).toBeInstanceOf(InvalidRecordError);
+    expect(result).toMatchObject({
+      name: 'PayloadFunctionError',
+      message: 'The payload function threw: not an Error',
+      key: 'k',
+      cause: 'not an Error',
+    });
+  });
+  it('passes an InvalidRecordError the key function threw (jsonBody on a bad body) through as it is', () => {
+    expect(prepare(sqsRecord({ body: '{nope' }), byOrderNo)).toMatchObject({ name: 'BodyParseError' });
   });
   it('payloadMismatch flags a changed payload, never one recorded by 0.1.0 (another hash form)', () => {
     const context = { key: 'k' };
     expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 2 }), 'changed', context)?.name).toBe('PayloadMismatchError');
     expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 1 }), 'same', context)).toBeUndefined();
     expect(payloadMismatch(payloadHash({ a: 1 }), sha256('{"a":2}'), 'legacy', context)).toBeUndefined();
+  });
+});
+
+describe('a key function that throws, in a batch', () => {
+  it('fails that record alone as invalid (KeyFunctionError in the line); the batch goes on', async () => {
+    const lines: BatchLogLine[] = [];
+    const handler = middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({
+          store: new MemoryIdempotencyStore(),
+          key: (r) => {
+            if (r.body === 'bad') throw new TypeError('boom');
+            return r.body;
+          },
+          logger: (l) => lines.push(l),
+        }),
+      )
+      .handler(eachRecord(() => undefined));
+    const [bad, good] = [sqsRecord({ body: 'bad' }), sqsRecord({ body: 'good' })];
+    expect(await handler(sqsEvent([bad, good]), lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: bad.messageId }] });
+    expect(lines[0]?.records.map((r) => [r.outcome, r.error?.name])).toEqual([
+      ['invalid', 'KeyFunctionError'],
+      ['completed', undefined],
+    ]);
+    expect(lines[0]?.records[0]?.error?.message).toBe('The key function threw: boom');
   });
 });

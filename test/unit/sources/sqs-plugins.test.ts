@@ -6,7 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { RecordOutcome } from '../../../src/engine/outcomes.js';
-import { chainSettleSteps, settlePluginRule, type SqsSettlePlugin } from '../../../src/sources/sqs/plugins.js';
+import { chainSettleSteps, settlePlugin, settlePluginRule, type SqsSettlePlugin } from '../../../src/sources/sqs/plugins.js';
 
 const failed = (messageId: string): RecordOutcome => ({ kind: 'failed', messageId, key: messageId, error: new Error('x') });
 const context = { records: new Map<string, SQSRecord>(), consumer: 'c' };
@@ -58,15 +58,18 @@ describe('chainSettleSteps', () => {
 });
 
 describe('settlePluginRule', () => {
-  it('takes only the plug-in of its own name, with its step', () => {
+  it('takes only the object the factory of its own name made: not a copy, not a look-alike, not the other plug-in', () => {
     const rule = settlePluginRule('backoff');
     const step = async () => ({ outcomes: [] });
-    expect(rule.check({ plugin: 'backoff', afterSettle: step, chain: chainSettleSteps })).toBe(true);
-    expect(rule.check({ plugin: 'deadLetter', afterSettle: step, chain: chainSettleSteps })).toBe(false);
-    expect(rule.check({ plugin: 'backoff' })).toBe(false);
-    // without the chain it carries (a copy of its step alone): the middleware could not run it
-    expect(rule.check({ plugin: 'backoff', afterSettle: step })).toBe(false);
+    const made = settlePlugin('backoff', step);
+    expect(rule.check(made)).toBe(true);
+    expect(rule.check(settlePlugin('deadLetter', step))).toBe(false);
+    expect(rule.check({ ...made })).toBe(false);
+    expect(rule.check({ plugin: 'backoff', afterSettle: step, chain: chainSettleSteps })).toBe(false);
+    expect(rule.check(Object.create(made))).toBe(false);
     expect(rule.check({ baseSeconds: 2 })).toBe(false);
-    expect(rule.expected).toBe('what backoff() returns');
+    expect(rule.check(null)).toBe(false);
+    expect(Object.isFrozen(made)).toBe(true);
+    expect(rule.expected).toBe('what backoff() returns (that object itself, not a copy)');
   });
 });
