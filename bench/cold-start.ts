@@ -219,17 +219,22 @@ export interface ColdStartAtSizes {
   readonly groups: CpuGroups;
 }
 
-/** Bundles, the import step by step at full CPU, and (with `atSizes`) the cold start per size, on demand and provisioned. */
+/**
+ * Bundles, the import step by step at full CPU (one vCPU's group with
+ * `groups`, else no limit), and (with `atSizes`) the cold start per size, on
+ * demand and provisioned.
+ */
 export async function measureColdStart(options: {
   readonly root: string;
   readonly samples: number;
   readonly progress: (line: string) => void;
+  readonly groups?: CpuGroups;
   readonly atSizes?: ColdStartAtSizes;
 }): Promise<ColdStartFigures> {
   const { root, samples, progress, atSizes } = options;
   progress('cold start: bundling the handlers with esbuild');
   const built = { ours: await bundle(root, 'ours'), powertools: await bundle(root, 'powertools') };
-  const full = fullCpu(atSizes?.groups);
+  const full = fullCpu(options.groups ?? atSizes?.groups);
   const steps = await measureImports(root, built, samples, full, progress);
   const sizes = atSizes === undefined ? [] : await measurePerSize(root, built, samples, full, atSizes, progress);
   return {
