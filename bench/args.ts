@@ -115,7 +115,10 @@ idempotency + batch, and effectively-once (claim, transaction, state
 machine), interleaved batch by batch on DynamoDB Local, and prints the
 figures side by side. Starts DynamoDB Local itself unless DYNAMODB_ENDPOINT
 is set. Also measures the cold-start weight of a minimal handler with each
-library, and a lease-takeover correctness comparison.`,
+library, and a lease-takeover correctness comparison. With --memory and / or
+--lmi (root, cgroup v1): Lambda-shaped, each handler in a CPU-limited process
+of its own, at a memory size's share of a vCPU or as a Lambda Managed
+Instances environment, with the cold start per size and the cost per use case.`,
   flags: {
     events: { type: 'integer', help: 'unique business events; 500 for a quick run', default: benchDefaults.events, min: 1, max: 1_000_000 },
     'dup-rate': {
