@@ -38,11 +38,46 @@ export interface BenchArgs {
   readonly memory: readonly number[];
   /** `--check-quota` (with `--memory`): check each size's CPU quota with a busy loop, then stop. */
   readonly checkQuota: boolean;
+  /** `--lmi`: the vCPU counts of the Lambda Managed Instances environments (ascending); empty: none. */
+  readonly lmi: readonly number[];
+  /** `--in-flight` (with `--lmi`): the invocations each environment keeps going at once, ascending. */
+  readonly inFlight: readonly number[];
   readonly help: boolean;
 }
 
 /** Lambda's memory sizes: 128 MB to 10,240 MB, in whole MB. */
 export const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
+/** Lambda Managed Instances: vCPUs per execution environment, and invocations in flight in one (PerExecutionEnvironmentMaxConcurrency). */
+export const LMI_VCPUS = { min: 1, max: 16 } as const;
+export const LMI_IN_FLIGHT = { min: 1, max: 1600 } as const;
+
+/**
+ * A comma-separated list of whole numbers within `bounds`, returned
+ * ascending without repeats (`--memory 128,256`, `--lmi 1,2`).
+ * @throws BenchUsageError naming the option and the value at fault.
+ */
+export function parseWholeList(
+  raw: string,
+  flag: string,
+  what: { readonly name: string; readonly item: string; readonly unit?: string; readonly example: string },
+  bounds: { readonly min: number; readonly max: number },
+): number[] {
+  const parts = raw.split(',').map((s) => s.trim());
+  if (parts.every((p) => p === ''))
+    throw new BenchUsageError(`--${flag} needs at least one ${what.item}, e.g. --${flag} ${what.example}.`, flag);
+  const values = new Set<number>();
+  for (const part of parts) {
+    if (part === '') throw new BenchUsageError(`--${flag}: an empty ${what.item} in "${raw}" (comma-separated).`, flag);
+    const n = Number(part);
+    if (!/^\d+$/.test(part) || n < bounds.min || n > bounds.max)
+      throw new BenchUsageError(
+        `--${flag}: "${part}" is not ${what.name} (a whole number ${what.unit === undefined ? '' : `of ${what.unit} `}from ${bounds.min} to ${bounds.max}).`,
+        flag,
+      );
+    values.add(n);
+  }
+  return [...values].sort((a, b) => a - b);
+}
 
 /**
  * `--memory 128,256,512`: whole MB from 128 to 10,240, comma-separated;
@@ -50,21 +85,12 @@ export const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
  * @throws BenchUsageError naming the value at fault.
  */
 export function parseMemorySizes(raw: string): number[] {
-  const parts = raw.split(',').map((s) => s.trim());
-  if (parts.every((p) => p === ''))
-    throw new BenchUsageError('--memory needs at least one size in MB, e.g. --memory 128,256,512,1024,1769.', 'memory');
-  const sizes = new Set<number>();
-  for (const part of parts) {
-    if (part === '') throw new BenchUsageError(`--memory: an empty size in "${raw}" (sizes in MB, comma-separated).`, 'memory');
-    const n = Number(part);
-    if (!/^\d+$/.test(part) || n < LAMBDA_MEMORY_MB.min || n > LAMBDA_MEMORY_MB.max)
-      throw new BenchUsageError(
-        `--memory: "${part}" is not a Lambda memory size (a whole number of MB from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max}).`,
-        'memory',
-      );
-    sizes.add(n);
-  }
-  return [...sizes].sort((a, b) => a - b);
+  return parseWholeList(
+    raw,
+    'memory',
+    { name: 'a Lambda memory size', item: 'size', unit: 'MB', example: '128,256,512,1024,1769' },
+    LAMBDA_MEMORY_MB,
+  );
 }
 
 /** Defaults: the issue's workload, sized for a few minutes on a 2-core machine. */
@@ -77,6 +103,7 @@ export const benchDefaults = {
   warmup: 60,
   importSamples: 9,
   docs: 'docs/benchmarks.md',
+  inFlight: '8,32,64',
 } as const;
 
 const cli = {
@@ -88,7 +115,10 @@ idempotency + batch, and effectively-once (claim, transaction, state
 machine), interleaved batch by batch on DynamoDB Local, and prints the
 figures side by side. Starts DynamoDB Local itself unless DYNAMODB_ENDPOINT
 is set. Also measures the cold-start weight of a minimal handler with each
-library, and a lease-takeover correctness comparison.`,
+library, and a lease-takeover correctness comparison. With --memory and / or
+--lmi (root, cgroup v1): Lambda-shaped, each handler in a CPU-limited process
+of its own, at a memory size's share of a vCPU or as a Lambda Managed
+Instances environment, with the cold start per size and the cost per use case.`,
   flags: {
     events: { type: 'integer', help: 'unique business events; 500 for a quick run', default: benchDefaults.events, min: 1, max: 1_000_000 },
     'dup-rate': {
@@ -129,6 +159,16 @@ library, and a lease-takeover correctness comparison.`,
       value: 'MB,MB',
     },
     'check-quota': { type: 'boolean', help: "with --memory: check each size's CPU quota with a 2 s busy loop, then stop" },
+    lmi: {
+      type: 'string',
+      help: 'Lambda Managed Instances: each variant in an execution environment of that many vCPUs (cgroup quota),\na worker thread per vCPU, many invocations at once; records per vCPU-second, e.g. 1,2 (needs root)',
+      value: 'N,N',
+    },
+    'in-flight': {
+      type: 'string',
+      help: `with --lmi: the invocations each environment keeps going at once (default ${benchDefaults.inFlight})`,
+      value: 'N,N',
+    },
     'no-cold-start': { type: 'boolean', help: 'skip the bundle and import-time figures (with --memory: the cold start per size)' },
     'no-correctness': { type: 'boolean', help: 'skip the lease-takeover comparison' },
     docs: {
@@ -167,6 +207,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   const memory = values.memory === undefined ? [] : parseMemorySizes(values.memory);
   if (values['check-quota'] && memory.length === 0)
     throw new BenchUsageError('--check-quota needs --memory (the sizes to check).', 'check-quota');
+  const lmi =
+    values.lmi === undefined ? [] : parseWholeList(values.lmi, 'lmi', { name: 'a vCPU count', item: 'count', example: '1,2' }, LMI_VCPUS);
+  if (values['in-flight'] !== undefined && lmi.length === 0)
+    throw new BenchUsageError('--in-flight needs --lmi (the environments that keep them in flight).', 'in-flight');
+  const inFlight = parseWholeList(
+    values['in-flight'] ?? benchDefaults.inFlight,
+    'in-flight',
+    { name: 'a number of invocations in flight', item: 'number', example: '8,32,64' },
+    LMI_IN_FLIGHT,
+  );
   if (values.aws && values.latency > 0)
     throw new BenchUsageError('--aws and --latency exclude each other (the AWS model draws each request its own latency).', 'latency');
   return {
@@ -186,6 +236,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     json: values.json,
     memory,
     checkQuota: values['check-quota'],
+    lmi,
+    inFlight,
     help: false,
   };
 }

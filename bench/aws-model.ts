@@ -63,6 +63,30 @@ export const awsModel = {
       'https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html (capacity units consumed by conditional writes)',
     ],
   },
+  /**
+   * Lambda Managed Instances: the function runs on EC2 instances of the
+   * account, many invocations at once per execution environment; the bill is
+   * the instances (EC2 on-demand + a management fee) and the requests, not
+   * each invocation's duration.
+   */
+  lmi: {
+    /** ExecutionEnvironmentMemoryGiBPerVCpu: 2 to 8 GiB per vCPU; the model takes the smallest (the function's memory = vCPUs × this). */
+    memoryGiBPerVcpu: 2,
+    /** The EC2 instance the vCPU-hour is priced from: general purpose, on-demand, Linux, us-east-1. */
+    instance: 'm7g.large',
+    instanceVcpus: 2,
+    instanceUsdPerHour: 0.0816,
+    instancePriceChecked: '2026-06-17',
+    /** The compute management fee: 15 % of the EC2 on-demand instance price. */
+    managementFee: 0.15,
+    requestsUsdPerMillion: 0.2,
+    sources: [
+      'https://aws.amazon.com/lambda/pricing/ (Lambda Managed Instances: $0.20 per million requests, compute management fee 15 % of the EC2 on-demand price)',
+      'https://aws.amazon.com/ec2/pricing/on-demand/ (m7g.large, Linux, us-east-1: $0.0816 per hour, as quoted 2026-06-17 by factualminds.com/blog/amazon-ec2-on-demand-pricing-instance-families-2026)',
+      'https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html (worker threads, one init per thread, 64 concurrent requests per vCPU by default)',
+      'https://docs.aws.amazon.com/lambda/latest/api/API_LambdaManagedInstancesCapacityProviderConfig.html (ExecutionEnvironmentMemoryGiBPerVCpu 2.0 to 8.0)',
+    ],
+  },
   lambda: {
     /** serverless.yml `memorySize` (a test checks they agree). */
     memoryMb: 256,
@@ -192,4 +216,31 @@ export function usdPerMillionDeliveries(c: CostInputs): number {
 export function billedMs(modelledMs: number): number {
   const g = awsModel.lambda.billingGranularityMs;
   return Math.ceil(modelledMs / g) * g;
+}
+
+/** Lambda Managed Instances: the instance's price per vCPU-hour, the management fee included. */
+export function lmiUsdPerVcpuHour(): number {
+  const m = awsModel.lmi;
+  return (m.instanceUsdPerHour / m.instanceVcpus) * (1 + m.managementFee);
+}
+
+/** What a Lambda Managed Instances run consumed: deliveries acknowledged, vCPU-seconds of instance, invocations and units. */
+export interface LmiCostInputs {
+  readonly deliveries: number;
+  /** vCPUs given × wall seconds: what the instances are billed for. */
+  readonly vcpuSeconds: number;
+  readonly invocations: number;
+  readonly writeUnits: number;
+  readonly readUnits: number;
+}
+
+/** Instance vCPU-hours + requests + DynamoDB on-demand units, in dollars per million deliveries; `instance` is that part alone. */
+export function lmiUsdPerMillionDeliveries(c: LmiCostInputs): { total: number; instance: number } {
+  if (c.deliveries === 0) return { total: Number.NaN, instance: Number.NaN };
+  const p = awsModel.prices;
+  const instance = (c.vcpuSeconds / 3600) * lmiUsdPerVcpuHour();
+  const requests = (c.invocations * awsModel.lmi.requestsUsdPerMillion) / 1e6;
+  const dynamo = (c.writeUnits * p.writeRequestUnitUsdPerMillion + c.readUnits * p.readRequestUnitUsdPerMillion) / 1e6;
+  const perMillion = (usd: number) => (usd / c.deliveries) * 1e6;
+  return { total: perMillion(instance + requests + dynamo), instance: perMillion(instance) };
 }

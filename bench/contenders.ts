@@ -10,22 +10,18 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
-  claim,
   DynamoDBIdempotencyStore,
   eachRecord,
   emfMetrics,
   jsonBody,
   sqsIdempotency,
-  transaction,
   type RecordContext,
+  type SqsIdempotencyOptions,
 } from '../src/index.js';
-import type { CommitMode } from '../src/strategies/transaction/group-commit/queue.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
-import type { ProbeMode } from '../src/strategies/transaction/group-commit/duplicate-probe.js';
-import type { Strategy } from '../src/batch/options.js';
 import type { CountedClient } from './dynamo.js';
 import type { OrderPaid } from './workload.js';
 
@@ -51,21 +47,24 @@ interface HandlerOptions {
   readonly onEffect?: () => void;
 }
 
+/** What `sqsIdempotency`'s `strategy` option takes: `claim()`, `transaction()`, ... */
+export type OursStrategy = NonNullable<SqsIdempotencyOptions['strategy']>;
+
+/** A Middy middleware on an SQS batch handler. */
+export type SqsMiddleware = MiddlewareObj<SQSEvent, SQSBatchResponse>;
+
 export interface OursOptions extends HandlerOptions {
   readonly tableName: string;
-  /** `'default'`: no `strategy` option at all, the library's own choice (what the README's handler gets). */
-  readonly strategy: Strategy | 'default';
+  /** The `strategy` option; undefined: none at all, the library's own choice (what the README's handler gets). */
+  readonly strategy: OursStrategy | undefined;
+  /** Middlewares used after ours, in order (Middy runs their `before` after ours'). */
+  readonly after?: readonly SqsMiddleware[];
   /** Warm-container cache size (`cache: { maxEntries }`); undefined: off (the default). */
   readonly cacheEntries?: number;
   readonly effect: OursEffect;
   /** Lease bounds and start margin, for the takeover check (short leases). */
   readonly lease?: Partial<LeasePolicy>;
   readonly safetyMarginMs?: number;
-  /** `'pipelined'`: `claim({ pipelined: true })`, each record starts as soon as its own claim returns. */
-  readonly claims?: 'batch' | 'pipelined';
-  /** Transaction strategy: `transaction({ probeDuplicates, commit })` (library defaults when undefined). */
-  readonly probeDuplicates?: ProbeMode;
-  readonly commit?: CommitMode;
 }
 
 export interface PowertoolsOptions extends HandlerOptions {
@@ -85,18 +84,8 @@ function middyFor(options: HandlerOptions) {
   return middy<SQSEvent, SQSBatchResponse>(options.timeoutEarly === false ? { timeoutEarlyInMillis: 0 } : {});
 }
 
-/** The `strategy` option of a bench run: the strategy object its settings make (none for the default). */
-function oursStrategy(options: OursOptions) {
-  if (options.strategy === 'default') return undefined;
-  if (options.strategy === 'claim') return options.claims === 'pipelined' ? claim({ pipelined: true }) : claim();
-  return transaction({
-    ...(options.probeDuplicates === undefined ? {} : { probeDuplicates: options.probeDuplicates }),
-    ...(options.commit === undefined ? {} : { commit: options.commit }),
-  });
-}
-
 export function oursHandler(options: OursOptions): BatchHandler {
-  const strategy = oursStrategy(options);
+  const { strategy } = options;
   const store = new DynamoDBIdempotencyStore({
     client: options.counted.doc,
     tableName: options.tableName,
@@ -116,14 +105,14 @@ export function oursHandler(options: OursOptions): BatchHandler {
     ...(options.safetyMarginMs === undefined ? {} : { safetyMarginMs: options.safetyMarginMs }),
   });
   const { effect } = options;
-  return middyFor(options)
-    .use(middleware)
-    .handler(
-      eachRecord(async (record, ctx) => {
-        options.onEffect?.();
-        return effect(jsonBody<OrderPaid>(record), ctx);
-      }),
-    );
+  const handler = middyFor(options).use(middleware);
+  for (const m of options.after ?? []) handler.use(m);
+  return handler.handler(
+    eachRecord(async (record, ctx) => {
+      options.onEffect?.();
+      return effect(jsonBody<OrderPaid>(record), ctx);
+    }),
+  );
 }
 
 export function powertoolsHandler(options: PowertoolsOptions): BatchHandler {

@@ -1,72 +1,26 @@
 /**
- * The Markdown report (`docs/benchmarks.md` by default). Each run writes one
- * section, keyed by its added latency, between marker comments, and leaves
- * the rest of the file alone: the default run and the `--latency 5` run sit
- * side by side, and the notes written by hand around them stay.
+ * The one-process bench's Markdown section (`docs/benchmarks.md` by
+ * default), keyed by its added latency (or `aws`) and duplicate rate,
+ * between marker comments (sections.ts): the default run and the `--latency 5`
+ * run sit side by side, and the notes written by hand around them stay.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import {
-  anomalies,
-  coldStartHead,
-  coldStartRows,
-  fencingHead,
-  fencingRows,
-  fixed,
-  summaryColumns,
-  targetVerdict,
-  unitsNotes,
-} from './report.js';
 import { benchDefaults } from './args.js';
 import { awsModelLines } from './aws-docs.js';
-import type { BenchReport } from './results.js';
-
-/** Hand-written notes go below this line; new sections are inserted above it. */
-export const NOTES_MARKER = '<!-- bench:notes -->';
-
-const SKELETON = `# Benchmarks
-
-Written by \`npm run bench\` (see [bench/README.md](../bench/README.md)). Each
-run replaces its own section; the notes below the sections are kept.
-
-${NOTES_MARKER}
-`;
-
-function cell(text: string): string {
-  return text.replaceAll('|', '\\|');
-}
-
-export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  return [
-    `| ${head.map(cell).join(' | ')} |`,
-    `|${head.map(() => ' --- ').join('|')}|`,
-    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
-  ];
-}
+import { fixed, markdownTable } from './format.js';
+import { anomalies, bundleTable, fencingHead, fencingRows, importStepsTable, summaryColumns, targetVerdict, unitsNotes } from './report.js';
+import type { ProcessReport } from './results.js';
+import { dupSuffix, writeSection } from './sections.js';
 
 /**
  * The section key: `aws` for the AWS model, else one per added latency; the
  * default duplicate rate keeps the plain key, another adds `-dup-R`.
  */
-export function sectionKey(report: BenchReport): string {
+export function sectionKey(report: Pick<ProcessReport, 'workload'>): string {
   const { latencyMs, duplicateRate, aws } = report.workload;
-  const base = aws ? 'aws' : `latency-${latencyMs}`;
-  return duplicateRate === benchDefaults.duplicateRate ? base : `${base}-dup-${duplicateRate}`;
+  return `${aws ? 'aws' : `latency-${latencyMs}`}${dupSuffix(duplicateRate, benchDefaults.duplicateRate)}`;
 }
 
-/**
- * Where a new section goes: the Lambda-shaped sweep's (`power`) lead the
- * file, then the AWS model's (`aws`), then the DynamoDB Local ones; a new
- * section is inserted above the first section of a later rank.
- */
-export function sectionRank(key: string): number {
-  const family = (name: string) => key === name || key.startsWith(`${name}-`);
-  if (family('power')) return 0;
-  if (family('aws')) return 1;
-  return 2;
-}
-
-function heading(report: BenchReport): string {
+function heading(report: ProcessReport): string {
   const { latencyMs: ms, duplicateRate, aws } = report.workload;
   const dup = `${Number((duplicateRate * 100).toFixed(2))} % duplicates`;
   if (aws) return `AWS model: Lambda-side latency floor per request, DynamoDB Local on its own core, ${dup}`;
@@ -74,7 +28,7 @@ function heading(report: BenchReport): string {
   return `${base}, ${dup}`;
 }
 
-function preamble(report: BenchReport): string[] {
+function preamble(report: ProcessReport): string[] {
   const m = report.machine;
   const v = report.versions;
   const w = report.workload;
@@ -93,7 +47,7 @@ function preamble(report: BenchReport): string[] {
 }
 
 /** The Markdown of one run, markers included. */
-export function renderSection(report: BenchReport): string {
+export function renderSection(report: ProcessReport): string {
   const key = sectionKey(report);
   const summary = summaryColumns(report);
   const lines = [
@@ -124,9 +78,11 @@ export function renderSection(report: BenchReport): string {
       '',
       '### Cold start',
       '',
-      `${c.build}; import time: median of ${c.samples} fresh \`node\` processes each.`,
+      `${c.build}; import time: median of ${c.samples} fresh \`node\` processes each, ${c.fullCpu}.`,
       '',
-      ...markdownTable(coldStartHead, coldStartRows(c)),
+      ...markdownTable(bundleTable(c).head, bundleTable(c).rows),
+      '',
+      ...markdownTable(importStepsTable(c).head, importStepsTable(c).rows),
     );
   }
   if (report.fencing.length > 0) {
@@ -136,30 +92,7 @@ export function renderSection(report: BenchReport): string {
   return lines.join('\n');
 }
 
-/** `existing` with this run's section replaced, or inserted above the notes (or at the end). */
-export function mergeSection(existing: string, section: string, key: string): string {
-  const begin = `<!-- bench:begin ${key} -->`;
-  const end = `<!-- bench:end ${key} -->`;
-  const from = existing.indexOf(begin);
-  const to = existing.indexOf(end);
-  if (from !== -1 && to > from) return existing.slice(0, from) + section + existing.slice(to + end.length);
-  const rank = sectionRank(key);
-  if (rank < 2) {
-    const later = [...existing.matchAll(/<!-- bench:begin (\S+) -->/g)].find((m) => sectionRank(m[1] ?? '') > rank);
-    if (later?.index !== undefined) return `${existing.slice(0, later.index)}${section}\n\n${existing.slice(later.index)}`;
-  }
-  const notes = existing.indexOf(NOTES_MARKER);
-  if (notes !== -1) return `${existing.slice(0, notes)}${section}\n\n${existing.slice(notes)}`;
-  return `${existing.trimEnd()}\n\n${section}\n`;
-}
-
-export function writeDocs(path: string, report: BenchReport): void {
+/** Writes the run's section into the Markdown report at `path`. */
+export function writeProcessDocs(path: string, report: ProcessReport): void {
   writeSection(path, renderSection(report), sectionKey(report));
-}
-
-/** Replaces (or inserts) one section of the Markdown report at `path`, creating the file when there is none. */
-export function writeSection(path: string, section: string, key: string): void {
-  const existing = existsSync(path) ? readFileSync(path, 'utf8') : SKELETON;
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, mergeSection(existing, section, key));
 }

@@ -15,6 +15,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../infra/tables.js';
+import { claim } from '../src/index.js';
 import { Deferred, delay, lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
 import { oursHandler, powertoolsHandler, type BatchHandler } from './contenders.js';
 import { countedClient, powertoolsTableDefinition, type CountedClient } from './dynamo.js';
@@ -136,7 +137,7 @@ async function prepare(
       ? oursHandler({
           counted,
           tableName,
-          strategy: 'claim',
+          strategy: claim(),
           effect: (_event, ctx) => scene.work(ctx.messageId),
           // Same short lease on both sides: the remaining time, no margin (Powertools' in-progress expiry is exactly that).
           lease: { marginMs: 0, floorMs: 0 },

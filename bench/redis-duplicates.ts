@@ -31,7 +31,8 @@ import {
 } from '../src/index.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
 import { countedClient, createVariantTables, type CountedClient } from './dynamo.js';
-import { markdownTable, mergeSection } from './docs.js';
+import { markdownTable } from './format.js';
+import { mergeSection } from './sections.js';
 
 interface Options {
   readonly events: number;

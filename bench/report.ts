@@ -1,22 +1,12 @@
 /**
- * Output for people on stdout: the summary table, the targets, the cold
- * start and the correctness comparison. `--json` prints the report as is.
- * The Markdown report (docs.ts) uses the same cells.
+ * The one-process bench for people on stdout: the summary table, the
+ * targets, the cold start and the correctness comparison; and the cold-start
+ * tables every kind of run shares. The Markdown section (docs.ts) uses the
+ * same cells.
  */
-import type { BundleFigures, ColdStartFigures } from './cold-start.js';
 import type { FencingResult } from './fencing.js';
-import type { SweepReport } from './lambda/results.js';
-import type { BenchReport, TargetCheck, VariantResult } from './results.js';
-
-export const fixed = (n: number | null, digits: number): string => (n === null || !Number.isFinite(n) ? '-' : n.toFixed(digits));
-export const times = (n: number | null): string => (n === null || !Number.isFinite(n) ? '-' : `${n.toFixed(2)}x`);
-
-/** "applied/unique", with the excess or shortfall spelled out. */
-export function effectsCell(r: Pick<VariantResult, 'effects'>): string {
-  const { applied, unique } = r.effects;
-  const diff = applied - unique;
-  return `${applied}/${unique}${diff === 0 ? '' : ` (${diff > 0 ? '+' : ''}${diff})`}`;
-}
+import { effectsCell, fixed, type Table, textTable, times } from './format.js';
+import type { ColdStartFigures, HandlerColdStart, ProcessReport, TargetCheck, VariantResult } from './results.js';
 
 export function commandsCell(r: VariantResult): string {
   const entries = Object.entries(r.figures.byCommand).sort(([a], [b]) => a.localeCompare(b));
@@ -24,7 +14,7 @@ export function commandsCell(r: VariantResult): string {
 }
 
 /** `--aws`: the columns of the headline table (the AWS model's two added: $ and Lambda ms at 256 MB). */
-export function awsColumns(report: BenchReport): { head: string[]; rows: string[][] } {
+export function awsColumns(report: ProcessReport): Table {
   const head = [
     'variant',
     'records/s',
@@ -70,7 +60,7 @@ export function awsColumns(report: BenchReport): { head: string[]; rows: string[
 }
 
 /** The columns of the summary, as header and cells per variant. */
-export function summaryColumns(report: BenchReport): { head: string[]; rows: string[][] } {
+export function summaryColumns(report: ProcessReport): Table {
   if (report.workload.aws) return awsColumns(report);
   const units = report.workload.unitsCounted;
   const head = [
@@ -114,7 +104,7 @@ export function summaryColumns(report: BenchReport): { head: string[]; rows: str
 }
 
 /** Lines worth a warning under the table: failed records, errors, wrong effect counts. */
-export function anomalies(report: BenchReport): string[] {
+export function anomalies(report: ProcessReport): string[] {
   const lines: string[] = [];
   for (const r of report.variants) {
     if (r.figures.failures > 0) lines.push(`${r.title}: ${r.figures.failures} records reported in batchItemFailures`);
@@ -130,7 +120,7 @@ export function anomalies(report: BenchReport): string[] {
  * than the Powertools row it is compared with, said plainly, with the reason
  * when it sends transactions (DynamoDB bills each item of a transaction twice).
  */
-export function unitsNotes(report: BenchReport): string[] {
+export function unitsNotes(report: ProcessReport): string[] {
   if (!report.workload.unitsCounted) return [];
   const byId = new Map(report.variants.map((r) => [r.id, r]));
   return report.variants.flatMap((r) => {
@@ -151,27 +141,41 @@ export function targetVerdict(t: TargetCheck): string {
   return t.met ? 'met' : `missed: ${t.shortfall ?? ''}`;
 }
 
-export function coldStartRows(c: ColdStartFigures): string[][] {
-  const row = (label: string, b: BundleFigures) => [
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+
+/** The bundles: bytes, gzip bytes, what they are made of, and their import at full CPU. */
+export function bundleTable(c: ColdStartFigures): Table {
+  const row = (label: string, h: HandlerColdStart) => [
     label,
-    String(b.bytes),
-    String(b.gzipBytes),
-    fixed(b.importMs, 1),
-    fixed(b.libraryImportMs, 1),
-    b.parts.map((p) => `${p.name} ${(p.bytes / 1000).toFixed(1)}k`).join(', '),
+    kb(h.bytes),
+    kb(h.gzipBytes),
+    fixed(h.importMs, 1),
+    fixed(h.libraryImportMs, 1),
+    h.parts.map((p) => `${p.name} ${(p.bytes / 1000).toFixed(1)}k`).join(', '),
   ];
-  return [
-    ...(c.oursMain === undefined
-      ? [row("ours, 'effectively-once', DynamoDBClaimStore, no plug-ins (+ @middy/core)", c.ours)]
-      : [
-          row("ours, 'effectively-once/claim' (+ @middy/core)", c.ours),
-          row("ours, main entry 'effectively-once', DynamoDBClaimStore (+ @middy/core)", c.oursMain),
-        ]),
-    row('Powertools idempotency + batch', c.powertools),
-  ];
+  return {
+    head: ['handler', 'minified', 'gzip', 'import ms', 'import ms, SDK loaded before', 'bundle by package / folder'],
+    rows: [
+      row("ours: the README's claim handler (main entry, DynamoDBClaimStore, @middy/core)", c.ours),
+      row('Powertools idempotency + batch', c.powertools),
+    ],
+  };
 }
 
-export const coldStartHead = ['handler', 'bytes', 'gzip bytes', 'import ms', 'import ms, SDK preloaded', 'bundle by package / folder'];
+/** The import step by step: each SDK module either side leaves external, then each bundle, ms (median); `-` where a side does not load it. */
+export function importStepsTable(c: ColdStartFigures): Table {
+  const modules = [...new Set([...c.ours.steps, ...c.powertools.steps].map((s) => s.module))];
+  const sdk = modules.filter((m) => m !== 'bundle');
+  const ms = (h: HandlerColdStart, module: string) => fixed(h.steps.find((s) => s.module === module)?.ms, 1);
+  return {
+    head: ['import step (at full CPU, in this order)', 'ours ms', 'Powertools ms'],
+    rows: [
+      ...sdk.map((m) => [m, ms(c.ours, m), ms(c.powertools, m)]),
+      ['the handler bundle (its top level: clients and middleware built)', ms(c.ours, 'bundle'), ms(c.powertools, 'bundle')],
+      ['all of it', fixed(c.ours.importMs, 1), fixed(c.powertools.importMs, 1)],
+    ],
+  };
+}
 
 export function fencingRows(results: readonly FencingResult[]): string[][] {
   return results.map((r) => [r.variant, r.side, r.aWrite, r.aOutcome, r.cOutcome, `${r.executions} (A, B${r.cRan ? ', C' : ''})`]);
@@ -179,22 +183,8 @@ export function fencingRows(results: readonly FencingResult[]): string[][] {
 
 export const fencingHead = ['A finishes late by', 'side', "A's late write", "A's message", 'C while B still runs', 'effect ran'];
 
-function pad(cells: readonly string[], widths: readonly number[]): string {
-  // Labels left-aligned, figures right-aligned, the last (free text) column as is.
-  return cells
-    .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-    .join('  ')
-    .trimEnd();
-}
-
-function textTable(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  widths[widths.length - 1] = 0;
-  return [pad(head, widths), ...rows.map((r) => pad(r, widths))];
-}
-
 /** The human-readable report. */
-export function formatText(report: BenchReport): string {
+export function formatProcessText(report: ProcessReport): string {
   const w = report.workload;
   const m = report.machine;
   const where = report.aws === undefined ? 'on DynamoDB Local' : `on the AWS model (bench/aws-model.ts; ${report.aws.pinning})`;
@@ -208,8 +198,7 @@ export function formatText(report: BenchReport): string {
     'req/delivery: DynamoDB requests per delivery; fresh | dup: per first / repeated delivery (least squares over batches).',
     '',
   ];
-  const summary = summaryColumns(report);
-  lines.push(...textTable(summary.head, summary.rows));
+  lines.push(...textTable(summaryColumns(report), { freeLast: true }));
   for (const a of anomalies(report)) lines.push(`  ! ${a}`);
   for (const u of unitsNotes(report)) lines.push(`  units: ${u}`);
   lines.push('', 'Targets (shown, not asserted):');
@@ -218,16 +207,18 @@ export function formatText(report: BenchReport): string {
     const c = report.coldStart;
     lines.push(
       '',
-      `Cold start (${c.build}; import: median of ${c.samples} fresh node processes):`,
-      ...textTable(coldStartHead, coldStartRows(c)),
+      `Cold start (${c.build}; import: median of ${c.samples} fresh node processes, ${c.fullCpu}):`,
+      ...textTable(bundleTable(c), { freeLast: true }),
+      '',
+      ...textTable(importStepsTable(c)),
     );
   }
   if (report.fencing.length > 0) {
-    lines.push('', 'Correctness: lease takeover (observed, not asserted):', ...textTable(fencingHead, fencingRows(report.fencing)));
+    lines.push(
+      '',
+      'Correctness: lease takeover (observed, not asserted):',
+      ...textTable({ head: fencingHead, rows: fencingRows(report.fencing) }, { freeLast: true }),
+    );
   }
   return `${lines.join('\n')}\n`;
-}
-
-export function formatJson(report: BenchReport | SweepReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: one seeded SQS workload through the business write alone,
  * Powertools idempotency + batch, and ours (claim, transaction, state
- * machine), interleaved on DynamoDB Local; the cold-start weight of both
- * libraries; a lease-takeover comparison. Writes the Markdown report.
- * Timing lives here and never in tests. Progress goes to stderr so stdout
- * stays the table (or the JSON).
+ * machine). In one process, interleaved on DynamoDB Local, with the
+ * cold-start weight of both libraries and a lease-takeover comparison; or,
+ * with `--memory` / `--lmi`, Lambda-shaped (bench/lambda/): each handler in a
+ * CPU-limited process of its own. Writes the Markdown report. Timing lives
+ * here and never in tests. Progress goes to stderr so stdout stays the table
+ * (or the JSON).
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,20 +14,17 @@ import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-
 import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
 import { awsModel } from './aws-model.js';
 import { checkAwsTargets } from './aws-targets.js';
-import { measureColdStart, type ColdStartFigures } from './cold-start.js';
+import { measureColdStart } from './cold-start.js';
 import { pinCores, type Pinning } from './cores.js';
-import { writeDocs } from './docs.js';
 import { commandLine, machine, versions } from './environment.js';
 import { runFencing, type FencingResult } from './fencing.js';
+import { checkQuotas, lambdaBench } from './lambda/bench.js';
+import { CpuLimitUnavailableError } from './lambda/cgroup.js';
+import { quotaHolds } from './lambda/quota-check.js';
 import { laneResults, prepareLanes } from './lanes.js';
 import { runInterleaved } from './measure.js';
-import { formatJson, formatText } from './report.js';
-import type { BenchReport, VariantResult } from './results.js';
-import { checkQuotas, sweepBench } from './lambda/bench.js';
-import { CpuLimitUnavailableError } from './lambda/cgroup.js';
-import { writeSweepDocs } from './lambda/docs.js';
-import { quotaHolds } from './lambda/quota-check.js';
-import { formatSweepText } from './lambda/report.js';
+import { formatReport, writeReport } from './output.js';
+import type { BenchReport, ColdStartFigures, ProcessReport, VariantResult } from './results.js';
 import { processCpuReader } from './server-cpu.js';
 import { checkTargets } from './targets.js';
 import { selectVariants } from './variants.js';
@@ -55,11 +54,13 @@ async function runVariants(local: DynamoDBLocalHandle, args: BenchArgs, measured
   }
 }
 
-async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchReport> {
+async function processBench(args: BenchArgs, argv: readonly string[]): Promise<ProcessReport> {
   const started = Date.now();
   const host = machine();
   // Before DynamoDB Local starts: the child processes get quiet cores.
-  const coldStart: ColdStartFigures | undefined = args.coldStart ? await measureColdStart(ROOT, args.importSamples, progress) : undefined;
+  const coldStart: ColdStartFigures | undefined = args.coldStart
+    ? await measureColdStart({ root: ROOT, samples: args.importSamples, progress })
+    : undefined;
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
   // A loaded 2-core machine can take more than the default 30 s to start the JVM.
@@ -75,6 +76,7 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
     const durationS = (Date.now() - started) / 1000;
     progress(`done in ${durationS.toFixed(0)} s`);
     return {
+      kind: 'process',
       date: new Date().toISOString(),
       durationS,
       command: commandLine(argv, borrowed),
@@ -94,6 +96,17 @@ async function bench(args: BenchArgs, argv: readonly string[]): Promise<BenchRep
   }
 }
 
+/** The run the arguments ask for: Lambda-shaped with `--memory` or `--lmi`, else in one process. */
+function runBench(args: BenchArgs, argv: readonly string[]): Promise<BenchReport> {
+  return args.memory.length > 0 || args.lmi.length > 0 ? lambdaBench(args, argv, ROOT, progress) : processBench(args, argv);
+}
+
+/** `--check-quota`: every size's quota checked, nothing else; exit code 1 when one is off. */
+async function checkQuotasOnly(args: BenchArgs): Promise<void> {
+  const checks = await checkQuotas(args.memory, progress);
+  if (!checks.every(quotaHolds)) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   let args: BenchArgs;
@@ -109,43 +122,25 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  let report: BenchReport;
   try {
-    if (args.memory.length > 0) {
-      await sweep(args, argv);
-      return;
-    }
+    if (args.checkQuota) return await checkQuotasOnly(args);
+    report = await runBench(args, argv);
   } catch (err) {
     if (!(err instanceof CpuLimitUnavailableError)) throw err;
     process.stderr.write(`${err.message}\n`);
     process.exitCode = 2;
     return;
   }
-  const report = await bench(args, argv);
-  process.stdout.write(args.json ? formatJson(report) : formatText(report));
+  process.stdout.write(formatReport(report, args.json));
   if (args.docs !== undefined) {
-    const path = resolve(ROOT, args.docs);
-    writeDocs(path, report);
-    progress(`wrote ${join(args.docs)}`);
+    const written = await writeReport(resolve(ROOT, args.docs), report);
+    progress(`wrote ${[join(args.docs), ...written.map((f) => relative(ROOT, f))].join(', ')}`);
   }
-}
-
-/** `--memory`: the Lambda-shaped sweep (bench/lambda/); a variant that is not exactly once makes the exit code 1. */
-async function sweep(args: BenchArgs, argv: readonly string[]): Promise<void> {
-  if (args.checkQuota) {
-    const checks = await checkQuotas(args.memory, progress);
-    if (!checks.every(quotaHolds)) process.exitCode = 1;
-    return;
-  }
-  const report = await sweepBench(args, argv, ROOT, progress);
-  process.stdout.write(args.json ? formatJson(report) : formatSweepText(report));
-  if (args.docs !== undefined) {
-    const chart = await writeSweepDocs(resolve(ROOT, args.docs), report);
-    progress(`wrote ${join(args.docs)} and ${relative(ROOT, chart)}`);
-  }
-  if (report.problems.length > 0) {
-    for (const p of report.problems) process.stderr.write(`!! NOT EXACTLY ONCE: ${p}\n`);
-    process.exitCode = 1;
-  }
+  // A variant that was not exactly once makes the exit code 1 (the Lambda-shaped runs read every effect back).
+  const problems = report.kind === 'lambda' ? report.problems : [];
+  for (const p of problems) process.stderr.write(`!! NOT EXACTLY ONCE: ${p}\n`);
+  if (problems.length > 0) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {

@@ -3,7 +3,7 @@
  * never asserted: timing is not a pass/fail test.
  */
 import { benchDefaults } from './args.js';
-import type { ColdStartFigures } from './cold-start.js';
+import type { ColdStartFigures } from './results.js';
 import type { TargetCheck, VariantResult } from './results.js';
 
 export const x = (n: number) => `${n.toFixed(2)}x`;

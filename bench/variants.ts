@@ -1,8 +1,20 @@
 /**
  * The variants: one row each in the report, each on its own fresh tables and
- * its own client, all fed the same deliveries.
+ * its own client, all fed the same deliveries. Every variant is defined here
+ * and only here (the reports find them by id): a variant that a library
+ * change removes is one entry to delete.
  */
-import { eachRecordHandler, oursHandler, plainHandler, powertoolsHandler, type BatchHandler, type OursOptions } from './contenders.js';
+import type { SQSEvent } from 'aws-lambda';
+import { claim, transaction } from '../src/index.js';
+import {
+  eachRecordHandler,
+  oursHandler,
+  plainHandler,
+  powertoolsHandler,
+  type BatchHandler,
+  type OursStrategy,
+  type SqsMiddleware,
+} from './contenders.js';
 import type { BusinessTableKind, CountedClient, IdempotencyTableKind, VariantTables } from './dynamo.js';
 import { addPoints, addPointsUpdate, markPaid, transitionToPaid } from './effects.js';
 
@@ -43,28 +55,73 @@ function idempotencyTable(env: VariantEnv): string {
   return name;
 }
 
-/** Ours on the transaction strategy, its points ADD as `tx.update(...)`: the transaction variants differ only in `settings`. */
-function oursTransaction(env: VariantEnv, settings: Pick<OursOptions, 'probeDuplicates' | 'commit' | 'cacheEntries'> = {}): BatchHandler {
+/** Ours on the transaction strategy, its points ADD as `tx.update(...)`: the transaction variants differ only in the strategy's settings and the cache. */
+function oursTransaction(env: VariantEnv, strategy: OursStrategy, cacheEntries?: number): BatchHandler {
   return oursHandler({
     ...common(env),
     tableName: idempotencyTable(env),
-    strategy: 'transaction',
-    ...settings,
+    strategy,
+    ...(cacheEntries === undefined ? {} : { cacheEntries }),
     effect: (e, { tx }) => {
       tx.update(addPointsUpdate(env.tables.business, e));
     },
   });
 }
 
-/** Ours on a claim strategy, its points ADD in the handler: the claim variants differ only in `settings`. */
-function oursClaim(env: VariantEnv, settings: Pick<OursOptions, 'strategy' | 'claims' | 'cacheEntries'>): BatchHandler {
+/** Ours on a claim strategy (undefined: the library's default), its points ADD in the handler. */
+function oursClaim(
+  env: VariantEnv,
+  strategy: OursStrategy | undefined,
+  extra: { readonly cacheEntries?: number; readonly after?: readonly SqsMiddleware[] } = {},
+): BatchHandler {
   return oursHandler({
     ...common(env),
     tableName: idempotencyTable(env),
-    ...settings,
+    strategy,
+    ...extra,
     effect: (e) => addPoints(env.counted, env.tables.business, e),
   });
 }
+
+/** A claim variant on the points table, compared with Powertools. */
+function claimVariant(id: string, title: string, setup: string, strategy: () => OursStrategy | undefined): Variant {
+  return {
+    id,
+    title,
+    setup,
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    build: (env) => oursClaim(env, strategy()),
+  };
+}
+
+/** A transaction variant run only when named: the strategy's other settings, for a comparison. */
+function optionalTransaction(id: string, title: string, setup: string, strategy: () => OursStrategy): Variant {
+  return {
+    id,
+    title,
+    setup,
+    comparedWith: 'powertools',
+    idempotencyTable: 'ours',
+    business: 'points',
+    idempotent: true,
+    optional: true,
+    build: (env) => oursTransaction(env, strategy()),
+  };
+}
+
+/**
+ * A middleware after ours that replaces the event with a copy, as a
+ * middleware that stamps or enriches the event does: the handler then sees
+ * records that are not the objects ours handed on.
+ */
+export const copyEvent: SqsMiddleware = {
+  before: (request) => {
+    request.event = { ...request.event, receivedAt: Date.now() } as SQSEvent;
+  },
+};
 
 /** Every variant, in print order. */
 export const variants: readonly Variant[] = [
@@ -93,73 +150,59 @@ export const variants: readonly Variant[] = [
         effect: (e) => addPoints(env.counted, env.tables.business, e),
       }),
   },
+  claimVariant(
+    'ours-default',
+    'ours, default',
+    'sqsIdempotency with no strategy option (the README handler: the library chooses) + eachRecord; points ADD in the handler',
+    () => undefined,
+  ),
   {
-    id: 'ours-default',
-    title: 'ours, default',
+    id: 'ours-default-copy',
+    title: 'ours, default + event copy',
     setup:
-      'sqsIdempotency with no strategy option (the README handler: the library chooses, from AWS_LAMBDA_FUNCTION_MEMORY_SIZE where it is set) + eachRecord; points ADD in the handler',
+      'as ours, default, with a Middy middleware after ours that replaces the event with a copy (request.event = { ...request.event, receivedAt })',
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) => oursClaim(env, { strategy: 'default' }),
+    build: (env) => oursClaim(env, undefined, { after: [copyEvent] }),
   },
-  {
-    id: 'ours-claim',
-    title: 'ours, claim, batched',
-    setup:
-      "sqsIdempotency (strategy claim(): a batch's claims in one request, its completions in another, at every memory size) + eachRecord; points ADD in the handler",
-    comparedWith: 'powertools',
-    idempotencyTable: 'ours',
-    business: 'points',
-    idempotent: true,
-    build: (env) => oursClaim(env, { strategy: 'claim' }),
-  },
-  {
-    id: 'ours-claim-pipelined',
-    title: 'ours, claim, pipelined',
-    setup:
-      'sqsIdempotency (strategy claim({ pipelined: true }): each record starts when its own claim returns) + eachRecord; points ADD in the handler',
-    comparedWith: 'powertools',
-    idempotencyTable: 'ours',
-    business: 'points',
-    idempotent: true,
-    build: (env) => oursClaim(env, { strategy: 'claim', claims: 'pipelined' }),
-  },
+  claimVariant(
+    'ours-claim',
+    'ours, claim, batched',
+    "sqsIdempotency (strategy claim(): a batch's claims in one request, its completions in another, at every memory size) + eachRecord; points ADD in the handler",
+    () => claim(),
+  ),
+  claimVariant(
+    'ours-claim-pipelined',
+    'ours, claim, pipelined',
+    'as ours, claim, with claim({ pipelined: true }): each record starts when its own claim returns',
+    () => claim({ pipelined: true }),
+  ),
   {
     id: 'ours-transaction',
     title: 'ours, transaction',
-    setup: "sqsIdempotency (strategy 'transaction') + eachRecord; points ADD as tx.update(...), committed with the idempotency record",
+    setup: 'sqsIdempotency (strategy transaction()) + eachRecord; points ADD as tx.update(...), committed with the idempotency record',
     comparedWith: 'powertools',
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) => oursTransaction(env),
+    build: (env) => oursTransaction(env, transaction()),
   },
-  ...(['never', 'always'] as const).map(
-    (probe): Variant => ({
-      id: `ours-transaction-probe-${probe}`,
-      title: `ours, transaction, probeDuplicates '${probe}'`,
-      setup: `as ours, transaction, with transaction({ probeDuplicates: '${probe}' }) (default 'auto')`,
-      comparedWith: 'powertools',
-      idempotencyTable: 'ours',
-      business: 'points',
-      idempotent: true,
-      optional: true,
-      build: (env) => oursTransaction(env, { probeDuplicates: probe }),
-    }),
+  ...(['never', 'always'] as const).map((probe) =>
+    optionalTransaction(
+      `ours-transaction-probe-${probe}`,
+      `ours, transaction, probeDuplicates '${probe}'`,
+      `as ours, transaction, with transaction({ probeDuplicates: '${probe}' }) (default 'auto')`,
+      () => transaction({ probeDuplicates: probe }),
+    ),
   ),
-  {
-    id: 'ours-transaction-per-record',
-    title: "ours, transaction, commit 'record'",
-    setup: "as ours, transaction, with transaction({ commit: 'record' }): each record its own TransactWriteItems right after its handler",
-    comparedWith: 'powertools',
-    idempotencyTable: 'ours',
-    business: 'points',
-    idempotent: true,
-    optional: true,
-    build: (env) => oursTransaction(env, { commit: 'record' }),
-  },
+  optionalTransaction(
+    'ours-transaction-per-record',
+    "ours, transaction, commit 'record'",
+    "as ours, transaction, with transaction({ commit: 'record' }): each record its own TransactWriteItems right after its handler",
+    () => transaction({ commit: 'record' }),
+  ),
   {
     id: 'ours-transaction-cache',
     title: 'ours, transaction, cache',
@@ -170,7 +213,7 @@ export const variants: readonly Variant[] = [
     business: 'points',
     idempotent: true,
     optional: true,
-    build: (env) => oursTransaction(env, { cacheEntries: env.cacheEntries }),
+    build: (env) => oursTransaction(env, transaction(), env.cacheEntries),
   },
   {
     id: 'powertools-cache',
@@ -195,7 +238,7 @@ export const variants: readonly Variant[] = [
     idempotencyTable: 'ours',
     business: 'points',
     idempotent: true,
-    build: (env) => oursClaim(env, { strategy: 'claim', cacheEntries: env.cacheEntries }),
+    build: (env) => oursClaim(env, claim(), { cacheEntries: env.cacheEntries }),
   },
   {
     id: 'powertools-order',

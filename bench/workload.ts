@@ -5,8 +5,6 @@
  * key is the order number in the body, never the message id.
  */
 import { randomInt, seededRandom } from './random.js';
-import type { BenchArgs } from './args.js';
-import type { WorkloadSummary } from './results.js';
 
 /** The business event, the message body. */
 export interface OrderPaid {
@@ -140,11 +138,20 @@ function cutBatches(slots: readonly Slot[], batchSize: number): Slot[][] {
   return batches;
 }
 
+/** What a run's workloads are made from (the bench's options of the same names). */
+export interface WorkloadArgs {
+  readonly events: number;
+  readonly duplicateRate: number;
+  readonly batch: number;
+  readonly seed: number;
+  readonly warmup: number;
+}
+
 /**
  * The measured workload and the warm-up's (its own keys, prefix "w", so the
  * measured effects can be read apart from it), as a bench run's arguments ask.
  */
-export function benchWorkloads(args: BenchArgs): { measured: Workload; warmup: Workload } {
+export function benchWorkloads(args: WorkloadArgs): { measured: Workload; warmup: Workload } {
   const shape = { duplicateRate: args.duplicateRate, batchSize: args.batch };
   const measured = generateWorkload({ ...shape, events: args.events, seed: args.seed });
   const warm = generateWorkload({ ...shape, events: Math.max(1, args.warmup * args.batch), seed: args.seed + 1, prefix: 'w' });
@@ -152,7 +159,28 @@ export function benchWorkloads(args: BenchArgs): { measured: Workload; warmup: W
 }
 
 /** What a report says of the workload it ran. */
-export function workloadSummary(measured: Workload, warmup: Workload, args: BenchArgs, slices: number): WorkloadSummary {
+export interface WorkloadSummary {
+  readonly events: number;
+  readonly duplicates: number;
+  readonly deliveries: number;
+  readonly batches: number;
+  readonly batchSize: number;
+  readonly seed: number;
+  readonly duplicateRate: number;
+  readonly warmupBatches: number;
+  readonly slices: number;
+  readonly latencyMs: number;
+  readonly unitsCounted: boolean;
+  /** `--aws`: the run used the AWS model. */
+  readonly aws: boolean;
+}
+
+export function workloadSummary(
+  measured: Workload,
+  warmup: Workload,
+  args: WorkloadArgs & { readonly latencyMs: number; readonly units: boolean; readonly aws: boolean },
+  slices: number,
+): WorkloadSummary {
   return {
     events: measured.events.length,
     duplicates: measured.duplicates,

@@ -1,26 +1,29 @@
 /**
- * `npm run bench -- --memory ...`: the sweep from start to end. Checks that
- * the machine can limit a process's CPU (else a CpuLimitUnavailableError,
- * exit code 2), starts DynamoDB Local (outside every CPU group), checks the
- * quota, measures the cold start per size, runs the sweep, and takes every
- * worker and group away again, also when the run fails or is interrupted.
+ * The Lambda-shaped runs from start to end (`--memory` and / or `--lmi`).
+ * Checks that the machine can limit a process's CPU (else a
+ * CpuLimitUnavailableError, exit code 2), starts DynamoDB Local (outside
+ * every CPU group), checks the quota, measures the cold start per size, runs
+ * the memory sweep and the Lambda Managed Instances configurations, and takes
+ * every process and group away again, also when the run fails or is
+ * interrupted.
  */
 import { startDynamoDBLocal } from '../../infra/dynamodb-local.js';
 import type { BenchArgs } from '../args.js';
 import { awsModel } from '../aws-model.js';
+import { measureColdStart } from '../cold-start.js';
 import { pinCores } from '../cores.js';
 import { commandLine, machine, versions } from '../environment.js';
+import type { ColdStartFigures, LambdaReport, QuotaCheck } from '../results.js';
 import { processCpuReader } from '../server-cpu.js';
 import { selectVariants } from '../variants.js';
 import { benchWorkloads, workloadSummary } from '../workload.js';
 import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from './cgroup.js';
-import { measureColdStartPerSize } from './cold-start.js';
-import { exactlyOnceProblems } from './report.js';
+import { bundleLmi, LMI_SCHEDULE, runLmi } from './lmi.js';
 import { checkQuota, quotaHolds, quotaLine } from './quota-check.js';
-import type { QuotaCheck, SweepColdStart, SweepReport } from './results.js';
+import { lambdaProblems } from './report.js';
 import { runSweep, SWEEP_SCHEDULE } from './sweep.js';
-import { checkSweepTargets } from './targets.js';
-import { bundleWorker, type HandlerWorker } from './workers.js';
+import { checkLambdaTargets } from './targets.js';
+import { bundleWorker, type Stoppable } from './workers.js';
 
 /** Equal parts of the measured batches whose records/s are taken separately (as the one-process bench). */
 const SLICES = 5;
@@ -46,11 +49,11 @@ export function openCpuGroups(progress: (line: string) => void): CpuGroups {
   return new CpuGroups(where.root);
 }
 
-/** Kills the workers and removes the groups on SIGINT / SIGTERM; returns the function that takes the handlers off again. */
-function cleanUpOnSignals(groups: CpuGroups, workers: Set<HandlerWorker>, onSignal: () => Promise<void>): () => void {
+/** Kills the children and removes the groups on SIGINT / SIGTERM; returns the function that takes the handlers off again. */
+function cleanUpOnSignals(groups: CpuGroups, children: Set<Stoppable>, onSignal: () => Promise<void>): () => void {
   const handler = (signal: NodeJS.Signals) => {
     process.stderr.write(`[bench] ${signal}: stopping the workers and removing the CPU groups\n`);
-    for (const w of workers) w.kill();
+    for (const c of children) c.kill();
     // Killed processes leave their group a moment later: removal retries below.
     setTimeout(() => {
       const left = groups.removeAll();
@@ -82,19 +85,19 @@ export async function checkQuotas(sizes: readonly number[], progress: (line: str
   }
 }
 
-export async function sweepBench(
+export async function lambdaBench(
   args: BenchArgs,
   argv: readonly string[],
   root: string,
   progress: (line: string) => void,
-): Promise<SweepReport> {
+): Promise<LambdaReport> {
   const started = Date.now();
   const host = machine();
   const groups = openCpuGroups(progress);
-  const workers = new Set<HandlerWorker>();
+  const children = new Set<Stoppable>();
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   let stopLocal: () => Promise<void> = async () => {};
-  const release = cleanUpOnSignals(groups, workers, () => stopLocal());
+  const release = cleanUpOnSignals(groups, children, () => stopLocal());
   try {
     progress(borrowed === undefined ? 'starting DynamoDB Local' : `using DYNAMODB_ENDPOINT=${borrowed}`);
     const local = await startDynamoDBLocal({ jvm: 'stock', readyTimeoutMs: 120_000 });
@@ -102,61 +105,72 @@ export async function sweepBench(
     try {
       const pinning = args.aws ? pinCores(local.pid) : undefined;
       if (pinning !== undefined) progress(pinning.summary);
-      const smallest = args.memory[0] as number;
-      const check = await checkQuota(groups, smallest, STARTUP_CHECK_MS);
+      const check = await checkQuota(groups, args.memory[0] ?? awsModel.lambda.fullVcpuMemoryMb, STARTUP_CHECK_MS);
       progress(quotaLine(check));
       if (!quotaHolds(check)) progress('!! the CPU quota does not hold on this machine as expected: read the figures with care');
-      const coldStart: SweepColdStart | undefined = args.coldStart
-        ? await measureColdStartPerSize({
-            root,
-            endpoint: local.endpoint,
-            sizes: args.memory,
-            samples: args.importSamples,
-            groups,
-            progress,
-          })
-        : undefined;
-      progress('bundling the worker with esbuild');
-      const workerBundle = await bundleWorker(root);
+      const coldStart: ColdStartFigures | undefined =
+        args.coldStart && args.memory.length > 0
+          ? await measureColdStart({
+              root,
+              samples: args.importSamples,
+              progress,
+              atSizes: { endpoint: local.endpoint, sizes: args.memory, groups },
+            })
+          : undefined;
       const { measured, warmup } = benchWorkloads(args);
-      const sizes = await runSweep({
-        endpoint: local.endpoint,
-        sizes: args.memory,
-        selected: selectVariants(args.only),
-        measured,
-        warmup,
-        seed: args.seed,
-        client: { latencyMs: args.latencyMs, units: args.units },
-        aws: args.aws,
-        slices: SLICES,
-        workerBundle,
-        groups,
-        serverCpu: processCpuReader(local.pid),
-        progress,
-        started: workers,
-      });
+      const selected = selectVariants(args.only);
+      const client = { latencyMs: args.latencyMs, units: args.units };
+      const common = { endpoint: local.endpoint, selected, measured, warmup, seed: args.seed, client, aws: args.aws, groups, progress };
+      let sizes: LambdaReport['sizes'] = [];
+      if (args.memory.length > 0) {
+        progress('bundling the worker with esbuild');
+        const workerBundle = await bundleWorker(root);
+        sizes = await runSweep({
+          ...common,
+          sizes: args.memory,
+          slices: SLICES,
+          workerBundle,
+          serverCpu: processCpuReader(local.pid),
+          started: children,
+        });
+      }
+      let lmi: LambdaReport['lmi'] = [];
+      if (args.lmi.length > 0) {
+        progress('bundling the execution environment with esbuild');
+        const files = await bundleLmi(root);
+        lmi = await runLmi({
+          ...common,
+          vcpus: args.lmi,
+          inFlight: args.inFlight,
+          batchSize: args.batch,
+          maxSlices: SLICES,
+          files,
+          started: children,
+        });
+      }
       host.loadAfter = machine().loadBefore;
       const durationS = (Date.now() - started) / 1000;
       progress(`done in ${durationS.toFixed(0)} s`);
       return {
-        kind: 'memory-sweep',
+        kind: 'lambda',
         date: new Date().toISOString(),
         durationS,
         command: commandLine(argv, borrowed),
         machine: host,
         versions: versions(root, borrowed),
         workload: workloadSummary(measured, warmup, args, SLICES),
-        schedule: SWEEP_SCHEDULE,
+        schedule: [...(sizes.length > 0 ? [SWEEP_SCHEDULE] : []), ...(lmi.length > 0 ? [LMI_SCHEDULE] : [])].join('; then '),
         cgroupRoot: groups.root,
         quotaChecks: [check],
         sizes,
+        lmi,
         coldStart,
-        targets: checkSweepTargets(sizes, coldStart),
-        problems: exactlyOnceProblems(sizes),
+        targets: checkLambdaTargets(sizes, lmi, coldStart),
+        problems: lambdaProblems(sizes, lmi),
         ...(pinning === undefined ? {} : { aws: { model: awsModel, pinning: pinning.summary } }),
       };
     } finally {
-      for (const w of workers) w.kill();
+      for (const c of children) c.kill();
       await local.stop();
     }
   } finally {

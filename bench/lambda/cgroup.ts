@@ -145,10 +145,15 @@ export class CpuGroups {
     }
   }
 
-  /** A new group limited to `memoryMb`'s share of a vCPU. */
-  create(name: string, memoryMb: number, periodUs: number = CFS_PERIOD_US): CpuGroup {
+  /**
+   * A new group limited to `memoryMb`'s share of a vCPU, or with `vcpus` to
+   * that many whole vCPUs (a Lambda Managed Instances environment: its memory
+   * does not set its CPU).
+   */
+  create(name: string, memoryMb: number, options: { readonly periodUs?: number; readonly vcpus?: number } = {}): CpuGroup {
     const path = join(this.parent, name);
-    const quotaUs = cpuQuotaUs(memoryMb, periodUs);
+    const periodUs = options.periodUs ?? CFS_PERIOD_US;
+    const quotaUs = options.vcpus === undefined ? cpuQuotaUs(memoryMb, periodUs) : Math.round(options.vcpus * periodUs);
     try {
       mkdirSync(path);
       // The period first: the kernel checks the quota against the period in force.

@@ -12,41 +12,8 @@
 import { billedMs, usdPerMillionDeliveries } from '../aws-model.js';
 import { addTallies } from '../counter.js';
 import type { EffectTally } from '../effects.js';
-import type { VariantResult } from '../results.js';
+import type { LambdaFigures, SizeVariantResult, SweepRatios } from '../results.js';
 import { type LaneFigures, laneFigures, mean, type SampleLike, sliceRatio } from '../stats.js';
-
-/** What Lambda would bill a variant at one size. */
-export interface LambdaFigures {
-  /** Mean billed ms per invocation (each batch's wall ms rounded up to 1 ms). */
-  readonly billedMsPerBatch: number;
-  readonly wruPerDelivery: number;
-  readonly rruPerDelivery: number;
-  /** Lambda GB-s at the size + $0.20 per million requests + DynamoDB on-demand units, per million deliveries. */
-  readonly usdPerMillionDeliveries: number;
-  /** Of which Lambda (GB-s and requests). */
-  readonly lambdaUsdPerMillionDeliveries: number;
-}
-
-/** A figure over the compared Powertools variant's; null where there is none (Powertools' own rows) or it is not finite. */
-export interface SweepRatios {
-  /** Median of the slice-by-slice records/s ratios (as the one-process bench). */
-  readonly recordsPerSecond: number | null;
-  readonly p50: number | null;
-  readonly p99: number | null;
-  readonly cpu: number | null;
-  readonly billedMs: number | null;
-  readonly usd: number | null;
-}
-
-/** One variant at one size. */
-export interface SizeVariantResult extends Omit<VariantResult, 'ratio'> {
-  readonly lambda: LambdaFigures;
-  /** The quota's bite over the run: ms the group was held back per batch (cgroup `cpu.stat`), warm-up included. */
-  readonly throttledMsPerBatch: number;
-  readonly ratios: SweepRatios | null;
-  /** Why this variant did not apply every event exactly once; undefined when it did (or is not meant to). */
-  readonly notExactlyOnce: string | undefined;
-}
 
 export function lambdaFigures(samples: readonly SampleLike[], memoryMb: number): LambdaFigures {
   const records = samples.reduce((sum, s) => sum + s.records, 0);

@@ -35,18 +35,3 @@ export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'sample'; readonly sample: WorkerSample; readonly error: string | undefined }
   | { readonly type: 'failed'; readonly error: string };
-
-/** The line a cold-start runner prints its result on, among the handler's own output. */
-export const COLD_RESULT_PREFIX = '@@eo-cold ';
-
-/** What a cold-start runner measured in its fresh process, ms. */
-export interface ColdRunnerResult {
-  /** Node's start until the runner's first line. */
-  readonly bootMs: number;
-  readonly importMs: number;
-  readonly firstBatchMs: number;
-  /** CPU of the whole process so far. */
-  readonly cpuMs: number;
-  /** Records of the first batch reported failed (must be 0). */
-  readonly failures: number;
-}

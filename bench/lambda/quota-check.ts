@@ -4,11 +4,10 @@
  * of it as CPU (25 % for 2 s: about 0.5 s). Run for the smallest size at the
  * start of every sweep, and for every size with `--check-quota`.
  */
-import { once } from 'node:events';
 import type { CpuGroups } from './cgroup.js';
 import { cpuShare } from './cgroup.js';
-import type { QuotaCheck } from './results.js';
-import { lambdaEnv, spawnLimited } from './runtime.js';
+import type { QuotaCheck } from '../results.js';
+import { lambdaEnv, runToEnd, spawnLimited } from './runtime.js';
 
 const BUSY_LOOP = `
 const started = Date.now();
@@ -31,11 +30,7 @@ export async function checkQuota(groups: CpuGroups, memoryMb: number, wallMs: nu
   const group = groups.create(`check-${memoryMb}`, memoryMb);
   try {
     const child = spawnLimited(['-e', BUSY_LOOP, String(wallMs)], group, { env: lambdaEnv(memoryMb), nodeFlags: [] });
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const { code, stdout: out } = await runToEnd(child);
     if (code !== 0) throw new Error(`the quota check at ${memoryMb} MB exited with ${code}`);
     const { wallMs: wall, cpuMs } = JSON.parse(out) as { wallMs: number; cpuMs: number };
     return { memoryMb, expectedShare: cpuShare(memoryMb), wallMs: wall, cpuMs, measuredShare: cpuMs / wall };

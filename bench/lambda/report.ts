@@ -1,18 +1,12 @@
 /**
- * The sweep's tables, shared by the text report on stdout and the Markdown
- * section (cells as strings, laid out by each).
+ * The Lambda-shaped runs' tables (the memory sweep, the cold start per size,
+ * Lambda Managed Instances, the cost per use case) and their text report on
+ * stdout. Cells as strings, laid out by the text report or the Markdown
+ * sections (docs.ts).
  */
-import { effectsCell, fixed, times } from '../report.js';
-import type { SizeVariantResult } from './figures.js';
-import type { SizeResult, SweepColdStart, SweepReport } from './results.js';
-
-export interface Table {
-  readonly head: string[];
-  readonly rows: string[][];
-}
-
-const mb = (n: number) => `${n.toLocaleString('en-US')} MB`;
-const usd = (n: number | null) => (n === null || !Number.isFinite(n) ? '-' : `$${n.toFixed(3)}`);
+import { effectsCell, fixed, mb, percent, type Table, textTable, times, usd } from '../format.js';
+import { bundleTable, importStepsTable, targetVerdict } from '../report.js';
+import type { ColdStartFigures, LambdaReport, LmiConfigResult, LmiVariantResult, SizeResult, SizeVariantResult } from '../results.js';
 
 /** A cell of the "against Powertools" matrix: records/s, p99, CPU and $ over the compared row's. */
 export function ratioCell(v: SizeVariantResult | undefined): string {
@@ -25,10 +19,12 @@ export function ratioCell(v: SizeVariantResult | undefined): string {
   return [r.recordsPerSecond, r.p99, r.cpu, r.usd].map(times).join(' · ');
 }
 
-/** Variants in the order of the first size that has them. */
-function variantOrder(sizes: readonly SizeResult[]): Array<{ id: string; title: string }> {
+/** Variants in the order of the first group that has them. */
+function variantOrder(
+  groups: ReadonlyArray<{ variants: ReadonlyArray<{ id: string; title: string }> }>,
+): Array<{ id: string; title: string }> {
   const seen = new Map<string, string>();
-  for (const s of sizes) for (const v of s.variants) if (!seen.has(v.id)) seen.set(v.id, v.title);
+  for (const g of groups) for (const v of g.variants) if (!seen.has(v.id)) seen.set(v.id, v.title);
   return [...seen].map(([id, title]) => ({ id, title }));
 }
 
@@ -37,7 +33,7 @@ function variantOrder(sizes: readonly SizeResult[]): Array<{ id: string; title: 
  * over the Powertools row it is compared with; Powertools' own rows give
  * their figures (records/s, p99 ms, CPU ms per batch, $ per million).
  */
-export function versusTable(report: Pick<SweepReport, 'sizes'>): Table {
+export function versusTable(report: Pick<LambdaReport, 'sizes'>): Table {
   const sizes = report.sizes;
   return {
     head: ['variant (vs Powertools: records/s · p99 · CPU · $)', ...sizes.map((s) => mb(s.memoryMb))],
@@ -71,15 +67,15 @@ export function sizeTable(size: SizeResult): Table {
       return [
         v.title,
         fixed(f.recordsPerSecond, 0),
-        times(r?.recordsPerSecond ?? null),
+        times(r?.recordsPerSecond),
         fixed(f.p50Ms, 1),
         fixed(f.p99Ms, 1),
-        times(r?.p99 ?? null),
+        times(r?.p99),
         fixed(f.cpuMsPerBatch, 1),
-        times(r?.cpu ?? null),
+        times(r?.cpu),
         fixed(v.lambda.billedMsPerBatch, 1),
         usd(v.lambda.usdPerMillionDeliveries),
-        times(r?.usd ?? null),
+        times(r?.usd),
         usd(v.lambda.lambdaUsdPerMillionDeliveries),
         fixed(v.throttledMsPerBatch, 1),
         fixed(f.requestsPerDelivery, 2),
@@ -89,91 +85,240 @@ export function sizeTable(size: SizeResult): Table {
   };
 }
 
-export function coldStartTable(c: SweepColdStart): Table {
+/** The cold start per size: on demand (init at full CPU) and provisioned (all under the quota), ours against Powertools. */
+export function coldStartSizeTable(c: ColdStartFigures): Table {
   return {
     head: [
       'memory',
-      'ours: init ms',
-      'Powertools: init ms',
+      'on demand: ours ms',
+      'PT ms',
       'ours / PT',
-      'ours: import + 1st batch ms',
-      'PT: import + 1st batch ms',
-      'ours: Node boot ms',
-      'PT: Node boot ms',
-      'ours: CPU ms',
-      'PT: CPU ms',
+      'provisioned: ours ms',
+      'PT ms',
+      'ours / PT',
+      'on demand, ours: import + 1st batch',
+      'PT: import + 1st batch',
+      'provisioned, ours: import + 1st batch',
+      'PT: import + 1st batch',
+      'Node boot ms, ours / PT (provisioned)',
     ],
-    rows: c.sizes.map((s) => [
-      mb(s.memoryMb),
-      fixed(s.ours.initMs, 0),
-      fixed(s.powertools.initMs, 0),
-      times(s.initRatio),
-      `${fixed(s.ours.importMs, 0)} + ${fixed(s.ours.firstBatchMs, 0)}`,
-      `${fixed(s.powertools.importMs, 0)} + ${fixed(s.powertools.firstBatchMs, 0)}`,
-      fixed(s.ours.bootMs, 0),
-      fixed(s.powertools.bootMs, 0),
-      fixed(s.ours.cpuMs, 0),
-      fixed(s.powertools.cpuMs, 0),
+    rows: c.sizes.map((s) => {
+      const split = (f: { importMs: number; firstBatchMs: number }) => `${fixed(f.importMs, 0)} + ${fixed(f.firstBatchMs, 0)}`;
+      return [
+        mb(s.memoryMb),
+        fixed(s.onDemand.ours.initMs, 0),
+        fixed(s.onDemand.powertools.initMs, 0),
+        times(s.onDemand.initRatio),
+        fixed(s.provisioned.ours.initMs, 0),
+        fixed(s.provisioned.powertools.initMs, 0),
+        times(s.provisioned.initRatio),
+        split(s.onDemand.ours),
+        split(s.onDemand.powertools),
+        split(s.provisioned.ours),
+        split(s.provisioned.powertools),
+        `${fixed(s.provisioned.ours.bootMs, 0)} / ${fixed(s.provisioned.powertools.bootMs, 0)}`,
+      ];
+    }),
+  };
+}
+
+// ---- Lambda Managed Instances -------------------------------------------------
+
+export const lmiLabel = (c: Pick<LmiConfigResult, 'vcpus' | 'inFlight'>) => `${c.vcpus} vCPU × ${c.inFlight} in flight`;
+
+/** A cell of the LMI matrix: records per vCPU-s, p99, CPU per record and $ over the compared row's; Powertools' rows their figures. */
+export function lmiCell(v: LmiVariantResult | undefined): string {
+  if (v === undefined) return '';
+  const r = v.ratios;
+  if (r === null) {
+    const f = v.figures;
+    return `${fixed(f.recordsPerVcpuSecond, 0)}/vCPU-s · p99 ${fixed(f.p99Ms, 0)} ms · CPU ${percent(f.cpuUtilization, 0)} · ${usd(f.usdPerMillionDeliveries)}`;
+  }
+  return [r.recordsPerVcpuSecond, r.p99, r.cpuPerRecord, r.usd].map(times).join(' · ');
+}
+
+export function lmiVersusTable(configs: readonly LmiConfigResult[]): Table {
+  return {
+    head: ['variant (vs Powertools: records per vCPU-s · p99 · CPU per record · $)', ...configs.map(lmiLabel)],
+    rows: variantOrder(configs).map(({ id, title }) => [title, ...configs.map((c) => lmiCell(c.variants.find((v) => v.id === id)))]),
+  };
+}
+
+/** One configuration in full. */
+export function lmiConfigTable(config: LmiConfigResult): Table {
+  return {
+    head: [
+      'variant',
+      'records/vCPU-s',
+      'vs PT',
+      'records/CPU-s',
+      'CPU used',
+      'p50 ms',
+      'p99 ms',
+      'p99 vs PT',
+      'redelivered/delivery',
+      'req/delivery',
+      '$ / M deliveries',
+      'of which instance $',
+      '$ vs PT',
+      'throttled ms/s',
+      'effects/unique',
+    ],
+    rows: config.variants.map((v) => {
+      const f = v.figures;
+      const r = v.ratios;
+      return [
+        v.title,
+        fixed(f.recordsPerVcpuSecond, 0),
+        times(r?.recordsPerVcpuSecond),
+        fixed(f.recordsPerCpuSecond, 0),
+        percent(f.cpuUtilization, 0),
+        fixed(f.p50Ms, 1),
+        fixed(f.p99Ms, 1),
+        times(r?.p99),
+        fixed(f.redeliveriesPerDelivery, 3),
+        fixed(f.requestsPerDelivery, 2),
+        usd(f.usdPerMillionDeliveries),
+        usd(f.instanceUsdPerMillionDeliveries),
+        times(r?.usd),
+        fixed(f.throttledMsPerSecond, 0),
+        `${effectsCell(v)}${v.notExactlyOnce === undefined ? '' : ' !!'}${f.unacknowledged > 0 ? ` (${f.unacknowledged} given up)` : ''}`,
+      ];
+    }),
+  };
+}
+
+// ---- cost per use case -----------------------------------------------------------
+
+/** The use cases the cost table compares: ours against the Powertools set-up that does the same. */
+export const USE_CASES = [
+  { useCase: 'claim record (the default)', ours: 'ours-default', theirs: 'powertools', theirsWords: 'Powertools' },
+  { useCase: 'transaction', ours: 'ours-transaction', theirs: 'powertools', theirsWords: 'Powertools + the same plain write' },
+  { useCase: 'state machine', ours: 'ours-state', theirs: 'powertools-order', theirsWords: 'Powertools + an update' },
+] as const;
+
+/** The LMI configurations the cost table shows: per vCPU count, the one with the most in flight (nearest the default concurrency). */
+export function costConfigs(configs: readonly LmiConfigResult[]): LmiConfigResult[] {
+  const best = new Map<number, LmiConfigResult>();
+  for (const c of configs) if ((best.get(c.vcpus)?.inFlight ?? -1) < c.inFlight) best.set(c.vcpus, c);
+  return [...best.values()].sort((a, b) => a.vcpus - b.vcpus);
+}
+
+/** $ per million deliveries per use case, ours against Powertools, at every size and on LMI. */
+export function costTable(report: Pick<LambdaReport, 'sizes' | 'lmi'>): Table {
+  const lmi = costConfigs(report.lmi);
+  const cell = (ours: number | undefined, theirs: number | undefined) =>
+    ours === undefined || theirs === undefined ? '-' : `${usd(ours, 2)} vs ${usd(theirs, 2)} (${times(ours / theirs)})`;
+  return {
+    head: ['use case: ours vs', ...report.sizes.map((s) => mb(s.memoryMb)), ...lmi.map((c) => `LMI, ${lmiLabel(c)}`)],
+    rows: USE_CASES.map((u) => [
+      `${u.useCase}: vs ${u.theirsWords}`,
+      ...report.sizes.map((s) => {
+        const $ = (id: string) => s.variants.find((v) => v.id === id)?.lambda.usdPerMillionDeliveries;
+        return cell($(u.ours), $(u.theirs));
+      }),
+      ...lmi.map((c) => {
+        const $ = (id: string) => c.variants.find((v) => v.id === id)?.figures.usdPerMillionDeliveries;
+        return cell($(u.ours), $(u.theirs));
+      }),
     ]),
   };
 }
 
-/** The variants and sizes that were not exactly once, one line each. */
-export function exactlyOnceProblems(sizes: readonly SizeResult[]): string[] {
-  return sizes.flatMap((s) =>
-    s.variants.filter((v) => v.notExactlyOnce !== undefined).map((v) => `${v.title} at ${mb(s.memoryMb)}: ${v.notExactlyOnce}`),
-  );
-}
+// ---- the run -------------------------------------------------------------------
 
-function pad(cells: readonly string[], widths: readonly number[]): string {
-  return cells
-    .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
-    .join('  ')
-    .trimEnd();
-}
-
-export function textTable(t: Table): string[] {
-  const widths = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
-  return [pad(t.head, widths), ...t.rows.map((r) => pad(r, widths))];
-}
-
-/** The sweep for people, on stdout. */
-export function formatSweepText(report: SweepReport): string {
-  const w = report.workload;
-  const m = report.machine;
-  const lines = [
-    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency}, Lambda-shaped sweep (${report.sizes.map((s) => mb(s.memoryMb)).join(', ')}), ${report.date} (${report.durationS.toFixed(0)} s)`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
-    `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ${w.warmupBatches} warm-up batches per size; ` +
-      (w.aws ? 'the AWS latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
-    `Schedule: ${report.schedule}.`,
-    ...report.quotaChecks.map(
-      (c) =>
-        `Quota check at ${mb(c.memoryMb)}: ${(c.measuredShare * 100).toFixed(1)} % of a vCPU (expected ${(c.expectedShare * 100).toFixed(1)} %).`,
+/** The variants, sizes and configurations that were not exactly once, one line each. */
+export function lambdaProblems(sizes: readonly SizeResult[], lmi: readonly LmiConfigResult[]): string[] {
+  return [
+    ...sizes.flatMap((s) =>
+      s.variants.filter((v) => v.notExactlyOnce !== undefined).map((v) => `${v.title} at ${mb(s.memoryMb)}: ${v.notExactlyOnce}`),
     ),
-    '',
-    ...textTable(versusTable(report)),
+    ...lmi.flatMap((c) =>
+      c.variants.filter((v) => v.notExactlyOnce !== undefined).map((v) => `${v.title} on LMI ${lmiLabel(c)}: ${v.notExactlyOnce}`),
+    ),
   ];
+}
+
+/** When the machine let an environment run on fewer cores than its vCPUs: the quota could not be reached. */
+export function coreWarnings(lmi: readonly LmiConfigResult[]): string[] {
+  return lmi
+    .filter((c) => c.coresAvailable < c.vcpus)
+    .map(
+      (c) =>
+        `LMI ${lmiLabel(c)}: the environment could run on ${c.coresAvailable} core${c.coresAvailable === 1 ? '' : 's'} only (the machine's, DynamoDB Local pinned apart), fewer than its ${c.vcpus} vCPUs: its figures are those of ${c.coresAvailable}`,
+    );
+}
+
+function sweepText(report: LambdaReport): string[] {
+  const lines = ['', ...textTable(versusTable(report))];
   for (const size of report.sizes) {
     lines.push(
       '',
-      `${mb(size.memoryMb)}: ${(size.cpuShare * 100).toFixed(1)} % of a vCPU (quota ${size.quotaUs} / ${size.periodUs} µs), ${size.nodeFlags.join(' ')}, ${size.durationS.toFixed(0)} s`,
+      `${mb(size.memoryMb)}: ${percent(size.cpuShare)} of a vCPU (quota ${size.quotaUs} / ${size.periodUs} µs), ${size.nodeFlags.join(' ')}, ${size.durationS.toFixed(0)} s`,
+      ...textTable(sizeTable(size)),
     );
-    lines.push(...textTable(sizeTable(size)));
   }
-  if (report.coldStart !== undefined) {
+  return lines;
+}
+
+function lmiText(report: LambdaReport): string[] {
+  if (report.lmi.length === 0) return [];
+  const lines = [
+    '',
+    'Lambda Managed Instances (records per vCPU-second of the environment, steady window):',
+    ...textTable(lmiVersusTable(report.lmi)),
+  ];
+  for (const c of report.lmi)
     lines.push(
       '',
-      `Cold start per size (import + first batch of 10 fresh records, median of ${report.coldStart.sizes[0]?.samples ?? 0} fresh processes):`,
+      `LMI ${lmiLabel(c)}: ${c.memoryMb} MB, quota ${c.quotaUs} / ${c.periodUs} µs, ${c.slices} slices, ${c.durationS.toFixed(0)} s`,
+      ...textTable(lmiConfigTable(c)),
     );
-    lines.push(...textTable(coldStartTable(report.coldStart)));
-  }
-  lines.push('', 'Targets (shown, not asserted):');
-  for (const t of report.targets)
-    lines.push(`  ${t.target}: ${t.measured} -> ${t.met === null ? 'not measured' : t.met ? 'met' : `missed: ${t.shortfall ?? ''}`}`);
-  if (report.problems.length > 0) {
-    lines.push('', '!! NOT EXACTLY ONCE:');
-    for (const p of report.problems) lines.push(`!!   ${p}`);
-  }
+  for (const w of coreWarnings(report.lmi)) lines.push(`!! ${w}`);
+  return lines;
+}
+
+function coldStartText(c: ColdStartFigures | undefined): string[] {
+  if (c === undefined) return [];
+  return [
+    '',
+    `Cold start per size (import + first batch of 10 fresh records, median of ${c.samples} fresh processes per side, size and mode):`,
+    ...textTable(coldStartSizeTable(c)),
+    '',
+    `Bundles and import at full CPU (${c.fullCpu}):`,
+    ...textTable(bundleTable(c), { freeLast: true }),
+    '',
+    ...textTable(importStepsTable(c)),
+  ];
+}
+
+/** A Lambda-shaped run for people, on stdout. */
+export function formatLambdaText(report: LambdaReport): string {
+  const w = report.workload;
+  const m = report.machine;
+  const what = [
+    ...(report.sizes.length > 0 ? [`memory sweep (${report.sizes.map((s) => mb(s.memoryMb)).join(', ')})`] : []),
+    ...(report.lmi.length > 0 ? [`Lambda Managed Instances (${report.lmi.map(lmiLabel).join(', ')})`] : []),
+  ];
+  const lines = [
+    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency}, Lambda-shaped: ${what.join(' and ')}, ${report.date} (${report.durationS.toFixed(0)} s)`,
+    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
+    `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ${w.warmupBatches} warm-up batches; ` +
+      (w.aws ? 'the AWS latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
+    `Schedule: ${report.schedule}.`,
+    ...report.quotaChecks.map(
+      (c) => `Quota check at ${mb(c.memoryMb)}: ${percent(c.measuredShare)} of a vCPU (expected ${percent(c.expectedShare)}).`,
+    ),
+    ...(report.sizes.length > 0 ? sweepText(report) : []),
+    ...lmiText(report),
+    ...coldStartText(report.coldStart),
+    '',
+    'Cost per use case, $ per million deliveries:',
+    ...textTable(costTable(report)),
+    '',
+    'Targets (shown, not asserted):',
+    ...report.targets.map((t) => `  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`),
+  ];
+  if (report.problems.length > 0) lines.push('', '!! NOT EXACTLY ONCE:', ...report.problems.map((p) => `!!   ${p}`));
   return `${lines.join('\n')}\n`;
 }

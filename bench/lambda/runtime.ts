@@ -7,7 +7,8 @@
  * writes its own pid into the group's `cgroup.procs`, then `exec`s node, so
  * Node's own start-up already runs under the quota.
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork, type SpawnOptions, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type { CpuGroup } from './cgroup.js';
 
 /** The heap flags Lambda's Node.js runtime bootstrap passes at `memoryMb` (integer MB, as its shell arithmetic). */
@@ -62,17 +63,29 @@ export function forkLimited(
   });
 }
 
-/** Spawns `node nodeFlags... args...` in `group` from its start, stdout and stderr piped. */
+/** Spawns `node nodeFlags... args...` in `group` from its start (no group: no limit), stdout and stderr piped. */
 export function spawnLimited(
   args: readonly string[],
-  group: CpuGroup,
+  group: CpuGroup | undefined,
   options: { readonly env: NodeJS.ProcessEnv; readonly nodeFlags: readonly string[]; readonly cwd?: string },
 ): ChildProcess {
   const [first, ...rest] = [...options.nodeFlags, ...args];
   if (first === undefined) throw new Error('spawnLimited needs a script');
-  return spawn('/bin/sh', ['-c', JOIN_THEN_EXEC, first, ...rest], {
-    env: wrapperEnv(group, options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  const where: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
+  if (group === undefined) return spawn(process.execPath, [first, ...rest], { env: options.env, ...where });
+  return spawn('/bin/sh', ['-c', JOIN_THEN_EXEC, first, ...rest], { env: wrapperEnv(group, options.env), ...where });
+}
+
+/** Waits for a spawned process to exit; its exit code and what it wrote. */
+export async function runToEnd(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
   });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
 }

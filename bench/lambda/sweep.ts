@@ -14,15 +14,15 @@ import { createVariantTables, scanAll, seedPendingOrders, type ClientOptions } f
 import { tallyEffects } from '../effects.js';
 import { variantSeed } from '../lanes.js';
 import { rotation } from '../measure.js';
+import type { SizeResult } from '../results.js';
 import type { SampleLike } from '../stats.js';
 import type { Variant } from '../variants.js';
 import type { Delivery, Workload } from '../workload.js';
 import { type CpuGroups, cpuShare } from './cgroup.js';
 import { type SizeLaneOutcome, sizeResults } from './figures.js';
 import { duration, etaMs, type RoundsSeen } from './progress.js';
-import type { SizeResult } from './results.js';
 import { lambdaNodeFlags } from './runtime.js';
-import { HandlerWorker } from './workers.js';
+import { HandlerWorker, type Stoppable } from './workers.js';
 
 export const SWEEP_SCHEDULE =
   'sizes one after another (ascending), each with fresh tables, fresh worker processes and its own warm-up; ' +
@@ -45,7 +45,7 @@ export interface SweepInput {
   readonly serverCpu: (() => number) | undefined;
   readonly progress: (line: string) => void;
   /** Every worker started, so an interrupted run can kill them before removing the groups. */
-  readonly started: Set<HandlerWorker>;
+  readonly started: Set<Stoppable>;
 }
 
 /** A variant at one size while it runs. */

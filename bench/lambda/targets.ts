@@ -1,48 +1,115 @@
 /**
- * Issue 31's targets for the Lambda-shaped sweep, checked against a run and
- * shown, never asserted (timing is not a pass/fail test).
+ * The targets of the Lambda-shaped runs, checked against a run and shown,
+ * never asserted (timing is not a pass/fail test): the memory sweep's, the
+ * cold start's (on demand and provisioned, at every size) and Lambda Managed
+ * Instances' (records per vCPU-second in every configuration).
  */
-import type { TargetCheck } from '../results.js';
+import type { ColdStartFigures, LmiConfigResult, SizeResult, SizeVariantResult, TargetCheck } from '../results.js';
 import { atLeast, atMost, x } from '../targets.js';
-import type { SizeVariantResult } from './figures.js';
-import type { SweepColdStart, SizeResult } from './results.js';
 
-/** The claim strategy's default: no `strategy` option, the library chooses (from the memory size). */
+/** The claim strategy's default: no `strategy` option, the library chooses. */
 export const DEFAULT_CLAIM = 'ours-default';
 
 function at(sizes: readonly SizeResult[], memoryMb: number, id: string): SizeVariantResult | undefined {
   return sizes.find((s) => s.memoryMb === memoryMb)?.variants.find((v) => v.id === id);
 }
 
-export function checkSweepTargets(sizes: readonly SizeResult[], coldStart: SweepColdStart | undefined): TargetCheck[] {
+/** The lowest (or highest) finite value with where it was measured; undefined when there is none. */
+function extreme(values: ReadonlyArray<{ where: string; value: number | null | undefined }>, pick: 'lowest' | 'highest') {
+  let found: { where: string; value: number } | undefined;
+  for (const { where, value } of values) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    if (found === undefined || (pick === 'lowest' ? value < found.value : value > found.value)) found = { where, value };
+  }
+  return found;
+}
+
+/** "≥ goal everywhere": the lowest value against the goal, said with where it was measured. */
+function lowestAtLeast(target: string, values: ReadonlyArray<{ where: string; value: number | null | undefined }>, goal: number) {
+  const low = extreme(values, 'lowest');
+  return { ...atLeast(target, low?.value, goal, x), ...(low === undefined ? {} : { measured: `lowest ${x(low.value)} at ${low.where}` }) };
+}
+
+/** "≤ goal everywhere": the highest value against the goal, said with where it was measured. */
+function highestAtMost(target: string, values: ReadonlyArray<{ where: string; value: number | null | undefined }>, goal: number) {
+  const high = extreme(values, 'highest');
+  return {
+    ...atMost(target, high?.value, goal, x),
+    ...(high === undefined ? {} : { measured: `highest ${x(high.value)} at ${high.where}` }),
+  };
+}
+
+export function sweepTargets(sizes: readonly SizeResult[]): TargetCheck[] {
+  if (sizes.length === 0) return [];
   const rate = (memoryMb: number, id: string) => at(sizes, memoryMb, id)?.ratios?.recordsPerSecond;
-  const defaults = sizes.map((s) => ({ memoryMb: s.memoryMb, ratio: at(sizes, s.memoryMb, DEFAULT_CLAIM)?.ratios?.recordsPerSecond }));
-  const finite = defaults.filter((d): d is { memoryMb: number; ratio: number } => typeof d.ratio === 'number' && Number.isFinite(d.ratio));
-  const lowest = finite.reduce<{ memoryMb: number; ratio: number } | undefined>(
-    (low, d) => (low === undefined || d.ratio < low.ratio ? d : low),
-    undefined,
-  );
-  const cold256 = coldStart?.sizes.find((c) => c.memoryMb === 256);
-  const checks: TargetCheck[] = [
+  return [
     atLeast('256 MB: claim default ≥ 1.4x Powertools records/s', rate(256, DEFAULT_CLAIM), 1.4, x),
     atMost("256 MB: claim default ≤ 0.75x Powertools' $ per million deliveries", at(sizes, 256, DEFAULT_CLAIM)?.ratios?.usd, 0.75, x),
     atLeast('256 MB: transaction ≥ 2.0x Powertools records/s', rate(256, 'ours-transaction'), 2.0, x),
     atLeast('256 MB: state machine ≥ 2.5x Powertools (order update) records/s', rate(256, 'ours-state'), 2.5, x),
     atLeast('1,769 MB: claim default ≥ 0.95x Powertools records/s', rate(1769, DEFAULT_CLAIM), 0.95, x),
     atMost("1,769 MB: claim default p99 ≤ 1.2x Powertools'", at(sizes, 1769, DEFAULT_CLAIM)?.ratios?.p99, 1.2, x),
-    {
-      ...atLeast('every size: claim default ≥ 0.9x Powertools records/s', lowest?.ratio, 0.9, x),
-      ...(lowest === undefined ? {} : { measured: `lowest ${x(lowest.ratio)} at ${lowest.memoryMb} MB` }),
-    },
-    atMost("256 MB cold start: the README claim handler's init ≤ 0.9x Powertools'", cold256?.initRatio, 0.9, x),
+    lowestAtLeast(
+      'every size: claim default ≥ 0.9x Powertools records/s',
+      sizes.map((s) => ({ where: `${s.memoryMb} MB`, value: at(sizes, s.memoryMb, DEFAULT_CLAIM)?.ratios?.recordsPerSecond })),
+      0.9,
+    ),
   ];
-  const problems = sizes.flatMap((s) => s.variants.filter((v) => v.notExactlyOnce !== undefined).map((v) => `${v.id} at ${s.memoryMb} MB`));
-  const measured = sizes.reduce((n, s) => n + s.variants.length, 0);
-  checks.push({
+}
+
+export function coldStartTargets(coldStart: ColdStartFigures | undefined): TargetCheck[] {
+  const sizes = coldStart?.sizes ?? [];
+  if (sizes.length === 0) return [];
+  return [
+    highestAtMost(
+      "every size, on demand (init at full CPU): the README claim handler's import + first batch ≤ 1.0x Powertools'",
+      sizes.map((s) => ({ where: `${s.memoryMb} MB`, value: s.onDemand.initRatio })),
+      1.0,
+    ),
+    highestAtMost(
+      "every size, provisioned concurrency (all under the quota): the README claim handler's import + first batch ≤ 1.05x Powertools'",
+      sizes.map((s) => ({ where: `${s.memoryMb} MB`, value: s.provisioned.initRatio })),
+      1.05,
+    ),
+  ];
+}
+
+export function lmiTargets(lmi: readonly LmiConfigResult[]): TargetCheck[] {
+  if (lmi.length === 0) return [];
+  const ratios = (id: string) =>
+    lmi.map((c) => ({
+      where: `${c.vcpus} vCPU × ${c.inFlight} in flight`,
+      value: c.variants.find((v) => v.id === id)?.ratios?.recordsPerVcpuSecond,
+    }));
+  return [
+    lowestAtLeast('Lambda Managed Instances: claim default ≥ 1.5x Powertools records per vCPU-second', ratios(DEFAULT_CLAIM), 1.5),
+    lowestAtLeast('Lambda Managed Instances: transaction ≥ 2.0x Powertools records per vCPU-second', ratios('ours-transaction'), 2.0),
+    lowestAtLeast(
+      'Lambda Managed Instances: state machine ≥ 2.0x Powertools (order update) records per vCPU-second',
+      ratios('ours-state'),
+      2.0,
+    ),
+  ];
+}
+
+export function exactlyOnceTarget(sizes: readonly SizeResult[], lmi: readonly LmiConfigResult[]): TargetCheck {
+  const runs = [
+    ...sizes.flatMap((s) => s.variants.map((v) => ({ v, where: `${v.id} at ${s.memoryMb} MB` }))),
+    ...lmi.flatMap((c) => c.variants.map((v) => ({ v, where: `${v.id} on LMI ${c.vcpus} vCPU × ${c.inFlight}` }))),
+  ];
+  const problems = runs.filter((r) => r.v.notExactlyOnce !== undefined).map((r) => r.where);
+  return {
     target: 'every variant applies every event exactly once in every run (effects read back)',
-    measured: problems.length === 0 ? `${measured} variant runs, all exactly once` : `not exactly once: ${problems.join(', ')}`,
-    met: measured === 0 ? null : problems.length === 0,
-    shortfall: problems.length === 0 ? undefined : `${problems.length} of ${measured}`,
-  });
-  return checks;
+    measured: problems.length === 0 ? `${runs.length} variant runs, all exactly once` : `not exactly once: ${problems.join(', ')}`,
+    met: runs.length === 0 ? null : problems.length === 0,
+    shortfall: problems.length === 0 ? undefined : `${problems.length} of ${runs.length}`,
+  };
+}
+
+export function checkLambdaTargets(
+  sizes: readonly SizeResult[],
+  lmi: readonly LmiConfigResult[],
+  coldStart: ColdStartFigures | undefined,
+): TargetCheck[] {
+  return [...sweepTargets(sizes), ...coldStartTargets(coldStart), ...lmiTargets(lmi), exactlyOnceTarget(sizes, lmi)];
 }

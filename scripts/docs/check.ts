@@ -6,7 +6,8 @@
  * - every internal link leads to a page, and every anchor to an element id on it (all pages are crawled);
  * - the local search finds the transactions guide for "group commit" (`--search`, `--search-page`);
  * - the API page of sqsIdempotency shows its TSDoc @example as code;
- * - screenshots of the home page and of that API page go to site/check/.
+ * - the benchmarks page's charts read at the page's width: each one's smallest text renders at 11 px or more;
+ * - screenshots of the home page, of that API page and of each benchmarks chart as rendered go to site/check/.
  *
  * Exits non-zero with the list of failures. Not part of `npm test`: a machine without a browser passes the
  * tests; this check installs Debian's chromium when it is missing and it runs as root (see chromium.ts).
@@ -20,9 +21,10 @@ import { ensureChromium, launchChromium } from './chromium.js';
 import { crawl } from './crawl.js';
 import { apiFolder, checkDir, root, siteDist, siteSrc } from './layout.js';
 import { siteLink } from './pages.js';
-import { exampleOf, searchFinds, showsExample, type ProbeResult } from './probes.js';
+import { chartsReadable, exampleOf, searchFinds, showsExample, type ProbeResult } from './probes.js';
 import { resolveFile, serveStatic } from './serve.js';
 import type { SiteManifest } from './site-config.js';
+import type { BrowserContext } from 'playwright-core';
 
 const cli = {
   usage: 'npm run docs:check -- [options]',
@@ -135,13 +137,35 @@ async function run(values: {
     await example.page.setViewportSize({ width: 1280, height: Math.min(Math.max(height, 900), 4000) });
     await example.page.screenshot({ path: apiShot });
     await example.page.close();
-    say(`screenshots: ${relative(root, homeShot)}, ${relative(root, apiShot)}`);
+    const chartShots = await checkCharts(browser.context, server.origin, manifest, failures);
+    say(`screenshots: ${[homeShot, apiShot, ...chartShots].map((f) => relative(root, f)).join(', ')}`);
   } finally {
     await browser.close();
     await server.close();
   }
   failures.push(...[...new Set(outside)].map((u) => `request outside the site (refused): ${u}`));
   return failures;
+}
+
+/** The benchmarks page's charts: readable at the page's width (failures otherwise), each screenshot as rendered. */
+async function checkCharts(context: BrowserContext, origin: string, manifest: SiteManifest, failures: string[]): Promise<string[]> {
+  const guide = manifest.guides.find((g) => g.repoPath === 'docs/benchmarks.md');
+  if (guide === undefined) {
+    failures.push('docs/benchmarks.md is not in the site');
+    return [];
+  }
+  const url = `${origin}${siteLink(guide.sitePath)}.html`;
+  const charts = await chartsReadable(context, url);
+  report(`charts (${siteLink(guide.sitePath)}.html)`, charts, failures);
+  const shots: string[] = [];
+  // The same images, in the same order, as the probe read: an SVG named benchmarks-*.
+  for (const [i, chart] of charts.charts.entries()) {
+    const shot = join(checkDir, `chart-${chart.file.replace(/\.[^.]*\.svg$|\.svg$/, '')}-${i}.png`);
+    await charts.page.locator('.vp-doc img[src*="benchmarks-"][src$=".svg"]').nth(i).screenshot({ path: shot });
+    shots.push(shot);
+  }
+  await charts.page.close();
+  return shots;
 }
 
 function report(what: string, result: ProbeResult, failures: string[]): void {

@@ -106,3 +106,53 @@ export async function showsExample(
     detail: `a code block holds all ${example.length} lines of the @example (of ${blocks.length} code blocks)`,
   };
 }
+
+/** The smallest chart text a reader is asked to read at the page's width, px. */
+export const MIN_CHART_TEXT_PX = 11;
+
+/** What the page shows of one chart: its name, the width it renders at, and its smallest text as rendered. */
+export interface ChartOnPage {
+  readonly file: string;
+  readonly renderedWidth: number;
+  readonly naturalWidth: number;
+  /** The SVG's smallest font size × rendered width / natural width. */
+  readonly smallestTextPx: number;
+}
+
+/**
+ * Reads each chart of the page (an `<img>` of an SVG whose name starts with `benchmarks-`) as the reader's
+ * browser draws it: the width the page gives it, the SVG's own width and the smallest `font-size` in it.
+ * An SVG drawn narrower than its own width is scaled down, its text with it.
+ */
+const CHARTS_ON_PAGE = `(async () => {
+  const images = [...document.querySelectorAll('.vp-doc img')].filter((img) => /\\/benchmarks-[^/]*\\.svg$/.test(new URL(img.currentSrc || img.src).pathname));
+  return Promise.all(images.map(async (img) => {
+    const text = await (await fetch(img.currentSrc || img.src)).text();
+    const sizes = [...text.matchAll(/font-size="([0-9.]+)px"/g)].map((m) => Number(m[1]));
+    const naturalWidth = Number((/<svg[^>]* width="([0-9.]+)"/.exec(text) || [])[1]);
+    const renderedWidth = img.getBoundingClientRect().width;
+    return {
+      file: new URL(img.currentSrc || img.src).pathname.split('/').pop(),
+      renderedWidth,
+      naturalWidth,
+      smallestTextPx: (sizes.length === 0 ? NaN : Math.min(...sizes)) * renderedWidth / naturalWidth,
+    };
+  }));
+})()`;
+
+/**
+ * The benchmarks page's charts are readable where they stand: each one's smallest text renders at
+ * {@link MIN_CHART_TEXT_PX} or more at the page's width. The page stays open for its screenshot.
+ */
+export async function chartsReadable(context: BrowserContext, url: string): Promise<ProbeResult & { page: Page; charts: ChartOnPage[] }> {
+  const page = await open(context, url);
+  for (const img of await page.locator('.vp-doc img').all()) await img.scrollIntoViewIfNeeded();
+  await page.waitForFunction(`[...document.querySelectorAll('.vp-doc img')].every((img) => img.complete)`, undefined, { timeout: 30_000 });
+  const charts = (await page.evaluate(CHARTS_ON_PAGE)) as ChartOnPage[];
+  if (charts.length === 0) return { page, charts, status: 'failed', detail: `no benchmarks-*.svg chart on ${url}` };
+  const shown = (c: ChartOnPage) => `${c.file} ${c.renderedWidth.toFixed(0)} px wide, smallest text ${c.smallestTextPx.toFixed(1)} px`;
+  const small = charts.filter((c) => !(c.smallestTextPx >= MIN_CHART_TEXT_PX));
+  if (small.length > 0)
+    return { page, charts, status: 'failed', detail: `text under ${MIN_CHART_TEXT_PX} px as rendered: ${small.map(shown).join('; ')}` };
+  return { page, charts, status: 'passed', detail: charts.map(shown).join('; ') };
+}

@@ -138,6 +138,18 @@ describe('--memory (the Lambda-shaped sweep)', () => {
     expect(usageError(['--check-quota']).option).toBe('check-quota');
   });
 
+  it('--lmi takes vCPU counts and --in-flight the invocations in flight, both ascending; --in-flight needs --lmi', () => {
+    expect(parseBenchArgs([]).lmi).toEqual([]);
+    expect(parseBenchArgs(['--lmi', '2,1'])).toMatchObject({ lmi: [1, 2], inFlight: [8, 32, 64] });
+    expect(parseBenchArgs(['--lmi', '1', '--in-flight', '64,8']).inFlight).toEqual([8, 64]);
+    expect(parseBenchArgs(['--memory', '256', '--lmi', '1'])).toMatchObject({ memory: [256], lmi: [1] });
+    expect(usageError(['--lmi', '0']).message).toBe('--lmi: "0" is not a vCPU count (a whole number from 1 to 16).');
+    expect(usageError(['--lmi', '1', '--in-flight', '2000']).option).toBe('in-flight');
+    expect(usageError(['--in-flight', '8']).message).toMatch(/--in-flight needs --lmi/);
+    expect(usage).toContain('--lmi N,N');
+    expect(usage).toContain('--in-flight N,N');
+  });
+
   it('parseMemorySizes alone, and the help text documents the option', () => {
     expect(parseMemorySizes('512,128')).toEqual([128, 512]);
     expect(() => parseMemorySizes('127')).toThrow(BenchUsageError);

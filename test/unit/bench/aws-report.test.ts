@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../../bench/args.js';
 import { awsModel } from '../../../bench/aws-model.js';
 import { checkAwsTargets } from '../../../bench/aws-targets.js';
-import { mergeSection, NOTES_MARKER, renderSection, sectionKey } from '../../../bench/docs.js';
-import { formatJson } from '../../../bench/report.js';
-import type { BenchReport, VariantResult } from '../../../bench/results.js';
+import { renderSection, sectionKey } from '../../../bench/docs.js';
+import { formatReport } from '../../../bench/output.js';
+import { mergeSection, NOTES_MARKER } from '../../../bench/sections.js';
+import type { ProcessReport, VariantResult } from '../../../bench/results.js';
 import { awsFigures, laneFigures, type SampleLike } from '../../../bench/stats.js';
 import { selectVariants } from '../../../bench/variants.js';
 import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
@@ -38,8 +39,9 @@ function variant(id: string, samples: SampleLike[], ratio: number | null): Varia
   };
 }
 
-function report(duplicateRate: number, variants: VariantResult[]): BenchReport {
+function report(duplicateRate: number, variants: VariantResult[]): ProcessReport {
   return {
+    kind: 'process',
     date: '2026-12-01T00:00:00.000Z',
     durationS: 1,
     command: 'npm run bench -- --aws',
@@ -80,7 +82,7 @@ describe('the --aws figures', () => {
   });
 
   it('carries ratio, p99, CPU, $ and Lambda ms per variant in the JSON', () => {
-    const json = JSON.parse(formatJson(report(0.25, [variant('powertools', [sample(40, 20, 26, 0)], null)]))) as BenchReport;
+    const json = JSON.parse(formatReport(report(0.25, [variant('powertools', [sample(40, 20, 26, 0)], null)]), true)) as ProcessReport;
     const f = json.variants[0]?.figures;
     expect(Object.keys(f ?? {})).toEqual(expect.arrayContaining(['p99Ms', 'cpuMsPerBatch', 'usdPerMillionDeliveries', 'lambdaMs256']));
     expect(json.variants[0]).toHaveProperty('ratio');

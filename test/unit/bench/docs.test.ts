@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { markdownTable, mergeSection, NOTES_MARKER, renderSection, sectionKey } from '../../../bench/docs.js';
+import { renderSection, sectionKey } from '../../../bench/docs.js';
+import { markdownTable } from '../../../bench/format.js';
+import { mergeSection, NOTES_MARKER } from '../../../bench/sections.js';
 import { unitsNotes } from '../../../bench/report.js';
-import type { BenchReport, VariantResult } from '../../../bench/results.js';
+import type { ProcessReport, VariantResult } from '../../../bench/results.js';
 import { checkTargets } from '../../../bench/targets.js';
 import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
 
@@ -40,8 +42,9 @@ function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, dupli
   };
 }
 
-function report(latencyMs: number, variants: VariantResult[], duplicateRate = 0.25, unitsCounted = false): BenchReport {
+function report(latencyMs: number, variants: VariantResult[], duplicateRate = 0.25, unitsCounted = false): ProcessReport {
   return {
+    kind: 'process',
     date: '2026-01-01T00:00:00.000Z',
     durationS: 100,
     command: latencyMs === 0 ? 'npm run bench' : `npm run bench -- --latency ${latencyMs}`,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSection, sectionRank } from '../../../bench/docs.js';
 import { chartPoints, powerChartSpec } from '../../../bench/lambda/chart.js';
-import { chartPath, renderSweepSection, sweepSectionKey } from '../../../bench/lambda/docs.js';
+import { chartPath, lambdaSectionKey, renderPowerSection } from '../../../bench/lambda/docs.js';
 import { exactlyOnceProblem, lambdaFigures, type SizeLaneOutcome, sizeResults } from '../../../bench/lambda/figures.js';
 import { duration, etaMs, predictRoundMs } from '../../../bench/lambda/progress.js';
 import { versusTable } from '../../../bench/lambda/report.js';
-import type { SizeResult, SweepReport } from '../../../bench/lambda/results.js';
-import { checkSweepTargets } from '../../../bench/lambda/targets.js';
+import { checkLambdaTargets } from '../../../bench/lambda/targets.js';
+import type { LambdaReport, SizeResult } from '../../../bench/results.js';
+import { mergeSection, sectionRank } from '../../../bench/sections.js';
 import type { SampleLike } from '../../../bench/stats.js';
 import { fixtureMachine, fixtureVersions } from '../../support/bench-report.js';
 
@@ -109,9 +109,9 @@ function size(memoryMb: number, ptMs: number): SizeResult {
   };
 }
 
-function sweep(sizes: SizeResult[], duplicateRate = 0.25): SweepReport {
+function sweep(sizes: SizeResult[], duplicateRate = 0.25): LambdaReport {
   return {
-    kind: 'memory-sweep',
+    kind: 'lambda',
     date: '2026-12-05T00:00:00.000Z',
     durationS: 900,
     command: 'npm run bench -- --aws --memory 256,1769',
@@ -135,8 +135,9 @@ function sweep(sizes: SizeResult[], duplicateRate = 0.25): SweepReport {
     cgroupRoot: '/sys/fs/cgroup/cpu',
     quotaChecks: [{ memoryMb: 256, expectedShare: 0.1447, wallMs: 1000, cpuMs: 140, measuredShare: 0.14 }],
     sizes,
+    lmi: [],
     coldStart: undefined,
-    targets: checkSweepTargets(sizes, undefined),
+    targets: checkLambdaTargets(sizes, [], undefined),
     problems: [],
   };
 }
@@ -167,14 +168,14 @@ describe('the power-tuning chart', () => {
     expect(ours1769?.library).toBe('effectively-once');
   });
 
-  it('builds a Vega-Lite spec of two panels (duration, cost) over the memory sizes, one colour per variant, Powertools dashed', () => {
+  it('builds a Vega-Lite spec of two panels (duration above cost) over the memory sizes, one colour per variant, Powertools dashed', () => {
     const spec = powerChartSpec(report) as unknown as {
       data: { values: unknown[] };
-      hconcat: Array<{ mark: { type: string }; encoding: Record<string, { field: string; sort?: unknown; scale?: { domain?: unknown } }> }>;
+      vconcat: Array<{ mark: { type: string }; encoding: Record<string, { field: string; sort?: unknown; scale?: { domain?: unknown } }> }>;
     };
     expect(spec.data.values).toEqual(chartPoints(report));
-    expect(spec.hconcat.map((p) => p.encoding['y']?.field)).toEqual(['p50Ms', 'usdPerMillion']);
-    for (const panel of spec.hconcat) {
+    expect(spec.vconcat.map((p) => p.encoding['y']?.field)).toEqual(['p50Ms', 'usdPerMillion']);
+    for (const panel of spec.vconcat) {
       expect(panel.mark.type).toBe('line');
       expect(panel.encoding['x']).toMatchObject({ field: 'memoryMb', sort: [256, 1769] });
       expect(panel.encoding['color']?.field).toBe('variant');
@@ -192,43 +193,48 @@ describe('the power-tuning chart', () => {
 });
 
 describe('the sweep in the docs', () => {
-  it('keys its section by duplicate rate and puts the chart beside the Markdown file', () => {
-    expect(sweepSectionKey(sweep([]))).toBe('power');
-    expect(sweepSectionKey(sweep([], 0.01))).toBe('power-dup-0.01');
+  it('keys its sections by duplicate rate and puts the charts beside the Markdown file', () => {
+    expect(lambdaSectionKey('power', sweep([]))).toBe('power');
+    expect(lambdaSectionKey('power', sweep([], 0.01))).toBe('power-dup-0.01');
+    expect(lambdaSectionKey('cost', sweep([], 0.01))).toBe('cost-dup-0.01');
     expect(chartPath('/r/docs/benchmarks.md', 'power-dup-0.01')).toBe('/r/docs/benchmarks-power-dup-0.01.svg');
   });
 
-  it('writes the chart, the table against Powertools per size, the targets, and says whether every run was exactly once', () => {
+  it('writes the charts, the table against Powertools per size, the targets, and says whether every run was exactly once', () => {
     const report = sweep([size(256, 200), size(1769, 40)]);
-    const text = renderSweepSection(report, 'benchmarks-power.svg');
+    const text = renderPowerSection(report, { ratios: 'benchmarks-power.svg', raw: 'benchmarks-power-raw.svg' });
     expect(text.startsWith('<!-- bench:begin power -->')).toBe(true);
     expect(text).toContain('](benchmarks-power.svg)');
+    expect(text).toContain('](benchmarks-power-raw.svg)');
     expect(text).toContain('| variant (vs Powertools: records/s · p99 · CPU · $) | 256 MB | 1,769 MB |');
     expect(text).toContain('| ours ours-default | 2.00x · 0.50x · 0.50x ·');
     expect(text).toContain('exactly once at every size');
     expect(text).toContain('1-minute load 1.50 at the start, 2.50 at the end');
     expect(text).toContain('256 MB: claim default ≥ 1.4x Powertools records/s | 2.00x | met');
     const failed = sweep([size(256, 200)]);
-    const text2 = renderSweepSection(
+    const text2 = renderPowerSection(
       {
         ...failed,
         sizes: [
           { ...failed.sizes[0], variants: failed.sizes[0]?.variants.map((v) => ({ ...v, notExactlyOnce: 'boom' })) ?? [] } as SizeResult,
         ],
       },
-      'x.svg',
+      { ratios: 'x.svg', raw: 'y.svg' },
     );
     expect(text2).toContain('**Not exactly once:** Powertools at 256 MB: boom');
   });
 
-  it("puts the sweep's sections first, then the AWS model's, then DynamoDB Local's", () => {
+  it("puts the sweep's sections first, then Lambda Managed Instances', the cost's, the AWS model's, then DynamoDB Local's", () => {
     expect([
       sectionRank('power'),
       sectionRank('power-dup-0.01'),
+      sectionRank('lmi'),
+      sectionRank('cost-dup-0.01'),
       sectionRank('aws'),
       sectionRank('aws-dup-0.01'),
       sectionRank('latency-0'),
-    ]).toEqual([0, 0, 1, 1, 2]);
+      sectionRank('redis-latency-0'),
+    ]).toEqual([0, 0, 1, 2, 3, 3, 4, 4]);
     const existing =
       '# B\n\n<!-- bench:begin aws -->A<!-- bench:end aws -->\n\n<!-- bench:begin latency-0 -->L<!-- bench:end latency-0 -->\n';
     const merged = mergeSection(existing, '<!-- bench:begin power -->P<!-- bench:end power -->', 'power');
@@ -265,7 +271,7 @@ describe('progress: time left', () => {
 
 describe('the sweep targets', () => {
   it('reads the ratios at 256 and 1,769 MB and the lowest over the sizes', () => {
-    const checks = checkSweepTargets([size(256, 200), size(1769, 40)], undefined);
+    const checks = checkLambdaTargets([size(256, 200), size(1769, 40)], [], undefined);
     const byName = new Map(checks.map((c) => [c.target, c]));
     expect(byName.get('256 MB: claim default ≥ 1.4x Powertools records/s')).toMatchObject({ measured: '2.00x', met: true });
     expect(byName.get('256 MB: transaction ≥ 2.0x Powertools records/s')).toMatchObject({ measured: '2.20x', met: true });
@@ -274,6 +280,9 @@ describe('the sweep targets', () => {
       measured: 'lowest 2.00x at 256 MB',
       met: true,
     });
-    expect(byName.get("256 MB cold start: the README claim handler's init ≤ 0.9x Powertools'")?.met).toBeNull();
+    // No cold start, no Lambda Managed Instances measured: no targets of theirs.
+    expect(checks.some((c) => c.target.includes('cold start') || c.target.includes('on demand'))).toBe(false);
+    expect(checks.some((c) => c.target.startsWith('Lambda Managed Instances'))).toBe(false);
+    expect(byName.get('every variant applies every event exactly once in every run (effects read back)')).toMatchObject({ met: true });
   });
 });
