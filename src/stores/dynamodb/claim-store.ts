@@ -26,6 +26,7 @@ import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type Resolve
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { isAwsError, leaseLost, tooLarge } from './refusals.js';
 import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
+import { isAccessDenied, StoreWarnings } from './warnings.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -92,10 +93,11 @@ async function inBatches<I, P, R>(
   return first;
 }
 
-/** What a subclass (the transactional store) shares with the claim store: the resolved options and the one cache. */
+/** What a subclass (the transactional store) shares with the claim store: the resolved options, the one cache, the warnings logged once. */
 export interface ClaimStoreParts {
   readonly options: ResolvedStoreOptions;
   readonly cache: CompletedCache | undefined;
+  readonly warnings: StoreWarnings;
 }
 
 /**
@@ -117,7 +119,8 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
  * (`ALL_OLD`), so no single call reads before it writes. `claimMany` and
  * `completeMany` send a batch's claims and completions as PartiQL
  * statements in `BatchExecuteStatement`s (needs `dynamodb:PartiQLInsert`,
- * `dynamodb:PartiQLUpdate` and `dynamodb:BatchGetItem`).
+ * `dynamodb:PartiQLUpdate` and `dynamodb:BatchGetItem`; refused, the store
+ * sends one request per record from then on, and logs it once: `logger`).
  *
  * @example
  * ```ts
@@ -136,6 +139,7 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
 export class DynamoDBClaimStore implements IdempotencyStore {
   readonly #options: ResolvedStoreOptions;
   readonly #cache: CompletedCache | undefined;
+  readonly #warnings: StoreWarnings;
   /** Whether claimMany and completeMany send PartiQL batches (off once the role was refused PartiQL). */
   #batched = true;
   /**
@@ -146,14 +150,16 @@ export class DynamoDBClaimStore implements IdempotencyStore {
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
-    this.#options = resolveStoreOptions(options);
-    const { cache, clock } = this.#options;
+    // An error names the class built: the subclass's prototype, set before this runs, has `commit`.
+    this.#options = resolveStoreOptions(options, 'commit' in this ? 'DynamoDBIdempotencyStore' : 'DynamoDBClaimStore');
+    const { cache, clock, logger, tableName } = this.#options;
     this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
+    this.#warnings = new StoreWarnings(logger, tableName);
   }
 
-  /** The resolved options and the one cache, for the transactional store that extends this one. */
+  /** The resolved options, the one cache and the warnings, for the transactional store that extends this one. */
   [claimStoreParts](): ClaimStoreParts {
-    return { options: this.#options, cache: this.#cache };
+    return { options: this.#options, cache: this.#cache, warnings: this.#warnings };
   }
 
   /** `consumer#key`, with the key replaced by its SHA-256 when `hashKeys` is set. */
@@ -305,7 +311,8 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         this.#options.tableName,
         found.map((f) => f.params.id),
       );
-    } catch {
+    } catch (err) {
+      if (isAccessDenied(err)) this.#warnings.warn('batch-read-denied', err, 'dynamodb:BatchGetItem');
       records = undefined; // the single path decides each
     }
     for (const { index, input, params } of found) {
@@ -345,7 +352,11 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         const sent = await this.#send(batched.map(({ params }) => completeStatement(params, returning)));
         const invalid = (s: (typeof sent)[number] | undefined) =>
           s !== undefined && ('failed' in s ? isAwsError(s.failed, 'ValidationException') : s.answer.Error?.Code === 'ValidationError');
-        if (returning && sent.some(invalid)) this.#returning = false;
+        const refusal = returning && this.#returning ? sent.find(invalid) : undefined;
+        if (refusal !== undefined) {
+          this.#returning = false;
+          this.#warnings.warn('returning-off', 'failed' in refusal ? refusal.failed : refusal.answer.Error);
+        }
         return new Map(
           batched.map(({ index, input }, i) => {
             const s = sent[i];
@@ -361,12 +372,18 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     );
   }
 
-  /** The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single path still works). */
+  /**
+   * The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single
+   * path still works), logged once with the action refused (named by AWS's message, else by the statement's verb).
+   */
   async #send(statements: readonly Statement[]): Promise<Awaited<ReturnType<typeof sendStatements>>> {
     const sent = await sendStatements(this.#options.client, statements);
-    const denied = (s: (typeof sent)[number]) =>
-      'failed' in s ? isAwsError(s.failed, 'AccessDeniedException') : /AccessDenied/i.test(s.answer.Error?.Code ?? '');
-    if (sent.some(denied)) this.#batched = false;
+    const denial = sent.find((s) => isAccessDenied('failed' in s ? s.failed : s.answer.Error));
+    if (denial !== undefined && this.#batched) {
+      this.#batched = false;
+      const verb = statements[0]?.Statement?.startsWith('INSERT') === true ? 'dynamodb:PartiQLInsert' : 'dynamodb:PartiQLUpdate';
+      this.#warnings.warn('batching-off', 'failed' in denial ? denial.failed : denial.answer.Error, verb);
+    }
     return sent;
   }
 
