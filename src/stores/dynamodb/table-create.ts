@@ -78,21 +78,39 @@ export function schemaDifferences(table: TableDescription, def: TableDefinition)
   return differences;
 }
 
-async function ensureTtl(client: DynamoDBClient, tableName: string, def: TableDefinition): Promise<string[]> {
-  const wanted = def.TimeToLiveSpecification;
-  if (wanted?.Enabled !== true) return [];
+/** How the table's TTL differs from `wanted` (none when it is on, or turning on, on that attribute), or `'off'`. */
+async function ttlDifferences(client: DynamoDBClient, tableName: string, attribute: string): Promise<string[] | 'off'> {
   const current = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   const description = current.TimeToLiveDescription;
   const status = description?.TimeToLiveStatus;
-  if (status === 'ENABLED' || status === 'ENABLING') {
-    return description?.AttributeName === wanted.AttributeName
-      ? []
-      : [`TTL: expected on ${wanted.AttributeName}, found on ${description?.AttributeName}`];
+  if (status !== 'ENABLED' && status !== 'ENABLING') return 'off';
+  return description?.AttributeName === attribute ? [] : [`TTL: expected on ${attribute}, found on ${description?.AttributeName}`];
+}
+
+/**
+ * Turns the TTL on unless it is. `UpdateTimeToLive` is not idempotent: a caller that raced us to it (another
+ * deploy script or test file creating the same table) makes ours fail with `TimeToLive is already enabled`
+ * (`ValidationException`) or the table busy (`ResourceInUseException`); the TTL is then read again and judged.
+ */
+async function ensureTtl(client: DynamoDBClient, tableName: string, def: TableDefinition): Promise<string[]> {
+  const wanted = def.TimeToLiveSpecification;
+  if (wanted?.Enabled !== true) return [];
+  const before = await ttlDifferences(client, tableName, wanted.AttributeName);
+  if (before !== 'off') return before;
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: wanted.AttributeName, Enabled: true },
+      }),
+    );
+    return [];
+  } catch (err) {
+    const raced = err instanceof ResourceInUseException || (err instanceof Error && err.name === 'ValidationException');
+    const after = raced ? await ttlDifferences(client, tableName, wanted.AttributeName) : 'off';
+    if (after === 'off') throw err;
+    return after;
   }
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: wanted.AttributeName, Enabled: true } }),
-  );
-  return [];
 }
 
 /**
