@@ -15,6 +15,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { EffectivelyOnceError } from '../../engine/error-base.js';
+import { is, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { idempotencyTable, type TableDefinition, toCreateTableInput, withStream } from './table.js';
 
 /**
@@ -113,10 +114,17 @@ async function ensureTtl(client: DynamoDBClient, tableName: string, def: TableDe
   }
 }
 
+/** Defaults of {@link createIdempotencyTable}'s options (`stream`: add a `NEW_IMAGE` stream, for an outbox in the same table). */
+const createDefaults = Object.freeze({ stream: false });
+const createRules = { stream: is.boolean } satisfies RulesOf<{ readonly stream?: boolean }>;
+
 /**
  * Creates the idempotency table (key `id`, TTL on `expiresAt`, on-demand, the
  * `inflight-by-lease` index; a `NEW_IMAGE` stream with `stream: true`), or
- * checks the one that exists. Resolves once the table is ACTIVE.
+ * checks the one that exists. Resolves once the table is ACTIVE. Calls at the
+ * same moment on one name all resolve (one `'created'`).
+ * @throws TypeError naming an unknown or wrongly typed option, before any request.
+ * @throws TableSchemaMismatchError when a table of that name has another schema.
  *
  * @example
  * ```ts
@@ -131,7 +139,8 @@ export async function createIdempotencyTable(
   tableName: string,
   options: { readonly stream?: boolean } = {},
 ): Promise<CreateTableOutcome> {
-  const def = options.stream === true ? withStream(idempotencyTable) : idempotencyTable;
+  const { stream } = resolveOptions('createIdempotencyTable', options, createRules, createDefaults);
+  const def = stream ? withStream(idempotencyTable) : idempotencyTable;
   let outcome: CreateTableOutcome = 'created';
   try {
     await client.send(new CreateTableCommand(toCreateTableInput(tableName, def)));
