@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
 import { connectionArgs, parseFlags, UsageError, type ConnectionArgs, type Flags } from './args.js';
 import { checkCommand } from './check.js';
-import { cliClients } from './client.js';
+import { cliClients, regionInUse } from './client.js';
 import { EXIT, type Command } from './command.js';
 import { explainAwsError } from './errors.js';
 import { forgetCommand } from './forget.js';
@@ -43,8 +43,10 @@ async function runCommand(command: Command, argv: readonly string[], io: CliIO):
     return EXIT.ok;
   }
   command.check?.(flags);
-  const where: ConnectionArgs = connectionArgs(flags, io.env);
-  const clients = cliClients(where, io.env);
+  const given: ConnectionArgs = connectionArgs(flags, io.env);
+  const clients = cliClients(given, io.env);
+  // What the client really uses (DynamoDB Local's region on a loopback endpoint, or the profile's), for every message.
+  const where: ConnectionArgs = { ...given, region: (await regionInUse(clients.client)) ?? given.region };
   try {
     const store = new DynamoDBIdempotencyStore({ client: clients.doc, tableName: where.table, clock: { now: io.now } });
     return await command.run({ flags, where, clients, store, io });
