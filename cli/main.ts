@@ -93,17 +93,6 @@ function isBin(): boolean {
   }
 }
 
-/**
- * The AWS SDK's switch for its Node-version notice: on Node < 22 the first
- * client a process builds prints 7 lines on stderr (SDK releases after
- * January 2027 need Node 22), before the CLI's own one-line output. The package supports Node 20, so the
- * CLI turns the notice off for its own process unless the user set the switch
- * either way. The SDK reads it when a client is built, not when it is
- * imported, so setting it after the static imports is in time.
- */
-export const SDK_NODE_NOTICE_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-
 if (isBin()) {
-  process.env[SDK_NODE_NOTICE_SWITCH] ??= 'true';
   process.exitCode = await main(process.argv.slice(2), processIO());
 }
