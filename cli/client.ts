@@ -67,3 +67,16 @@ export async function accessKeyId(client: DynamoDBClient): Promise<string | unde
     return undefined;
   }
 }
+
+/**
+ * The region `client` sends to: the one given, DynamoDB Local's on a loopback endpoint, else the one the SDK
+ * resolves (`AWS_REGION`, the profile); `undefined` when none can be (the request that follows will say so).
+ * For messages and the audit line, which must name the region actually used.
+ */
+export async function regionInUse(client: DynamoDBClient): Promise<string | undefined> {
+  try {
+    return await client.config.region();
+  } catch {
+    return undefined;
+  }
+}

@@ -12,7 +12,7 @@ function field(err: unknown, name: string): unknown {
   return typeof err === 'object' && err !== null ? (err as Record<string, unknown>)[name] : undefined;
 }
 
-/** `err`'s socket code, looking through `cause` and AggregateError members (Node 20 wraps failed happy-eyeballs attempts). */
+/** `err`'s socket code, looking through `cause` and AggregateError members (Node wraps failed happy-eyeballs attempts). */
 function socketCode(err: unknown, depth = 0): string | undefined {
   if (depth > 4 || typeof err !== 'object' || err === null) return undefined;
   const code = field(err, 'code');

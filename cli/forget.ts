@@ -3,7 +3,8 @@
  * handler again. It shows the record, asks (or takes `--yes`), deletes only
  * if the record is still what was shown, and prints one JSON audit line.
  * With a Redis URL it removes a Redis filter's marker of the record too,
- * which would otherwise go on answering the key; without one it warns.
+ * which would otherwise go on answering the key; without one it warns,
+ * unless `--no-redis` says no filter is in front of the table.
  */
 import { userInfo } from 'node:os';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -151,10 +152,17 @@ async function forgetMarkerOnly(ctx: CommandContext, redis: MarkerRedis, tried: 
   return outcome.error === undefined ? EXIT.ok : EXIT.failed;
 }
 
-async function forgetRecord(ctx: CommandContext, redis: MarkerRedis | undefined, keyPrefix: string): Promise<number> {
+/** Where a filter's markers are: a Redis to remove them from, none (`--no-redis`), or unknown (warn). */
+type Markers =
+  | { readonly kind: 'redis'; readonly redis: MarkerRedis }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unknown'; readonly keyPrefix: string };
+
+async function forgetRecord(ctx: CommandContext, markers: Markers): Promise<number> {
+  const redis = markers.kind === 'redis' ? markers.redis : undefined;
   const found = await showRecord(ctx);
   if (found.kind === 'not-found' && redis !== undefined) return forgetMarkerOnly(ctx, redis, found.tried);
-  if (found.kind === 'not-found') ctx.io.stderr(NO_RECORD_HINT);
+  if (found.kind === 'not-found' && markers.kind === 'unknown') ctx.io.stderr(NO_RECORD_HINT);
   if (found.kind !== 'found') return EXIT.failed;
   const { record } = found;
   warnIfLive(ctx, record);
@@ -162,21 +170,22 @@ async function forgetRecord(ctx: CommandContext, redis: MarkerRedis | undefined,
   if (!(await confirmed(ctx, `Delete ${record.id} (${record.status})${alsoMarker}?`))) return EXIT.failed;
   if (!(await deleteShown(ctx, record))) return EXIT.failed;
   const marker = redis === undefined ? undefined : await removeMarker(ctx, redis, record.id);
-  const warning = redis === undefined ? markerWarning(record, keyPrefix, ctx.io.now()) : undefined;
+  const warning = markers.kind === 'unknown' ? markerWarning(record, markers.keyPrefix, ctx.io.now()) : undefined;
   if (warning !== undefined) ctx.io.stderr(warning);
   await printAudit(ctx, record.id, record, marker);
   return marker?.error === undefined ? EXIT.ok : EXIT.failed;
 }
 
 const NO_RECORD_HINT =
-  "hint: if this table's consumers use withRedisFilter, its marker may still answer the key: pass --redis-url (or set REDIS_URL) to look for it and remove it.\n";
+  "hint: if this table's consumers use withRedisFilter, its marker may still answer the key: pass --redis-url (or set REDIS_URL) to look for it and remove it (--no-redis: there is no filter).\n";
 
 async function forget(ctx: CommandContext): Promise<number> {
-  const { keyPrefix, target } = redisArgs(ctx.flags, ctx.io.env);
+  const { keyPrefix, target, none } = redisArgs(ctx.flags, ctx.io.env);
   let redis: MarkerRedis | undefined;
   try {
     redis = target === undefined ? undefined : await openMarkerRedis(target);
-    return await forgetRecord(ctx, redis, keyPrefix);
+    const markers: Markers = redis !== undefined ? { kind: 'redis', redis } : none ? { kind: 'none' } : { kind: 'unknown', keyPrefix };
+    return await forgetRecord(ctx, markers);
   } catch (err) {
     // Only opening Redis or a lookup fails this way: a failed removal is reported where it happens, after the record was deleted.
     if (!(err instanceof RedisUnavailableError)) throw err;
@@ -192,12 +201,13 @@ export const forgetCommand: Command = {
   summary: 'delete one record (and its Redis filter marker) so its key is processed again',
   options: { ...TARGET_OPTIONS, ...REDIS_OPTIONS, yes: { type: 'boolean', short: 'y' } },
   usage: `effectively-once forget --table T (--consumer C --key K | --id ID) [--hash-keys | --plain-keys]
-                        [--redis-url URL [--redis-key-prefix P]] [--yes] [--json]
+                        [--redis-url URL [--redis-key-prefix P] | --no-redis] [--yes] [--json]
   Shows the record, asks for confirmation (--yes skips it; required without a terminal), deletes it only if it is
   still what was shown, and prints one JSON audit line.
   --redis-url URL (or REDIS_URL): the Redis of a withRedisFilter in front of this table; its marker of the record is
   removed too (--redis-key-prefix P: the filter's keyPrefix, default eo:m:). Without one, forget warns that such a
-  marker may still answer the key, and prints the redis-cli command that removes it.`,
+  marker may still answer the key, and prints the redis-cli command that removes it.
+  --no-redis: no withRedisFilter is in front of this table; forget says nothing of markers.`,
   check: (flags) => {
     candidates(flags);
     redisArgs(flags, {});

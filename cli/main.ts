@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBIdempotencyStore } from '../src/stores/dynamodb/store.js';
 import { connectionArgs, parseFlags, UsageError, type ConnectionArgs, type Flags } from './args.js';
 import { checkCommand } from './check.js';
-import { cliClients } from './client.js';
+import { cliClients, regionInUse } from './client.js';
 import { EXIT, type Command } from './command.js';
 import { explainAwsError } from './errors.js';
 import { forgetCommand } from './forget.js';
@@ -43,8 +43,10 @@ async function runCommand(command: Command, argv: readonly string[], io: CliIO):
     return EXIT.ok;
   }
   command.check?.(flags);
-  const where: ConnectionArgs = connectionArgs(flags, io.env);
-  const clients = cliClients(where, io.env);
+  const given: ConnectionArgs = connectionArgs(flags, io.env);
+  const clients = cliClients(given, io.env);
+  // What the client really uses (DynamoDB Local's region on a loopback endpoint, or the profile's), for every message.
+  const where: ConnectionArgs = { ...given, region: (await regionInUse(clients.client)) ?? given.region };
   try {
     const store = new DynamoDBIdempotencyStore({ client: clients.doc, tableName: where.table, clock: { now: io.now } });
     return await command.run({ flags, where, clients, store, io });
@@ -91,17 +93,6 @@ function isBin(): boolean {
   }
 }
 
-/**
- * The AWS SDK's switch for its Node-version notice: on Node < 22 the first
- * client a process builds prints 7 lines on stderr (SDK releases after
- * January 2027 need Node 22), before the CLI's own one-line output. The package supports Node 20, so the
- * CLI turns the notice off for its own process unless the user set the switch
- * either way. The SDK reads it when a client is built, not when it is
- * imported, so setting it after the static imports is in time.
- */
-export const SDK_NODE_NOTICE_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-
 if (isBin()) {
-  process.env[SDK_NODE_NOTICE_SWITCH] ??= 'true';
   process.exitCode = await main(process.argv.slice(2), processIO());
 }

@@ -9,12 +9,13 @@ import type { IdempotencyRecord } from '../src/engine/record.js';
 import { replyText, type RedisConnection } from '../src/stores/redis/connection.js';
 import { markerKey, recordFromMarker } from '../src/stores/redis/fields.js';
 import { redisFilterDefaults } from '../src/stores/redis/options.js';
-import { nonEmpty, stringFlag, type Flags } from './args.js';
+import { nonEmpty, stringFlag, UsageError, type Flags } from './args.js';
 
 /** The flags that point `forget` at the filter's Redis. */
 export const REDIS_OPTIONS = {
   'redis-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
+  'no-redis': { type: 'boolean' },
 } as const;
 
 /** A Redis URL to remove markers from, and which of the two ways named it. */
@@ -29,20 +30,31 @@ export interface RedisTarget {
 export interface RedisArgs {
   /** The filter's `keyPrefix`, also when no URL is given (for the warning's `DEL` command). */
   readonly keyPrefix: string;
-  /** From `--redis-url`, else `REDIS_URL`; `undefined` when neither is given. */
+  /** From `--redis-url`, else `REDIS_URL`; `undefined` when neither is given, or with `--no-redis`. */
   readonly target: RedisTarget | undefined;
+  /** `--no-redis`: no filter is in front of the table, so no marker can answer a key (no warning, no hint). */
+  readonly none: boolean;
 }
 
 /**
- * The Redis URL and marker prefix, from flags first, then `REDIS_URL`.
+ * The Redis URL and marker prefix, from flags first, then `REDIS_URL` (which `--no-redis` overrides, as any flag
+ * overrides its variable).
+ * @throws UsageError when `--no-redis` and `--redis-url` are both given.
  */
 export function redisArgs(flags: Flags, env: Readonly<Record<string, string | undefined>>): RedisArgs {
   const prefix = flags['redis-key-prefix'];
   // An empty prefix is a valid filter option, so unlike other flags it may be given empty.
   const keyPrefix = typeof prefix === 'string' ? prefix : redisFilterDefaults.keyPrefix;
   const flag = stringFlag(flags, 'redis-url');
+  if (flags['no-redis'] === true) {
+    if (flag !== undefined)
+      throw new UsageError('--no-redis says no Redis filter is in front of the table, --redis-url names one: give one of them.');
+    return { keyPrefix, target: undefined, none: true };
+  }
   const url = flag ?? nonEmpty(env['REDIS_URL']);
-  return { keyPrefix, target: url === undefined ? undefined : { url, from: flag === undefined ? 'REDIS_URL' : '--redis-url', keyPrefix } };
+  const target =
+    url === undefined ? undefined : { url, from: flag === undefined ? ('REDIS_URL' as const) : ('--redis-url' as const), keyPrefix };
+  return { keyPrefix, target, none: false };
 }
 
 /**
@@ -199,6 +211,6 @@ export function markerWarning(record: IdempotencyRecord, keyPrefix: string, now:
     `warning: if this table's consumers use withRedisFilter, its marker ${key} in Redis still answers this key as ` +
     `${answer} in every container until ${new Date(until).toISOString()}. Remove it too: run forget again with ` +
     `--redis-url URL (or REDIS_URL; add --redis-key-prefix P if the filter has its own keyPrefix), or ` +
-    `redis-cli -u URL DEL ${shellQuoted(key)}\n`
+    `redis-cli -u URL DEL ${shellQuoted(key)}. No filter in front of this table: pass --no-redis, and forget says nothing of markers.\n`
   );
 }

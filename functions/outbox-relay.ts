@@ -16,8 +16,9 @@ import { requireEnv, type Env } from './shared/env.js';
 import { lazyHandler } from './shared/lazy.js';
 import { stdoutEventBridge } from './shared/publish.js';
 
-/** The relay's EventBridge client and handler types, reached through its options and return type. */
+/** The relay's EventBridge client, metrics plug-in and handler types, reached through its options and return type. */
 type EventBridgePutEvents = OutboxRelayOptions['eventBridge'];
+type MetricsOption = NonNullable<OutboxRelayOptions['metrics']>;
 type OutboxRelayHandler = ReturnType<typeof outboxRelay>;
 
 /** Dependencies of {@link createOutboxRelayHandler}. */
@@ -26,6 +27,11 @@ export interface OutboxRelayDeps {
   readonly eventBridge: EventBridgePutEvents;
   /** The bus `OrderPaid` goes to. */
   readonly busName: string;
+  /**
+   * The relay's metrics plug-in (docs/outbox.md): one document per invocation (`OutboxPublished`, `OutboxRefused`,
+   * `OutboxMalformed`, `OutboxMarkFailed`). Default `emfMetrics()` (EMF on stdout), `false` for none.
+   */
+  readonly metrics?: MetricsOption | false;
 }
 
 /**
@@ -44,8 +50,12 @@ export interface OutboxRelayDeps {
  * ```
  */
 export function createOutboxRelayHandler(deps: OutboxRelayDeps): OutboxRelayHandler {
-  // One EMF document per invocation (OutboxPublished, OutboxRefused, OutboxMalformed, OutboxMarkFailed): docs/outbox.md.
-  return outboxRelay({ eventBridge: deps.eventBridge, client: deps.client, eventBusName: deps.busName, metrics: emfMetrics() });
+  return outboxRelay({
+    eventBridge: deps.eventBridge,
+    client: deps.client,
+    eventBusName: deps.busName,
+    ...(deps.metrics === false ? {} : { metrics: deps.metrics ?? emfMetrics() }),
+  });
 }
 
 /**

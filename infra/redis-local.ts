@@ -84,13 +84,24 @@ function run(command: string, args: readonly string[]): Promise<{ readonly ok: b
   });
 }
 
+/** The check-and-install under way in this process: callers at the same moment share it (one line, one apt-get). */
+let ensuring: Promise<void> | undefined;
+
 /**
  * Makes sure redis-server is on PATH. Missing, it is installed from Debian's packages when the plan allows
- * (one line on stderr says so; the package lists are refreshed only if the first attempt fails), and
- * otherwise the error says what to install and that `REDIS_URL` can name a running server.
+ * (one line on stderr says so, once however many callers ask at the same moment; a later caller finds it on
+ * PATH; the package lists are refreshed only if the first attempt fails), and otherwise the error says what
+ * to install and that `REDIS_URL` can name a running server.
  * Asynchronous, so DynamoDB Local keeps starting beside it in the test setup.
  */
-export async function ensureRedisServer(): Promise<void> {
+export function ensureRedisServer(): Promise<void> {
+  ensuring ??= installIfMissing().finally(() => {
+    ensuring = undefined;
+  });
+  return ensuring;
+}
+
+async function installIfMissing(): Promise<void> {
   if (binaryOnPath()) return;
   const hasAptGet = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).error === undefined;
   const plan = redisInstallPlan({ uid: process.getuid?.(), hasAptGet });

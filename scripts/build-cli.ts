@@ -29,7 +29,7 @@ export function buildCli(outfile: string = CLI_OUTFILE): void {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     packages: 'external',
     // main.ts starts with the shebang: esbuild keeps a leading one as it is.
     logLevel: 'error',

@@ -3,7 +3,7 @@
  */
 import type { RecordOutcomeKind } from '../../src/engine/outcomes.js';
 import type { DlqEntry } from './dlq.js';
-import type { MetricTotals } from './metrics-collector.js';
+import { RELAY_SOURCE, type MetricTotals } from './metrics-collector.js';
 import type { LocalRunReport } from './report.js';
 
 export type Cell = string | number;
@@ -88,16 +88,28 @@ const METRIC_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['Replays', 'replays'],
 ];
 
-/** The EMF metrics per consumer (namespace EffectivelyOnce), with the duplicate rate the docs' alarm computes. */
+/**
+ * The EMF metrics per consumer (namespace EffectivelyOnce), with the duplicate rate the docs' alarm computes, and
+ * the outbox relay's on a line of their own.
+ */
 export function metricsTable(totals: MetricTotals, title = 'EMF metrics (sums)'): string[] {
   const rows = Object.keys(totals)
+    .filter((consumer) => consumer !== RELAY_SOURCE)
     .sort()
     .map((consumer) => {
       const m = totals[consumer] ?? {};
       const rate = (m.Records ?? 0) === 0 ? '-' : `${((100 * (m.RecordsDuplicate ?? 0)) / (m.Records ?? 1)).toFixed(1)}%`;
       return [consumer, m.Documents ?? 0, ...METRIC_COLUMNS.map(([name]) => m[name] ?? 0), rate, Math.round(m.DurationMax ?? 0)];
     });
-  return table([title, 'docs', ...METRIC_COLUMNS.map(([, h]) => h), 'dup rate', 'max ms'], rows);
+  const relay = totals[RELAY_SOURCE];
+  const relayLine =
+    relay === undefined
+      ? []
+      : [
+          `outbox relay: ${relay.Documents ?? 0} docs, published ${relay.OutboxPublished ?? 0}, refused ${relay.OutboxRefused ?? 0}, ` +
+            `malformed ${relay.OutboxMalformed ?? 0}, mark failed ${relay.OutboxMarkFailed ?? 0}`,
+        ];
+  return [...table([title, 'docs', ...METRIC_COLUMNS.map(([, h]) => h), 'dup rate', 'max ms'], rows), ...relayLine];
 }
 
 function effects(r: LocalRunReport): string[] {

@@ -1,18 +1,34 @@
 /**
- * Collects the EMF documents the functions emit (one per batch or event, as
- * CloudWatch would receive them from Lambda): written to a JSON-lines file,
- * and summed per consumer for the report's metrics table.
+ * Collects the EMF documents the functions emit (one per batch or event, and
+ * the outbox relay's one per invocation, as CloudWatch would receive them from
+ * Lambda): written to a JSON-lines file, and summed per consumer (the relay's
+ * under its `Source`, `outboxRelay`) for the report's metrics table.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
 import { emfMetrics } from '../../src/observe/metrics.js';
 import type { MetricsPlugin } from '../../src/observe/metrics-plugin.js';
 
-/** The counted metrics, summed per consumer; `Documents` counts EMF documents, `DurationMax` is the slowest batch (ms). */
+/**
+ * The counted metrics, summed per consumer (the relay's under {@link RELAY_SOURCE}); `Documents` counts EMF
+ * documents, `DurationMax` is the slowest batch (ms).
+ */
 export type MetricTotals = Record<string, Record<string, number>>;
 
-/** The metric names summed from each document (every outcome count, then the totals). */
-export const SUMMED_METRICS: readonly string[] = [...Object.values(outcomeMetricNames), 'Records', 'RecordsRetried', 'Replays'];
+/** The `Source` dimension of the outbox relay's documents, which name no consumer. */
+export const RELAY_SOURCE = 'outboxRelay';
+
+/** The outbox relay's metrics (docs/outbox.md). */
+export const RELAY_METRICS: readonly string[] = ['OutboxPublished', 'OutboxRefused', 'OutboxMalformed', 'OutboxMarkFailed'];
+
+/** The metric names summed from each document (every outcome count, then the totals, then the relay's). */
+export const SUMMED_METRICS: readonly string[] = [
+  ...Object.values(outcomeMetricNames),
+  'Records',
+  'RecordsRetried',
+  'Replays',
+  ...RELAY_METRICS,
+];
 
 export interface MetricsCollector {
   /** The `metrics` option to inject into the handlers. */
@@ -24,7 +40,7 @@ export interface MetricsCollector {
 
 /** Adds one document to `totals` (exported for the chaos run, which sums seeds). */
 export function addDocument(totals: MetricTotals, doc: EmfDocument): void {
-  const consumer = String(doc.Consumer);
+  const consumer = String(doc.Consumer ?? doc.Source);
   const sums = (totals[consumer] ??= {});
   sums.Documents = (sums.Documents ?? 0) + 1;
   for (const name of SUMMED_METRICS) {

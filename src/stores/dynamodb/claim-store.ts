@@ -27,6 +27,7 @@ import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire,
 import { isAwsError, leaseLost, tooLarge } from './refusals.js';
 import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
 import { reportingMissingTable } from './table-missing.js';
+import { isAccessDenied, StoreWarnings } from './warnings.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -93,10 +94,11 @@ async function inBatches<I, P, R>(
   return first;
 }
 
-/** What a subclass (the transactional store) shares with the claim store: the resolved options and the one cache. */
+/** What a subclass (the transactional store) shares with the claim store: the resolved options, the one cache, the warnings logged once. */
 export interface ClaimStoreParts {
   readonly options: ResolvedStoreOptions;
   readonly cache: CompletedCache | undefined;
+  readonly warnings: StoreWarnings;
 }
 
 /**
@@ -118,7 +120,8 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
  * (`ALL_OLD`), so no single call reads before it writes. `claimMany` and
  * `completeMany` send a batch's claims and completions as PartiQL
  * statements in `BatchExecuteStatement`s (needs `dynamodb:PartiQLInsert`,
- * `dynamodb:PartiQLUpdate` and `dynamodb:BatchGetItem`).
+ * `dynamodb:PartiQLUpdate` and `dynamodb:BatchGetItem`; refused, the store
+ * sends one request per record from then on, and logs it once: `logger`).
  *
  * @example
  * ```ts
@@ -137,6 +140,7 @@ export const claimStoreParts: unique symbol = Symbol('claimStoreParts');
 export class DynamoDBClaimStore implements IdempotencyStore {
   readonly #options: ResolvedStoreOptions;
   readonly #cache: CompletedCache | undefined;
+  readonly #warnings: StoreWarnings;
   /** Whether claimMany and completeMany send PartiQL batches (off once the role was refused PartiQL). */
   #batched = true;
   /**
@@ -147,16 +151,18 @@ export class DynamoDBClaimStore implements IdempotencyStore {
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
-    const resolved = resolveStoreOptions(options);
+    // An error names the class built: the subclass's prototype, set before this runs, has `commit`.
+    const resolved = resolveStoreOptions(options, 'commit' in this ? 'DynamoDBIdempotencyStore' : 'DynamoDBClaimStore');
     // Every request goes through this view of the client: a missing table is an error that names it (table-missing.ts).
     this.#options = { ...resolved, client: reportingMissingTable(resolved.client, resolved.tableName) };
-    const { cache, clock } = this.#options;
+    const { cache, clock, logger, tableName } = this.#options;
     this.#cache = cache === false ? undefined : new CompletedCache(cache.maxEntries, clock);
+    this.#warnings = new StoreWarnings(logger, tableName);
   }
 
-  /** The resolved options and the one cache, for the transactional store that extends this one. */
+  /** The resolved options, the one cache and the warnings, for the transactional store that extends this one. */
   [claimStoreParts](): ClaimStoreParts {
-    return { options: this.#options, cache: this.#cache };
+    return { options: this.#options, cache: this.#cache, warnings: this.#warnings };
   }
 
   /** `consumer#key`, with the key replaced by its SHA-256 when `hashKeys` is set. */
@@ -308,7 +314,8 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         this.#options.tableName,
         found.map((f) => f.params.id),
       );
-    } catch {
+    } catch (err) {
+      if (isAccessDenied(err)) this.#warnings.warn('batch-read-denied', err, 'dynamodb:BatchGetItem');
       records = undefined; // the single path decides each
     }
     for (const { index, input, params } of found) {
@@ -348,7 +355,11 @@ export class DynamoDBClaimStore implements IdempotencyStore {
         const sent = await this.#send(batched.map(({ params }) => completeStatement(params, returning)));
         const invalid = (s: (typeof sent)[number] | undefined) =>
           s !== undefined && ('failed' in s ? isAwsError(s.failed, 'ValidationException') : s.answer.Error?.Code === 'ValidationError');
-        if (returning && sent.some(invalid)) this.#returning = false;
+        const refusal = returning && this.#returning ? sent.find(invalid) : undefined;
+        if (refusal !== undefined) {
+          this.#returning = false;
+          this.#warnings.warn('returning-off', 'failed' in refusal ? refusal.failed : refusal.answer.Error);
+        }
         return new Map(
           batched.map(({ index, input }, i) => {
             const s = sent[i];
@@ -364,12 +375,18 @@ export class DynamoDBClaimStore implements IdempotencyStore {
     );
   }
 
-  /** The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single path still works). */
+  /**
+   * The statements' answers; a table the role may not reach with PartiQL turns batching off for this store (the single
+   * path still works), logged once with the action refused (named by AWS's message, else by the statement's verb).
+   */
   async #send(statements: readonly Statement[]): Promise<Awaited<ReturnType<typeof sendStatements>>> {
     const sent = await sendStatements(this.#options.client, statements);
-    const denied = (s: (typeof sent)[number]) =>
-      'failed' in s ? isAwsError(s.failed, 'AccessDeniedException') : /AccessDenied/i.test(s.answer.Error?.Code ?? '');
-    if (sent.some(denied)) this.#batched = false;
+    const denial = sent.find((s) => isAccessDenied('failed' in s ? s.failed : s.answer.Error));
+    if (denial !== undefined && this.#batched) {
+      this.#batched = false;
+      const verb = statements[0]?.Statement?.startsWith('INSERT') === true ? 'dynamodb:PartiQLInsert' : 'dynamodb:PartiQLUpdate';
+      this.#warnings.warn('batching-off', 'failed' in denial ? denial.failed : denial.answer.Error, verb);
+    }
     return sent;
   }
 

@@ -7,6 +7,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../../engine/clock.js';
 import { definedOnly, hasMethods, is, isPlainObject, resolveOptions, type RulesOf } from '../../engine/options.js';
+import { storeJsonLogger, type StoreLogger } from './warnings.js';
 
 /** What `release` does with a failed claim. */
 export type ReleaseMode = 'delete' | 'mark-failed';
@@ -62,6 +63,13 @@ export interface DynamoDBIdempotencyStoreOptions {
    * stores of the consumers you want swept.
    */
   readonly trackInflight?: boolean;
+  /**
+   * Told once per store instance when the store turns a batched request off for the rest of its life: the role
+   * was refused `dynamodb:PartiQLInsert`, `dynamodb:PartiQLUpdate` or `dynamodb:BatchGetItem` (the line names the
+   * action), or the table refused `RETURNING` in a batched completion. Records still succeed, one request each.
+   * Default: one JSON line at WARN on stdout, as the middlewares log; `false` for none.
+   */
+  readonly logger?: StoreLogger | false;
 }
 
 /** Options after defaults are applied: every one set. */
@@ -77,6 +85,7 @@ export const defaults = Object.freeze({
   cache: false as const,
   clock: systemClock,
   trackInflight: false,
+  logger: storeJsonLogger as StoreLogger | false,
 });
 
 function isCacheOption(v: unknown): boolean {
@@ -96,17 +105,21 @@ const rules = {
   cache: { expected: 'false or { maxEntries: positive integer }', check: (v: unknown) => v === false || isCacheOption(v) },
   clock: is.clock,
   trackInflight: is.boolean,
+  logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
 } satisfies RulesOf<DynamoDBIdempotencyStoreOptions>;
+
+/** The classes that take these options: an error names the one the caller built. */
+export type StoreClassName = 'DynamoDBClaimStore' | 'DynamoDBIdempotencyStore';
 
 /**
  * Validates raw options and applies {@link defaults}; `errorMessages`
  * defaults to `'hash'` when `hashKeys` is on, so a store told to keep keys out
  * of the table keeps error messages out too.
- * @throws TypeError naming the first unknown, missing or wrongly typed option.
+ * @throws TypeError naming `owner` and the first unknown, missing or wrongly typed option.
  */
-export function resolveStoreOptions(options: unknown): ResolvedStoreOptions {
+export function resolveStoreOptions(options: unknown, owner: StoreClassName): ResolvedStoreOptions {
   const given = options as DynamoDBIdempotencyStoreOptions;
-  const resolved = resolveOptions('DynamoDBIdempotencyStore', given, rules, defaults);
+  const resolved = resolveOptions(owner, given, rules, defaults);
   // Defaulted after the merge: its default depends on another option.
   const errorMessages = definedOnly(given).errorMessages ?? (resolved.hashKeys ? 'hash' : defaults.errorMessages);
   return { ...resolved, errorMessages };

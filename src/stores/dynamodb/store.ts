@@ -11,6 +11,7 @@ import { commitInRounds, type PreparedCommit } from './group-commit.js';
 import { knownCompleted, type KnowsCompleted } from '../../engine/warm-cache.js';
 import type { DynamoDBIdempotencyStoreOptions } from './options.js';
 import { queryStaleClaims } from './stale.js';
+import { isAccessDenied, type StoreWarnings } from './warnings.js';
 import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, TransactionalIdempotencyStore } from '../../engine/store.js';
 
 /**
@@ -36,11 +37,13 @@ import type { CommitInput, CommitResult, GroupCommitAnswer, StaleClaim, Transact
  */
 export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements TransactionalIdempotencyStore, KnowsCompleted {
   readonly #commit: CommitContext;
+  readonly #warnings: StoreWarnings;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
   constructor(options: DynamoDBIdempotencyStoreOptions) {
     super(options);
-    const { options: resolved, cache } = this[claimStoreParts]();
+    const { options: resolved, cache, warnings } = this[claimStoreParts]();
+    this.#warnings = warnings;
     this.#commit = {
       options: resolved,
       cache,
@@ -91,9 +94,17 @@ export class DynamoDBIdempotencyStore extends DynamoDBClaimStore implements Tran
     return inputs.map((_, i) => answers.get(i) ?? sent.get(i) ?? { kind: 'error', error: new Error('No answer for this commit.') });
   }
 
-  /** Group commit's duplicate probe: the records under `ids`, in strongly consistent `BatchGetItem`s (unprocessed: absent). */
+  /**
+   * Group commit's duplicate probe: the records under `ids`, in strongly consistent `BatchGetItem`s (unprocessed:
+   * absent). A role refused `BatchGetItem` is logged once (`logger`); the error still goes to the caller.
+   */
   async getMany(ids: readonly string[]): Promise<ReadonlyMap<string, IdempotencyRecord>> {
-    return readRecords(this.#commit.options.client, this.#commit.options.tableName, ids);
+    try {
+      return await readRecords(this.#commit.options.client, this.#commit.options.tableName, ids);
+    } catch (err) {
+      if (isAccessDenied(err)) this.#warnings.warn('batch-read-denied', err, 'dynamodb:BatchGetItem');
+      throw err;
+    }
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { EffectivelyOnceError } from '../../engine/error-base.js';
+import { is, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { idempotencyTable, type TableDefinition, toCreateTableInput, withStream } from './table.js';
 
 /**
@@ -78,27 +79,52 @@ export function schemaDifferences(table: TableDescription, def: TableDefinition)
   return differences;
 }
 
-async function ensureTtl(client: DynamoDBClient, tableName: string, def: TableDefinition): Promise<string[]> {
-  const wanted = def.TimeToLiveSpecification;
-  if (wanted?.Enabled !== true) return [];
+/** How the table's TTL differs from `wanted` (none when it is on, or turning on, on that attribute), or `'off'`. */
+async function ttlDifferences(client: DynamoDBClient, tableName: string, attribute: string): Promise<string[] | 'off'> {
   const current = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   const description = current.TimeToLiveDescription;
   const status = description?.TimeToLiveStatus;
-  if (status === 'ENABLED' || status === 'ENABLING') {
-    return description?.AttributeName === wanted.AttributeName
-      ? []
-      : [`TTL: expected on ${wanted.AttributeName}, found on ${description?.AttributeName}`];
-  }
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: wanted.AttributeName, Enabled: true } }),
-  );
-  return [];
+  if (status !== 'ENABLED' && status !== 'ENABLING') return 'off';
+  return description?.AttributeName === attribute ? [] : [`TTL: expected on ${attribute}, found on ${description?.AttributeName}`];
 }
+
+/**
+ * Turns the TTL on unless it is. `UpdateTimeToLive` is not idempotent: a caller that raced us to it (another
+ * deploy script or test file creating the same table) makes ours fail with `TimeToLive is already enabled`
+ * (`ValidationException`) or the table busy (`ResourceInUseException`); the TTL is then read again and judged.
+ */
+async function ensureTtl(client: DynamoDBClient, tableName: string, def: TableDefinition): Promise<string[]> {
+  const wanted = def.TimeToLiveSpecification;
+  if (wanted?.Enabled !== true) return [];
+  const before = await ttlDifferences(client, tableName, wanted.AttributeName);
+  if (before !== 'off') return before;
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: wanted.AttributeName, Enabled: true },
+      }),
+    );
+    return [];
+  } catch (err) {
+    const raced = err instanceof ResourceInUseException || (err instanceof Error && err.name === 'ValidationException');
+    const after = raced ? await ttlDifferences(client, tableName, wanted.AttributeName) : 'off';
+    if (after === 'off') throw err;
+    return after;
+  }
+}
+
+/** Defaults of {@link createIdempotencyTable}'s options (`stream`: add a `NEW_IMAGE` stream, for an outbox in the same table). */
+const createDefaults = Object.freeze({ stream: false });
+const createRules = { stream: is.boolean } satisfies RulesOf<{ readonly stream?: boolean }>;
 
 /**
  * Creates the idempotency table (key `id`, TTL on `expiresAt`, on-demand, the
  * `inflight-by-lease` index; a `NEW_IMAGE` stream with `stream: true`), or
- * checks the one that exists. Resolves once the table is ACTIVE.
+ * checks the one that exists. Resolves once the table is ACTIVE. Calls at the
+ * same moment on one name all resolve (one `'created'`).
+ * @throws TypeError naming an unknown or wrongly typed option, before any request.
+ * @throws TableSchemaMismatchError when a table of that name has another schema.
  *
  * @example
  * ```ts
@@ -113,7 +139,8 @@ export async function createIdempotencyTable(
   tableName: string,
   options: { readonly stream?: boolean } = {},
 ): Promise<CreateTableOutcome> {
-  const def = options.stream === true ? withStream(idempotencyTable) : idempotencyTable;
+  const { stream } = resolveOptions('createIdempotencyTable', options, createRules, createDefaults);
+  const def = stream ? withStream(idempotencyTable) : idempotencyTable;
   let outcome: CreateTableOutcome = 'created';
   try {
     await client.send(new CreateTableCommand(toCreateTableInput(tableName, def)));

@@ -17,6 +17,14 @@ describe('effectively-once: clear errors', () => {
     expect(run.stderr).toContain(`table no-such-table not found in region us-east-1 (endpoint ${localEnv()['DYNAMODB_ENDPOINT']})`);
   });
 
+  it('on a loopback endpoint with no region set, the message names the region used there (us-east-1)', async () => {
+    const { AWS_REGION: _region, ...noRegion } = localEnv();
+    const run = await runCli(['inspect', '--table', 'nope', '--id', 'payments#o-1'], { env: noRegion });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`table nope not found in region us-east-1 (endpoint ${localEnv()['DYNAMODB_ENDPOINT']})`);
+    expect(run.stderr).not.toContain('none set');
+  });
+
   it('a wrong region is a table not found in that region', async () => {
     // DynamoDB Local, like DynamoDB, keeps each region's tables apart.
     const run = await runCli(['stale', '--table', table, '--region', 'eu-west-3']);

@@ -50,6 +50,28 @@ describe('effectively-once forget', () => {
     expect((await store.claim({ consumer: 'payments', key: 'o-1', leaseMs: 1000 })).kind).toBe('claimed');
   });
 
+  it("on a loopback endpoint with no region set, the audit line names the region used there, and --no-redis says no filter's marker can answer", async () => {
+    await completed(writer(table, clock), 'payments', 'o-region');
+    const { AWS_REGION: _region, ...noRegion } = localEnv();
+    const run = await runCli(forgetArgs('o-region', '--yes', '--no-redis'), { env: noRegion });
+    expect(run.code).toBe(0);
+    const audit = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    expect(audit).toMatchObject({ id: 'payments#o-region', region: 'us-east-1', redisMarker: null });
+    expect(run.stderr).not.toMatch(/redis/i);
+  });
+
+  it('--no-redis with a Redis URL is a usage error (which one is meant?)', async () => {
+    const run = await runCli(forgetArgs('o-none', '--yes', '--no-redis', '--redis-url', 'redis://127.0.0.1:6379'));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--no-redis');
+  });
+
+  it('--no-redis: no record found prints no hint about a filter marker', async () => {
+    const run = await runCli(forgetArgs('o-never', '--yes', '--no-redis'));
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/redis/i);
+  });
+
   it('without a terminal and without --yes refuses, exit 1, and deletes nothing', async () => {
     await completed(writer(table, clock), 'payments', 'o-2');
     const run = await runCli(forgetArgs('o-2'), { tty: false, stdin: ['y'] });

@@ -8,13 +8,16 @@ const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east
 
 describe('resolveStoreOptions', () => {
   it('applies the defaults', () => {
-    expect(resolveStoreOptions({ client, tableName: 't' })).toEqual({ client, tableName: 't', ...defaults });
+    expect(resolveStoreOptions({ client, tableName: 't' }, 'DynamoDBIdempotencyStore')).toEqual({ client, tableName: 't', ...defaults });
     expect(defaults).toMatchObject({ retentionMs: 86_400_000, hashKeys: false, release: 'delete', cache: false, clock: systemClock });
   });
 
   it('keeps given values and ignores explicit undefined', () => {
     const clock = { now: () => 1 };
-    const resolved = resolveStoreOptions({ client, tableName: 't', retentionMs: 5, cache: { maxEntries: 3 }, clock, hashKeys: undefined });
+    const resolved = resolveStoreOptions(
+      { client, tableName: 't', retentionMs: 5, cache: { maxEntries: 3 }, clock, hashKeys: undefined },
+      'DynamoDBIdempotencyStore',
+    );
     expect(resolved).toMatchObject({ retentionMs: 5, cache: { maxEntries: 3 }, clock, hashKeys: false });
   });
 
@@ -35,11 +38,11 @@ describe('resolveStoreOptions', () => {
     [{ client: {} }, /"client"/],
     [{ tableName: 5 }, /"tableName"/],
   ])('%o is a TypeError naming the option', (bad, message) => {
-    expect(() => resolveStoreOptions({ client, tableName: 't', ...bad })).toThrow(TypeError);
-    expect(() => resolveStoreOptions({ client, tableName: 't', ...bad })).toThrow(message);
+    expect(() => resolveStoreOptions({ client, tableName: 't', ...bad }, 'DynamoDBIdempotencyStore')).toThrow(TypeError);
+    expect(() => resolveStoreOptions({ client, tableName: 't', ...bad }, 'DynamoDBIdempotencyStore')).toThrow(message);
   });
 
   it('rejects non-object options', () => {
-    expect(() => resolveStoreOptions(undefined)).toThrow(TypeError);
+    expect(() => resolveStoreOptions(undefined, 'DynamoDBClaimStore')).toThrow(TypeError);
   });
 });
