@@ -108,6 +108,11 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.#merged = mergedLanes(lanes);
   }
 
+  /** How the strategy sends this batch's requests (claim strategy), for the log line. */
+  get requests(): StrategyBatch<TRecord>['requests'] {
+    return this.#batch.requests;
+  }
+
   /** The invocation was left where `eachRecord` finds it; `detach` takes it away. */
   linked(detach: () => void): void {
     this.#detach = detach;
@@ -119,16 +124,9 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.#detach = () => {};
   }
 
-  /**
-   * `eachRecord` takes the batch: from now on a record without an execution
-   * was cut short, never answered for by the handler. The strategy is told
-   * whether it runs the records as handed on (the memory-sized default learns
-   * from it whether claims may be pipelined).
-   */
-  begin(asHanded = true): void {
-    if (this.#phase !== 'admitted') return;
-    this.#phase = 'running';
-    this.#batch.taken?.(asHanded);
+  /** `eachRecord` takes the batch: from now on a record without an execution was cut short, never answered for by the handler. */
+  begin(): void {
+    if (this.#phase === 'admitted') this.#phase = 'running';
   }
 
   /**

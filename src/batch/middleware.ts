@@ -97,7 +97,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
     const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
     const { context } = request;
-    const batch = await steps.begin({ records: original, admit, admission });
+    const batch = await steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
     const timeLeft = () => remainingTime(context);
     const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
@@ -128,9 +128,10 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const ordered = reader.behindFailures?.(reader, original, settled) ?? settled;
     const { outcomes, notes = {} } = await afterSettle(invocation, ordered);
     if (logger !== false || metrics !== undefined) {
-      const { ids, settings } = invocation;
+      const { ids, settings, requests } = invocation;
       const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
-      const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, Date.now() - settings.startedAt);
+      const durationMs = Date.now() - settings.startedAt;
+      const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, durationMs, requests);
       safeLog(logger, withNotes(line, notes, settings.timeLeft()));
       metrics?.writeLine(line, early);
     }

@@ -57,11 +57,8 @@ export interface BatchRunner<TRecord = SQSRecord> {
   readonly ownedRecords?: readonly TRecord[];
   /** The ordered lane of a record (default: the source's lane; `undefined`: a lane of its own). */
   laneOf?(record: TRecord): string | undefined;
-  /**
-   * Called once when `eachRecord` starts on the batch. `asHanded` (default
-   * true): it runs the very record objects the middleware handed on.
-   */
-  begin?(asHanded?: boolean): void;
+  /** Called once when `eachRecord` starts on the batch. */
+  begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
   execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
   skip(record: TRecord, reason: NotStartedReason): void;
@@ -214,8 +211,7 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner<
     ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
     ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
-    // A middleware after ours replaced or dropped records: pipelined claims would hand it none to work on.
-    begin: () => runner.begin?.(false),
+    begin: () => runner.begin?.(),
     execute(record, fn, context) {
       const { id } = source.read(record);
       const own = theirs.get(id);
