@@ -28,12 +28,19 @@ export interface RecordContext {
   /** Delivery attempt of this message (SQS `ApproximateReceiveCount`), 1 on first delivery. */
   readonly attempt: number;
   /**
-   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * Aborts when the batch is answered without this record: at Middy's early
+   * timeout (`timeoutEarlyInMillis`, with the reason Middy gives), or (its
+   * `reason` a `LeaseLostError`) when the lease heartbeat
    * (`claim({ heartbeat })`) finds this record's claim lost, or cannot renew
-   * it for a whole lease: stop before applying the effect. Never aborts
-   * without a heartbeat, nor at the invocation's deadline.
+   * it for a whole lease: stop before applying the effect.
    */
   readonly signal: AbortSignal;
+}
+
+/** How the handler was called: its Lambda context, and the signal Middy aborts at its early timeout (when it gave one). */
+export interface HandlerCall {
+  readonly context: Context;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */
@@ -60,7 +67,7 @@ export interface BatchRunner<TRecord = SQSRecord> {
   /** Called once when `eachRecord` starts on the batch. */
   begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
-  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
+  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean>;
   skip(record: TRecord, reason: NotStartedReason): void;
   /** The ids of the records this runner was given that must come back. */
   failures(): string[];
@@ -212,11 +219,11 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner<
     safetyMarginMs: runner.safetyMarginMs,
     ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
     begin: () => runner.begin?.(),
-    execute(record, fn, context) {
+    execute(record, fn, call) {
       const { id } = source.read(record);
       const own = theirs.get(id);
       const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(owner, id) : (_ours, ctx) => fn(own, ctx);
-      return runner.execute(record, run, context);
+      return runner.execute(record, run, call);
     },
     skip: (record, reason) => runner.skip(record, reason),
     failures: () => runner.failures(),
