@@ -100,7 +100,9 @@ const LINK = Symbol('effectively-once: the batch invocation this was handed on b
 // when neither the event nor the context leads to an invocation: a record
 // one of them owns is then being run by a handler whose middleware after
 // ours replaced both with new objects, and must not run plainly (under its
-// message id, with no claim) while its invocation holds the claim.
+// message id, with no claim) while its invocation holds the claim. Each
+// leaves it when its batch is answered: by our after or onError, or at a
+// later middleware's early response (early-response.ts).
 const unanswered = new Set<Registration>();
 
 /**
