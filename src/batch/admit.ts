@@ -29,9 +29,11 @@ function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): Pre
   let id: string;
   try {
     id = config.store.recordId(config.consumer, prepared.key);
-  } catch (err) {
-    if (err instanceof InvalidRecordError) return invalid(err); // e.g. a key too long to store unhashed
-    throw err;
+  } catch (error) {
+    if (error instanceof InvalidRecordError) return invalid(error); // e.g. a key too long to store unhashed
+    // Anything else (a store's bug, a lookup that failed) fails this record alone, retried: the claims of the records
+    // before it are already on their way, and the batch must go on to settle them.
+    return { kind: 'settled', record, outcome: { kind: 'failed', messageId, key: prepared.key, error } };
   }
   const payload = prepared.payloadHash === undefined ? {} : { payloadHash: prepared.payloadHash };
   return { record, owned: { id, key: prepared.key, messageId, ...payload } };

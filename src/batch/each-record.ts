@@ -9,9 +9,9 @@ import { runLanes } from './schedule.js';
 import { isRefusal, type PlainSource } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
 import type { NotStartedReason } from '../engine/settle.js';
-import { runnerFor, type BatchRunner, type RecordHandler } from './runner-link.js';
+import { runnerFor, type BatchRunner, type HandlerCall, type RecordHandler } from './runner-link.js';
 import { disabledTransaction } from '../strategies/disabled-tx.js';
-import { withSignal } from '../engine/heartbeat.js';
+import { handlerSignal, withSignal } from '../engine/heartbeat.js';
 import { errorParts } from '../engine/errors.js';
 
 /** Options of {@link eachRecord}. */
@@ -34,20 +34,22 @@ export function eachRecordOver(
   fn: RecordHandler<unknown, unknown>,
   options: EachRecordOptions,
   sourceOf: PlainSourceOf,
-): (event: unknown, context: Context) => Promise<unknown> {
+): (event: unknown, context: Context, options?: unknown) => Promise<unknown> {
   if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
   const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
 
-  return async function eachRecordHandler(event: unknown, context: Context): Promise<unknown> {
+  // `options`: Middy's third argument, `{ signal }`, aborted when it answers at its early timeout.
+  return async function eachRecordHandler(event: unknown, context: Context, options?: unknown): Promise<unknown> {
     // A middleware's runner reads records through its own source; without one, the event says which source.
     const runner = runnerFor(event, context) ?? plainRunner(event, sourceOf(event));
     runner.begin?.();
-    const pastDeadline = () => remainingTime(context) < runner.safetyMarginMs;
+    const call: HandlerCall = { context, signal: handlerSignal(options) };
+    const pastDeadline = () => call.signal?.aborted === true || remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,
       laneOf: (record) => (runner.laneOf === undefined ? runner.source.read(record).lane : runner.laneOf(record)),
       run: async (record) => {
-        if (!pastDeadline()) return runner.execute(record, fn, context);
+        if (!pastDeadline()) return runner.execute(record, fn, call);
         runner.skip(record, 'deadline');
         return false;
       },
@@ -70,11 +72,11 @@ function plainRunner(event: unknown, { source: plain, middleware }: PlainSource)
     owner: 'eachRecord',
     records,
     safetyMarginMs: 0,
-    async execute(record: unknown, fn: RecordHandler<unknown, unknown>, context: Context): Promise<boolean> {
+    async execute(record: unknown, fn: RecordHandler<unknown, unknown>, { context, signal }: HandlerCall): Promise<boolean> {
       const messageId = idOf(record);
       try {
         const base = { key: messageId, messageId, tx, context, attempt: source.read(record).attempt };
-        await fn(record, withSignal(base));
+        await fn(record, withSignal(base, signal));
         return true;
       } catch (error) {
         failed.add(messageId);

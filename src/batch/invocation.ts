@@ -7,7 +7,6 @@
  * first copy's lane and are decided there from its outcome, so that one that comes back stops its FIFO group before the
  * records behind it run. What the strategies share lives here; what differs, behind their steps (strategies/types.ts).
  */
-import type { Context } from 'aws-lambda';
 import { acknowledged, type RecordOutcome } from '../engine/outcomes.js';
 import { settleClaim, type Execution, type NotStartedReason, type OwnedRecord } from '../engine/settle.js';
 import { withSignal } from '../engine/heartbeat.js';
@@ -16,7 +15,7 @@ import type { IdempotencyStore } from '../engine/store.js';
 import { idOf, type BatchSource } from '../engine/source.js';
 import { releasedUnrun } from './admit.js';
 import { mergedLanes } from './cross-group.js';
-import type { BatchRunner, RecordHandler } from './runner-link.js';
+import type { BatchRunner, HandlerCall, RecordHandler } from './runner-link.js';
 import { followerOutcome } from './same-key.js';
 import type { Admission, LeaderRef } from '../strategies/types.js';
 import type { StrategyBatch } from '../strategies/types.js';
@@ -108,6 +107,11 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.#merged = mergedLanes(lanes);
   }
 
+  /** How the strategy sends this batch's requests (claim strategy), for the log line. */
+  get requests(): StrategyBatch<TRecord>['requests'] {
+    return this.#batch.requests;
+  }
+
   /** The invocation was left where `eachRecord` finds it; `detach` takes it away. */
   linked(detach: () => void): void {
     this.#detach = detach;
@@ -119,16 +123,9 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.#detach = () => {};
   }
 
-  /**
-   * `eachRecord` takes the batch: from now on a record without an execution
-   * was cut short, never answered for by the handler. The strategy is told
-   * whether it runs the records as handed on (the memory-sized default learns
-   * from it whether claims may be pipelined).
-   */
-  begin(asHanded = true): void {
-    if (this.#phase !== 'admitted') return;
-    this.#phase = 'running';
-    this.#batch.taken?.(asHanded);
+  /** `eachRecord` takes the batch: from now on a record without an execution was cut short, never answered for by the handler. */
+  begin(): void {
+    if (this.#phase === 'admitted') this.#phase = 'running';
   }
 
   /**
@@ -173,9 +170,9 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     return owned === undefined ? undefined : `\u0000${owned.id}`;
   }
 
-  async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+  async execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean> {
     const group = this.source.read(record).lane;
-    if (group === undefined || !this.#merged.has(group)) return this.#executeOne(record, fn, context);
+    if (group === undefined || !this.#merged.has(group)) return this.#executeOne(record, fn, call);
     // A merged lane goes on past a returned record: only that record's own group stops.
     const id = idOf(this.source, record);
     if (this.#stopped.has(group) || this.#heldBack.has(id)) {
@@ -183,7 +180,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
       if (!this.executions.has(id) && !this.#running.has(id)) await this.#holdBack(record, id);
       return true;
     }
-    if (!(await this.#executeOne(record, fn, context))) this.#stopped.add(group);
+    if (!(await this.#executeOne(record, fn, call))) this.#stopped.add(group);
     return true;
   }
 
@@ -195,7 +192,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     this.executions.set(id, { kind: 'settled', outcome: { kind: 'not-started', messageId: id, key: owned.key, reason: 'group-failed' } });
   }
 
-  async #executeOne(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+  async #executeOne(record: TRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean> {
     const id = idOf(this.source, record);
     const owned = this.#owned.get(id);
     if (owned === undefined || this.#closed()) return false;
@@ -204,7 +201,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     if (earlier !== undefined || this.#running.has(id)) return earlier?.kind === 'settled' && acknowledged(earlier.outcome);
     const leader = this.#leaders.get(id);
     if (leader !== undefined && releasedUnrun(this.#outcomeOf(leader.messageId)) && this.source.read(record).lane !== leader.lane) {
-      return this.#takeOver(record, owned, fn, context);
+      return this.#takeOver(record, owned, fn, call);
     }
     if (leader !== undefined) return this.#follow(owned, leader);
     this.#running.add(id);
@@ -214,7 +211,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
       this.#owned.set(id, admitted);
       // The batch was answered while this record waited for its claim: it never started.
       if (this.#closed()) return false;
-      return await this.#run(record, admitted, fn, context);
+      return await this.#run(record, admitted, fn, call);
     } finally {
       this.#running.delete(id);
     }
@@ -230,11 +227,13 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   }
 
   /** Runs one owned record under the strategy; it is settled as soon as it finishes. */
-  async #run(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+  async #run(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean> {
+    const { context } = call;
     const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.read(record).attempt };
     const outcome = await this.#batch.run(
       owned,
-      async (tx, signal) => fn(record, withSignal({ ...base, tx }, signal)),
+      // Aborts when the heartbeat finds the claim lost, or Middy answers at its early timeout.
+      async (tx, signal) => fn(record, withSignal({ ...base, tx }, signal, call.signal)),
       () => remainingTime(context) - this.safetyMarginMs,
     );
     return this.#settled(owned.messageId, outcome);
@@ -251,7 +250,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
    * back unrun: it claims the key afresh (with its own payload) and runs, and
    * the copies not yet decided follow it instead (cross-group.ts).
    */
-  async #takeOver(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean> {
+  async #takeOver(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean> {
     const id = owned.messageId;
     // It stays among the later copies (its outcome is reported as theirs are); those after it follow it now.
     const released = this.#leaders.get(id)?.messageId;
@@ -270,7 +269,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
         return this.#settled(id, outcome);
       }
       this.#owned.set(id, answer.owned);
-      return await this.#run(record, answer.owned, fn, context);
+      return await this.#run(record, answer.owned, fn, call);
     } finally {
       this.#running.delete(id);
     }

@@ -16,6 +16,7 @@ import { admission } from './admit.js';
 import { accountedOutcomes } from './accounted.js';
 import { BatchInvocation } from './invocation.js';
 import { attachRunner } from './runner-link.js';
+import { watchEarlyResponse } from './early-response.js';
 import type { BatchStrategy } from '../strategies/types.js';
 
 /** What an {@link AfterSettle} step returns: the outcomes the response is built from, and its notes for the log line. */
@@ -98,7 +99,7 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
     const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
     const { context } = request;
-    const batch = await steps.begin({ records: original, admit, admission });
+    const batch = await steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
     const timeLeft = () => remainingTime(context);
     const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
@@ -108,7 +109,11 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     }
     const event = source.withRecords(request.event, invocation.ownedRecords);
     const link = attachRunner(event, request.context, invocation);
-    invocation.linked(link.detach);
+    const unwatch = watchEarlyResponse(request, () => abandon(request));
+    invocation.linked(() => {
+      link.detach();
+      unwatch();
+    });
     keep(request, invocation);
     request.event = event;
     request.context = link.context;
@@ -124,18 +129,49 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     executions: ReadonlyMap<string, Execution>,
     early = false,
   ): Promise<TResponse> {
+    const { outcomes, notes = {} } = await afterSettle(invocation, await settleAll(invocation, executions));
+    record(invocation, outcomes, notes, early);
+    return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
+  }
+
+  /** Every record's final outcome, in the order the source answers in. */
+  async function settleAll(
+    invocation: BatchInvocation<TRecord>,
+    executions: ReadonlyMap<string, Execution>,
+  ): Promise<readonly RecordOutcome[]> {
     const settled = await invocation.settle(executions, store, config.storeResult);
     const { source: reader, original } = invocation;
-    const ordered = reader.behindFailures?.(reader, original, settled) ?? settled;
-    const { outcomes, notes = {} } = await afterSettle(invocation, ordered);
-    if (logger !== false || metrics !== undefined) {
-      const { ids, settings } = invocation;
-      const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
-      const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, Date.now() - settings.startedAt);
-      safeLog(logger, withNotes(line, notes, settings.timeLeft()));
-      metrics?.writeLine(line, early);
-    }
-    return source.respond(outcomes.filter((o) => !acknowledged(o)).map((o) => o.messageId));
+    return reader.behindFailures?.(reader, original, settled) ?? settled;
+  }
+
+  /** The batch's log line and metrics. */
+  function record(invocation: BatchInvocation<TRecord>, outcomes: readonly RecordOutcome[], notes: LineNotes, early: boolean): void {
+    if (logger === false && metrics === undefined) return;
+    const { ids, settings, requests } = invocation;
+    const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
+    const durationMs = Date.now() - settings.startedAt;
+    const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, durationMs, requests);
+    safeLog(logger, withNotes(line, notes, settings.timeLeft()));
+    metrics?.writeLine(line, early);
+  }
+
+  /**
+   * A middleware after ours answered early (early-response.ts): Middy runs
+   * neither our `after` nor our `onError`, and the response is that
+   * middleware's. The invocation is given up here: the heartbeat stops, a
+   * record `eachRecord` finished keeps its outcome, every other claim is
+   * released (whatever the early response makes come back runs again at
+   * once), and the line says so. No DLQ or backoff: the queue gets the other
+   * middleware's answer.
+   */
+  async function abandon(request: Request<TEvent, TResponse>): Promise<void> {
+    const invocation = take(request);
+    if (invocation === undefined) return;
+    const { running } = await invocation.close();
+    const error = new Error(`A middleware after ${owner} answered the batch early; its claims were released.`);
+    const outcomes = await settleAll(invocation, invocation.unfinished(running, error, true));
+    const warning = `a middleware after ${owner} answered early (Middy then runs none of ${owner}'s after and onError): the claims of the records not run were released, and the batch's response is that middleware's`;
+    record(invocation, outcomes, { warn: true, warnings: [warning] }, false);
   }
 
   /** The source's after-settle step, if it has one; a step that throws changes nothing. */

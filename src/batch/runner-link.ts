@@ -28,12 +28,19 @@ export interface RecordContext {
   /** Delivery attempt of this message (SQS `ApproximateReceiveCount`), 1 on first delivery. */
   readonly attempt: number;
   /**
-   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
+   * Aborts when the batch is answered without this record: at Middy's early
+   * timeout (`timeoutEarlyInMillis`, with the reason Middy gives), or (its
+   * `reason` a `LeaseLostError`) when the lease heartbeat
    * (`claim({ heartbeat })`) finds this record's claim lost, or cannot renew
-   * it for a whole lease: stop before applying the effect. Never aborts
-   * without a heartbeat, nor at the invocation's deadline.
+   * it for a whole lease: stop before applying the effect.
    */
   readonly signal: AbortSignal;
+}
+
+/** How the handler was called: its Lambda context, and the signal Middy aborts at its early timeout (when it gave one). */
+export interface HandlerCall {
+  readonly context: Context;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */
@@ -57,13 +64,10 @@ export interface BatchRunner<TRecord = SQSRecord> {
   readonly ownedRecords?: readonly TRecord[];
   /** The ordered lane of a record (default: the source's lane; `undefined`: a lane of its own). */
   laneOf?(record: TRecord): string | undefined;
-  /**
-   * Called once when `eachRecord` starts on the batch. `asHanded` (default
-   * true): it runs the very record objects the middleware handed on.
-   */
-  begin?(asHanded?: boolean): void;
+  /** Called once when `eachRecord` starts on the batch. */
+  begin?(): void;
   /** Runs one record; resolves whether its FIFO group may go on. Never rejects. */
-  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, context: Context): Promise<boolean>;
+  execute(record: TRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean>;
   skip(record: TRecord, reason: NotStartedReason): void;
   /** The ids of the records this runner was given that must come back. */
   failures(): string[];
@@ -96,7 +100,9 @@ const LINK = Symbol('effectively-once: the batch invocation this was handed on b
 // when neither the event nor the context leads to an invocation: a record
 // one of them owns is then being run by a handler whose middleware after
 // ours replaced both with new objects, and must not run plainly (under its
-// message id, with no claim) while its invocation holds the claim.
+// message id, with no claim) while its invocation holds the claim. Each
+// leaves it when its batch is answered: by our after or onError, or at a
+// later middleware's early response (early-response.ts).
 const unanswered = new Set<Registration>();
 
 /**
@@ -214,13 +220,12 @@ function matchedRunner(registration: Registration, event: unknown): BatchRunner<
     ...(runner.ownedRecords === undefined ? {} : { ownedRecords: runner.ownedRecords }),
     safetyMarginMs: runner.safetyMarginMs,
     ...(runner.laneOf === undefined ? {} : { laneOf: (record: unknown) => runner.laneOf?.(record) }),
-    // A middleware after ours replaced or dropped records: pipelined claims would hand it none to work on.
-    begin: () => runner.begin?.(false),
-    execute(record, fn, context) {
+    begin: () => runner.begin?.(),
+    execute(record, fn, call) {
       const { id } = source.read(record);
       const own = theirs.get(id);
       const run: RecordHandler<unknown, unknown> = own === undefined ? () => droppedBy(owner, id) : (_ours, ctx) => fn(own, ctx);
-      return runner.execute(record, run, context);
+      return runner.execute(record, run, call);
     },
     skip: (record, reason) => runner.skip(record, reason),
     failures: () => runner.failures(),

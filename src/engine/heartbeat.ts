@@ -141,12 +141,17 @@ export function claimsHeartbeat(setting: HeartbeatSetting, store: IdempotencySto
 }
 
 /**
- * `base` with a `signal`: the heartbeat's, or (none) one that never aborts,
- * made only when the handler reads it, so a record without a heartbeat pays
- * nothing for it. Build the context once: spreading it would read the signal.
+ * `base` with a `signal` that aborts when any of `signals` does (the
+ * heartbeat's, Middy's at its early timeout), or (none) one that never
+ * aborts, made only when the handler reads it, so a record without either
+ * pays nothing for it. Build the context once: spreading it would read the signal.
  */
-export function withSignal<T extends object>(base: T, signal?: AbortSignal): T & { readonly signal: AbortSignal } {
-  if (signal !== undefined) return { ...base, signal };
+export function withSignal<T extends object>(
+  base: T,
+  ...signals: readonly (AbortSignal | undefined)[]
+): T & { readonly signal: AbortSignal } {
+  const given = signals.filter((s) => s !== undefined);
+  if (given.length > 0) return { ...base, signal: given.length === 1 ? (given[0] as AbortSignal) : AbortSignal.any(given) };
   let made: AbortSignal | undefined;
   return Object.defineProperty({ ...base }, 'signal', {
     enumerable: true,
@@ -155,4 +160,10 @@ export function withSignal<T extends object>(base: T, signal?: AbortSignal): T &
       return made;
     },
   }) as T & { readonly signal: AbortSignal };
+}
+
+/** The `signal` Middy hands a handler as its third argument (`{ signal }`, aborted at its early timeout), if there is one. */
+export function handlerSignal(options: unknown): AbortSignal | undefined {
+  const signal = typeof options === 'object' && options !== null ? (options as { signal?: unknown }).signal : undefined;
+  return signal instanceof AbortSignal ? signal : undefined;
 }

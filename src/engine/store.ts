@@ -147,7 +147,10 @@ export interface StaleClaim {
  * ```
  */
 export interface IdempotencyStore {
-  /** The record id for a business key (`consumer#key`, hashed when configured). */
+  /**
+   * The record id for a business key (`consumer#key`, hashed when configured). A key it cannot store: throw an
+   * `InvalidRecordError` (the record is `invalid`); any other throw fails that record alone (retried).
+   */
   recordId(consumer: string, key: string): string;
   /** Claims a key as IN_PROGRESS, or returns the record that prevents it. */
   claim(input: ClaimInput): Promise<ClaimResult>;

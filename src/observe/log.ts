@@ -33,6 +33,13 @@ export interface BatchLogLine {
   readonly source: string;
   readonly consumer: string;
   readonly strategy: 'claim' | 'transaction';
+  /**
+   * Batch sources, claim strategy: how this batch's claims and completions were sent, chosen per invocation by its
+   * memory size (`batched`: the claims in one request, the completions together once no handler runs;
+   * `per-record`: each claim a request of its own, each record completed as its effect ends). What the handler is
+   * handed is the same either way.
+   */
+  readonly requests?: 'batched' | 'per-record';
   readonly counts: Readonly<Record<RecordOutcomeKind, number>>;
   /** Message ids reported back to the queue for retry. */
   readonly retried: number;
@@ -122,6 +129,7 @@ export function batchLine(
   outcomes: readonly RecordOutcome[],
   idOf: (outcome: RecordOutcome) => string | undefined,
   durationMs: number,
+  requests?: BatchLogLine['requests'],
 ): BatchLogLine {
   const retried = outcomes.filter((o) => !acknowledged(o)).length;
   const records = outcomes.map((o) => logEntry(o, idOf(o)));
@@ -133,6 +141,7 @@ export function batchLine(
     source,
     consumer,
     strategy,
+    ...(requests === undefined ? {} : { requests }),
     counts: summarize(outcomes),
     retried,
     durationMs,
@@ -142,7 +151,18 @@ export function batchLine(
 }
 
 /** The line's own fields, which a source's notes never set. */
-type CoreField = 'level' | 'message' | 'source' | 'consumer' | 'strategy' | 'counts' | 'retried' | 'durationMs' | 'records' | 'warnings';
+type CoreField =
+  | 'level'
+  | 'message'
+  | 'source'
+  | 'consumer'
+  | 'strategy'
+  | 'requests'
+  | 'counts'
+  | 'retried'
+  | 'durationMs'
+  | 'records'
+  | 'warnings';
 
 /** What a source's own step adds to its batch line (SQS: `backedOff`, `sqsErrors`), and whether it names something that went wrong. */
 export interface LineNotes {

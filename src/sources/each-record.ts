@@ -30,6 +30,9 @@ export type BatchEventOf<TRecord> = unknown extends TRecord
 /** The partial batch response of `TRecord`s: Kafka's names partitions and offsets, the others' message ids or sequence numbers. */
 export type BatchResponseOf<TRecord> = [TRecord] extends [KafkaRecord] ? KafkaBatchResponse : SQSBatchResponse;
 
+/** What Middy hands a handler as its third argument: the signal it aborts at its early timeout (`timeoutEarlyInMillis`). */
+type HandlerOptions = { readonly signal?: AbortSignal };
+
 /**
  * The record handler `eachRecord` takes. A conditional type on purpose: it
  * lets TypeScript give an unannotated `record` the type the Middy handler
@@ -85,17 +88,17 @@ type HandlerOf<TResult, TRecord> = [TRecord] extends [unknown]
 export function eachRecord<TResult, TRecord>(
   fn: HandlerOf<TResult, TRecord>,
   options?: EachRecordOptions,
-): (event: BatchEventOf<TRecord>, context: Context) => Promise<BatchResponseOf<TRecord>>;
+): (event: BatchEventOf<TRecord>, context: Context, options?: HandlerOptions) => Promise<BatchResponseOf<TRecord>>;
 /** {@link eachRecord} with the result type given (`eachRecord<Receipt>(...)`): SQS records. */
 export function eachRecord<TResult>(
   fn: RecordHandler<TResult>,
   options?: EachRecordOptions,
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+): (event: SQSEvent, context: Context, options?: HandlerOptions) => Promise<SQSBatchResponse>;
 // `never`: each overload's handler takes its own record and event types.
 export function eachRecord(
   fn: RecordHandler<unknown, never>,
   options: EachRecordOptions = {},
-): (event: never, context: Context) => Promise<unknown> {
+): (event: never, context: Context, options?: HandlerOptions) => Promise<unknown> {
   // The source the records come from decides their type at run time.
   return eachRecordOver(fn as RecordHandler<unknown, unknown>, options, sourceOfEvent);
 }

@@ -11,6 +11,7 @@ import type { Execution, OwnedRecord } from '../engine/settle.js';
 import type { BatchSource } from '../engine/source.js';
 import type { IdempotencyStore } from '../engine/store.js';
 import type { TransactionBuilder } from './transaction/builder.js';
+import type { ClaimRequests } from './claim/requests.js';
 
 /** A later copy's first copy of its key in the batch: what the later copy is decided from. */
 export interface LeaderRef {
@@ -83,6 +84,8 @@ export interface BatchStart<TRecord> {
   readonly admit: Omit<AdmitConfig<TRecord>, 'claim'>;
   /** The lifecycle's admission steps. */
   readonly admission: Admit;
+  /** This invocation's `context.memoryLimitInMB` (undefined without a context): what a strategy may choose its requests by. */
+  readonly memoryLimitInMB: string | undefined;
 }
 
 /** The record's handler, as the strategy runs it: with the strategy's `tx` and, when it has one, the heartbeat's signal. */
@@ -106,6 +109,8 @@ export interface StrategyBatch<TRecord> {
   readonly admissions: readonly Admission<TRecord>[];
   /** Whether the handler is handed the owned records (pipelined: none, since none is known to be claimed yet). */
   readonly handsOwned: boolean;
+  /** How its claims and completions are sent (claim strategy), for the log line; absent: the strategy has no choice. */
+  readonly requests?: ClaimRequests;
   /** A first copy's own admission, once its claim has returned (the owned record with its token, or the outcome it found); absent: the owned record as admitted. */
   admitted?(owned: OwnedRecord): Promise<OwnedRecord | RecordOutcome>;
   /** Runs one owned record's handler under the strategy and settles it; never rejects. `timeLeftMs`: before the safety margin. */
@@ -120,13 +125,6 @@ export interface StrategyBatch<TRecord> {
   release?(owned: OwnedRecord): Promise<void>;
   /** The handler never called `eachRecord`: what its own response (or its silence) says of each first copy. */
   answeredByHandler(answer: HandlerAnswer<TRecord>): Map<string, Execution>;
-  /**
-   * `eachRecord` took the batch (once, before its first record runs).
-   * `asHanded`: with the very record objects the middleware handed on, none
-   * dropped (false when a middleware after it replaced or dropped records).
-   * Absent: the strategy does not care how the handler takes a batch.
-   */
-  taken?(asHanded: boolean): void;
   /**
    * The batch is being answered: no record starts now. Stops what keeps
    * claims alive (waiting for renewals in flight) and resolves with the

@@ -27,6 +27,8 @@ const STATES: readonly SeedState[] = ['none', 'completed', 'retention-expired', 
 const caseArb = fc.record({
   queue: fc.constantFrom<QueueKind>('standard', 'fair', 'fifo', 'fifo'),
   claims: fc.constantFrom('batch' as const, 'pipelined' as const),
+  // The context's memory size: the claim strategy's requests, batched below 512 MB, per-record from it.
+  memoryMb: fc.constantFrom(128, 1769),
   release: fc.constantFrom('delete' as const, 'mark-failed' as const),
   states: fc.tuple(...KEYS.map(() => fc.constantFrom(...STATES))),
   records: fc.array(
@@ -61,8 +63,9 @@ describe('random SQS batches on the memory store against the interaction model',
           const seeds = new Map(
             KEYS.map((k, i) => [k, c.states[i] === 'failed' && c.release === 'delete' ? 'none' : (c.states[i] as SeedState)]),
           );
-          const label = `${c.queue} | ${c.claims} claims | release ${c.release} | ${JSON.stringify(Object.fromEntries(seeds))}`;
-          const { liveness } = await runScenario({ label, queue: c.queue, claims: c.claims, release: c.release, plan, seeds });
+          const label = `${c.queue} | ${c.claims} claims at ${c.memoryMb} MB | release ${c.release} | ${JSON.stringify(Object.fromEntries(seeds))}`;
+          const { queue, claims, release, memoryMb } = c;
+          const { liveness } = await runScenario({ label, queue, claims, release, memoryMb, plan, seeds });
           // Nothing may stall (the cross-group hold-back of test/unit/batch/fifo-cross-group.test.ts included).
           expect(liveness.map((p) => p.message)).toEqual([]);
         }),

@@ -27,6 +27,8 @@ export interface Scenario {
   readonly seeds: ReadonlyMap<string, SeedState>;
   /** The middleware gets the store without claimMany / completeMany. */
   readonly unbatched?: boolean;
+  /** The context's `memoryLimitInMB` (default 128): what picks the claim strategy's requests. */
+  readonly memoryMb?: number;
 }
 
 const invalidIn = (d: Delivery): Set<string> => new Set(d.line.records.filter((x) => x.outcome === 'invalid').map((x) => x.messageId));
@@ -41,7 +43,13 @@ export async function seedAll(r: Rig, seeds: ReadonlyMap<string, SeedState>): Pr
 
 /** Runs every phase of `s`. */
 export async function runScenario(s: Scenario): Promise<{ readonly liveness: readonly LivenessProblem[] }> {
-  const r = rig({ claims: s.claims, release: s.release, queue: s.queue, unbatched: s.unbatched === true });
+  const r = rig({
+    claims: s.claims,
+    release: s.release,
+    queue: s.queue,
+    unbatched: s.unbatched === true,
+    ...(s.memoryMb === undefined ? {} : { memoryMb: s.memoryMb }),
+  });
   await seedAll(r, s.seeds);
   const fifo = s.queue === 'fifo';
   const modelPlan = s.plan.map((p) => (fifo ? p : { ...p, group: undefined }));

@@ -71,6 +71,8 @@ export interface RigOptions {
   readonly unbatched?: boolean;
   /** Run inside the handler before the effect (e.g. await a Deferred). */
   readonly beforeEffect?: (record: SQSRecord) => Promise<void> | void;
+  /** The context's `memoryLimitInMB` (default 128): what picks the claim strategy's requests. */
+  readonly memoryMb?: number;
 }
 
 export function rig(options: RigOptions = {}): Rig {
@@ -110,7 +112,10 @@ export function rig(options: RigOptions = {}): Rig {
       const before = lines.length;
       // A fresh context whenever the clock has moved (its remaining time counts from when it was built).
       if (context === undefined || context.at !== clock.now())
-        context = { at: clock.now(), context: lambdaContext({ clock, timeoutMs: TIMEOUT_MS, functionName: 'matrix-fn' }) };
+        context = {
+          at: clock.now(),
+          context: lambdaContext({ clock, timeoutMs: TIMEOUT_MS, functionName: 'matrix-fn', memoryLimitInMB: options.memoryMb ?? 128 }),
+        };
       const response = await handler(sqsEvent(records), context.context);
       if (lines.length !== before + 1) throw new Error(`expected one log line per batch, got ${lines.length - before}`);
       const line = lines.at(-1) as BatchLogLine;

@@ -51,6 +51,9 @@ import type { StandardSchemaV1 } from '../../src/engine/standard-schema.js';
 import type { StateOutcome } from '../../src/strategies/transaction/transition.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 
+/** Middy's third handler argument, which `eachRecord`'s handler takes: the signal aborted at its early timeout. */
+type MiddyOptions = { readonly signal?: AbortSignal };
+
 const store: IdempotencyStore = new MemoryIdempotencyStore();
 // Never called: the state helpers' cases are type-level only (they would need a table).
 declare const client: DynamoDBDocumentClient;
@@ -78,7 +81,7 @@ describe('eachRecord and RecordHandler', () => {
       expectTypeOf(ctx.context).toEqualTypeOf<Context>();
       return { receipt: record.messageId };
     });
-    expectTypeOf(handler).toEqualTypeOf<(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>>();
+    expectTypeOf(handler).toEqualTypeOf<(event: SQSEvent, context: Context, options?: MiddyOptions) => Promise<SQSBatchResponse>>();
     expectTypeOf(handler).returns.resolves.toEqualTypeOf<SQSBatchResponse>();
   });
 
@@ -117,7 +120,7 @@ describe('eachRecord and RecordHandler', () => {
     expectTypeOf(handler).toBeCallableWith({} as KafkaEvent, {} as Context);
     // Without Middy, the record's annotation says Kafka: the handler takes a Kafka event and returns its response.
     const plain = eachRecord(async (record: KafkaRecord) => record.topic);
-    expectTypeOf(plain).toEqualTypeOf<(event: KafkaEvent, context: Context) => Promise<KafkaBatchResponse>>();
+    expectTypeOf(plain).toEqualTypeOf<(event: KafkaEvent, context: Context, options?: MiddyOptions) => Promise<KafkaBatchResponse>>();
     // @ts-expect-error: a Kafka handler answers in Kafka's shape, not SQS's
     middy<SQSEvent, SQSBatchResponse>().handler(eachRecord(async (_record: KafkaRecord) => undefined));
   });
@@ -130,7 +133,9 @@ describe('eachRecord and RecordHandler', () => {
       .use(dynamoDBStreamsIdempotency({ store }))
       .handler(eachRecord(async (record: DynamoDBRecord) => record.eventID));
     const kinesis = eachRecord(async (record: KinesisStreamRecord) => record.kinesis.data);
-    expectTypeOf(kinesis).toEqualTypeOf<(event: { Records: KinesisStreamRecord[] }, context: Context) => Promise<SQSBatchResponse>>();
+    expectTypeOf(kinesis).toEqualTypeOf<
+      (event: { Records: KinesisStreamRecord[] }, context: Context, options?: MiddyOptions) => Promise<SQSBatchResponse>
+    >();
     expectTypeOf(kinesis).toBeCallableWith({} as KinesisStreamEvent, {} as Context);
     const typed = eachRecord<string, DynamoDBRecord>((record) => String(record.eventID));
     expectTypeOf(typed).parameter(0).toEqualTypeOf<{ Records: DynamoDBRecord[] }>();
@@ -190,7 +195,7 @@ describe('eventBridgeIdempotency and handleEvent', () => {
       expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
       return { points: event.detail.amount };
     });
-    expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context) => Promise<{ points: number }>>();
+    expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
     const explicit = handleEvent<OrderPaid, string>((event) => event.detail.orderNo);
     expectTypeOf(explicit).returns.resolves.toBeString();
   });

@@ -4,7 +4,7 @@ import type { TransactionBuilder } from '../../strategies/transaction/builder.js
 import { remainingTime } from '../../engine/time.js';
 import { contextWith, stateOf } from '../../engine/invocation-context.js';
 import { disabledTransaction } from '../../strategies/disabled-tx.js';
-import { withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
+import { handlerSignal, withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { OwnedRecord } from '../../engine/settle.js';
 import type { EventStrategy } from '../../strategies/types.js';
 
@@ -33,9 +33,10 @@ export interface EventContext {
   readonly tx: TransactionBuilder;
   readonly context: Context;
   /**
-   * Aborts (its `reason` a `LeaseLostError`) when the lease heartbeat
-   * (`claim({ heartbeat })`) finds the claim lost, or cannot renew it for a
-   * whole lease: stop before applying the effect. Never aborts without a heartbeat.
+   * Aborts at Middy's early timeout (`timeoutEarlyInMillis`, with the reason
+   * Middy gives), or (its `reason` a `LeaseLostError`) when the lease
+   * heartbeat (`claim({ heartbeat })`) finds the claim lost, or cannot renew
+   * it for a whole lease: stop before applying the effect.
    */
   readonly signal: AbortSignal;
 }
@@ -86,17 +87,20 @@ const noTx = disabledTransaction(
  */
 export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
   fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
-): (event: TEvent, context: Context) => Promise<TResult> {
+): (event: TEvent, context: Context, options?: { readonly signal?: AbortSignal }) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
-  return async function handleEventHandler(event: TEvent, context: Context): Promise<TResult> {
+  // `options`: Middy's third argument, `{ signal }`, aborted when it answers at its early timeout.
+  return async function handleEventHandler(event: TEvent, context: Context, options?: unknown): Promise<TResult> {
     const run = stateOf<EventRun>(context, RUN);
     const commit = run?.steps.commit;
+    const middy = handlerSignal(options);
     if (run === undefined || commit === undefined) {
-      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal));
+      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal, middy));
     }
     const { consumer, owned } = run;
     const timeLeftMs = () => remainingTime(context) - run.safetyMarginMs;
-    const outcome = await commit({ ...owned, consumer }, async (tx) => fn(event, withSignal({ key: owned.key, tx, context })), timeLeftMs);
+    const handler = async (tx: TransactionBuilder) => fn(event, withSignal({ key: owned.key, tx, context }, middy));
+    const outcome = await commit({ ...owned, consumer }, handler, timeLeftMs);
     run.committed = outcome;
     switch (outcome.kind) {
       case 'completed':

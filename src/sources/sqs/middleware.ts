@@ -15,7 +15,7 @@ import { settlePluginRule } from './plugins.js';
 import type { DeadLetterPlugin } from './dead-letter.js';
 import type { BackoffPlugin } from './backoff.js';
 import { SQS_MIDDLEWARE, sqsDefaults } from './defaults.js';
-import { defaultClaimFor, memorySizeMb } from '../../strategies/claim/memory-sized.js';
+import { defaultClaim } from '../../strategies/claim/steps.js';
 import { sqsSource } from './adapter.js';
 
 /**
@@ -89,8 +89,7 @@ export function sqsIdempotency(options: SqsIdempotencyOptions): MiddlewareObj<SQ
   // Resolved once, here: the lifecycle reads this one settings object, and the strategy gets only what its steps use.
   const settings = resolveMiddlewareOptions(SQS_MIDDLEWARE, options, sqsRules, sqsDefaults, { pipelined: true, commitSettings: true });
   const { store, storeResult, lease } = settings;
-  // No strategy: batched or pipelined claims by the function's memory size, read here, once per cold start (memory-sized.ts).
-  const strategy = settings.strategy ?? defaultClaimFor(memorySizeMb(process.env['AWS_LAMBDA_FUNCTION_MEMORY_SIZE']));
+  const strategy = settings.strategy ?? defaultClaim;
   return batchIdempotency(sqsSource, {
     ...settings,
     owner: SQS_MIDDLEWARE,

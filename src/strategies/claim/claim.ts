@@ -22,19 +22,12 @@ export interface ClaimOptions {
    * its own claim returns, instead of claiming every record before the
    * handler runs, and send every claim and completion as a request of its
    * own: each record is one chain of three round trips, as in Powertools.
-   * Without a `strategy`, `sqsIdempotency` already does this from 512 MB of
-   * memory up (by `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, once its first batch
-   * showed the handler takes its records through `eachRecord`) and sends a
-   * batch's claims in one request below that, where CPU is scarce (issue
-   * 31's Lambda-shaped bench, docs/benchmarks.md: batched 1.30x / 1.75x
-   * Powertools records/s at 256 MB, 0.80x / 0.98x at 512 MB, 0.73x / 0.86x
-   * at 1,769 MB with 25 % / 1 % duplicates; pipelined about 1.0x from 512 MB).
-   * Set it by hand for pipelined claims from the first batch on, at any
-   * memory size, or off the Lambda runtime (where the size is unknown and
-   * the default batches). The handler is handed an event with no records
-   * (none is known to be claimed yet), so it must be wrapped in
-   * `eachRecord`. FIFO batches are claimed as a batch either way. Not with
-   * a heartbeat. Default false.
+   * The price: the handler, and every middleware after `sqsIdempotency`, is
+   * handed an event with no records (none is known to be claimed yet), so
+   * the handler must be wrapped in `eachRecord` and a middleware after ours
+   * has no records to parse, filter or copy. FIFO batches are claimed as a
+   * batch. Not with a heartbeat. Default false: every claim returns before
+   * the handler runs, and the requests are chosen per invocation.
    */
   readonly pipelined?: boolean;
   /**
@@ -95,8 +88,19 @@ const claimRules = {
 /**
  * The claim strategy, for a middleware's `strategy` option: a DynamoDB
  * claim record (IN_PROGRESS with a lease) before the handler runs, marked
- * COMPLETED after it. No `strategy` at all is `claim()` (for
- * `sqsIdempotency`, with pipelined claims from 512 MB of memory up).
+ * COMPLETED after it. No `strategy` at all is `claim()`.
+ *
+ * Every record's claim returns before the handler runs: the handler and the
+ * middlewares after ours see the event holding the records claimed for this
+ * invocation, at every memory size and on every batch, and may copy it or
+ * filter, reorder or rewrite its records. How the claims and completions are
+ * sent is chosen per invocation from its `context.memoryLimitInMB`
+ * (the batch log line's `requests`): below 512 MB, and on Lambda Managed
+ * Instances (`AWS_LAMBDA_MAX_CONCURRENCY` set), a batch's claims in one
+ * request and its completions together (little CPU); from 512 MB up, a
+ * request per claim and each record completed as its effect ends (shorter
+ * batches where CPU is plentiful, though still waiting once for the slowest
+ * claim, so not faster than Powertools there).
  *
  * @throws TypeError naming the option when one is unknown or of the wrong
  * type, or when `pipelined` and `heartbeat` are both on.

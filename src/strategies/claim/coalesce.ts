@@ -1,14 +1,19 @@
 /**
- * The claim strategy's batched requests, per invocation: the batch's claims go to the store together (`claimMany`),
- * and the completions of finished records together (`completeMany`) once no handler of the batch runs
- * (engine/when-idle.ts, group commit's rule). A batch then costs a few requests' SDK work instead of one per record and
- * write: on a 256 MB Lambda (~0.15 vCPU) that CPU is most of its duration.
+ * The claim strategy's requests for one invocation's batch, in the pattern chosen for it (requests.ts):
+ *
+ * - `batched`: the batch's claims go to the store together (`claimMany`), and the completions of finished records
+ *   together (`completeMany`) once no handler of the batch runs (engine/when-idle.ts, group commit's rule). A batch then
+ *   costs a few requests' SDK work instead of one per record and write: below a third of a vCPU that CPU is most of
+ *   its duration.
+ * - `per-record`: each claim goes alone (a conditional `PutItem` decides a duplicate in its one round trip, where a
+ *   PartiQL batch needs a read after it), and a record's completion leaves as soon as its effect ends, with the
+ *   completions that become due within {@link COMPLETION_WINDOW_MS}: no record waits for the slowest of the batch.
  *
  * What runs, and in what order, does not change: a FIFO lane still waits for its record's completion, and each
- * record's outcome is its own answer. Completions sent eagerly instead cost more CPU, were slower at 25 % duplicates
- * and no faster at 1 % under the AWS model (docs/benchmarks.md, coalescing policy).
+ * record's outcome is its own answer.
  */
 import { WhenIdle } from '../../engine/when-idle.js';
+import type { ClaimRequests } from './requests.js';
 import type {
   ClaimInput,
   ClaimResult,
@@ -74,16 +79,23 @@ class Queue<I, R> {
  */
 export const MAX_COMPLETION_WAIT_MS = 25;
 
+/**
+ * `per-record`: how long a finished record's completion waits for others to share its request, ms. Long enough for the
+ * completions of effects that end together (one tick apart) to go as one, short against a round trip.
+ */
+export const COMPLETION_WINDOW_MS = 2;
+
 type BatchedStore = IdempotencyStore & Required<Pick<IdempotencyStore, 'claimMany' | 'completeMany'>>;
 
 /**
- * The store as one batch of the claim strategy sees it: `claim` and
- * `complete` coalesced into the store's batched calls, `release` and `get`
+ * The store as one batch of the claim strategy sees it: `claim` (`batched`)
+ * and `complete` coalesced into the store's batched calls, `release` and `get`
  * the store's own. No `renew`: the heartbeat renews through the store
  * itself (claimBatchStrategy). Built per invocation: it holds that batch's
  * queues.
  */
 export class CoalescedStore implements IdempotencyStore {
+  readonly requests: ClaimRequests;
   readonly #store: IdempotencyStore;
   readonly #claims: Queue<ClaimInput, ClaimResult>;
   readonly #completions: Queue<CompleteInput, FencedWriteResult>;
@@ -94,7 +106,8 @@ export class CoalescedStore implements IdempotencyStore {
     () => this.#flushCompletions(),
   );
 
-  private constructor(store: BatchedStore) {
+  private constructor(store: BatchedStore, requests: ClaimRequests) {
+    this.requests = requests;
     this.#store = store;
     this.#claims = new Queue(
       (input) => store.claim(input),
@@ -107,17 +120,18 @@ export class CoalescedStore implements IdempotencyStore {
   }
 
   /** A coalescing view of `store` when it has both batched calls, else `undefined` (each call goes alone, as always). */
-  static over(store: IdempotencyStore): CoalescedStore | undefined {
+  static over(store: IdempotencyStore, requests: ClaimRequests): CoalescedStore | undefined {
     if (typeof store.claimMany !== 'function' || typeof store.completeMany !== 'function') return undefined;
-    return new CoalescedStore(store as BatchedStore);
+    return new CoalescedStore(store as BatchedStore, requests);
   }
 
   recordId(consumer: string, key: string): string {
     return this.#store.recordId(consumer, key);
   }
 
-  /** The claims made in one synchronous run (a batch's, all started at once) go in one `claimMany`. */
+  /** `batched`: the claims made in one synchronous run (a batch's, all started at once) go in one `claimMany`. */
   claim(input: ClaimInput): Promise<ClaimResult> {
+    if (this.requests === 'per-record') return this.#store.claim(input);
     const answer = this.#claims.add(input);
     if (!this.#claimsScheduled) {
       this.#claimsScheduled = true;
@@ -129,14 +143,15 @@ export class CoalescedStore implements IdempotencyStore {
     return answer;
   }
 
-  /** Waits until no handler of the batch runs, then goes with every completion due by then. */
+  /** Goes with every completion due by then: `batched`, once no handler of the batch runs; `per-record`, a window after it. */
   complete(input: CompleteInput): Promise<FencedWriteResult> {
     const answer = this.#completions.add(input);
+    const batched = this.requests === 'batched';
     if (this.#completionTimer === undefined) {
       // Not unref'd: for these few ms it is what the invocation waits on, and a flush clears it.
-      this.#completionTimer = setTimeout(() => this.#flushCompletions(), MAX_COMPLETION_WAIT_MS);
+      this.#completionTimer = setTimeout(() => this.#flushCompletions(), batched ? MAX_COMPLETION_WAIT_MS : COMPLETION_WINDOW_MS);
     }
-    this.#idle.schedule();
+    if (batched) this.#idle.schedule();
     return answer;
   }
 
@@ -148,9 +163,9 @@ export class CoalescedStore implements IdempotencyStore {
     return this.#store.get(id);
   }
 
-  /** Runs a record's handler, counted as running: completions are not sent while a handler may still add one. */
+  /** Runs a record's handler, counted as running (`batched`): completions are not sent while a handler may still add one. */
   running<T>(handler: () => Promise<T>): Promise<T> {
-    return this.#idle.running(handler);
+    return this.requests === 'batched' ? this.#idle.running(handler) : handler();
   }
 
   #flushCompletions(): void {

@@ -1,6 +1,5 @@
 /**
- * The claim strategy with pipelined claims (`claim({ pipelined: true })`, see its TSDoc; the SQS default from 512 MB,
- * memory-sized.ts): the claims are started, not awaited, and each record runs as soon as its own claim returns, every
+ * The claim strategy with pipelined claims (`claim({ pipelined: true })`, see its TSDoc): the claims are started, not awaited, and each record runs as soon as its own claim returns, every
  * claim and completion a request of its own. FIFO batches are claimed as a batch (a group's hold-back is decided from
  * all its claims), one request per claim.
  */
@@ -43,7 +42,9 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
    * included (nothing is acknowledged unseen).
    */
   override answeredByHandler({ source, owner, leaders, owned }: HandlerAnswer<TRecord>): Map<string, Execution> {
-    const error = new TypeError(`${owner}: claims "pipelined" needs the handler wrapped in eachRecord(); it was handed no records.`);
+    const error = new TypeError(
+      `${owner}: claim({ pipelined: true }) needs the handler wrapped in eachRecord(); it was handed no records.`,
+    );
     const executions = new Map<string, Execution>();
     for (const record of leaders) {
       const o = owned(idOf(source, record));
@@ -65,7 +66,7 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
 /** Pipelined claims. A batch with lanes (FIFO) is claimed as a batch, by the claim strategy's own steps. */
 export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
   // Every request on its own, FIFO batches too: the point of pipelining is each record's own chain of round trips.
-  const asBatch = claimBatchStrategy(settings, false);
+  const asBatch = claimBatchStrategy(settings, 'per-record');
   return {
     name: 'claim',
     async begin(batch) {

@@ -1,7 +1,7 @@
 /**
  * The claim strategy's steps (batch claims): every record is claimed before the handler, all at once; each runs under
  * its claim (renewed by the heartbeat when asked: heartbeat-batch.ts) and is settled as soon as it finishes, with fenced
- * writes.
+ * writes. How the claims and completions are sent is chosen per invocation (requests.ts).
  */
 import type { HeartbeatSetting } from '../../engine/lease.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
@@ -9,6 +9,7 @@ import { releaseClaim, settleClaim, type Execution, type OwnedRecord } from '../
 import { idOf } from '../../engine/source.js';
 import type { IdempotencyStore } from '../../engine/store.js';
 import { CoalescedStore } from './coalesce.js';
+import { claimRequests, type ClaimRequests } from './requests.js';
 import { disabledTransaction } from '../disabled-tx.js';
 import type {
   Admission,
@@ -46,6 +47,7 @@ export type StartHeartbeat = <TRecord>(
 export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
   readonly admissions: readonly Admission<TRecord>[];
   readonly handsOwned: boolean = true;
+  readonly requests: ClaimRequests;
   protected readonly settings: ClaimSettings;
   protected readonly admit: AdmitConfig<TRecord>;
   /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
@@ -66,6 +68,8 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
     this.settings = settings;
     this.#coalesced = coalesced;
     this.store = coalesced ?? settings.store;
+    // A store without batched calls sends each request alone whatever was chosen: the line says what was sent.
+    this.requests = coalesced?.requests ?? 'per-record';
     this.admit = admit;
     this.admissions = admissions;
     this.#tx = disabledTransaction(`the strategy is claim(); use ${settings.owner}({ strategy: transaction() }).`);
@@ -120,15 +124,15 @@ export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
 
 /**
  * The claim strategy with batch claims: every record claimed, concurrently,
- * before the handler runs. `coalesce`: the batch's claims and completions
- * go in the store's batched calls when it has them (the default); off for
- * pipelined claims, whose records each send their own requests.
+ * before the handler runs. Its requests: `requests` when given, else chosen
+ * per invocation (requests.ts), coalesced through the store's batched calls
+ * when it has them.
  */
-export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): BatchStrategy {
+export function claimBatchStrategy(settings: ClaimSettings, requests?: ClaimRequests): BatchStrategy {
   return {
     name: 'claim',
     async begin(batch) {
-      const coalesced = coalesce ? CoalescedStore.over(settings.store) : undefined;
+      const coalesced = CoalescedStore.over(settings.store, requests ?? claimRequests(batch.memoryLimitInMB));
       const admit = { ...batch.admit, claim: true, ...(coalesced === undefined ? {} : { store: coalesced }) };
       // Started before the claims are sent: their leases are proven from then.
       const heartbeat = settings.startHeartbeat?.(settings, admit, batch.admission, coalesced);
@@ -141,8 +145,7 @@ export function claimBatchStrategy(settings: ClaimSettings, coalesce = true): Ba
 /**
  * The steps of the default claim strategy (no `strategy` option, so no heartbeat): nothing to check (a middleware
  * checks only the strategy it is given, and this one needs nothing of a store), an event claimed without renewal.
- * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither. The
- * memory-sized default (memory-sized.ts) runs other batch steps on these.
+ * `claim()` has its own (claim.ts), which check and run its heartbeat: a handler without it bundles neither.
  */
 export const defaultSteps: StrategySteps = {
   check() {},
@@ -150,5 +153,5 @@ export const defaultSteps: StrategySteps = {
   event: () => ({ name: 'claim' }),
 };
 
-/** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it); `sqsIdempotency` runs it below 512 MB (memory-sized.ts). */
+/** No `strategy` option: `claim()` with its defaults, without importing the factory (and pipelined claims with it). */
 export const defaultClaim = /* @__PURE__ */ strategyObject(defaultSteps, { kind: 'claim', pipelined: false, heartbeat: false } as const);

@@ -64,8 +64,7 @@ describe('the batch middleware imports no strategy', () => {
         export const h = eachRecord(async () => {});
       `);
       expect(sources).toContain('src/strategies/claim/steps.ts'); // the default claim steps run it
-      // Its default picks batched or pipelined claims by the memory size (memory-sized.ts), so it carries both.
-      expect(sources).toContain('src/strategies/claim/pipelined.ts');
+      expect(sources).not.toContain('src/strategies/claim/pipelined.ts');
       // The duplicate probe's verdict is also the store's commit path (DynamoDBIdempotencyStore's commit reads it).
       const steps = store === 'DynamoDBClaimStore' ? transactionSteps : transactionSteps.filter((s) => !s.endsWith('duplicate-probe.ts'));
       const strategyFiles = [...steps, 'src/strategies/transaction/transaction.ts'];
@@ -73,7 +72,7 @@ describe('the batch middleware imports no strategy', () => {
     }
   }, 60_000);
 
-  it('the Kinesis middleware, claim-only, carries no pipelined or memory-sized steps (only the SQS default has them)', async () => {
+  it('the Kinesis middleware, claim-only, carries no pipelined steps', async () => {
     const sources = await bundledSources(`
       import { MemoryIdempotencyStore } from './src/testing/index.js';
       import { eachRecord, kinesisIdempotency } from './src/index.js';
@@ -81,8 +80,7 @@ describe('the batch middleware imports no strategy', () => {
       export const h = eachRecord(async () => {});
     `);
     expect(sources).toContain('src/strategies/claim/steps.ts'); // the default claim steps run it
-    const sqsOnly = ['src/strategies/claim/pipelined.ts', 'src/strategies/claim/memory-sized.ts'];
-    expect(sources.filter((s) => sqsOnly.includes(s))).toEqual([]);
+    expect(sources).not.toContain('src/strategies/claim/pipelined.ts');
   }, 60_000);
 
   it('control: the same handler naming transaction() carries the transaction steps', async () => {

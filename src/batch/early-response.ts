@@ -1,0 +1,48 @@
+/**
+ * Noticing that a middleware after ours answered early. Middy then runs no
+ * `after` and no `onError` of ours (its documented early response: a `before`
+ * that returns a value or sets `request.earlyResponse`, or an `after` or
+ * `onError` that runs before ours and does so), so a batch would keep its
+ * claims until their lease and its heartbeat would go on renewing them. Middy
+ * 6 and 7 both answer early the same way: they assign
+ * `request.response = request.earlyResponse`, stop, and return
+ * `request.response`. An accessor on the request's `response` sees that
+ * assignment and hands Middy a promise of the early response that settles
+ * once the invocation has given its claims up, so that happens before the
+ * invocation ends (a Lambda function may be frozen right after it).
+ */
+
+/** Middy's request, as far as its response goes. */
+interface Answerable<TResponse> {
+  response: TResponse;
+}
+
+/**
+ * Watches `request.response` until `unwatch` is called; `onEarly` runs once,
+ * when a middleware answers early. Returns `unwatch`, which leaves a plain
+ * `response` property holding the last value (once `onEarly` has settled, if
+ * it runs).
+ */
+export function watchEarlyResponse<TResponse>(request: Answerable<TResponse>, onEarly: () => Promise<void>): () => void {
+  let value = request.response;
+  let givingUp: Promise<void> | undefined;
+  const plain = () => Object.defineProperty(request, 'response', { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(request, 'response', {
+    configurable: true,
+    enumerable: true,
+    get: () => (givingUp === undefined ? value : givingUp.then(() => value)),
+    set(next: TResponse) {
+      value = next;
+      const early = 'earlyResponse' in request && (request as { earlyResponse?: unknown }).earlyResponse === next;
+      if (!early || givingUp !== undefined) return;
+      // A microtask later: Middy reads `response` right after this assignment, and must get the promise.
+      givingUp = Promise.resolve()
+        .then(onEarly)
+        .catch(() => undefined)
+        .finally(plain);
+    },
+  });
+  return () => {
+    if (givingUp === undefined) plain();
+  };
+}
