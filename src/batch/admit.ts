@@ -8,15 +8,15 @@ import { heldBack, type Standing } from './schedule.js';
 import { prepare } from '../engine/prepare.js';
 import { decideRefused, decisionOutcome } from '../engine/claim-decide.js';
 import { followerOutcome } from './same-key.js';
-import type { Admission, Admit, AdmitConfig, ClaimAnswer, LeaderRef, StartedAdmission } from '../strategies/types.js';
+import type { AdmittedRecord, Admitter, AdmissionSettings, ClaimAnswer, LeaderRef, ClaimInFlight } from '../strategies/types.js';
 import { releaseClaim, type OwnedRecord } from '../engine/settle.js';
 import { idOf } from '../engine/source.js';
 
 type PreparedRecord<TRecord> = { readonly record: TRecord; readonly owned: OwnedRecord };
 
-function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): PreparedRecord<TRecord> | Admission<TRecord> {
+function prepareOne<TRecord>(record: TRecord, config: AdmissionSettings<TRecord>): PreparedRecord<TRecord> | AdmittedRecord<TRecord> {
   const messageId = idOf(config.source, record);
-  const invalid = (error: InvalidRecordError): Admission<TRecord> => ({
+  const invalid = (error: InvalidRecordError): AdmittedRecord<TRecord> => ({
     kind: 'settled',
     record,
     outcome: { kind: 'invalid', messageId, error },
@@ -42,7 +42,7 @@ function prepareOne<TRecord>(record: TRecord, config: AdmitConfig<TRecord>): Pre
 /** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see cross-group.ts). */
 export async function claimRecord(
   owned: OwnedRecord,
-  config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>,
+  config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs'>,
 ): Promise<ClaimAnswer> {
   const { key, messageId } = owned;
   try {
@@ -58,7 +58,10 @@ export async function claimRecord(
   }
 }
 
-async function claimOne<TRecord>({ record, owned }: PreparedRecord<TRecord>, config: AdmitConfig<TRecord>): Promise<Admission<TRecord>> {
+async function claimOne<TRecord>(
+  { record, owned }: PreparedRecord<TRecord>,
+  config: AdmissionSettings<TRecord>,
+): Promise<AdmittedRecord<TRecord>> {
   if (!config.claim) return { kind: 'owned', record, owned };
   const answer = await claimRecord(owned, config);
   if (answer.kind === 'owned') return { kind: 'owned', record, owned: answer.owned };
@@ -74,10 +77,10 @@ export function releasedUnrun(outcome: RecordOutcome | undefined): boolean {
  * Decides the followers whose first copy is already settled (found done, in progress, mismatched, failed or held
  * back), so that one that comes back holds back the rest of its FIFO group like any other settled record.
  */
-function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: AdmitConfig<TRecord>): Admission<TRecord>[] {
+function settleFollowers<TRecord>(admissions: AdmittedRecord<TRecord>[], config: AdmissionSettings<TRecord>): AdmittedRecord<TRecord>[] {
   const settled = new Map<string, RecordOutcome>();
   for (const a of admissions) if (a.kind === 'settled') settled.set(a.outcome.messageId, a.outcome);
-  return admissions.map((a): Admission<TRecord> => {
+  return admissions.map((a): AdmittedRecord<TRecord> => {
     const leader = a.kind === 'follower' ? settled.get(a.leader.messageId) : undefined;
     if (a.kind !== 'follower' || leader === undefined) return a;
     // A copy in another FIFO group than its first copy, which was held back unrun: it may take the key over in its lane.
@@ -91,16 +94,16 @@ function settleFollowers<TRecord>(admissions: Admission<TRecord>[], config: Admi
  * their claims are released. A follower still undecided is decided in its lane, after its first copy.
  */
 async function holdBackBlockedGroups<TRecord>(
-  admissions: Admission<TRecord>[],
-  config: AdmitConfig<TRecord>,
-): Promise<Admission<TRecord>[]> {
+  admissions: AdmittedRecord<TRecord>[],
+  config: AdmissionSettings<TRecord>,
+): Promise<AdmittedRecord<TRecord>[]> {
   const held = heldBack(
     admissions,
     (a) => config.source.read(a.record).lane,
     (a): Standing => (a.kind !== 'settled' ? 'waits' : acknowledged(a.outcome) ? 'passes' : 'blocks'),
   );
   const releases: Promise<void>[] = [];
-  const result = admissions.map((admission, i): Admission<TRecord> => {
+  const result = admissions.map((admission, i): AdmittedRecord<TRecord> => {
     if (held[i] === true && admission.kind === 'follower') return { ...admission, heldBack: true };
     if (held[i] !== true || admission.kind !== 'owned') return admission;
     releases.push(releaseClaim(config.store, admission.owned));
@@ -112,13 +115,13 @@ async function holdBackBlockedGroups<TRecord>(
 }
 
 /** Prepares every record at once and starts the claims without waiting for them: each settles when its claim returns. */
-export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[] {
+export function startAdmissions<TRecord>(records: readonly TRecord[], config: AdmissionSettings<TRecord>): ClaimInFlight<TRecord>[] {
   // Two copies of one key in a batch: claim the first only (claiming both would always send the second back as "in
   // progress" and spend one of its receives). FIFO, claim strategy: a copy in another group too; it is decided in its
   // lane (groups sharing a key run as one lane), and takes the key over when the first copy was held back unrun.
   // Transactions: only within one group (each copy's commit is conditional; a held-back copy never commits).
   const leaders = new Map<string, LeaderRef>();
-  return records.map((record): StartedAdmission<TRecord> => {
+  return records.map((record): ClaimInFlight<TRecord> => {
     const p = prepareOne(record, config);
     if ('kind' in p) return { record, admission: Promise.resolve(p) };
     const group = config.source.read(record).lane;
@@ -133,11 +136,14 @@ export function startAdmissions<TRecord>(records: readonly TRecord[], config: Ad
 }
 
 /** Claims (or, for transactions, validates) every record of a batch concurrently. */
-export async function admitBatch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]> {
+export async function admitBatch<TRecord>(
+  records: readonly TRecord[],
+  config: AdmissionSettings<TRecord>,
+): Promise<AdmittedRecord<TRecord>[]> {
   const admissions = await Promise.all(startAdmissions(records, config).map((s) => s.admission));
   // Followers are settled again after the hold-back: a first copy held back settles its copies too.
   return settleFollowers(await holdBackBlockedGroups(settleFollowers(admissions, config), config), config);
 }
 
 /** The admission steps a strategy is handed with each batch. */
-export const admission: Admit = { batch: admitBatch, start: startAdmissions, record: claimRecord };
+export const admission: Admitter = { batch: admitBatch, start: startAdmissions, record: claimRecord };

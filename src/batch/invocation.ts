@@ -17,8 +17,8 @@ import { releasedUnrun } from './admit.js';
 import { mergedLanes } from './cross-group.js';
 import type { BatchRunner, HandlerCall, RecordHandler } from './runner-link.js';
 import { followerOutcome } from './same-key.js';
-import type { Admission, LeaderRef } from '../strategies/types.js';
-import type { StrategyBatch } from '../strategies/types.js';
+import type { AdmittedRecord, LeaderRef } from '../strategies/types.js';
+import type { AdmittedBatch } from '../strategies/types.js';
 
 /** What the invocation knows of its Lambda invocation. */
 export interface InvocationSettings {
@@ -55,7 +55,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   readonly ids = new Map<string, string>();
   /** How each record went, by record id. Absent: the handler never ran it through `eachRecord` (or skipped it). */
   readonly executions = new Map<string, Execution>();
-  readonly #batch: StrategyBatch<TRecord>;
+  readonly #batch: AdmittedBatch<TRecord>;
   readonly #owned = new Map<string, OwnedRecord>();
   /** Each later copy's first copy; a copy that takes its key over becomes the first copy of those after it. */
   readonly #leaders = new Map<string, LeaderRef>();
@@ -72,7 +72,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   constructor(
     source: BatchSource<unknown, TRecord, unknown>,
     original: readonly TRecord[],
-    batch: StrategyBatch<TRecord>,
+    batch: AdmittedBatch<TRecord>,
     settings: InvocationSettings,
   ) {
     this.source = source;
@@ -108,7 +108,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   }
 
   /** How the strategy sends this batch's requests (claim strategy), for the log line. */
-  get requests(): StrategyBatch<TRecord>['requests'] {
+  get requests(): AdmittedBatch<TRecord>['requests'] {
     return this.#batch.requests;
   }
 
@@ -149,7 +149,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
    * and the outcomes of records found done or in progress that the handler
    * never reached.
    */
-  #admit(admissions: readonly Admission<TRecord>[]): void {
+  #admit(admissions: readonly AdmittedRecord<TRecord>[]): void {
     for (const a of admissions) {
       if (a.kind === 'owned') this.#owned.set(a.owned.messageId, a.owned);
       if (a.kind !== 'settled') continue;

@@ -22,7 +22,7 @@ export interface LeaderRef {
 }
 
 /** One record's state after the before phase. */
-export type Admission<TRecord> =
+export type AdmittedRecord<TRecord> =
   | { readonly kind: 'owned'; readonly record: TRecord; readonly owned: OwnedRecord }
   | { readonly kind: 'settled'; readonly record: TRecord; readonly outcome: RecordOutcome; readonly id?: string }
   /**
@@ -40,7 +40,7 @@ export type Admission<TRecord> =
     };
 
 /** What the before phase needs. */
-export interface AdmitConfig<TRecord> extends Extractors<TRecord> {
+export interface AdmissionSettings<TRecord> extends Extractors<TRecord> {
   readonly source: BatchSource<unknown, TRecord, unknown>;
   readonly store: IdempotencyStore;
   readonly consumer: string;
@@ -54,12 +54,12 @@ export type ClaimAnswer =
   | { readonly kind: 'settled'; readonly outcome: RecordOutcome };
 
 /** A record whose admission has started: known synchronously (invalid, follower) or once its claim returns. */
-export interface StartedAdmission<TRecord> {
+export interface ClaimInFlight<TRecord> {
   readonly record: TRecord;
   /** The prepared record (absent when it was found invalid before any request). */
   readonly owned?: OwnedRecord;
   readonly leader?: LeaderRef;
-  readonly admission: Promise<Admission<TRecord>>;
+  readonly admission: Promise<AdmittedRecord<TRecord>>;
 }
 
 /**
@@ -67,13 +67,13 @@ export interface StartedAdmission<TRecord> {
  * lifecycle knows same-key copies and FIFO lanes; a strategy says only
  * whether its records are claimed, and through which view of the store).
  */
-export interface Admit {
+export interface Admitter {
   /** Claims (or, with `claim: false`, validates) every record concurrently; later copies and FIFO hold-back decided. */
-  batch<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): Promise<Admission<TRecord>[]>;
+  batch<TRecord>(records: readonly TRecord[], config: AdmissionSettings<TRecord>): Promise<AdmittedRecord<TRecord>[]>;
   /** Prepares every record and starts the claims without waiting for them. */
-  start<TRecord>(records: readonly TRecord[], config: AdmitConfig<TRecord>): StartedAdmission<TRecord>[];
+  start<TRecord>(records: readonly TRecord[], config: AdmissionSettings<TRecord>): ClaimInFlight<TRecord>[];
   /** Claims one prepared record. */
-  record(owned: OwnedRecord, config: Pick<AdmitConfig<unknown>, 'store' | 'consumer' | 'leaseMs'>): Promise<ClaimAnswer>;
+  record(owned: OwnedRecord, config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs'>): Promise<ClaimAnswer>;
 }
 
 /** What one invocation's batch starts from. */
@@ -81,9 +81,9 @@ export interface BatchStart<TRecord> {
   /** The batch's records, each id once, in delivery order. */
   readonly records: readonly TRecord[];
   /** How its records are prepared and claimed (key, payload, store, consumer, lease); the strategy says whether they are claimed. */
-  readonly admit: Omit<AdmitConfig<TRecord>, 'claim'>;
+  readonly admit: Omit<AdmissionSettings<TRecord>, 'claim'>;
   /** The lifecycle's admission steps. */
-  readonly admission: Admit;
+  readonly admission: Admitter;
   /** This invocation's `context.memoryLimitInMB` (undefined without a context): what a strategy may choose its requests by. */
   readonly memoryLimitInMB: string | undefined;
 }
@@ -104,9 +104,9 @@ export interface HandlerAnswer<TRecord> {
 }
 
 /** One invocation's batch under a strategy: the strategy's part of the invocation object. */
-export interface StrategyBatch<TRecord> {
+export interface AdmittedBatch<TRecord> {
   /** Every record's admission known before the handler, in delivery order (pipelined: claims not yet returned are `owned`, without a token). */
-  readonly admissions: readonly Admission<TRecord>[];
+  readonly admissions: readonly AdmittedRecord<TRecord>[];
   /** Whether the handler is handed the owned records (pipelined: none, since none is known to be claimed yet). */
   readonly handsOwned: boolean;
   /** How its claims and completions are sent (claim strategy), for the log line; absent: the strategy has no choice. */
@@ -131,7 +131,7 @@ export interface StrategyBatch<TRecord> {
    * admissions that returned since the handler started (pipelined claims).
    * Absent: nothing to stop, nothing returned late.
    */
-  finish?(): Promise<readonly Admission<TRecord>[]>;
+  finish?(): Promise<readonly AdmittedRecord<TRecord>[]>;
 }
 
 /** A strategy as the batch middleware uses it, built once per middleware. */
@@ -139,7 +139,7 @@ export interface BatchStrategy {
   /** The `strategy` of the log line. */
   readonly name: 'claim' | 'transaction';
   /** Starts one invocation's batch: admits its records (claims them, or validates them). */
-  begin<TRecord>(batch: BatchStart<TRecord>): Promise<StrategyBatch<TRecord>>;
+  begin<TRecord>(batch: BatchStart<TRecord>): Promise<AdmittedBatch<TRecord>>;
 }
 
 /** A delivery run under a transaction: the record it commits. */

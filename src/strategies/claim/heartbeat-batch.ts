@@ -5,7 +5,7 @@
 import { claimsHeartbeat, type KeepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
 import { releaseClaim, settleClaim, type OwnedRecord } from '../../engine/settle.js';
-import type { Admission, ClaimAnswer, RunHandler } from '../types.js';
+import type { AdmittedRecord, ClaimAnswer, RunHandler } from '../types.js';
 import { ClaimBatch, type StartHeartbeat } from './steps.js';
 
 /**
@@ -65,7 +65,7 @@ class HeartbeatClaimBatch<TRecord> extends ClaimBatch<TRecord> {
    * claims are settled or the response is given (it would extend a lease
    * left to run out).
    */
-  async finish(): Promise<readonly Admission<TRecord>[]> {
+  async finish(): Promise<readonly AdmittedRecord<TRecord>[]> {
     await Promise.all([...this.#keepers.values()].map((keeper) => keeper.stop()));
     return [];
   }

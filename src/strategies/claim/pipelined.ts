@@ -7,21 +7,21 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
 import { ClaimBatch, claimBatchStrategy, type ClaimSettings } from './steps.js';
-import type { Admission, Admit, AdmitConfig, BatchStrategy, HandlerAnswer, StepSettings, StrategySteps } from '../types.js';
+import type { AdmittedRecord, Admitter, AdmissionSettings, BatchStrategy, HandlerAnswer, StepSettings, StrategySteps } from '../types.js';
 
 /** One invocation's batch with its claims still running: each first copy's claim, by message id. */
 class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
   override readonly handsOwned = false;
-  readonly #pending: ReadonlyMap<string, Promise<Admission<TRecord>>>;
-  readonly #all: Promise<Admission<TRecord>[]>;
+  readonly #pending: ReadonlyMap<string, Promise<AdmittedRecord<TRecord>>>;
+  readonly #all: Promise<AdmittedRecord<TRecord>[]>;
 
   constructor(
     settings: ClaimSettings,
-    admit: AdmitConfig<TRecord>,
-    admission: Admit,
-    known: readonly Admission<TRecord>[],
-    pending: ReadonlyMap<string, Promise<Admission<TRecord>>>,
-    all: Promise<Admission<TRecord>[]>,
+    admit: AdmissionSettings<TRecord>,
+    admission: Admitter,
+    known: readonly AdmittedRecord<TRecord>[],
+    pending: ReadonlyMap<string, Promise<AdmittedRecord<TRecord>>>,
+    all: Promise<AdmittedRecord<TRecord>[]>,
   ) {
     super(settings, admit, admission, known);
     this.#pending = pending;
@@ -58,7 +58,7 @@ class PipelinedBatch<TRecord> extends ClaimBatch<TRecord> {
   }
 
   /** Waits for every claim, so that tokens are known and outcomes found before the handler count (no heartbeat to stop: pipelined claims have none). */
-  finish(): Promise<readonly Admission<TRecord>[]> {
+  finish(): Promise<readonly AdmittedRecord<TRecord>[]> {
     return this.#all;
   }
 }
@@ -74,8 +74,8 @@ export function pipelinedStrategy(settings: ClaimSettings): BatchStrategy {
       if (!records.every((r) => config.source.read(r).lane === undefined)) return asBatch.begin(batch);
       const admit = { ...config, claim: true };
       const started = batch.admission.start(records, admit);
-      const known: Admission<(typeof records)[number]>[] = [];
-      const pending = new Map<string, Promise<Admission<(typeof records)[number]>>>();
+      const known: AdmittedRecord<(typeof records)[number]>[] = [];
+      const pending = new Map<string, Promise<AdmittedRecord<(typeof records)[number]>>>();
       for (const { record, owned, leader, admission } of started) {
         // Invalid: known at once (its admission is already settled).
         if (owned === undefined) known.push(await admission);

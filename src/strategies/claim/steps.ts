@@ -12,15 +12,15 @@ import { CoalescedStore } from './coalesce.js';
 import { claimRequests, type ClaimRequests } from './requests.js';
 import { disabledTransaction } from '../disabled-tx.js';
 import type {
-  Admission,
-  Admit,
-  AdmitConfig,
+  AdmittedRecord,
+  Admitter,
+  AdmissionSettings,
   BatchStrategy,
   ClaimAnswer,
   HandlerAnswer,
   RunHandler,
   StepSettings,
-  StrategyBatch,
+  AdmittedBatch,
   StrategySteps,
 } from '../types.js';
 import { strategyObject } from '../types.js';
@@ -38,30 +38,30 @@ export interface ClaimSettings extends StepSettings {
  */
 export type StartHeartbeat = <TRecord>(
   settings: ClaimSettings,
-  admit: AdmitConfig<TRecord>,
-  admission: Admit,
+  admit: AdmissionSettings<TRecord>,
+  admission: Admitter,
   coalesced: CoalescedStore | undefined,
-) => ((admissions: readonly Admission<TRecord>[]) => ClaimBatch<TRecord>) | undefined;
+) => ((admissions: readonly AdmittedRecord<TRecord>[]) => ClaimBatch<TRecord>) | undefined;
 
 /** One invocation's batch under the claim strategy (with the lease heartbeat: its subclass, heartbeat-batch.ts). */
-export class ClaimBatch<TRecord> implements StrategyBatch<TRecord> {
-  readonly admissions: readonly Admission<TRecord>[];
+export class ClaimBatch<TRecord> implements AdmittedBatch<TRecord> {
+  readonly admissions: readonly AdmittedRecord<TRecord>[];
   readonly handsOwned: boolean = true;
   readonly requests: ClaimRequests;
   protected readonly settings: ClaimSettings;
-  protected readonly admit: AdmitConfig<TRecord>;
+  protected readonly admit: AdmissionSettings<TRecord>;
   /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
   protected readonly store: IdempotencyStore;
-  readonly #admission: Admit;
+  readonly #admission: Admitter;
   /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
   readonly #tx: ReturnType<typeof disabledTransaction>;
   readonly #coalesced: CoalescedStore | undefined;
 
   constructor(
     settings: ClaimSettings,
-    admit: AdmitConfig<TRecord>,
-    admission: Admit,
-    admissions: readonly Admission<TRecord>[],
+    admit: AdmissionSettings<TRecord>,
+    admission: Admitter,
+    admissions: readonly AdmittedRecord<TRecord>[],
     coalesced?: CoalescedStore,
   ) {
     this.#admission = admission;

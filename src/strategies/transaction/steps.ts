@@ -12,7 +12,7 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../../engine/settle.js';
 import { idOf } from '../../engine/source.js';
 import type { CommitInput } from '../../engine/store.js';
-import type { Admission, BatchStrategy, HandlerAnswer, RunHandler, StepSettings, StrategyBatch } from '../types.js';
+import type { AdmittedRecord, BatchStrategy, HandlerAnswer, RunHandler, StepSettings, AdmittedBatch } from '../types.js';
 
 /** What the transaction strategy's steps are built from: the middleware's settings, and `transaction()`'s own. */
 export interface TransactionSettings extends Pick<StepSettings, 'store' | 'storeResult'> {
@@ -25,14 +25,14 @@ export interface TransactionSettings extends Pick<StepSettings, 'store' | 'store
 
 /** One invocation's batch under the transaction strategy, with its group-commit queue. */
 /** A transaction holds no claim before it commits: nothing to claim afresh, give up or stop (no `claim`, `release`, `finish`). */
-class TransactionBatch<TRecord> implements StrategyBatch<TRecord> {
-  readonly admissions: readonly Admission<TRecord>[];
+class TransactionBatch<TRecord> implements AdmittedBatch<TRecord> {
+  readonly admissions: readonly AdmittedRecord<TRecord>[];
   readonly handsOwned = true;
   readonly #settings: TransactionSettings;
   readonly #consumer: string;
   readonly #committer: GroupCommitter | undefined;
 
-  constructor(settings: TransactionSettings, consumer: string, admissions: readonly Admission<TRecord>[], rate: DuplicateRate) {
+  constructor(settings: TransactionSettings, consumer: string, admissions: readonly AdmittedRecord<TRecord>[], rate: DuplicateRate) {
     this.#settings = settings;
     this.#consumer = consumer;
     this.admissions = admissions;
