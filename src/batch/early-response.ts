@@ -15,6 +15,8 @@
 /** Middy's request, as far as its response goes. */
 interface Answerable<TResponse> {
   response: TResponse;
+  /** Set (before the `onError`s run) once a `before`, the handler or an `after` threw. */
+  readonly error?: unknown;
 }
 
 /**
@@ -26,11 +28,13 @@ interface Answerable<TResponse> {
 export function watchEarlyResponse<TResponse>(request: Answerable<TResponse>, onEarly: () => Promise<void>): () => void {
   let value = request.response;
   let givingUp: Promise<void> | undefined;
+  // What Middy gets once an early response is seen: one promise, however often it reads `response`.
+  let answer: Promise<TResponse> | undefined;
   const plain = () => Object.defineProperty(request, 'response', { value, writable: true, enumerable: true, configurable: true });
   Object.defineProperty(request, 'response', {
     configurable: true,
     enumerable: true,
-    get: () => (givingUp === undefined ? value : givingUp.then(() => value)),
+    get: () => answer ?? value,
     set(next: TResponse) {
       value = next;
       const early = 'earlyResponse' in request && (request as { earlyResponse?: unknown }).earlyResponse === next;
@@ -40,6 +44,10 @@ export function watchEarlyResponse<TResponse>(request: Answerable<TResponse>, on
         .then(onEarly)
         .catch(() => undefined)
         .finally(plain);
+      // An onError that answers `undefined` makes Middy rethrow the error (it checks for an undefined response,
+      // and would find this promise): the promise rejects with it instead, so the error still reaches Lambda.
+      const failed = request.error !== undefined && request.error !== null;
+      answer = givingUp.then(() => (value === undefined && failed ? Promise.reject(request.error) : value));
     },
   });
   return () => {
