@@ -21,6 +21,7 @@ import { releaseClaim, settleClaim, type OwnedRecord } from '../../engine/settle
 import type { EventSource } from '../../engine/source.js';
 import { remainingTime } from '../../engine/time.js';
 import { durableExecutionOf, lambdaContextOf } from '../../engine/durable.js';
+import { watchEarlyResponse, type Answered } from '../../batch/early-response.js';
 
 /** The resolved options a single-event middleware runs with (see `resolveMiddlewareOptions`). */
 export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<TEvent> {
@@ -34,17 +35,23 @@ export interface EventConfig<TEvent, TResult = unknown> extends LifecycleConfig<
 
 /**
  * The invocation's run, kept in Middy's `request.internal` (one object per
- * request): `after` and `onError` find it there, whatever concurrent
- * invocations of the same handler do.
+ * request) with the end of its early-response watch: `after` and `onError`
+ * find it there, whatever concurrent invocations of the same handler do.
  */
 const RUN_SLOT = 'effectively-once:event-run';
 
-/** The run, removed from the request so that `after` then `onError` settle it once. */
+interface HeldRun {
+  readonly run: EventRun;
+  readonly unwatch: () => void;
+}
+
+/** The run, removed from the request so that `after`, `onError` or an early response settle it once. */
 function takeRun(request: Request<unknown, unknown>): EventRun | undefined {
   const internal = request.internal as Record<string, unknown>;
-  const run = internal[RUN_SLOT] as EventRun | undefined;
+  const held = internal[RUN_SLOT] as HeldRun | undefined;
   delete internal[RUN_SLOT];
-  return run;
+  held?.unwatch();
+  return held?.run;
 }
 
 type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt'> & { readonly owned?: OwnedRecord };
@@ -162,12 +169,17 @@ export function eventIdempotency<TEvent extends object, TResult>(
         return;
       }
     }
-    (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
+    const unwatch = watchEarlyResponse(request, (answered) => answeredEarly(request, answered));
+    (request.internal as Record<string, unknown>)[RUN_SLOT] = { run, unwatch } satisfies HeldRun;
     request.context = invocationContext(request.context, run);
   }
 
   async function after(request: Request<TEvent, TResult>): Promise<void> {
-    const run = takeRun(request);
+    await succeeded(takeRun(request), request.response);
+  }
+
+  /** The handler returned `response`: the claim completes (a transaction: the commit is logged). */
+  async function succeeded(run: EventRun | undefined, response: unknown): Promise<void> {
     if (run === undefined) return;
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
@@ -180,21 +192,24 @@ export function eventIdempotency<TEvent extends object, TResult>(
       return;
     }
     await run.keeper?.stop();
-    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: request.response }, config.storeResult);
+    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: response }, config.storeResult);
     log(run, outcome);
     if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
   }
 
   async function onError(request: Request<TEvent, TResult>): Promise<void> {
-    const run = takeRun(request);
+    await failed(takeRun(request), request.error);
+  }
+
+  /** The handler (or a middleware after ours) threw `error`: the claim is released for Lambda's retry. */
+  async function failed(run: EventRun | undefined, error: unknown): Promise<void> {
     if (run === undefined) return;
     // After Middy's early timeout the handler may still be running: leave the
     // claim to its lease rather than let a retry run the effect alongside it.
-    const timedOut = (request.error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
+    const timedOut = (error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
     await run.keeper?.stop();
-    if (steps.commit === undefined && !timedOut) await releaseClaim(store, run.owned, request.error);
+    if (steps.commit === undefined && !timedOut) await releaseClaim(store, run.owned, error);
     const { messageId, key } = run.owned;
-    const error = request.error;
     const lost = run.keeper?.lost;
     // As for a batch: an invalid record thrown by the handler (a body failing its schema) is logged invalid, not failed.
     const thrown: RecordOutcome =
@@ -205,6 +220,21 @@ export function eventIdempotency<TEvent extends object, TResult>(
           : { kind: 'failed', messageId, key, error };
     log(run, run.committed ?? thrown);
     // Returning nothing lets Middy rethrow the original error: Lambda's async retry takes over.
+  }
+
+  /**
+   * A middleware after ours answered early (batch/early-response.ts): Middy
+   * runs neither our `after` nor our `onError`, so what they would have done
+   * is done here, before the response goes out: after an error, the claim is
+   * released; after the handler returned, it completes with what the handler
+   * returned; before the handler ran, it is released, so a redelivery runs at
+   * once rather than after the lease. The heartbeat stops and the event is logged.
+   */
+  async function answeredEarly(request: Request<TEvent, TResult>, answered: Answered<unknown>): Promise<void> {
+    const run = takeRun(request);
+    if (request.error !== undefined && request.error !== null) return failed(run, request.error);
+    if (answered !== undefined) return succeeded(run, answered.response);
+    return failed(run, new Error(`A middleware after ${owner} answered early, before the handler ran.`));
   }
 
   return { before, after, onError, name: owner };

@@ -116,3 +116,22 @@ describe.each(Object.entries(cores))('%s, a later middleware’s after returns a
     expect(lines).toEqual([[expect.stringContaining('answered early')]]);
   });
 });
+
+describe.each(Object.entries(cores))('%s, a later middleware’s onError sets request.earlyResponse to undefined', (_core, core) => {
+  it('Middy still rethrows the error (the batch comes back whole, nothing acknowledged); the claims are released', async () => {
+    const inner = new MemoryIdempotencyStore();
+    const handler = (core as typeof middy)<SQSEvent, SQSBatchResponse>()
+      .use(sqsIdempotency({ store: inner, consumer: 'c', key: (r) => jsonBody<{ k: string }>(r).k, logger: false }))
+      .use({
+        onError: (request) => {
+          (request as { earlyResponse?: unknown }).earlyResponse = undefined;
+        },
+      })
+      .handler(async () => {
+        throw new Error('boom');
+      });
+    const records = ['a', 'b'].map((k) => sqsRecord({ messageId: `m-${k}`, body: { k } }));
+    await expect(handler(sqsEvent(records), lambdaContext())).rejects.toThrow('boom');
+    for (const k of ['a', 'b']) expect(await inner.get(inner.recordId('c', k))).toBeUndefined();
+  });
+});
