@@ -17,7 +17,7 @@ import type { ColdStartFigures, LambdaReport, QuotaCheck } from '../results.js';
 import { processCpuReader } from '../server-cpu.js';
 import { selectVariants } from '../variants.js';
 import { benchWorkloads, workloadSummary } from '../workload.js';
-import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from './cgroup.js';
+import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from '../cgroup.js';
 import { bundleLmi, LMI_SCHEDULE, runLmi } from './lmi.js';
 import { checkQuota, quotaHolds, quotaLine } from './quota-check.js';
 import { lambdaProblems } from './report.js';

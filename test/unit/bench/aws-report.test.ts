@@ -3,7 +3,7 @@ import { parseBenchArgs } from '../../../bench/args.js';
 import { awsModel } from '../../../bench/aws-model.js';
 import { checkAwsTargets } from '../../../bench/aws-targets.js';
 import { renderSection, sectionKey } from '../../../bench/docs.js';
-import { formatReport } from '../../../bench/output.js';
+import { formatReport } from '../../../bench/main/output.js';
 import { mergeSection, NOTES_MARKER } from '../../../bench/sections.js';
 import type { ProcessReport, VariantResult } from '../../../bench/results.js';
 import { awsFigures, laneFigures, type SampleLike } from '../../../bench/stats.js';

@@ -12,8 +12,8 @@ import {
   cpuShare,
   parseCpuStat,
   removeStaleRuns,
-} from '../../../bench/lambda/cgroup.js';
-import { lambdaNodeFlags } from '../../../bench/lambda/runtime.js';
+} from '../../../bench/cgroup.js';
+import { lambdaNodeFlags } from '../../../bench/lambda-runtime.js';
 
 describe('cpuQuotaUs', () => {
   it('gives each size its share of a 100 ms period: memory / 1,769 of one vCPU, rounded', () => {

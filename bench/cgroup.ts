@@ -14,8 +14,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../scripts/flags.js';
-import { awsModel } from '../aws-model.js';
+import { UsageError } from '../scripts/flags.js';
+import { awsModel } from './aws-model.js';
 
 /** The CFS period the groups use, µs (the kernel's default). */
 export const CFS_PERIOD_US = 100_000;

@@ -10,27 +10,27 @@
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
-import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
-import { awsModel } from './aws-model.js';
-import { checkAwsTargets } from './aws-targets.js';
-import { measureColdStart } from './cold-start.js';
-import { pinCores, type Pinning } from './cores.js';
-import { commandLine, machine, versions } from './environment.js';
-import { runFencing, type FencingResult } from './fencing.js';
-import { checkQuotas, lambdaBench } from './lambda/bench.js';
-import { CpuLimitUnavailableError } from './lambda/cgroup.js';
-import { quotaHolds } from './lambda/quota-check.js';
-import { laneResults, prepareLanes } from './lanes.js';
-import { runInterleaved } from './measure.js';
+import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../../infra/dynamodb-local.js';
+import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from '../args.js';
+import { awsModel } from '../aws-model.js';
+import { checkAwsTargets } from '../aws-targets.js';
+import { CpuLimitUnavailableError } from '../cgroup.js';
+import { measureColdStart } from '../cold-start.js';
+import { pinCores, type Pinning } from '../cores.js';
+import { commandLine, machine, versions } from '../environment.js';
+import { runFencing, type FencingResult } from '../fencing.js';
+import { checkQuotas, lambdaBench } from '../lambda/bench.js';
+import { quotaHolds } from '../lambda/quota-check.js';
+import { laneResults, prepareLanes } from '../lanes.js';
+import { runInterleaved } from '../measure.js';
 import { formatReport, writeReport } from './output.js';
-import type { BenchReport, ColdStartFigures, ProcessReport, VariantResult } from './results.js';
-import { processCpuReader } from './server-cpu.js';
-import { checkTargets } from './targets.js';
-import { selectVariants } from './variants.js';
-import { benchWorkloads, type Workload, workloadSummary } from './workload.js';
+import type { BenchReport, ColdStartFigures, ProcessReport, VariantResult } from '../results.js';
+import { processCpuReader } from '../server-cpu.js';
+import { checkTargets } from '../targets.js';
+import { selectVariants } from '../variants.js';
+import { benchWorkloads, type Workload, workloadSummary } from '../workload.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Equal parts of the run whose records/s are measured separately; the report gives their median. */
 const SLICES = 5;
 
