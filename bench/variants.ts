@@ -12,6 +12,7 @@ import {
   plainHandler,
   powertoolsHandler,
   type BatchHandler,
+  type BatchLineHook,
   type OursStrategy,
   type SqsMiddleware,
 } from './contenders.js';
@@ -26,6 +27,8 @@ export interface VariantEnv {
   readonly cacheEntries: number;
   /** Called as each record's effect starts. */
   readonly onEffect: () => void;
+  /** Gets ours' batch log line (the claim strategy's names its request pattern); none: the line is built and dropped. */
+  readonly onBatchLine?: BatchLineHook;
 }
 
 export interface Variant {
@@ -61,6 +64,7 @@ function oursTransaction(env: VariantEnv, strategy: OursStrategy, cacheEntries?:
     ...common(env),
     tableName: idempotencyTable(env),
     strategy,
+    onBatchLine: env.onBatchLine,
     ...(cacheEntries === undefined ? {} : { cacheEntries }),
     effect: (e, { tx }) => {
       tx.update(addPointsUpdate(env.tables.business, e));
@@ -78,6 +82,7 @@ function oursClaim(
     ...common(env),
     tableName: idempotencyTable(env),
     strategy,
+    onBatchLine: env.onBatchLine,
     ...extra,
     effect: (e) => addPoints(env.counted, env.tables.business, e),
   });

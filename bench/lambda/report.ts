@@ -4,9 +4,11 @@
  * stdout. Cells as strings, laid out by the text report or the Markdown
  * sections (docs.ts).
  */
-import { effectsCell, fixed, mb, percent, type Table, textTable, times, usd } from '../format.js';
+import { effectsCell, fixed, mb, patternsCell, percent, type Table, textTable, times, usd } from '../format.js';
 import { bundleTable, importStepsTable, targetVerdict } from '../report.js';
 import type { ColdStartFigures, LambdaReport, LmiConfigResult, LmiVariantResult, SizeResult, SizeVariantResult } from '../results.js';
+import type { RequestPatterns } from '../stats.js';
+import { DEFAULT_CLAIM } from './targets.js';
 
 /** A cell of the "against Powertools" matrix: records/s, p99, CPU and $ over the compared row's. */
 export function ratioCell(v: SizeVariantResult | undefined): string {
@@ -28,16 +30,35 @@ function variantOrder(
   return [...seen].map(([id, title]) => ({ id, title }));
 }
 
+/** The label of the row that says which requests the default sent in each size or configuration. */
+export const DEFAULT_REQUESTS_ROW = "ours, default: its requests (the batch log line's `requests`)";
+
+/**
+ * The row of the default's request pattern in each group (size or configuration), as its batch log lines named
+ * it; none when the default did not run.
+ */
+function defaultRequestsRow(
+  groups: ReadonlyArray<{ variants: ReadonlyArray<{ id: string; figures: { requestPatterns: RequestPatterns } }> }>,
+): string[][] {
+  const cells = groups.map((g) => g.variants.find((v) => v.id === DEFAULT_CLAIM));
+  if (cells.every((v) => v === undefined)) return [];
+  return [[DEFAULT_REQUESTS_ROW, ...cells.map((v) => (v === undefined ? '' : patternsCell(v.figures.requestPatterns)))]];
+}
+
 /**
  * One row per variant, one column per size: "records/s · p99 · CPU · $", each
  * over the Powertools row it is compared with; Powertools' own rows give
- * their figures (records/s, p99 ms, CPU ms per batch, $ per million).
+ * their figures (records/s, p99 ms, CPU ms per batch, $ per million). Last,
+ * the requests the default chose at each size.
  */
 export function versusTable(report: Pick<LambdaReport, 'sizes'>): Table {
   const sizes = report.sizes;
   return {
     head: ['variant (vs Powertools: records/s · p99 · CPU · $)', ...sizes.map((s) => mb(s.memoryMb))],
-    rows: variantOrder(sizes).map(({ id, title }) => [title, ...sizes.map((s) => ratioCell(s.variants.find((v) => v.id === id)))]),
+    rows: [
+      ...variantOrder(sizes).map(({ id, title }) => [title, ...sizes.map((s) => ratioCell(s.variants.find((v) => v.id === id)))]),
+      ...defaultRequestsRow(sizes),
+    ],
   };
 }
 
@@ -59,6 +80,7 @@ export function sizeTable(size: SizeResult): Table {
       'of which Lambda $',
       'throttled ms/batch',
       'req/delivery',
+      'requests (log line)',
       'effects/unique',
     ],
     rows: size.variants.map((v) => {
@@ -79,6 +101,7 @@ export function sizeTable(size: SizeResult): Table {
         usd(v.lambda.lambdaUsdPerMillionDeliveries),
         fixed(v.throttledMsPerBatch, 1),
         fixed(f.requestsPerDelivery, 2),
+        patternsCell(f.requestPatterns),
         `${effectsCell(v)}${v.notExactlyOnce === undefined ? '' : ' !!'}`,
       ];
     }),
@@ -140,7 +163,10 @@ export function lmiCell(v: LmiVariantResult | undefined): string {
 export function lmiVersusTable(configs: readonly LmiConfigResult[]): Table {
   return {
     head: ['variant (vs Powertools: records per vCPU-s · p99 · CPU per record · $)', ...configs.map(lmiLabel)],
-    rows: variantOrder(configs).map(({ id, title }) => [title, ...configs.map((c) => lmiCell(c.variants.find((v) => v.id === id)))]),
+    rows: [
+      ...variantOrder(configs).map(({ id, title }) => [title, ...configs.map((c) => lmiCell(c.variants.find((v) => v.id === id)))]),
+      ...defaultRequestsRow(configs),
+    ],
   };
 }
 
@@ -158,6 +184,7 @@ export function lmiConfigTable(config: LmiConfigResult): Table {
       'p99 vs PT',
       'redelivered/delivery',
       'req/delivery',
+      'requests (log line)',
       '$ / M deliveries',
       'of which instance $',
       '$ vs PT',
@@ -178,6 +205,7 @@ export function lmiConfigTable(config: LmiConfigResult): Table {
         times(r?.p99),
         fixed(f.redeliveriesPerDelivery, 3),
         fixed(f.requestsPerDelivery, 2),
+        patternsCell(f.requestPatterns),
         usd(f.usdPerMillionDeliveries),
         usd(f.instanceUsdPerMillionDeliveries),
         times(r?.usd),

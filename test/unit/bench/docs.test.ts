@@ -30,6 +30,7 @@ function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, dupli
       cpuMsPerBatch: 15,
       serverCpuMsPerBatch: 10,
       failures: 0,
+      requestPatterns: {},
       wruPerDelivery: null,
       rruPerDelivery: null,
       usdPerMillionDeliveries: null,

@@ -3,7 +3,7 @@ import { chartPoints, powerChartSpec } from '../../../bench/lambda/chart.js';
 import { chartPath, lambdaSectionKey, renderPowerSection } from '../../../bench/lambda/docs.js';
 import { exactlyOnceProblem, lambdaFigures, type SizeLaneOutcome, sizeResults } from '../../../bench/lambda/figures.js';
 import { duration, etaMs, predictRoundMs } from '../../../bench/lambda/progress.js';
-import { versusTable } from '../../../bench/lambda/report.js';
+import { DEFAULT_REQUESTS_ROW, sizeTable, versusTable } from '../../../bench/lambda/report.js';
 import { checkLambdaTargets } from '../../../bench/lambda/targets.js';
 import type { LambdaReport, SizeResult } from '../../../bench/results.js';
 import { mergeSection, sectionRank } from '../../../bench/sections.js';
@@ -244,6 +244,24 @@ describe('the sweep in the docs', () => {
     const again = mergeSection(merged, '<!-- bench:begin power -->Q<!-- bench:end power -->', 'power');
     expect(again).toContain('-->Q<!--');
     expect(again).not.toContain('-->P<!--');
+  });
+
+  it('says, under the table against Powertools, which requests the default chose at each size (its batch log lines)', () => {
+    const logged = (memoryMb: number, ...requests: Array<'batched' | 'per-record'>): SizeResult => {
+      const s = size(memoryMb, 100);
+      const lanes = [
+        lane('powertools', 100),
+        lane('ours-default', 50, { samples: requests.map((r, i) => sample(50, { slice: i, requests: r })) }),
+      ];
+      return { ...s, variants: sizeResults(lanes, memoryMb) };
+    };
+    const table = versusTable(sweep([logged(256, 'batched', 'batched'), logged(1769, 'per-record', 'batched', 'per-record')]));
+    expect(table.rows.at(-1)).toEqual([DEFAULT_REQUESTS_ROW, 'batched', 'batched 1, per-record 2']);
+    const perSize = sizeTable(logged(512, 'per-record'));
+    const column = perSize.head.indexOf('requests (log line)');
+    expect(perSize.rows.map((r) => r[column])).toEqual(['-', 'per-record']);
+    // Without the default in the run, no such row.
+    expect(versusTable(sweep([{ ...size(256, 100), variants: sizeResults([lane('powertools', 100)], 256) }])).rows).toHaveLength(1);
   });
 
   it("gives Powertools' own rows their figures in the table against Powertools", () => {
