@@ -55,6 +55,8 @@ export interface RunHeader {
   readonly workload: WorkloadSummary;
   /** Only with `--aws`. */
   readonly aws?: AwsRunInfo;
+  /** How the bench was put ahead of the machine's other processes (priority.ts), in words; absent with `--no-priority`. */
+  readonly priority?: string;
 }
 
 // ---- cold start -------------------------------------------------------------

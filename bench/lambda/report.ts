@@ -330,7 +330,7 @@ export function formatLambdaText(report: LambdaReport): string {
   ];
   const lines = [
     `effectively-once vs Powertools ${report.versions.powertoolsIdempotency}, Lambda-shaped: ${what.join(' and ')}, ${report.date} (${report.durationS.toFixed(0)} s)`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
+    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}${report.priority === undefined ? '' : `; ${report.priority}`}`,
     `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ${w.warmupBatches} warm-up batches; ` +
       (w.aws ? 'the AWS latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
     `Schedule: ${report.schedule}.`,
