@@ -1,11 +1,10 @@
 /**
  * The Lambda-shaped runs' tables (the memory sweep, the cold start per size,
- * Lambda Managed Instances, the cost per use case) and their text report on
- * stdout. Cells as strings, laid out by the text report or the Markdown
- * sections (docs.ts).
+ * Lambda Managed Instances, the cost per use case). Cells as strings, laid
+ * out by the text report on stdout (text.ts) or the Markdown sections
+ * (docs.ts).
  */
-import { effectsCell, fixed, mb, patternsCell, percent, type Table, textTable, times, usd } from '../format.js';
-import { bundleTable, importStepsTable, targetVerdict } from '../report.js';
+import { effectsCell, fixed, mb, patternsCell, percent, type Table, times, usd } from '../format.js';
 import type { ColdStartFigures, LambdaReport, LmiConfigResult, LmiVariantResult, SizeResult, SizeVariantResult } from '../results.js';
 import type { RequestPatterns } from '../stats.js';
 import { DEFAULT_CLAIM } from './targets.js';
@@ -275,78 +274,4 @@ export function coreWarnings(lmi: readonly LmiConfigResult[]): string[] {
       (c) =>
         `LMI ${lmiLabel(c)}: the environment could run on ${c.coresAvailable} core${c.coresAvailable === 1 ? '' : 's'} only (the machine's, DynamoDB Local pinned apart), fewer than its ${c.vcpus} vCPUs: its figures are those of ${c.coresAvailable}`,
     );
-}
-
-function sweepText(report: LambdaReport): string[] {
-  const lines = ['', ...textTable(versusTable(report))];
-  for (const size of report.sizes) {
-    lines.push(
-      '',
-      `${mb(size.memoryMb)}: ${percent(size.cpuShare)} of a vCPU (quota ${size.quotaUs} / ${size.periodUs} µs), ${size.nodeFlags.join(' ')}, ${size.durationS.toFixed(0)} s`,
-      ...textTable(sizeTable(size)),
-    );
-  }
-  return lines;
-}
-
-function lmiText(report: LambdaReport): string[] {
-  if (report.lmi.length === 0) return [];
-  const lines = [
-    '',
-    'Lambda Managed Instances (records per vCPU-second of the environment, steady window):',
-    ...textTable(lmiVersusTable(report.lmi)),
-  ];
-  for (const c of report.lmi)
-    lines.push(
-      '',
-      `LMI ${lmiLabel(c)}: ${c.memoryMb} MB, quota ${c.quotaUs} / ${c.periodUs} µs, ${c.slices} slices, ${c.durationS.toFixed(0)} s`,
-      ...textTable(lmiConfigTable(c)),
-    );
-  for (const w of coreWarnings(report.lmi)) lines.push(`!! ${w}`);
-  return lines;
-}
-
-function coldStartText(c: ColdStartFigures | undefined): string[] {
-  if (c === undefined) return [];
-  return [
-    '',
-    `Cold start per size (import + first batch of 10 fresh records, median of ${c.samples} fresh processes per side, size and mode):`,
-    ...textTable(coldStartSizeTable(c)),
-    '',
-    `Bundles and import at full CPU (${c.fullCpu}):`,
-    ...textTable(bundleTable(c), { freeLast: true }),
-    '',
-    ...textTable(importStepsTable(c)),
-  ];
-}
-
-/** A Lambda-shaped run for people, on stdout. */
-export function formatLambdaText(report: LambdaReport): string {
-  const w = report.workload;
-  const m = report.machine;
-  const what = [
-    ...(report.sizes.length > 0 ? [`memory sweep (${report.sizes.map((s) => mb(s.memoryMb)).join(', ')})`] : []),
-    ...(report.lmi.length > 0 ? [`Lambda Managed Instances (${report.lmi.map(lmiLabel).join(', ')})`] : []),
-  ];
-  const lines = [
-    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency}, Lambda-shaped: ${what.join(' and ')}, ${report.date} (${report.durationS.toFixed(0)} s)`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}${report.priority === undefined ? '' : `; ${report.priority}`}`,
-    `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ${w.warmupBatches} warm-up batches; ` +
-      (w.aws ? 'the AWS latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
-    `Schedule: ${report.schedule}.`,
-    ...report.quotaChecks.map(
-      (c) => `Quota check at ${mb(c.memoryMb)}: ${percent(c.measuredShare)} of a vCPU (expected ${percent(c.expectedShare)}).`,
-    ),
-    ...(report.sizes.length > 0 ? sweepText(report) : []),
-    ...lmiText(report),
-    ...coldStartText(report.coldStart),
-    '',
-    'Cost per use case, $ per million deliveries:',
-    ...textTable(costTable(report)),
-    '',
-    'Targets (shown, not asserted):',
-    ...report.targets.map((t) => `  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`),
-  ];
-  if (report.problems.length > 0) lines.push('', '!! NOT EXACTLY ONCE:', ...report.problems.map((p) => `!!   ${p}`));
-  return `${lines.join('\n')}\n`;
 }

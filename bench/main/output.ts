@@ -4,7 +4,7 @@
  */
 import { writeProcessDocs } from '../docs.js';
 import { writeLambdaDocs } from '../lambda/docs.js';
-import { formatLambdaText } from '../lambda/report.js';
+import { formatLambdaText } from '../lambda/text.js';
 import { formatProcessText } from '../report.js';
 import type { BenchReport } from '../results.js';
 
