@@ -35,8 +35,8 @@ import { awsModel } from './aws-model.js';
 import { bundleScript, outDir } from './bundle.js';
 import { MOVE_AFTER_INIT, parseColdResult, type ColdRunnerResult } from './cold-start/protocol.js';
 import { oursTableDefinition, powertoolsTableDefinition } from './dynamo.js';
-import type { CpuGroup, CpuGroups } from './lambda/cgroup.js';
-import { lambdaEnv, lambdaNodeFlags, runToEnd, spawnLimited } from './lambda/runtime.js';
+import type { CpuGroup, CpuGroups } from './cgroup.js';
+import { lambdaEnv, lambdaNodeFlags, runToEnd, spawnLimited } from './lambda-runtime.js';
 import type {
   BundlePart,
   ColdStartAtSize,

@@ -18,6 +18,7 @@ import {
   emfMetrics,
   jsonBody,
   sqsIdempotency,
+  type BatchLogger,
   type RecordContext,
   type SqsIdempotencyOptions,
 } from '../src/index.js';
@@ -50,6 +51,9 @@ interface HandlerOptions {
 /** What `sqsIdempotency`'s `strategy` option takes: `claim()`, `transaction()`, ... */
 export type OursStrategy = NonNullable<SqsIdempotencyOptions['strategy']>;
 
+/** Gets ours' batch log line as the middleware hands it to its `logger`. */
+export type BatchLineHook = BatchLogger;
+
 /** A Middy middleware on an SQS batch handler. */
 export type SqsMiddleware = MiddlewareObj<SQSEvent, SQSBatchResponse>;
 
@@ -57,6 +61,8 @@ export interface OursOptions extends HandlerOptions {
   readonly tableName: string;
   /** The `strategy` option; undefined: none at all, the library's own choice (what the README's handler gets). */
   readonly strategy: OursStrategy | undefined;
+  /** Gets each batch's log line (undefined: the line is built and dropped, as with any logger that writes nothing). */
+  readonly onBatchLine?: BatchLineHook | undefined;
   /** Middlewares used after ours, in order (Middy runs their `before` after ours'). */
   readonly after?: readonly SqsMiddleware[];
   /** Warm-container cache size (`cache: { maxEntries }`); undefined: off (the default). */
@@ -97,8 +103,9 @@ export function oursHandler(options: OursOptions): BatchHandler {
     consumer: 'bench',
     key: (r) => jsonBody<OrderPaid>(r).orderNo,
     ...(strategy === undefined ? {} : { strategy }),
-    // The batch line is still built; only the stdout write is dropped (Powertools writes nothing per batch).
-    logger: () => {},
+    // The batch line is built and handed to the bench (which reads its `requests`); it is never written to stdout
+    // (Powertools writes nothing per batch).
+    logger: (line) => options.onBatchLine?.(line),
     // Likewise the EMF document: built, not written (Powertools emits no metrics here).
     metrics: emfMetrics({ emit: () => {} }),
     ...(options.lease === undefined ? {} : { lease: options.lease }),

@@ -36,7 +36,7 @@ function preamble(report: ProcessReport): string[] {
   return [
     `Command: \`${report.command}\` — ${report.date}, ${report.durationS.toFixed(0)} s.`,
     '',
-    `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; 1-minute load ${fixed(m.loadBefore, 2)} at the start, ${fixed(m.loadAfter ?? Number.NaN, 2)} at the end (${report.aws === undefined ? 'DynamoDB Local and the bench share the cores' : `${report.aws.pinning}; other processes on the machine may use both`}).`,
+    `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; 1-minute load ${fixed(m.loadBefore, 2)} at the start, ${fixed(m.loadAfter ?? Number.NaN, 2)} at the end (${report.aws === undefined ? 'DynamoDB Local and the bench share the cores' : `${report.aws.pinning}; other processes on the machine may use both`}).${report.priority === undefined ? '' : ` Priority: ${report.priority}.`}`,
     '',
     `Versions: Node ${v.node}; effectively-once ${v.ours}; Powertools idempotency ${v.powertoolsIdempotency}, batch ${v.powertoolsBatch}; AWS SDK ${v.awsSdk}; @middy/core ${v.middy}; DynamoDB Local ${v.dynamodbLocal}${cold}.`,
     '',

@@ -4,6 +4,7 @@
  * laid out by each. Pure functions, imported by every report (never the other
  * way round).
  */
+import type { RequestPatterns } from './stats.js';
 
 /** A table: a header and rows of cells, laid out by the text report or the Markdown. */
 export interface Table {
@@ -25,6 +26,21 @@ export function effectsCell(r: { readonly effects: { readonly applied: number; r
   const { applied, unique } = r.effects;
   const diff = applied - unique;
   return `${applied}/${unique}${diff === 0 ? '' : ` (${diff > 0 ? '+' : ''}${diff})`}`;
+}
+
+/**
+ * The request pattern(s) batch log lines named: `per-record` when every line
+ * named it, each with its count when they differ (`batched 3, per-record 247`),
+ * `-` when none named one (not the claim strategy).
+ */
+export function patternsCell(patterns: RequestPatterns): string {
+  const seen = Object.entries(patterns).filter(([, n]) => n !== undefined && n > 0);
+  if (seen.length === 0) return '-';
+  if (seen.length === 1) return seen[0]?.[0] ?? '-';
+  return seen
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([p, n]) => `${p} ${n}`)
+    .join(', ');
 }
 
 function cell(text: string): string {

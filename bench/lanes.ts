@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { countedClient, createVariantTables, scanAll, seedPendingOrders, type ClientOptions, type VariantTables } from './dynamo.js';
 import { tallyEffects } from './effects.js';
-import { EffectClock, type Lane } from './measure.js';
+import { EffectClock, type Lane, LoggedRequests } from './measure.js';
 import type { VariantResult } from './results.js';
 import { laneFigures, sliceRatio } from './stats.js';
 import type { Variant } from './variants.js';
@@ -40,8 +40,9 @@ export async function prepareLanes(
     const aws = clientOptions.aws === undefined ? {} : { aws: { seed: variantSeed(clientOptions.aws.seed, variant.id) } };
     const counted = countedClient(endpoint, { ...clientOptions, ...aws });
     const effects = new EffectClock();
-    const handler = variant.build({ counted, tables, cacheEntries, onEffect: effects.mark });
-    lanes.push({ variant, handler, counted, effects, samples: [], tables });
+    const logged = new LoggedRequests();
+    const handler = variant.build({ counted, tables, cacheEntries, onEffect: effects.mark, onBatchLine: logged.line });
+    lanes.push({ variant, handler, counted, effects, logged, samples: [], tables });
   }
   return lanes;
 }

@@ -11,7 +11,7 @@ import type { BatchHandler } from './contenders.js';
 import type { CountedClient } from './dynamo.js';
 import type { Variant } from './variants.js';
 import type { Delivery } from './workload.js';
-import type { SampleLike } from './stats.js';
+import type { RequestPattern, SampleLike } from './stats.js';
 
 /**
  * When the first record of a batch got to its effect. A middleware that
@@ -39,12 +39,38 @@ export class EffectClock {
   }
 }
 
+/**
+ * The request pattern a batch's log line named (`requests`): ours' middleware
+ * writes one line per batch as it ends, before the handler call returns, and
+ * says there which requests it chose for this invocation. The other variants
+ * write none.
+ */
+export class LoggedRequests {
+  #requests: RequestPattern | undefined;
+
+  /** A batch starts now: nothing logged yet. */
+  start(): void {
+    this.#requests = undefined;
+  }
+
+  /** A batch line (wired to ours' `logger`). */
+  readonly line = (line: { readonly requests?: RequestPattern }): void => {
+    this.#requests = line.requests;
+  };
+
+  /** What the line of the batch said; undefined when there was none or it named none. */
+  get requests(): RequestPattern | undefined {
+    return this.#requests;
+  }
+}
+
 /** One variant ready to run. */
 export interface Lane {
   readonly variant: Variant;
   readonly handler: BatchHandler;
   readonly counted: CountedClient;
   readonly effects: EffectClock;
+  readonly logged: LoggedRequests;
   readonly samples: BatchSample[];
   /** First unexpected error (a bench that errors is reported, not hidden). */
   error?: string;
@@ -103,6 +129,7 @@ export async function runBatch(
   const serverBefore = serverCpu?.() ?? Number.NaN;
   const cpu = process.cpuUsage();
   lane.effects.start();
+  lane.logged.start();
   const started = performance.now();
   const failures = await call(lane, event, ctx);
   const ms = performance.now() - started;
@@ -120,6 +147,7 @@ export async function runBatch(
     failures,
     firstEffectMs: lane.effects.firstMs,
     slice,
+    ...(lane.logged.requests === undefined ? {} : { requests: lane.logged.requests }),
   };
 }
 

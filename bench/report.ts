@@ -190,7 +190,7 @@ export function formatProcessText(report: ProcessReport): string {
   const where = report.aws === undefined ? 'on DynamoDB Local' : `on the AWS model (bench/aws-model.ts; ${report.aws.pinning})`;
   const lines = [
     `effectively-once vs Powertools ${report.versions.powertoolsIdempotency} ${where}, ${report.date} (${report.durationS.toFixed(0)} s)`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
+    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}${report.priority === undefined ? '' : `; ${report.priority}`}`,
     `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ` +
       `interleaved batch by batch after ${w.warmupBatches} warm-up batches; ` +
       (w.aws ? 'a Lambda-side latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),

@@ -9,7 +9,7 @@ import type { awsModel } from './aws-model.js';
 import type { EffectTally } from './effects.js';
 import type { Machine, Versions } from './environment.js';
 import type { FencingResult } from './fencing.js';
-import type { LaneFigures } from './stats.js';
+import type { LaneFigures, RequestPatterns } from './stats.js';
 import type { WorkloadSummary } from './workload.js';
 
 export type { WorkloadSummary } from './workload.js';
@@ -29,7 +29,7 @@ export interface VariantResult {
   readonly error: string | undefined;
 }
 
-/** A target of the issue, checked against the run (shown, never a test). */
+/** A target, checked against the run (shown, never a test). */
 export interface TargetCheck {
   readonly target: string;
   readonly measured: string;
@@ -55,6 +55,8 @@ export interface RunHeader {
   readonly workload: WorkloadSummary;
   /** Only with `--aws`. */
   readonly aws?: AwsRunInfo;
+  /** How the bench was put ahead of the machine's other processes (priority.ts), in words; absent with `--no-priority`. */
+  readonly priority?: string;
 }
 
 // ---- cold start -------------------------------------------------------------
@@ -233,6 +235,8 @@ export interface LmiFigures {
   /** Deliveries still not acknowledged after the last attempt (must be 0). */
   readonly unacknowledged: number;
   readonly requestsPerDelivery: number;
+  /** Invocations by the request pattern their batch log line named (`requests`): which one the library chose on LMI. */
+  readonly requestPatterns: RequestPatterns;
   readonly wruPerDelivery: number;
   readonly rruPerDelivery: number;
   /** Instance vCPU-hours (EC2 on-demand + the management fee) + $0.20 per million requests + DynamoDB units, per million deliveries. */

@@ -6,6 +6,30 @@
 import { billedMs, lambdaMs, usdPerMillionDeliveries } from './aws-model.js';
 import { addTallies, totalRequests, type RequestTally } from './counter.js';
 
+/**
+ * How a claim batch sent its requests, as its batch log line's `requests` names it: `batched` (the claims in one
+ * request, the completions together) or `per-record` (a request per claim, each record completed as its effect ends).
+ */
+export type RequestPattern = 'batched' | 'per-record';
+
+/** Batches by the request pattern their log line named; empty for a variant whose lines name none (not a claim strategy). */
+export type RequestPatterns = Readonly<Partial<Record<RequestPattern, number>>>;
+
+/** The patterns counted (undefined: the line named none, or there was no line). */
+export function countPatterns(patterns: ReadonlyArray<RequestPattern | undefined>): RequestPatterns {
+  const counts: Partial<Record<RequestPattern, number>> = {};
+  for (const p of patterns) if (p !== undefined) counts[p] = (counts[p] ?? 0) + 1;
+  return counts;
+}
+
+/** Several counts added up. */
+export function addPatterns(list: readonly RequestPatterns[]): RequestPatterns {
+  const counts: Partial<Record<RequestPattern, number>> = {};
+  for (const patterns of list)
+    for (const [p, n] of Object.entries(patterns) as Array<[RequestPattern, number]>) counts[p] = (counts[p] ?? 0) + n;
+  return counts;
+}
+
 /** What one batch invocation of one variant did: all the figures are made of these. */
 export interface SampleLike {
   /** Wall time of the handler call, ms (the event and the context are built before the clock starts). */
@@ -26,6 +50,8 @@ export interface SampleLike {
   readonly firstEffectMs: number;
   /** Which of the run's equal parts this batch belongs to (records/s is a median over them). */
   readonly slice: number;
+  /** The request pattern the batch's log line named (claim strategy only). */
+  readonly requests?: RequestPattern;
 }
 
 /** Cost of one fresh and one duplicate delivery; null where the run had none of that kind. */
@@ -57,6 +83,8 @@ export interface LaneFigures {
   /** DynamoDB Local's CPU per batch, ms; NaN when not read (borrowed endpoint, not Linux). */
   readonly serverCpuMsPerBatch: number;
   readonly failures: number;
+  /** Batches by the request pattern their log line named (`requests`): which one the library chose, and whether always. */
+  readonly requestPatterns: RequestPatterns;
   /** `--aws` (null otherwise): write and read request units billed per delivery (aws-units.ts). */
   readonly wruPerDelivery: number | null;
   readonly rruPerDelivery: number | null;
@@ -189,6 +217,7 @@ export function laneFigures(samples: readonly SampleLike[], unitsCounted: boolea
     cpuMsPerBatch,
     serverCpuMsPerBatch: mean(samples.map((s) => s.serverCpuMs)),
     failures: samples.reduce((sum, s) => sum + s.failures, 0),
+    requestPatterns: countPatterns(samples.map((s) => s.requests)),
     ...(aws ? awsFigures(samples, p50Ms, cpuMsPerBatch) : NO_AWS),
   };
 }

@@ -1,6 +1,8 @@
 /**
- * The issue's targets, checked against a run. They are shown in the report,
- * never asserted: timing is not a pass/fail test.
+ * The one-process bench's targets, checked against a run. They are shown in
+ * the report, never asserted: timing is not a pass/fail test. The claim rows
+ * are the default's (in one process its context says 128 MB, the testing
+ * kit's default: batched requests) and the pipelined opt-in's.
  */
 import { benchDefaults } from './args.js';
 import type { ColdStartFigures } from './results.js';
@@ -60,7 +62,7 @@ export function checkTargets(
   const ptFresh = pt?.figures.requestsSplit.fresh;
   const rare = workload.duplicateRate <= 0.01;
   const claimLabels = new Map([
-    ['ours-claim', 'claim'],
+    ['ours-default', 'claim default'],
     ['ours-claim-pipelined', 'claim, pipelined'],
   ]);
   const claims = [...claimLabels.keys()].flatMap((id) => find(results, id) ?? []);
@@ -88,7 +90,7 @@ export function checkTargets(
       ),
       atMost(`${label(c)}: Node CPU per batch ≤ 1.00x Powertools`, overPowertools(results, c, cpu), 1, x),
     ]),
-    atMost('claim: a duplicate costs at most 1 request', claims[0]?.figures.requestsSplit.duplicate, 1, req),
+    atMost('claim default: a duplicate costs at most 1 request', claims[0]?.figures.requestsSplit.duplicate, 1, req),
     atMost('claim with the warm-container cache: a duplicate costs 0 requests', cached?.figures.requestsSplit.duplicate, 0, req),
     bundleTarget(coldStart),
     importTarget(coldStart),

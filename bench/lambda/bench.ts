@@ -13,11 +13,12 @@ import { awsModel } from '../aws-model.js';
 import { measureColdStart } from '../cold-start.js';
 import { pinCores } from '../cores.js';
 import { commandLine, machine, versions } from '../environment.js';
+import { BENCH_CPU_SHARES } from '../priority.js';
 import type { ColdStartFigures, LambdaReport, QuotaCheck } from '../results.js';
 import { processCpuReader } from '../server-cpu.js';
 import { selectVariants } from '../variants.js';
 import { benchWorkloads, workloadSummary } from '../workload.js';
-import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from './cgroup.js';
+import { CpuGroups, CpuLimitUnavailableError, cpuLimitProblem, removeStaleRuns } from '../cgroup.js';
 import { bundleLmi, LMI_SCHEDULE, runLmi } from './lmi.js';
 import { checkQuota, quotaHolds, quotaLine } from './quota-check.js';
 import { lambdaProblems } from './report.js';
@@ -40,13 +41,16 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The machine's cgroup v1 cpu hierarchy, or a CpuLimitUnavailableError saying why there is none. */
-export function openCpuGroups(progress: (line: string) => void): CpuGroups {
+/**
+ * The machine's cgroup v1 cpu hierarchy, or a CpuLimitUnavailableError saying why there is none. With `priority`,
+ * the run's groups weigh {@link BENCH_CPU_SHARES} together against the machine's other processes (priority.ts).
+ */
+export function openCpuGroups(progress: (line: string) => void, priority: boolean): CpuGroups {
   const where = cpuLimitProblem();
   if ('problem' in where) throw new CpuLimitUnavailableError(where.problem);
   const stale = removeStaleRuns(where.root, isAlive);
   if (stale.length > 0) progress(`removed CPU groups left by an earlier run: ${stale.join(', ')}`);
-  return new CpuGroups(where.root);
+  return new CpuGroups(where.root, priority ? { shares: BENCH_CPU_SHARES } : {});
 }
 
 /** Kills the children and removes the groups on SIGINT / SIGTERM; returns the function that takes the handlers off again. */
@@ -70,8 +74,8 @@ function cleanUpOnSignals(groups: CpuGroups, children: Set<Stoppable>, onSignal:
 }
 
 /** `--check-quota`: a 2 s busy loop at every size; true when every size got its share. */
-export async function checkQuotas(sizes: readonly number[], progress: (line: string) => void): Promise<QuotaCheck[]> {
-  const groups = openCpuGroups(progress);
+export async function checkQuotas(sizes: readonly number[], priority: boolean, progress: (line: string) => void): Promise<QuotaCheck[]> {
+  const groups = openCpuGroups(progress, priority);
   try {
     const checks: QuotaCheck[] = [];
     for (const size of sizes) {
@@ -93,7 +97,7 @@ export async function lambdaBench(
 ): Promise<LambdaReport> {
   const started = Date.now();
   const host = machine();
-  const groups = openCpuGroups(progress);
+  const groups = openCpuGroups(progress, args.priority);
   const children = new Set<Stoppable>();
   const borrowed = process.env['DYNAMODB_ENDPOINT'] || undefined;
   let stopLocal: () => Promise<void> = async () => {};

@@ -61,7 +61,8 @@ function provenance(report: LambdaReport): string[] {
     `Command: \`${report.command}\` — ${report.date}, ${report.durationS.toFixed(0)} s.`,
     '',
     `Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; 1-minute load ${fixed(m.loadBefore, 2)} at the start, ${fixed(m.loadAfter ?? Number.NaN, 2)} at the end` +
-      `${report.aws === undefined ? '' : ` (${report.aws.pinning}; other processes on the machine may use both)`}.`,
+      `${report.aws === undefined ? '' : ` (${report.aws.pinning}; other processes on the machine may use both)`}.` +
+      `${report.priority === undefined ? '' : ` Priority: ${report.priority}.`}`,
     '',
     `Versions: Node ${v.node}; effectively-once ${v.ours}; Powertools idempotency ${v.powertoolsIdempotency}, batch ${v.powertoolsBatch}; AWS SDK ${v.awsSdk}; @middy/core ${v.middy}; DynamoDB Local ${v.dynamodbLocal}.`,
     '',
@@ -112,7 +113,8 @@ export function renderPowerSection(report: LambdaReport, charts: { readonly rati
     `records/s is the median over ${w.slices} slices, its ratio the median of the slice-by-slice ratios.`,
     '',
     `How: every variant's handler runs in a Node process of its own (bench/lambda/worker.ts, bundled with esbuild) inside a cgroup v1 cpu group whose CFS quota is the size's share of one vCPU ` +
-      "(memory / 1,769 MB; one vCPU at 1,769 MB and above), joined before Node starts, with the heap flags Lambda's Node.js runtime gives the size, `AWS_LAMBDA_FUNCTION_MEMORY_SIZE` set and each invocation's `context.memoryLimitInMB` the size. " +
+      "(memory / 1,769 MB; one vCPU at 1,769 MB and above), joined before Node starts, with the heap flags Lambda's Node.js runtime gives the size, `AWS_LAMBDA_FUNCTION_MEMORY_SIZE` set and each invocation's `context.memoryLimitInMB` the size " +
+      '(what the default claim strategy chooses its requests by, per invocation: the last row of the table against Powertools says which it chose, from its batch log lines). ' +
       `Wall time and CPU are measured inside that process; DynamoDB Local is outside every group. Schedule: ${report.schedule}. ` +
       "Billed ms: each batch's wall time rounded up to 1 ms; $ / M deliveries: Lambda GB-s at the size + requests + DynamoDB on-demand units counted from the requests sent.",
     '',
@@ -126,7 +128,8 @@ export function renderPowerSection(report: LambdaReport, charts: { readonly rati
     '',
     '### Against Powertools at each size',
     '',
-    'Each cell: records/s · p99 batch ms · Node CPU per batch · $ per million deliveries, over the Powertools row the variant is compared with (Powertools with its local cache for the cache rows, Powertools with the order update for the state machine); Powertools rows: their own figures.',
+    'Each cell: records/s · p99 batch ms · Node CPU per batch · $ per million deliveries, over the Powertools row the variant is compared with (Powertools with its local cache for the cache rows, Powertools with the order update for the state machine); Powertools rows: their own figures. ' +
+      "The last row: the requests the default sent at each size, as its batch log lines named them (`requests`): `batched` (a batch's claims in one request, its completions together) or `per-record` (a request per claim, each record completed as its effect ends).",
     '',
     ...table(versusTable(report)),
     '',
@@ -165,7 +168,7 @@ export function renderLmiSection(report: LambdaReport, chart: string): string {
     '',
     'How: every variant gets an execution environment of its own, as the Node.js runtime of Lambda Managed Instances runs one: a Node process (bench/lambda/lmi-environment.ts) in a cgroup v1 cpu group of its vCPUs (quota vCPUs × the period), ' +
       'a worker thread per vCPU (bench/lambda/lmi-thread.ts), each with its own init (client and handler), and the invocations in flight spread over the threads, awaited side by side in each; ' +
-      "`AWS_LAMBDA_MAX_CONCURRENCY` is the number in flight, `AWS_LAMBDA_FUNCTION_MEMORY_SIZE` and each invocation's `context.memoryLimitInMB` the function's memory. " +
+      "`AWS_LAMBDA_MAX_CONCURRENCY` is the number in flight (set, it tells the library it runs on Managed Instances: the default claim strategy then batches its requests, as the last row of the table against Powertools shows), `AWS_LAMBDA_FUNCTION_MEMORY_SIZE` and each invocation's `context.memoryLimitInMB` the function's memory. " +
       'Records a handler reports failed (a duplicate that found its original still in progress) come again 100 ms later in another invocation, as SQS sends them again; ' +
       `the figure is deliveries per second per vCPU of the steady window (from the first invocation until the last fresh batch is handed out), the median over the slices. Schedule: ${report.schedule}.`,
     ...(report.aws === undefined ? [] : ['', ...awsModelLines(report.aws, true)]),
@@ -174,7 +177,8 @@ export function renderLmiSection(report: LambdaReport, chart: string): string {
     '',
     '### Against Powertools in each configuration',
     '',
-    'Each cell: records per vCPU-second · p99 batch ms · CPU per record · $ per million deliveries, over the Powertools row the variant is compared with; Powertools rows: their own figures (CPU: the share of the vCPUs given that was used).',
+    'Each cell: records per vCPU-second · p99 batch ms · CPU per record · $ per million deliveries, over the Powertools row the variant is compared with; Powertools rows: their own figures (CPU: the share of the vCPUs given that was used). ' +
+      'The last row: the requests the default sent in each configuration, as its batch log lines named them (`requests`).',
     '',
     ...table(lmiVersusTable(report.lmi)),
     '',

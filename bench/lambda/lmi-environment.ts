@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { addTallies, type RequestTally } from '../counter.js';
+import { addPatterns, type RequestPatterns } from '../stats.js';
 import type { FromEnvironment, FromThread, LmiInit, LmiSliceOrder, LmiSliceResult, ToEnvironment, ToThread } from './lmi-protocol.js';
 import { dueBatches, handBack, type Waiting } from './redelivery.js';
 
@@ -130,7 +131,7 @@ function runSlice(threads: readonly Thread[], order: LmiSliceOrder): Promise<Lmi
       const end = steady && windowEnd !== undefined ? windowEnd : { ms: performance.now(), cpu: used };
       if (!steady) windowRecords = records;
       const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-      void collectTallies(threads).then((tally) =>
+      void collectTallies(threads).then(({ tally, requestPatterns }) =>
         resolve({
           windowMs: end.ms - started,
           windowCpuMs: cpuMs(end.cpu),
@@ -143,6 +144,7 @@ function runSlice(threads: readonly Thread[], order: LmiSliceOrder): Promise<Lmi
           redeliveries,
           unacknowledged,
           tally,
+          requestPatterns,
           error,
         }),
       );
@@ -156,20 +158,23 @@ function runSlice(threads: readonly Thread[], order: LmiSliceOrder): Promise<Lmi
   });
 }
 
-/** Every thread's request counts since the last time, summed. */
-async function collectTallies(threads: readonly Thread[]): Promise<RequestTally> {
+/** Every thread's request counts and request patterns since the last time, summed. */
+async function collectTallies(threads: readonly Thread[]): Promise<{ tally: RequestTally; requestPatterns: RequestPatterns }> {
   const tallies = await Promise.all(
     threads.map(
       (t) =>
-        new Promise<RequestTally>((resolve) => {
+        new Promise<{ tally: RequestTally; requestPatterns: RequestPatterns }>((resolve) => {
           t.onMessage = (message) => {
-            if (message.type === 'tally') resolve(message.tally);
+            if (message.type === 'tally') resolve(message);
           };
           t.worker.postMessage({ type: 'tally' } satisfies ToThread);
         }),
     ),
   );
-  return addTallies(tallies);
+  return {
+    tally: addTallies(tallies.map((t) => t.tally)),
+    requestPatterns: addPatterns(tallies.map((t) => t.requestPatterns)),
+  };
 }
 
 let threads: Thread[] = [];

@@ -13,7 +13,7 @@ import { lmiUsdPerMillionDeliveries } from '../aws-model.js';
 import { addTallies, totalRequests } from '../counter.js';
 import type { EffectTally } from '../effects.js';
 import type { LmiFigures, LmiRatios, LmiVariantResult } from '../results.js';
-import { median, percentile, sliceRatio } from '../stats.js';
+import { addPatterns, median, percentile, sliceRatio } from '../stats.js';
 import { exactlyOnceProblem } from './figures.js';
 import type { LmiSliceResult } from './lmi-protocol.js';
 
@@ -56,6 +56,7 @@ export function lmiFigures(samples: readonly LmiSliceSample[], vcpus: number): L
     redeliveriesPerDelivery: perDelivery(sum(samples.map((s) => s.redeliveries))),
     unacknowledged: sum(samples.map((s) => s.unacknowledged)),
     requestsPerDelivery: perDelivery(totalRequests(tally)),
+    requestPatterns: addPatterns(samples.map((s) => s.requestPatterns)),
     wruPerDelivery: perDelivery(tally.wru),
     rruPerDelivery: perDelivery(tally.rru),
     usdPerMillionDeliveries: cost.total,

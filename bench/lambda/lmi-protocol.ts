@@ -8,6 +8,7 @@
  */
 import type { RequestTally } from '../counter.js';
 import type { ClientOptions, VariantTables } from '../dynamo.js';
+import type { RequestPatterns } from '../stats.js';
 import type { Delivery } from '../workload.js';
 
 /** Parent → environment: start the threads and build the variant's handler in each. */
@@ -55,6 +56,8 @@ export interface LmiSliceResult {
   /** Deliveries given up after the last attempt. */
   readonly unacknowledged: number;
   readonly tally: RequestTally;
+  /** Invocations by the request pattern their batch log line named (ours' claim strategy; none for the others). */
+  readonly requestPatterns: RequestPatterns;
   readonly error: string | undefined;
 }
 
@@ -82,5 +85,5 @@ export type FromThread =
       readonly failed: readonly string[];
       readonly error: string | undefined;
     }
-  | { readonly type: 'tally'; readonly tally: RequestTally }
+  | { readonly type: 'tally'; readonly tally: RequestTally; readonly requestPatterns: RequestPatterns }
   | { readonly type: 'failed'; readonly error: string };

@@ -13,6 +13,7 @@ import { lambdaContext, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import type { BatchHandler } from '../contenders.js';
 import { type CountedClient, countedClient } from '../dynamo.js';
 import { variantSeed } from '../lanes.js';
+import type { RequestPattern } from '../stats.js';
 import { variants } from '../variants.js';
 import type { Delivery } from '../workload.js';
 import { installInvokeStore } from './invoke-store.js';
@@ -34,13 +35,26 @@ function errorText(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
+/** Invocations by the request pattern their batch log line named, since the last tally. */
+let requestPatterns: Partial<Record<RequestPattern, number>> = {};
+
+function countLine(line: { readonly requests?: RequestPattern }): void {
+  if (line.requests !== undefined) requestPatterns[line.requests] = (requestPatterns[line.requests] ?? 0) + 1;
+}
+
 function build(): { handler: BatchHandler; counted: CountedClient } {
   const variant = variants.find((v) => v.id === init.variantId);
   if (variant === undefined) throw new Error(`unknown variant ${init.variantId}`);
   // Each thread draws its latency floor from its own generator.
   const aws = init.client.aws === undefined ? {} : { aws: { seed: variantSeed(init.client.aws.seed, `thread-${index}`) } };
   const counted = countedClient(init.endpoint, { ...init.client, ...aws });
-  const handler = variant.build({ counted, tables: init.tables, cacheEntries: init.cacheEntries, onEffect: () => {} });
+  const handler = variant.build({
+    counted,
+    tables: init.tables,
+    cacheEntries: init.cacheEntries,
+    onEffect: () => {},
+    onBatchLine: countLine,
+  });
   return { handler, counted };
 }
 
@@ -50,6 +64,8 @@ function toEvent(batch: readonly Delivery[]): SQSEvent {
 
 async function invoke(handler: BatchHandler, message: ThreadInvoke): Promise<void> {
   const event = toEvent(message.deliveries);
+  // memoryLimitInMB the function's memory, as on Lambda; AWS_LAMBDA_MAX_CONCURRENCY in the environment is what tells
+  // the library it runs on Managed Instances.
   const context: Context = lambdaContext({ functionName: 'bench', timeoutMs: 60_000, memoryLimitInMB: init.memoryMb });
   const started = performance.now();
   let failed: string[];
@@ -82,7 +98,8 @@ port.on('message', (message: ToThread) => {
       void invoke(lane.handler, message);
       return;
     case 'tally':
-      send({ type: 'tally', tally: lane.counted.counter.take() });
+      send({ type: 'tally', tally: lane.counted.counter.take(), requestPatterns });
+      requestPatterns = {};
       return;
     case 'stop':
       lane.counted.client.destroy();

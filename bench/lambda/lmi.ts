@@ -29,11 +29,11 @@ import { rotation } from '../measure.js';
 import type { LmiConfigResult } from '../results.js';
 import type { Variant } from '../variants.js';
 import type { Delivery, Workload } from '../workload.js';
-import type { CpuGroup, CpuGroups } from './cgroup.js';
+import type { CpuGroup, CpuGroups } from '../cgroup.js';
 import { type LmiLaneOutcome, type LmiSliceSample, lmiResults, lmiSlices } from './lmi-figures.js';
 import type { FromEnvironment, LmiInit, LmiSliceResult, ToEnvironment } from './lmi-protocol.js';
 import { duration } from './progress.js';
-import { forkLimited, lambdaEnv, lambdaNodeFlags } from './runtime.js';
+import { forkLimited, lambdaEnv, lambdaNodeFlags } from '../lambda-runtime.js';
 import { IpcChild, type Stoppable } from './workers.js';
 
 export const LMI_SCHEDULE =

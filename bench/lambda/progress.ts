@@ -5,7 +5,7 @@
  * (stretched by 1 / share) and the rest (the latency floor, DynamoDB Local),
  * and predicts each size left from that. Pure functions.
  */
-import { cpuShare } from './cgroup.js';
+import { cpuShare } from '../cgroup.js';
 
 /** Rounds seen at one size: their wall time and the Node CPU the workers reported. */
 export interface RoundsSeen {

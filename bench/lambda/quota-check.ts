@@ -4,10 +4,10 @@
  * of it as CPU (25 % for 2 s: about 0.5 s). Run for the smallest size at the
  * start of every sweep, and for every size with `--check-quota`.
  */
-import type { CpuGroups } from './cgroup.js';
-import { cpuShare } from './cgroup.js';
+import type { CpuGroups } from '../cgroup.js';
+import { cpuShare } from '../cgroup.js';
 import type { QuotaCheck } from '../results.js';
-import { lambdaEnv, runToEnd, spawnLimited } from './runtime.js';
+import { lambdaEnv, runToEnd, spawnLimited } from '../lambda-runtime.js';
 
 const BUSY_LOOP = `
 const started = Date.now();

@@ -1,12 +1,13 @@
 /**
  * The Lambda-shaped runs' tables (the memory sweep, the cold start per size,
- * Lambda Managed Instances, the cost per use case) and their text report on
- * stdout. Cells as strings, laid out by the text report or the Markdown
- * sections (docs.ts).
+ * Lambda Managed Instances, the cost per use case). Cells as strings, laid
+ * out by the text report on stdout (text.ts) or the Markdown sections
+ * (docs.ts).
  */
-import { effectsCell, fixed, mb, percent, type Table, textTable, times, usd } from '../format.js';
-import { bundleTable, importStepsTable, targetVerdict } from '../report.js';
+import { effectsCell, fixed, mb, patternsCell, percent, type Table, times, usd } from '../format.js';
 import type { ColdStartFigures, LambdaReport, LmiConfigResult, LmiVariantResult, SizeResult, SizeVariantResult } from '../results.js';
+import type { RequestPatterns } from '../stats.js';
+import { DEFAULT_CLAIM } from './targets.js';
 
 /** A cell of the "against Powertools" matrix: records/s, p99, CPU and $ over the compared row's. */
 export function ratioCell(v: SizeVariantResult | undefined): string {
@@ -28,16 +29,35 @@ function variantOrder(
   return [...seen].map(([id, title]) => ({ id, title }));
 }
 
+/** The label of the row that says which requests the default sent in each size or configuration. */
+export const DEFAULT_REQUESTS_ROW = "ours, default: its requests (the batch log line's `requests`)";
+
+/**
+ * The row of the default's request pattern in each group (size or configuration), as its batch log lines named
+ * it; none when the default did not run.
+ */
+function defaultRequestsRow(
+  groups: ReadonlyArray<{ variants: ReadonlyArray<{ id: string; figures: { requestPatterns: RequestPatterns } }> }>,
+): string[][] {
+  const cells = groups.map((g) => g.variants.find((v) => v.id === DEFAULT_CLAIM));
+  if (cells.every((v) => v === undefined)) return [];
+  return [[DEFAULT_REQUESTS_ROW, ...cells.map((v) => (v === undefined ? '' : patternsCell(v.figures.requestPatterns)))]];
+}
+
 /**
  * One row per variant, one column per size: "records/s · p99 · CPU · $", each
  * over the Powertools row it is compared with; Powertools' own rows give
- * their figures (records/s, p99 ms, CPU ms per batch, $ per million).
+ * their figures (records/s, p99 ms, CPU ms per batch, $ per million). Last,
+ * the requests the default chose at each size.
  */
 export function versusTable(report: Pick<LambdaReport, 'sizes'>): Table {
   const sizes = report.sizes;
   return {
     head: ['variant (vs Powertools: records/s · p99 · CPU · $)', ...sizes.map((s) => mb(s.memoryMb))],
-    rows: variantOrder(sizes).map(({ id, title }) => [title, ...sizes.map((s) => ratioCell(s.variants.find((v) => v.id === id)))]),
+    rows: [
+      ...variantOrder(sizes).map(({ id, title }) => [title, ...sizes.map((s) => ratioCell(s.variants.find((v) => v.id === id)))]),
+      ...defaultRequestsRow(sizes),
+    ],
   };
 }
 
@@ -59,6 +79,7 @@ export function sizeTable(size: SizeResult): Table {
       'of which Lambda $',
       'throttled ms/batch',
       'req/delivery',
+      'requests (log line)',
       'effects/unique',
     ],
     rows: size.variants.map((v) => {
@@ -79,6 +100,7 @@ export function sizeTable(size: SizeResult): Table {
         usd(v.lambda.lambdaUsdPerMillionDeliveries),
         fixed(v.throttledMsPerBatch, 1),
         fixed(f.requestsPerDelivery, 2),
+        patternsCell(f.requestPatterns),
         `${effectsCell(v)}${v.notExactlyOnce === undefined ? '' : ' !!'}`,
       ];
     }),
@@ -140,7 +162,10 @@ export function lmiCell(v: LmiVariantResult | undefined): string {
 export function lmiVersusTable(configs: readonly LmiConfigResult[]): Table {
   return {
     head: ['variant (vs Powertools: records per vCPU-s · p99 · CPU per record · $)', ...configs.map(lmiLabel)],
-    rows: variantOrder(configs).map(({ id, title }) => [title, ...configs.map((c) => lmiCell(c.variants.find((v) => v.id === id)))]),
+    rows: [
+      ...variantOrder(configs).map(({ id, title }) => [title, ...configs.map((c) => lmiCell(c.variants.find((v) => v.id === id)))]),
+      ...defaultRequestsRow(configs),
+    ],
   };
 }
 
@@ -158,6 +183,7 @@ export function lmiConfigTable(config: LmiConfigResult): Table {
       'p99 vs PT',
       'redelivered/delivery',
       'req/delivery',
+      'requests (log line)',
       '$ / M deliveries',
       'of which instance $',
       '$ vs PT',
@@ -178,6 +204,7 @@ export function lmiConfigTable(config: LmiConfigResult): Table {
         times(r?.p99),
         fixed(f.redeliveriesPerDelivery, 3),
         fixed(f.requestsPerDelivery, 2),
+        patternsCell(f.requestPatterns),
         usd(f.usdPerMillionDeliveries),
         usd(f.instanceUsdPerMillionDeliveries),
         times(r?.usd),
@@ -247,78 +274,4 @@ export function coreWarnings(lmi: readonly LmiConfigResult[]): string[] {
       (c) =>
         `LMI ${lmiLabel(c)}: the environment could run on ${c.coresAvailable} core${c.coresAvailable === 1 ? '' : 's'} only (the machine's, DynamoDB Local pinned apart), fewer than its ${c.vcpus} vCPUs: its figures are those of ${c.coresAvailable}`,
     );
-}
-
-function sweepText(report: LambdaReport): string[] {
-  const lines = ['', ...textTable(versusTable(report))];
-  for (const size of report.sizes) {
-    lines.push(
-      '',
-      `${mb(size.memoryMb)}: ${percent(size.cpuShare)} of a vCPU (quota ${size.quotaUs} / ${size.periodUs} µs), ${size.nodeFlags.join(' ')}, ${size.durationS.toFixed(0)} s`,
-      ...textTable(sizeTable(size)),
-    );
-  }
-  return lines;
-}
-
-function lmiText(report: LambdaReport): string[] {
-  if (report.lmi.length === 0) return [];
-  const lines = [
-    '',
-    'Lambda Managed Instances (records per vCPU-second of the environment, steady window):',
-    ...textTable(lmiVersusTable(report.lmi)),
-  ];
-  for (const c of report.lmi)
-    lines.push(
-      '',
-      `LMI ${lmiLabel(c)}: ${c.memoryMb} MB, quota ${c.quotaUs} / ${c.periodUs} µs, ${c.slices} slices, ${c.durationS.toFixed(0)} s`,
-      ...textTable(lmiConfigTable(c)),
-    );
-  for (const w of coreWarnings(report.lmi)) lines.push(`!! ${w}`);
-  return lines;
-}
-
-function coldStartText(c: ColdStartFigures | undefined): string[] {
-  if (c === undefined) return [];
-  return [
-    '',
-    `Cold start per size (import + first batch of 10 fresh records, median of ${c.samples} fresh processes per side, size and mode):`,
-    ...textTable(coldStartSizeTable(c)),
-    '',
-    `Bundles and import at full CPU (${c.fullCpu}):`,
-    ...textTable(bundleTable(c), { freeLast: true }),
-    '',
-    ...textTable(importStepsTable(c)),
-  ];
-}
-
-/** A Lambda-shaped run for people, on stdout. */
-export function formatLambdaText(report: LambdaReport): string {
-  const w = report.workload;
-  const m = report.machine;
-  const what = [
-    ...(report.sizes.length > 0 ? [`memory sweep (${report.sizes.map((s) => mb(s.memoryMb)).join(', ')})`] : []),
-    ...(report.lmi.length > 0 ? [`Lambda Managed Instances (${report.lmi.map(lmiLabel).join(', ')})`] : []),
-  ];
-  const lines = [
-    `effectively-once vs Powertools ${report.versions.powertoolsIdempotency}, Lambda-shaped: ${what.join(' and ')}, ${report.date} (${report.durationS.toFixed(0)} s)`,
-    `${m.cpus} cores (${m.cpuModel}), Node ${report.versions.node}, ${m.os}, load ${fixed(m.loadBefore, 2)} -> ${fixed(m.loadAfter ?? Number.NaN, 2)}`,
-    `${w.events} events + ${w.duplicates} duplicate deliveries = ${w.deliveries} in ${w.batches} batches of ${w.batchSize} (seed ${w.seed}), ${w.warmupBatches} warm-up batches; ` +
-      (w.aws ? 'the AWS latency floor per request (aws-model.ts)' : `added latency ${w.latencyMs} ms per request`),
-    `Schedule: ${report.schedule}.`,
-    ...report.quotaChecks.map(
-      (c) => `Quota check at ${mb(c.memoryMb)}: ${percent(c.measuredShare)} of a vCPU (expected ${percent(c.expectedShare)}).`,
-    ),
-    ...(report.sizes.length > 0 ? sweepText(report) : []),
-    ...lmiText(report),
-    ...coldStartText(report.coldStart),
-    '',
-    'Cost per use case, $ per million deliveries:',
-    ...textTable(costTable(report)),
-    '',
-    'Targets (shown, not asserted):',
-    ...report.targets.map((t) => `  ${t.target}: ${t.measured} -> ${targetVerdict(t)}`),
-  ];
-  if (report.problems.length > 0) lines.push('', '!! NOT EXACTLY ONCE:', ...report.problems.map((p) => `!!   ${p}`));
-  return `${lines.join('\n')}\n`;
 }

@@ -18,10 +18,10 @@ import type { SizeResult } from '../results.js';
 import type { SampleLike } from '../stats.js';
 import type { Variant } from '../variants.js';
 import type { Delivery, Workload } from '../workload.js';
-import { type CpuGroups, cpuShare } from './cgroup.js';
+import { type CpuGroups, cpuShare } from '../cgroup.js';
 import { type SizeLaneOutcome, sizeResults } from './figures.js';
 import { duration, etaMs, type RoundsSeen } from './progress.js';
-import { lambdaNodeFlags } from './runtime.js';
+import { lambdaNodeFlags } from '../lambda-runtime.js';
 import { HandlerWorker, type Stoppable } from './workers.js';
 
 export const SWEEP_SCHEDULE =

@@ -4,10 +4,13 @@
  * size's CPU group). It builds the variant's client (the AWS latency floor
  * and the request counters on it, as in the one-process bench) and handler,
  * then answers each batch the parent sends with its sample: wall time and
- * `process.cpuUsage` measured here, inside the limited process.
+ * `process.cpuUsage` measured here, inside the limited process, and the
+ * request pattern the batch's log line named. Each invocation's context has
+ * `memoryLimitInMB` the size (what the library's default chooses its
+ * requests by).
  */
 import { countedClient } from '../dynamo.js';
-import { EffectClock, type Lane, runBatch } from '../measure.js';
+import { EffectClock, type Lane, LoggedRequests, runBatch } from '../measure.js';
 import { variants } from '../variants.js';
 import type { FromWorker, InitMessage, ToWorker } from './protocol.js';
 
@@ -24,8 +27,15 @@ function build(init: InitMessage): Lane {
   if (variant === undefined) throw new Error(`unknown variant ${init.variantId}`);
   const counted = countedClient(init.endpoint, init.client);
   const effects = new EffectClock();
-  const handler = variant.build({ counted, tables: init.tables, cacheEntries: init.cacheEntries, onEffect: effects.mark });
-  return { variant, handler, counted, effects, samples: [] };
+  const logged = new LoggedRequests();
+  const handler = variant.build({
+    counted,
+    tables: init.tables,
+    cacheEntries: init.cacheEntries,
+    onEffect: effects.mark,
+    onBatchLine: logged.line,
+  });
+  return { variant, handler, counted, effects, logged, samples: [] };
 }
 
 let lane: Lane | undefined;

@@ -8,9 +8,9 @@ import type { ChildProcess } from 'node:child_process';
 import { bundleScript } from '../bundle.js';
 import type { Variant } from '../variants.js';
 import type { Delivery } from '../workload.js';
-import type { CpuGroup } from './cgroup.js';
+import type { CpuGroup } from '../cgroup.js';
 import type { FromWorker, InitMessage, ToWorker, WorkerSample } from './protocol.js';
-import { forkLimited, lambdaEnv, lambdaNodeFlags } from './runtime.js';
+import { forkLimited, lambdaEnv, lambdaNodeFlags } from '../lambda-runtime.js';
 
 /** The sweep's worker (the variants, both libraries, Middy), with the AWS SDK external as Lambda's runtime provides it. */
 export function bundleWorker(root: string): Promise<string> {

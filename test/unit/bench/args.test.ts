@@ -70,6 +70,9 @@ describe('parseBenchArgs', () => {
       json: true,
     });
     expect(parseBenchArgs(['--no-docs']).docs).toBeUndefined();
+    // Ahead of the machine's other processes unless told not to.
+    expect(parseBenchArgs([]).priority).toBe(true);
+    expect(parseBenchArgs(['--no-priority']).priority).toBe(false);
   });
 
   it('names the option at fault', () => {

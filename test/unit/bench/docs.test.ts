@@ -30,6 +30,7 @@ function variant(id: string, over: Partial<VariantResult> = {}, fresh = 3, dupli
       cpuMsPerBatch: 15,
       serverCpuMsPerBatch: 10,
       failures: 0,
+      requestPatterns: {},
       wruPerDelivery: null,
       rruPerDelivery: null,
       usdPerMillionDeliveries: null,
@@ -109,13 +110,13 @@ describe('mergeSection', () => {
 describe('checkTargets', () => {
   it('says by how much a target is missed, and marks what was not measured', () => {
     const targets = checkTargets(
-      [variant('powertools'), variant('ours-transaction', { ratio: 1.5 }, 1, 1), variant('ours-claim', { ratio: 1.1 })],
+      [variant('powertools'), variant('ours-transaction', { ratio: 1.5 }, 1, 1), variant('ours-default', { ratio: 1.1 })],
       undefined,
     );
     const byName = (prefix: string) => targets.find((t) => t.target.startsWith(prefix));
     expect(byName('transaction: ≤ 1.00')?.met).toBe(true);
     expect(byName('transaction: ≥ 2.00x')).toMatchObject({ met: false, measured: '1.50x', shortfall: '0.50x short (25% below 2.00x)' });
-    expect(byName('claim: ≥ 1.10x')?.met).toBe(true);
+    expect(byName('claim default: ≥ 1.10x')?.met).toBe(true);
     expect(byName('claim with the warm-container cache')?.met).toBeNull();
     expect(byName('bundle')?.met).toBeNull();
   });
@@ -185,10 +186,10 @@ describe('checkTargets (issue 12)', () => {
       return { ...v, figures: { ...v.figures, cpuMsPerBatch: ms } };
     };
     const targets = checkTargets(
-      [{ ...pt, figures: { ...pt.figures, cpuMsPerBatch: 20 } }, cpu('ours-transaction', 11), cpu('ours-claim', 19)],
+      [{ ...pt, figures: { ...pt.figures, cpuMsPerBatch: 20 } }, cpu('ours-transaction', 11), cpu('ours-default', 19)],
       undefined,
     );
     expect(byName(targets, 'transaction: Node CPU per batch ≤ 0.50x')).toMatchObject({ met: false, measured: '0.55x' });
-    expect(byName(targets, 'claim: Node CPU per batch ≤ 1.00x')).toMatchObject({ met: true, measured: '0.95x' });
+    expect(byName(targets, 'claim default: Node CPU per batch ≤ 1.00x')).toMatchObject({ met: true, measured: '0.95x' });
   });
 });

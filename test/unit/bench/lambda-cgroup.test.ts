@@ -12,8 +12,9 @@ import {
   cpuShare,
   parseCpuStat,
   removeStaleRuns,
-} from '../../../bench/lambda/cgroup.js';
-import { lambdaNodeFlags } from '../../../bench/lambda/runtime.js';
+} from '../../../bench/cgroup.js';
+import { lambdaEnv, lambdaNodeFlags } from '../../../bench/lambda-runtime.js';
+import { BENCH_CPU_SHARES } from '../../../bench/priority.js';
 
 describe('cpuQuotaUs', () => {
   it('gives each size its share of a 100 ms period: memory / 1,769 of one vCPU, rounded', () => {
@@ -42,6 +43,22 @@ describe('lambdaNodeFlags', () => {
   it("derives the heap flags as Lambda's Node.js bootstrap does: new space a tenth, semi-space half of it, old space the rest", () => {
     expect(lambdaNodeFlags(128)).toEqual(['--max-semi-space-size=6', '--max-old-space-size=116']);
     expect(lambdaNodeFlags(1769)).toEqual(['--max-semi-space-size=88', '--max-old-space-size=1593']);
+  });
+});
+
+describe('lambdaEnv', () => {
+  it('sets the memory size, and AWS_LAMBDA_MAX_CONCURRENCY only for a Managed Instances environment (never from the shell)', () => {
+    const before = process.env['AWS_LAMBDA_MAX_CONCURRENCY'];
+    process.env['AWS_LAMBDA_MAX_CONCURRENCY'] = '64';
+    try {
+      const sweep = lambdaEnv(1024);
+      expect(sweep['AWS_LAMBDA_FUNCTION_MEMORY_SIZE']).toBe('1024');
+      expect(sweep).not.toHaveProperty('AWS_LAMBDA_MAX_CONCURRENCY');
+      expect(lambdaEnv(4096, { AWS_LAMBDA_MAX_CONCURRENCY: '8' })['AWS_LAMBDA_MAX_CONCURRENCY']).toBe('8');
+    } finally {
+      if (before === undefined) delete process.env['AWS_LAMBDA_MAX_CONCURRENCY'];
+      else process.env['AWS_LAMBDA_MAX_CONCURRENCY'] = before;
+    }
   });
 });
 
@@ -114,6 +131,13 @@ describe('CpuGroups on a folder standing in for /sys/fs/cgroup/cpu', () => {
     expect(readFileSync(join(group.path, 'cpu.cfs_quota_us'), 'utf8')).toBe('14471');
     expect(group.quotaUs).toBe(14471);
     expect(group.procsFile).toBe(join(group.path, 'cgroup.procs'));
+  });
+
+  it("gives the run's parent the cpu.shares asked for, and leaves it to the kernel otherwise", () => {
+    new CpuGroups(root, { runName: 'eo-bench-42', remove: removeRecursive, shares: BENCH_CPU_SHARES });
+    expect(readFileSync(join(root, 'eo-bench-42', 'cpu.shares'), 'utf8')).toBe('29154');
+    new CpuGroups(root, { runName: 'eo-bench-43', remove: removeRecursive });
+    expect(existsSync(join(root, 'eo-bench-43', 'cpu.shares'))).toBe(false);
   });
 
   it('adds pids one write each to cgroup.procs, and reads cpu.stat', () => {

@@ -6,7 +6,7 @@ import { installInvokeStore, RuntimeInvokeStore } from '../../../bench/lambda/in
 import { type LmiSliceSample, lmiFigures, lmiResults, lmiSlices } from '../../../bench/lambda/lmi-figures.js';
 import { lmiMemoryMb } from '../../../bench/lambda/lmi.js';
 import { dueBatches, handBack, MAX_RECEIVES, REDELIVERY_DELAY_MS, type Waiting } from '../../../bench/lambda/redelivery.js';
-import { costTable, lmiVersusTable } from '../../../bench/lambda/report.js';
+import { costTable, DEFAULT_REQUESTS_ROW, lmiVersusTable } from '../../../bench/lambda/report.js';
 import { checkLambdaTargets } from '../../../bench/lambda/targets.js';
 import type { LambdaReport, LmiConfigResult } from '../../../bench/results.js';
 import type { Delivery } from '../../../bench/workload.js';
@@ -35,6 +35,7 @@ function slice(
     redeliveries: 4,
     unacknowledged: 0,
     tally: tally(200, 10),
+    requestPatterns: { batched: 10 },
     error: undefined,
     throttledMs: 60,
     ...over,
@@ -55,6 +56,8 @@ describe('Lambda Managed Instances: figures', () => {
     expect(f.wruPerDelivery).toBe(2);
     expect(f.p99Ms).toBe(100);
     expect(f.throttledMsPerSecond).toBeCloseTo(180 / 1.44, 9);
+    // The invocations of every slice by the pattern their batch log lines named.
+    expect(f.requestPatterns).toEqual({ batched: 30 });
   });
 
   it('prices a delivery at the vCPU time it held at the rate sustained, the requests and the units', () => {
@@ -248,6 +251,8 @@ describe('Lambda Managed Instances: tables, targets, the docs', () => {
     const versus = lmiVersusTable(configs);
     expect(versus.head.slice(1)).toEqual(['1 vCPU × 8 in flight', '1 vCPU × 64 in flight', '2 vCPU × 64 in flight']);
     expect(versus.rows[1]?.[1]).toMatch(/^2\.00x · /);
+    // Last, the requests the default's batch log lines named in each configuration.
+    expect(versus.rows.at(-1)).toEqual([DEFAULT_REQUESTS_ROW, 'batched', 'batched', 'batched']);
     const cost = costTable({ sizes: [], lmi: configs });
     expect(cost.head).toEqual(['use case: ours vs', 'LMI, 1 vCPU × 64 in flight', 'LMI, 2 vCPU × 64 in flight']);
     expect(cost.rows.map((r) => r[0])).toEqual([

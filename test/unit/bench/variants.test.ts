@@ -18,6 +18,12 @@ describe('the variants', () => {
     expect(selectVariants(['ours-default-copy']).map((v) => v.id)).toEqual(['powertools', 'ours-default-copy']);
   });
 
+  it("runs claim() spelled out only when named: it is the default's strategy, with the same requests", () => {
+    expect(variants.find((v) => v.id === 'ours-claim')).toMatchObject({ optional: true, comparedWith: 'powertools' });
+    expect(selectVariants([]).map((v) => v.id)).not.toContain('ours-claim');
+    expect(selectVariants(['ours-claim']).map((v) => v.id)).toEqual(['powertools', 'ours-claim']);
+  });
+
   it('copyEvent replaces the event with a copy that keeps the records and adds the time it came (a middleware after ours)', async () => {
     const event = sqsEvent([sqsRecord({ body: { orderNo: 'o-1' } })]);
     const request = { event, context: {}, response: undefined, error: undefined, internal: {} } as unknown as Request<

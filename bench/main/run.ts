@@ -10,27 +10,28 @@
  */
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../infra/dynamodb-local.js';
-import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from './args.js';
-import { awsModel } from './aws-model.js';
-import { checkAwsTargets } from './aws-targets.js';
-import { measureColdStart } from './cold-start.js';
-import { pinCores, type Pinning } from './cores.js';
-import { commandLine, machine, versions } from './environment.js';
-import { runFencing, type FencingResult } from './fencing.js';
-import { checkQuotas, lambdaBench } from './lambda/bench.js';
-import { CpuLimitUnavailableError } from './lambda/cgroup.js';
-import { quotaHolds } from './lambda/quota-check.js';
-import { laneResults, prepareLanes } from './lanes.js';
-import { runInterleaved } from './measure.js';
+import { startDynamoDBLocal, type DynamoDBLocalHandle } from '../../infra/dynamodb-local.js';
+import { BenchUsageError, parseBenchArgs, usage, type BenchArgs } from '../args.js';
+import { awsModel } from '../aws-model.js';
+import { checkAwsTargets } from '../aws-targets.js';
+import { CpuLimitUnavailableError } from '../cgroup.js';
+import { measureColdStart } from '../cold-start.js';
+import { pinCores, type Pinning } from '../cores.js';
+import { commandLine, machine, versions } from '../environment.js';
+import { runFencing, type FencingResult } from '../fencing.js';
+import { checkQuotas, lambdaBench } from '../lambda/bench.js';
+import { quotaHolds } from '../lambda/quota-check.js';
+import { laneResults, prepareLanes } from '../lanes.js';
+import { runInterleaved } from '../measure.js';
+import { raisePriority } from '../priority.js';
+import type { BenchReport, ColdStartFigures, ProcessReport, VariantResult } from '../results.js';
+import { processCpuReader } from '../server-cpu.js';
+import { checkTargets } from '../targets.js';
+import { selectVariants } from '../variants.js';
+import { benchWorkloads, type Workload, workloadSummary } from '../workload.js';
 import { formatReport, writeReport } from './output.js';
-import type { BenchReport, ColdStartFigures, ProcessReport, VariantResult } from './results.js';
-import { processCpuReader } from './server-cpu.js';
-import { checkTargets } from './targets.js';
-import { selectVariants } from './variants.js';
-import { benchWorkloads, type Workload, workloadSummary } from './workload.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Equal parts of the run whose records/s are measured separately; the report gives their median. */
 const SLICES = 5;
 
@@ -96,14 +97,17 @@ async function processBench(args: BenchArgs, argv: readonly string[]): Promise<P
   }
 }
 
+/** Lambda-shaped (each handler in a CPU group of its own) with `--memory` or `--lmi`. */
+const lambdaShaped = (args: BenchArgs): boolean => args.memory.length > 0 || args.lmi.length > 0;
+
 /** The run the arguments ask for: Lambda-shaped with `--memory` or `--lmi`, else in one process. */
 function runBench(args: BenchArgs, argv: readonly string[]): Promise<BenchReport> {
-  return args.memory.length > 0 || args.lmi.length > 0 ? lambdaBench(args, argv, ROOT, progress) : processBench(args, argv);
+  return lambdaShaped(args) ? lambdaBench(args, argv, ROOT, progress) : processBench(args, argv);
 }
 
 /** `--check-quota`: every size's quota checked, nothing else; exit code 1 when one is off. */
 async function checkQuotasOnly(args: BenchArgs): Promise<void> {
-  const checks = await checkQuotas(args.memory, progress);
+  const checks = await checkQuotas(args.memory, args.priority, progress);
   if (!checks.every(quotaHolds)) process.exitCode = 1;
 }
 
@@ -122,10 +126,13 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  // Before anything is started: DynamoDB Local, the cold-start processes and the workers inherit it.
+  const priority = args.priority ? raisePriority({ cpuGroups: lambdaShaped(args) }) : undefined;
+  if (priority !== undefined) progress(priority.words);
   let report: BenchReport;
   try {
     if (args.checkQuota) return await checkQuotasOnly(args);
-    report = await runBench(args, argv);
+    report = { ...(await runBench(args, argv)), ...(priority === undefined ? {} : { priority: priority.words }) };
   } catch (err) {
     if (!(err instanceof CpuLimitUnavailableError)) throw err;
     process.stderr.write(`${err.message}\n`);

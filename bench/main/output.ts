@@ -2,11 +2,11 @@
  * Every run's report goes out one way, whatever its kind: the text (or JSON)
  * on stdout, and its sections and charts into the Markdown report.
  */
-import { writeProcessDocs } from './docs.js';
-import { writeLambdaDocs } from './lambda/docs.js';
-import { formatLambdaText } from './lambda/report.js';
-import { formatProcessText } from './report.js';
-import type { BenchReport } from './results.js';
+import { writeProcessDocs } from '../docs.js';
+import { writeLambdaDocs } from '../lambda/docs.js';
+import { formatLambdaText } from '../lambda/text.js';
+import { formatProcessText } from '../report.js';
+import type { BenchReport } from '../results.js';
 
 /** The report for stdout: JSON as it is, or the text for people. */
 export function formatReport(report: BenchReport, json: boolean): string {

@@ -14,8 +14,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../scripts/flags.js';
-import { awsModel } from '../aws-model.js';
+import { UsageError } from '../scripts/flags.js';
+import { awsModel } from './aws-model.js';
 
 /** The CFS period the groups use, µs (the kernel's default). */
 export const CFS_PERIOD_US = 100_000;
@@ -132,8 +132,9 @@ export class CpuGroups {
   /**
    * @param root the cgroup v1 cpu hierarchy's root (`/sys/fs/cgroup/cpu`), or a folder standing in for it
    * @param runName this run's parent group, `eo-bench-<pid>` by default
+   * @param shares the parent's `cpu.shares` (its weight against the machine's other processes); undefined: the kernel's 1,024
    */
-  constructor(root: string, options: { runName?: string; remove?: RemoveFolder } = {}) {
+  constructor(root: string, options: { runName?: string; remove?: RemoveFolder; shares?: number } = {}) {
     this.root = root;
     this.parent = join(root, options.runName ?? `${GROUP_PREFIX}${process.pid}`);
     this.#remove = options.remove ?? rmdirSync;
@@ -142,6 +143,21 @@ export class CpuGroups {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') throw new CpuLimitUnavailableError(`${this.parent} cannot be created (${code ?? (err as Error).message})`);
+    }
+    if (options.shares !== undefined) this.#setShares(options.shares);
+  }
+
+  /**
+   * The run's weight against the other processes of the machine when more want a core than there are
+   * (priority.ts): every group of the run sits under the parent, so its `cpu.shares` is theirs together.
+   */
+  #setShares(shares: number): void {
+    try {
+      writeFileSync(join(this.parent, 'cpu.shares'), String(shares));
+    } catch (err) {
+      throw new CpuLimitUnavailableError(
+        `${this.parent}/cpu.shares cannot be set (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   }
 

@@ -18,10 +18,15 @@ export function lambdaNodeFlags(memoryMb: number): string[] {
   return [`--max-semi-space-size=${semiSpace}`, `--max-old-space-size=${memoryMb - newSpace}`];
 }
 
-/** The environment Lambda gives a function at `memoryMb`, over the bench's own (region and credentials for the local endpoint). */
+/**
+ * The environment Lambda gives a function at `memoryMb`, over the bench's own (region and credentials for the local
+ * endpoint). `AWS_LAMBDA_MAX_CONCURRENCY` only where `extra` sets it (a Managed Instances environment): inherited from
+ * the shell, it would tell the library every worker runs on Managed Instances.
+ */
 export function lambdaEnv(memoryMb: number, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const { AWS_LAMBDA_MAX_CONCURRENCY: _managedInstances, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     AWS_REGION: 'us-east-1',
