@@ -32,6 +32,8 @@ export const slowFiles = [
   'test/integration/chaos-run.test.ts',
   'test/checks/typecheck.test.ts',
   'test/checks/docs-examples.test.ts',
+  // Packs the package (shared with the kit tests below), then compiles the CHANGELOG's after snippets against it.
+  'test/checks/changelog-snippets.test.ts',
   'test/integration/local-run.test.ts',
   // Builds and packs the package, then runs tsc and vitest in a fresh project: about 40 s on its own.
   'test/integration/testing/docs-local-kit.test.ts',

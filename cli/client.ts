@@ -10,6 +10,14 @@ import type { ConnectionArgs } from './args.js';
 export interface CliClients {
   readonly client: DynamoDBClient;
   readonly doc: DynamoDBDocumentClient;
+  /** What stands in for DynamoDB Local on a loopback endpoint, which its error messages must own up to. */
+  readonly standIn: StandIn;
+}
+
+/** On a loopback endpoint: whether the testing kit's keys and region are used because none were set. */
+export interface StandIn {
+  readonly keys: boolean;
+  readonly region: boolean;
 }
 
 // What `startDynamoDBLocal()` (effectively-once/testing) gives its clients.
@@ -35,7 +43,9 @@ export function isLoopback(endpoint: string | undefined): boolean {
  * (profile, SSO, container, instance role) finds credentials. On a loopback
  * `--endpoint` (DynamoDB Local) without a region or keys, the testing kit's
  * region and keys stand in, so `table create --endpoint http://localhost:8000`
- * works with nothing set.
+ * works with nothing set. A loopback endpoint that is a tunnel to AWS refuses
+ * those keys (they authenticate nothing, so nothing there is read or changed);
+ * `standIn` lets the error say so and what to set.
  */
 export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, string | undefined>>): CliClients {
   const accessKeyId = env['AWS_ACCESS_KEY_ID'];
@@ -52,7 +62,7 @@ export function cliClients(where: ConnectionArgs, env: Readonly<Record<string, s
   };
   const client = new DynamoDBClient(config);
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return { client, doc };
+  return { client, doc, standIn: { keys: credentials === LOCAL_CREDENTIALS, region: local && where.region === undefined } };
 }
 
 /**

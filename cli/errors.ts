@@ -4,6 +4,7 @@
  */
 import { INFLIGHT_INDEX_NAME } from '../src/stores/dynamodb/stale.js';
 import type { ConnectionArgs } from './args.js';
+import type { StandIn } from './client.js';
 
 // Node's socket error codes that mean "nothing answered there".
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -31,10 +32,31 @@ export function describeWhere(where: ConnectionArgs): string {
   return `table ${where.table} in region ${where.region ?? '(none set)'} (endpoint ${endpoint})`;
 }
 
+const REJECTED = new Set(['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException']);
+
+/**
+ * Credentials refused. On a loopback endpoint with the stand-in keys, the endpoint is not DynamoDB Local (which takes
+ * any key) but AWS behind a tunnel: say what to set. With a stand-in region, the signature may be scoped to the wrong one.
+ */
+function rejected(name: string, message: string, where: ConnectionArgs, standIn: StandIn): string {
+  const endpoint = where.endpoint ?? 'AWS';
+  const region = where.region ?? 'us-east-1';
+  if (standIn.keys) {
+    return (
+      `${endpoint} refused the stand-in keys the CLI uses on a loopback endpoint for DynamoDB Local (${name}: ${message}), so it is not DynamoDB Local. ` +
+      `For AWS through a tunnel, set AWS_PROFILE (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and pass --region${standIn.region ? ` (${region} was assumed)` : ''}.`
+    );
+  }
+  const scope = standIn.region
+    ? ` On a loopback endpoint the CLI signs for ${region} unless told: pass --region with the table's region.`
+    : '';
+  return `the AWS credentials were rejected (${name}): ${message}${scope}`;
+}
+
 /**
  * What went wrong, in words; the SDK's own message for anything not recognised.
  */
-export function explainAwsError(err: unknown, where: ConnectionArgs): string {
+export function explainAwsError(err: unknown, where: ConnectionArgs, standIn: StandIn = { keys: false, region: false }): string {
   const name = String(field(err, 'name') ?? '');
   const message = String(field(err, 'message') ?? err);
   const endpoint = where.endpoint ?? `dynamodb.${where.region ?? '<region>'}.amazonaws.com`;
@@ -45,9 +67,7 @@ export function explainAwsError(err: unknown, where: ConnectionArgs): string {
   if (name === 'CredentialsProviderError') {
     return 'no AWS credentials found. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (run `aws sso login` for SSO profiles); DynamoDB Local accepts any values.';
   }
-  if (name === 'UnrecognizedClientException' || name === 'InvalidSignatureException' || name === 'ExpiredTokenException') {
-    return `the AWS credentials were rejected (${name}): ${message}`;
-  }
+  if (REJECTED.has(name)) return rejected(name, message, where, standIn);
   if (name === 'AccessDeniedException') return `access denied on ${describeWhere(where)}: ${message}`;
   if (/region is missing/i.test(message)) return 'no AWS region: pass --region or set AWS_REGION.';
   // Only the missing index: DynamoDB's message for a bad table name also says "index" ("Table/index names must be ...").

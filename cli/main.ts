@@ -52,7 +52,7 @@ async function runCommand(command: Command, argv: readonly string[], io: CliIO):
     return await command.run({ flags, where, clients, store, io });
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    io.stderr(`effectively-once ${command.name}: ${explainAwsError(err, where)}\n`);
+    io.stderr(`effectively-once ${command.name}: ${explainAwsError(err, where, clients.standIn)}\n`);
     return EXIT.failed;
   } finally {
     clients.client.destroy();

@@ -6,6 +6,9 @@
  * test/checks/api-report.test.ts fails with a diff when they are out of date.
  *
  *   npm run api:update     regenerate api/*.api.md after a deliberate change
+ *   npm run api:release    at a release: also freeze them into api/released/*.api.md, the contract the next
+ *                          changes are measured against (test/checks/api-report.test.ts: every export whose
+ *                          lines differ from the released ones must be named in CHANGELOG.md's Unreleased section)
  *
  * Our own small printer on the TypeScript compiler API (api-extractor is not a
  * dependency): members are listed sorted, so the report does not churn when a
@@ -156,20 +159,63 @@ export function lineDiff(expected: string, actual: string): string {
   return [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)].join('\n');
 }
 
-function main(): void {
-  const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
-  for (const [path, text] of apiReports(root)) {
-    const full = join(root, path);
-    mkdirSync(join(full, '..'), { recursive: true });
-    let before = '';
-    try {
-      before = readFileSync(full, 'utf8');
-    } catch {
-      // First run: no report yet.
+/** The frozen copy of a report, written at a release: `api/x.api.md` -> `api/released/x.api.md`. */
+export const releasedPath = (report: string): string => report.replace(/^api\//, 'api/released/');
+
+/** The first line of a released report, naming the version it was frozen at. */
+export const releasedHeading = (version: string): string => `Released in ${version}: the contract later changes are measured against.`;
+
+/** The version a released report names (see {@link releasedHeading}), if any. */
+export const releasedVersion = (text: string): string | undefined => /^Released in (\S+):/m.exec(text)?.[1];
+
+const EXPORT_LINE = /^(?:type-only )?(?:class|interface|type|function|const|enum|other) ([A-Za-z_$][\w$]*)/;
+
+/** Each exported name of a report with its lines (the export's own line and its members), in report order. */
+export function exportBlocks(report: string): Map<string, string> {
+  const blocks = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of report.split('\n')) {
+    const name = EXPORT_LINE.exec(line)?.[1];
+    if (name !== undefined) {
+      current = [line];
+      blocks.set(name, current);
+    } else if (current !== undefined && line.startsWith('  ')) {
+      current.push(line);
+    } else {
+      current = undefined;
     }
-    writeFileSync(full, text);
-    process.stdout.write(`${path}: ${before === text ? 'unchanged' : 'updated'}\n`);
+  }
+  return new Map([...blocks].map(([name, lines]) => [name, lines.join('\n')]));
+}
+
+/** Names added, removed, or whose lines differ between two reports, sorted. */
+export function changedExports(released: string, current: string): string[] {
+  const before = exportBlocks(released);
+  const after = exportBlocks(current);
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+}
+
+function write(root: string, path: string, text: string): void {
+  const full = join(root, path);
+  mkdirSync(join(full, '..'), { recursive: true });
+  let before = '';
+  try {
+    before = readFileSync(full, 'utf8');
+  } catch {
+    // First run: no report yet.
+  }
+  writeFileSync(full, text);
+  process.stdout.write(`${path}: ${before === text ? 'unchanged' : 'updated'}\n`);
+}
+
+function main(release: boolean): void {
+  const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  for (const [path, text] of apiReports(root)) {
+    write(root, path, text);
+    if (release) write(root, releasedPath(path), `${releasedHeading(version)}\n\n${text}`);
   }
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.includes('--release'));

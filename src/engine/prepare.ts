@@ -49,6 +49,14 @@ export function prepare<TInput>(input: TInput, extractors: Extractors<TInput>): 
   }
 }
 
+/**
+ * What every mismatch's message goes on to say: the usual cause is not a reused key but a re-send whose body differs
+ * in a field that does not matter (a `sentAt`), and the fix is the option that narrows the payload. It is in the
+ * error's message, so it reaches the log line, the DLQ copy's `eo-reason` and a caller of `idempotent()` alike.
+ */
+export const PAYLOAD_MISMATCH_HINT =
+  'If re-sends of one event differ only in fields that do not matter (a sentAt, a trace id), set the option payload to a function that returns the fields that do; see docs/options.md#the-payload-check';
+
 /** The error for a delivery whose payload differs from the one recorded under its key (see `payloadsDiffer`), if it does. */
 export function payloadMismatch(
   hash: string | undefined,
@@ -57,5 +65,5 @@ export function payloadMismatch(
   context: ErrorContext,
 ): PayloadMismatchError | undefined {
   if (!payloadsDiffer(hash, recordedHash)) return undefined;
-  return new PayloadMismatchError(message, context);
+  return new PayloadMismatchError(`${message} ${PAYLOAD_MISMATCH_HINT}.`, context);
 }

@@ -4,7 +4,7 @@
  * every store proves itself with, and DynamoDB Local with the idempotency table and the tables of your own
  * serverless.yml or CloudFormation template (docs/testing.md).
  *
- * At most 40 names (api/testing.api.md guards them): the functions and classes a test calls and the types it names; an
+ * At most 35 names (api/testing.api.md guards them): the functions and classes a test calls and the types it names; an
  * option type is reached through its function (`Parameters<typeof sqsRecord>[0]`). The simulators the project's own
  * tests run on live in scripts/sim/, outside the package.
  */

@@ -112,6 +112,34 @@ describe('idempotent(fn) on DynamoDB Local', () => {
     expect(runs).toBe(1);
   });
 
+  it('a re-sent call whose argument differs in sentAt: a duplicate with payload narrowed; by default a PayloadMismatchError naming the option', async () => {
+    interface Paid {
+      readonly orderNo: string;
+      readonly cents: number;
+      readonly sentAt: string;
+    }
+    let runs = 0;
+    const charge = async (paid: Paid) => {
+      runs += 1;
+      return paid.cents;
+    };
+    const narrowed = idempotent(charge, {
+      store,
+      consumer: consumer(),
+      key: (paid) => paid.orderNo,
+      payload: ({ sentAt: _sentAt, ...fields }) => fields,
+    });
+    expect(await narrowed({ orderNo: 'r-1', cents: 100, sentAt: 't1' })).toBe(100);
+    expect(await narrowed({ orderNo: 'r-1', cents: 100, sentAt: 't2' })).toBe(100);
+    expect(runs).toBe(1);
+    const strict = idempotent(charge, { store, consumer: consumer(), key: (paid) => paid.orderNo });
+    expect(await strict({ orderNo: 'r-1', cents: 100, sentAt: 't1' })).toBe(100);
+    const refused = strict({ orderNo: 'r-1', cents: 100, sentAt: 't2' });
+    await expect(refused).rejects.toBeInstanceOf(PayloadMismatchError);
+    await expect(refused).rejects.toThrow(/different arguments\. .*set the option payload .*docs\/options\.md#the-payload-check\.$/);
+    expect(runs).toBe(2);
+  });
+
   it('a call that outlives its lease is taken over and rejects with LeaseLostError; with a heartbeat it is not', async () => {
     for (const heartbeat of [false, true]) {
       let runs = 0;

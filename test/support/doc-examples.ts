@@ -17,7 +17,7 @@
  * example's source folder, so internal helpers' examples are checked too
  * rather than skipped.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -32,8 +32,11 @@ export interface Example {
   readonly baseDir: string;
 }
 
-/** A fence info string with this word (```ts no-check) opts a block out, visibly, in the source. */
-const NO_CHECK = 'no-check';
+/**
+ * A fence info string with one of these words opts a block out, visibly, in the source: ```ts no-check (a
+ * fragment), ```ts before (the old code of a CHANGELOG entry's before → after, which no longer compiles).
+ */
+const OPT_OUT = /(?:^|\s)(?:no-check|before)(?:\s|$)/;
 const TS_LANGS = new Set(['ts', 'typescript']);
 
 /**
@@ -48,7 +51,7 @@ export function fencedBlocks(lines: readonly string[], firstLine: number): { lin
       const m = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)(.*)$/.exec(text);
       if (m === null) return;
       const lang = (m[3] ?? '').toLowerCase();
-      const check = TS_LANGS.has(lang) && !(m[4] ?? '').includes(NO_CHECK);
+      const check = TS_LANGS.has(lang) && !OPT_OUT.test(m[4] ?? '');
       open = { indent: m[1] ?? '', fence: m[2] ?? '```', check, start: i + 1, body: [] };
     } else if (isClosingFence(text, open.fence)) {
       if (open.check) blocks.push({ line: firstLine + open.start, code: `${open.body.join('\n')}\n` });
@@ -135,13 +138,28 @@ export interface CompiledExamples {
   readonly failures: string[];
 }
 
+/** Where `effectively-once` comes from: the source (`paths`, the default), or a built package folder. */
+export interface ExampleResolution {
+  /**
+   * A folder holding the package as it is installed (package.json, dist/): linked as
+   * node_modules/effectively-once beside the examples, so they import it as a user does (its `exports`, its
+   * declarations), and what it imports resolves from this repository's node_modules.
+   */
+  readonly packageDir?: string;
+}
+
 /**
  * Type-checks every example in one program (rootNames: the examples plus
  * `extraRoots`). Returns diagnostics mapped back to their origin. The
  * temporary folder is removed before returning unless DOC_EXAMPLES_KEEP is
  * set (then it is printed, and `npx tsc -p <dir>` reproduces the run).
  */
-export function compileExamples(root: string, examples: readonly Example[], extraRoots: readonly string[]): CompiledExamples {
+export function compileExamples(
+  root: string,
+  examples: readonly Example[],
+  extraRoots: readonly string[],
+  resolution: ExampleResolution = {},
+): CompiledExamples {
   const cache = join(root, 'node_modules', '.cache', 'doc-examples');
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, 'run-'));
@@ -152,7 +170,11 @@ export function compileExamples(root: string, examples: readonly Example[], extr
       writeFileSync(join(dir, name), rewriteRelativeImports(ex.code, ex.baseDir, dir));
       byFile.set(resolve(dir, name), ex);
     });
-    writeTsconfig(root, dir, [...byFile.keys(), ...extraRoots]);
+    if (resolution.packageDir !== undefined) {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(resolution.packageDir, join(dir, 'node_modules', 'effectively-once'), 'dir');
+    }
+    writeTsconfig(root, dir, [...byFile.keys(), ...extraRoots], resolution);
     const program = createProgram(join(dir, 'tsconfig.json'));
     return { program, failures: collectFailures(program, byFile) };
   } finally {
@@ -161,7 +183,15 @@ export function compileExamples(root: string, examples: readonly Example[], extr
   }
 }
 
-function writeTsconfig(root: string, dir: string, files: readonly string[]): void {
+function writeTsconfig(root: string, dir: string, files: readonly string[], resolution: ExampleResolution): void {
+  const fromSource = {
+    paths: {
+      'effectively-once': [join(root, 'src', 'index.ts')],
+      'effectively-once/testing': [join(root, 'src', 'testing', 'index.ts')],
+    },
+  };
+  // The linked package is read where it is linked, so its own imports resolve from this repository's node_modules.
+  const fromPackage = { paths: {}, preserveSymlinks: true };
   const config = {
     extends: relative(dir, join(root, 'tsconfig.json')).split(sep).join('/'),
     compilerOptions: {
@@ -171,10 +201,7 @@ function writeTsconfig(root: string, dir: string, files: readonly string[]): voi
       declaration: false,
       sourceMap: false,
       noEmit: true,
-      paths: {
-        'effectively-once': [join(root, 'src', 'index.ts')],
-        'effectively-once/testing': [join(root, 'src', 'testing', 'index.ts')],
-      },
+      ...(resolution.packageDir === undefined ? fromSource : fromPackage),
     },
     include: [],
     files,

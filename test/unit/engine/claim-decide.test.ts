@@ -65,7 +65,10 @@ describe('claimAndDecide', () => {
     expect(live.kind).toBe('mismatch');
     if (live.kind !== 'mismatch') return;
     expect(live.error).toBeInstanceOf(PayloadMismatchError);
-    expect(live.error.message).toBe('Key already recorded under c#k with a different payload.');
+    // What happened, then what to do about it: the option that narrows the payload, and where it is explained.
+    expect(live.error.message).toMatch(
+      /^Key already recorded under c#k with a different payload\. If re-sends .* set the option payload .* see docs\/options\.md#the-payload-check\.$/,
+    );
     expect(live.error.key).toBe('k');
     expect(decisionOutcome(live, 'm')).toMatchObject({ kind: 'invalid', error: live.error });
   });

@@ -5,7 +5,7 @@ import { eachRecord, jsonBody, sqsIdempotency } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import { BodyParseError, InvalidRecordError, MissingKeyError } from '../../../src/engine/errors.js';
 import { payloadHash, sha256 } from '../../../src/engine/hashing.js';
-import { payloadMismatch, prepare } from '../../../src/engine/prepare.js';
+import { PAYLOAD_MISMATCH_HINT, payloadMismatch, prepare } from '../../../src/engine/prepare.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 const byOrderNo = {
@@ -64,6 +64,11 @@ describe('prepare', () => {
   it('payloadMismatch flags a changed payload, never one recorded by 0.1.0 (another hash form)', () => {
     const context = { key: 'k' };
     expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 2 }), 'changed', context)?.name).toBe('PayloadMismatchError');
+    // Every mismatch, whichever source or strategy found it, says which option narrows the payload and where that is explained.
+    expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 2 }), 'Changed.', context)?.message).toBe(
+      `Changed. ${PAYLOAD_MISMATCH_HINT}.`,
+    );
+    expect(PAYLOAD_MISMATCH_HINT).toMatch(/option payload .*docs\/options\.md#the-payload-check$/);
     expect(payloadMismatch(payloadHash({ a: 1 }), payloadHash({ a: 1 }), 'same', context)).toBeUndefined();
     expect(payloadMismatch(payloadHash({ a: 1 }), sha256('{"a":2}'), 'legacy', context)).toBeUndefined();
   });
