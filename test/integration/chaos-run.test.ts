@@ -98,8 +98,9 @@ describe('chaos run', () => {
     });
     const rows = strategyRows(report, chaos.observations());
     const claim = rows.find((r) => r.strategy === 'claim');
-    expect(claim?.doubleEffects).toBeGreaterThan(0);
-    expect(claim?.doublesInWindow).toBe(0);
+    // Doubles the documented window cannot explain: a slow machine may push some effects past their deadline (in the
+    // window), never all of the forgotten claims' re-runs.
+    expect(claim?.doubleEffects ?? 0).toBeGreaterThan(claim?.doublesInWindow ?? 0);
     expect(claim?.invariants.find((i) => i.name.startsWith('double effects'))?.ok).toBe(false);
     expect(claim?.ok).toBe(false);
     // The other strategies did not use the broken store and still hold.
