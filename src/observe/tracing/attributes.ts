@@ -62,6 +62,8 @@ function withoutKey(text: string, key: string | undefined): string {
  * its hash; the stack's frames are kept.
  */
 export function failed(span: Span, error: unknown, key?: string): void {
+  // A span no provider records (no SDK registered): nothing to hash or format.
+  if (!span.isRecording()) return;
   const name = error instanceof Error ? error.name : typeof error;
   const message = withoutKey(error instanceof Error ? error.message : String(error), key);
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
