@@ -4,11 +4,11 @@
  * linked to its producer's context), and under each record its claim, effect and completion spans. The effect span
  * is the active context while the handler runs. All state is this object's: one per invocation.
  */
-import { context as contexts, SpanKind, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context as contexts, SpanKind, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { acknowledged, type RecordOutcome } from '../../engine/outcomes.js';
 import type { EffectTrace, EffectWrap, InvocationTrace, TracedRecord, TracedStep, TraceStart } from '../../engine/tracing.js';
 import { ATTR, commonAttributes, describeOutcome, failed, keyHash, outcomeError, spanName } from './attributes.js';
-import { messageFacts, otelLinks } from './carriers.js';
+import { messageFacts, otelLinks, type MessageFacts } from './carriers.js';
 
 /** A record's span, the context its steps start in, and when its last step ended (its span ends then). */
 interface RecordSpan {
@@ -38,33 +38,27 @@ export class OpenTelemetryTrace implements InvocationTrace {
     this.#strategy = start.strategy;
     const common = commonAttributes(start.source, start.consumer, start.strategy);
     const facts = start.records.map((record) => ({ id: start.idOf(record), ...messageFacts(start.source, record) }));
-    const destinations = new Set(facts.map((f) => f.destination));
-    const [only] = destinations;
-    const destination = destinations.size === 1 && only !== undefined ? { 'messaging.destination.name': only } : {};
     const parent = contexts.active();
-    this.#batch = start.single
-      ? undefined
-      : tracer.startSpan(
-          spanName('batch'),
-          {
-            kind: SpanKind.CONSUMER,
-            attributes: { ...common, ...destination, 'messaging.batch.message_count': facts.length },
-            // The conventions: a batch's process span links each message's creation context (per-message attributes on the link).
-            links: facts.flatMap((f) => otelLinks(f.links, (l) => ({ 'messaging.message.id': f.id, [ATTR.linkFrom]: l.from }))),
-          },
-          parent,
-        );
+    this.#batch = start.single ? undefined : this.#batchSpan(common, facts, parent);
     const under = this.#batch === undefined ? parent : trace.setSpan(parent, this.#batch);
     for (const f of facts) {
-      const attributes = {
-        ...common,
-        'messaging.message.id': f.id,
-        ...(f.destination === undefined ? {} : { 'messaging.destination.name': f.destination }),
-      };
+      const destination = f.destination === undefined ? {} : { 'messaging.destination.name': f.destination };
+      const attributes = { ...common, 'messaging.message.id': f.id, ...destination };
       const links = otelLinks(f.links, (l) => ({ [ATTR.linkFrom]: l.from }));
       const span = tracer.startSpan(spanName(start.single ? 'event' : 'record'), { kind: SpanKind.CONSUMER, attributes, links }, under);
       this.#records.set(f.id, { span, context: trace.setSpan(under, span), keyed: false });
     }
+  }
+
+  /** The batch's span: its destination when its records share one, and a link to each message's producer. */
+  #batchSpan(common: Attributes, facts: readonly (MessageFacts & { readonly id: string })[], parent: Context): Span {
+    const destinations = new Set(facts.map((f) => f.destination));
+    const [only] = destinations;
+    const destination = destinations.size === 1 && only !== undefined ? { 'messaging.destination.name': only } : {};
+    const attributes = { ...common, ...destination, 'messaging.batch.message_count': facts.length };
+    // The conventions: a batch's process span links each message's creation context, per-message attributes on the link.
+    const links = facts.flatMap((f) => otelLinks(f.links, (l) => ({ 'messaging.message.id': f.id, [ATTR.linkFrom]: l.from })));
+    return this.#tracer.startSpan(spanName('batch'), { kind: SpanKind.CONSUMER, attributes, links }, parent);
   }
 
   /** The record's spans, its key's hash set once it is known. */

@@ -129,20 +129,25 @@ export function eventIdempotency<TEvent extends object, TResult>(
     }
   }
 
+  /** The event's trace (its span, over its claim, effect and completion), when the middleware was given `tracing`. */
+  function startTrace(event: TEvent, consumer: string, messageId: string) {
+    return config.tracing?.start({
+      source: source.name,
+      consumer,
+      strategy: steps.name,
+      records: [event],
+      idOf: () => messageId,
+      single: true,
+    });
+  }
+
   async function before(request: Request<TEvent, TResult>): Promise<void> {
     const messageId = source.id(request.event);
     if (typeof messageId !== 'string') throw new TypeError(`${owner}: the event is ${messageId.refused}.`);
     const startedAt = Date.now();
     // A durable function's handler gets a DurableContext; the function name is on the Lambda context it holds.
     const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
-    const trace = config.tracing?.start({
-      source: source.name,
-      consumer,
-      strategy: steps.name,
-      records: [request.event],
-      idOf: () => messageId,
-      single: true,
-    });
+    const trace = startTrace(request.event, consumer, messageId);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
       log({ consumer, startedAt, trace }, { kind: 'invalid', messageId, error: prepared });
