@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { claim, eachRecord, jsonBody, sqsIdempotency, type SqsIdempotencyOptions } from '../../../src/index.js';
 import { lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
@@ -47,7 +47,8 @@ function handler(store: MemoryIdempotencyStore, options: Partial<SqsIdempotencyO
     );
 }
 
-const invoke = (h: ReturnType<typeof handler>, records: SQSRecord[]) => h(sqsEvent(records), lambdaContext({ functionName: 'orders-fn' }));
+const invoke = (h: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>, records: SQSRecord[]) =>
+  h(sqsEvent(records), lambdaContext({ functionName: 'orders-fn' }));
 
 describe('tracing an SQS batch (claim strategy)', () => {
   it('a fresh record: batch -> record -> claim, effect, complete; the attributes; the user span under the effect', async () => {
@@ -160,6 +161,36 @@ describe('tracing an SQS batch (claim strategy)', () => {
       expect(tree.parentOf(record)?.name).toBe('effectively-once batch');
       expect(tree.childrenOf(record)).toEqual(['claim', 'complete', 'effect']);
     }
+  });
+
+  it('a handler without eachRecord: its records completed, or released when it throws, each step under its record', async () => {
+    const build = (fn: () => Promise<SQSBatchResponse>) =>
+      middy<SQSEvent, SQSBatchResponse>()
+        .use(
+          sqsIdempotency({
+            store: new MemoryIdempotencyStore(),
+            key: (r) => jsonBody<Order>(r).orderNo,
+            logger: false,
+            tracing: openTelemetry({ tracer: tree.tracer }),
+          }),
+        )
+        .handler(fn);
+    await invoke(
+      build(async () => ({ batchItemFailures: [] })),
+      [order('m-1', 'a')],
+    );
+    expect(tree.childrenOf(tree.recordSpan('m-1'))).toEqual(['claim', 'complete']);
+    expect(tree.recordSpan('m-1').attributes['effectively_once.outcome']).toBe('completed');
+    tree.clear();
+    const response = await invoke(
+      build(async () => Promise.reject(new Error('the whole batch failed'))),
+      [order('m-2', 'b')],
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-2' }]);
+    const record = tree.recordSpan('m-2');
+    expect(tree.childrenOf(record)).toEqual(['claim', 'release']);
+    expect(record.attributes['effectively_once.outcome']).toBe('failed');
+    expect(record.status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('without the tracing option nothing is traced, even with a tracer provider registered globally', async () => {
