@@ -65,6 +65,7 @@ export default defineConfig({
     alias: [
       { find: /^effectively-once$/, replacement: source('./src/index.ts') },
       { find: /^effectively-once\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^effectively-once\/tracing$/, replacement: source('./src/tracing/index.ts') },
     ],
   },
   test: {

@@ -42,13 +42,14 @@ function prepareOne<TRecord>(record: TRecord, config: AdmissionSettings<TRecord>
 /** Claims one prepared record (also a FIFO copy taking over a claim released unrun, see cross-group.ts). */
 export async function claimRecord(
   owned: OwnedRecord,
-  config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs'>,
+  config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs' | 'trace'>,
 ): Promise<ClaimAnswer> {
   const { key, messageId } = owned;
   try {
     // claimAndDecide without its wait and resume, which a batch never asks for.
     const claim = { ...owned, consumer: config.consumer, leaseMs: config.leaseMs };
-    const found = await config.store.claim(claim);
+    const send = () => config.store.claim(claim);
+    const found = await (config.trace === undefined ? send() : config.trace.step(owned, 'claim', send));
     if (found.kind === 'claimed') return { kind: 'owned', owned: { ...owned, token: found.token } };
     const wording = { differs: `a different payload (message ${messageId})`, holder: 'invocation' };
     return { kind: 'settled', outcome: decisionOutcome(decideRefused({ claim, wording }, found), messageId) };

@@ -12,6 +12,7 @@ import { settleClaim, type Execution, type NotStartedReason, type OwnedRecord } 
 import { withSignal } from '../engine/heartbeat.js';
 import { remainingTime } from '../engine/time.js';
 import type { IdempotencyStore } from '../engine/store.js';
+import type { EffectWrap, InvocationTrace } from '../engine/tracing.js';
 import { idOf, type BatchSource } from '../engine/source.js';
 import { releasedUnrun } from './admit.js';
 import { mergedLanes } from './cross-group.js';
@@ -30,6 +31,8 @@ export interface InvocationSettings {
   readonly safetyMarginMs: number;
   /** The invocation's time left, read when the batch is answered (the log line warns near the deadline). */
   readonly timeLeft: () => number;
+  /** Its trace (the `tracing` option); absent: no tracing. */
+  readonly trace?: InvocationTrace | undefined;
 }
 
 /** Where the invocation stands: admitted (before the handler), running (`eachRecord` took the batch), or closed (being answered). */
@@ -230,12 +233,15 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
   async #run(record: TRecord, owned: OwnedRecord, fn: RecordHandler<unknown, TRecord>, call: HandlerCall): Promise<boolean> {
     const { context } = call;
     const base = { key: owned.key, messageId: owned.messageId, context, attempt: this.source.read(record).attempt };
-    const outcome = await this.#batch.run(
-      owned,
-      // Aborts when the heartbeat finds the claim lost, or Middy answers at its early timeout.
-      async (tx, signal) => fn(record, withSignal({ ...base, tx }, signal, call.signal)),
-      () => remainingTime(context) - this.safetyMarginMs,
-    );
+    const run = (wrap: EffectWrap) =>
+      this.#batch.run(
+        owned,
+        // Aborts when the heartbeat finds the claim lost, or Middy answers at its early timeout.
+        async (tx, signal) => wrap(async () => fn(record, withSignal({ ...base, tx }, signal, call.signal))),
+        () => remainingTime(context) - this.safetyMarginMs,
+      );
+    const { trace } = this.settings;
+    const outcome = await (trace === undefined ? run((effect) => effect()) : trace.run(owned, run));
     return this.#settled(owned.messageId, outcome);
   }
 
@@ -332,7 +338,12 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
     const final = await Promise.all(
       owned.map((o) => {
         const execution = executions.get(o.messageId) ?? { kind: 'not-started', reason: 'handler-threw' };
-        return execution.kind === 'settled' ? execution.outcome : settleClaim(store, o, execution, storeResult);
+        if (execution.kind === 'settled') return execution.outcome;
+        const settle = () => settleClaim(store, o, execution, storeResult);
+        const { trace } = this.settings;
+        // A step with a write of its own: an interrupted record's claim is left to its lease; a transaction holds none.
+        if (trace === undefined || o.token === undefined || execution.kind === 'interrupted') return settle();
+        return trace.step(o, execution.kind === 'succeeded' ? 'complete' : 'release', settle);
       }),
     );
     for (const outcome of final) settled.set(outcome.messageId, outcome);

@@ -84,6 +84,12 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     return invocation;
   }
 
+  /** This invocation's trace (its batch span and a span per record), when the middleware was given `tracing`. */
+  function startTrace(reader: BatchSource<TEvent, TRecord, TResponse>, consumer: string, records: readonly TRecord[]) {
+    const idOfRecord = (record: unknown) => idOf(reader, record as TRecord);
+    return config.tracing?.start({ source: source.name, consumer, strategy: steps.name, records, idOf: idOfRecord, single: false });
+  }
+
   async function before(request: Request<TEvent, TResponse>): Promise<TResponse | undefined> {
     const records = source.records(request.event);
     if (isRefusal(records)) throw new TypeError(`${owner}: the event is ${records.refused}.`);
@@ -96,12 +102,18 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     // A repeated record id is one delivery: run once, named once in the response and the log.
     const original = distinctRecords(reader, records);
     const leaseMs = leaseDuration(remaining, config.lease);
+    const trace = startTrace(reader, consumer, original);
     // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
-    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
+    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload, trace };
     const { context } = request;
-    const batch = await steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
+    const begun = steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
+    // A strategy answers a record's failure with its outcome; a batch that could not be admitted at all ends its trace here.
+    const batch = await begun.catch((error: unknown) => {
+      trace?.end([], { error });
+      throw error;
+    });
     const timeLeft = () => remainingTime(context);
-    const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft });
+    const invocation = new BatchInvocation(reader, original, batch, { owner, consumer, startedAt, safetyMarginMs, timeLeft, trace });
     // A FIFO copy that may take over a claim released unrun (cross-group.ts) is in `records`, not among the leaders.
     if (invocation.records.length === 0) {
       await invocation.close();
@@ -146,8 +158,9 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
 
   /** The batch's log line and metrics. */
   function record(invocation: BatchInvocation<TRecord>, outcomes: readonly RecordOutcome[], notes: LineNotes, early: boolean): void {
-    if (logger === false && metrics === undefined) return;
     const { ids, settings, requests } = invocation;
+    settings.trace?.end(outcomes, { requests });
+    if (logger === false && metrics === undefined) return;
     const idOfOutcome = (o: RecordOutcome) => ids.get(o.messageId);
     const durationMs = Date.now() - settings.startedAt;
     const line = batchLine(source.name, settings.consumer, steps.name, outcomes, idOfOutcome, durationMs, requests);

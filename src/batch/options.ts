@@ -17,6 +17,7 @@ import {
 import type { IdempotencyStore } from '../engine/store.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { metricsPluginRule, type MetricsPlugin } from '../observe/metrics-plugin.js';
+import { tracingPluginRule, type TracingPlugin } from '../engine/tracing.js';
 import type { Extractors } from '../engine/prepare.js';
 import type { ClaimStrategy, PipelinedClaimStrategy } from '../strategies/claim/claim.js';
 import type { SqsTransactionStrategy, TransactionStrategy } from '../strategies/transaction/transaction.js';
@@ -63,6 +64,12 @@ export interface CommonIdempotencyOptions<TStrategy extends SqsStrategyOption = 
    * Default: none. See docs/metrics.md.
    */
   readonly metrics?: MetricsPlugin;
+  /**
+   * OpenTelemetry spans per batch (or event), per record, and per claim,
+   * effect and completion: `openTelemetry({ tracer? })` from
+   * `effectively-once/tracing`. Default: none. See docs/observability.md.
+   */
+  readonly tracing?: TracingPlugin;
 }
 
 /** Defaults shared by both middlewares. */
@@ -130,6 +137,7 @@ export const commonRules = {
   lease: leaseRule,
   logger: functionOrFalse,
   metrics: metricsPluginRule,
+  tracing: tracingPluginRule,
 } satisfies RulesOf<CommonIdempotencyOptions>;
 
 /** Rules for what every source's options say about a record: its key and its payload. */
@@ -188,6 +196,7 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   readonly lease: LeasePolicy;
   readonly logger: BatchLogger | false;
   readonly metrics?: MetricsPlugin | undefined;
+  readonly tracing?: TracingPlugin | undefined;
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
   readonly autoSafetyMargin: AutoMargin;

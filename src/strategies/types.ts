@@ -10,6 +10,7 @@ import type { RecordOutcome } from '../engine/outcomes.js';
 import type { Execution, OwnedRecord } from '../engine/settle.js';
 import type { BatchSource } from '../engine/source.js';
 import type { IdempotencyStore } from '../engine/store.js';
+import type { InvocationTrace } from '../engine/tracing.js';
 import type { TransactionBuilder } from './transaction/builder.js';
 import type { ClaimRequests } from './claim/requests.js';
 
@@ -46,6 +47,8 @@ export interface AdmissionSettings<TRecord> extends Extractors<TRecord> {
   readonly consumer: string;
   readonly claim: boolean;
   readonly leaseMs: number;
+  /** This invocation's trace (the `tracing` option): each claim in its span. Absent: no tracing. */
+  readonly trace?: InvocationTrace | undefined;
 }
 
 /** What one claim found: the record owned (with its token), or its outcome. */
@@ -73,7 +76,7 @@ export interface Admitter {
   /** Prepares every record and starts the claims without waiting for them. */
   start<TRecord>(records: readonly TRecord[], config: AdmissionSettings<TRecord>): ClaimInFlight<TRecord>[];
   /** Claims one prepared record. */
-  record(owned: OwnedRecord, config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs'>): Promise<ClaimAnswer>;
+  record(owned: OwnedRecord, config: Pick<AdmissionSettings<unknown>, 'store' | 'consumer' | 'leaseMs' | 'trace'>): Promise<ClaimAnswer>;
 }
 
 /** What one invocation's batch starts from. */

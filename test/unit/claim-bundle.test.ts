@@ -1,12 +1,13 @@
 /**
  * Issues 12 and 32: a claim-only handler bundles no transaction builder,
- * state machine, stale-claims query, metrics, DLQ or backoff. The README's
+ * state machine, stale-claims query, metrics, DLQ, backoff or tracing (nor
+ * `@opentelemetry/api`). The README's
  * SQS claim handler (main entry, `DynamoDBClaimStore`, no plug-ins) is
  * bundled with esbuild (as the cold-start bench does) and its metafile's
  * inputs are checked: a structural assertion, independent of sizes. The
  * controls are the same handler on `DynamoDBIdempotencyStore` (the store's
- * commit path) and with the plug-ins `deadLetter`, `backoff` and
- * `emfMetrics` passed (their code), so each check can fail.
+ * commit path) and with the plug-ins `deadLetter`, `backoff`,
+ * `emfMetrics` and `openTelemetry` passed (their code), so each check can fail.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +23,16 @@ const PLUGINS = {
   options: ', deadLetter: deadLetter({ sqs }), backoff: backoff({ sqs }), metrics: emfMetrics()',
 };
 
+/** A handler's plug-ins: names imported from the main entry, options passed, and (`header`) imports of their own. */
+interface Plugins {
+  readonly imports: string;
+  readonly options: string;
+  readonly header?: string;
+}
+
 /** The README's claim handler (on `DynamoDBClaimStore`); the controls pass `DynamoDBIdempotencyStore`, or the plug-ins. */
-const handlerFrom = (store = 'DynamoDBClaimStore', middleware = 'sqsIdempotency', plugins = { imports: '', options: '' }) => `
+const handlerFrom = (store = 'DynamoDBClaimStore', middleware = 'sqsIdempotency', plugins: Plugins = { imports: '', options: '' }) => `
+${plugins.header ?? ''}
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
@@ -37,7 +46,7 @@ export const handler = middy()
 `;
 
 /** The bundle's one output, from its metafile, with its text. */
-async function bundle(store?: string, middleware?: string, plugins?: typeof PLUGINS) {
+async function bundle(store?: string, middleware?: string, plugins?: Plugins) {
   const result = await build({
     stdin: { contents: handlerFrom(store, middleware, plugins), resolveDir: root, sourcefile: 'handler.ts', loader: 'ts' },
     ...BUNDLE_OPTIONS,
@@ -51,7 +60,7 @@ async function bundle(store?: string, middleware?: string, plugins?: typeof PLUG
 }
 
 /** Our source files in the bundle (those that put at least one byte in it). */
-async function bundledSources(store?: string, plugins?: typeof PLUGINS): Promise<string[]> {
+async function bundledSources(store?: string, plugins?: Plugins): Promise<string[]> {
   const output = await bundle(store, undefined, plugins);
   return Object.entries(output.inputs)
     .filter(([path, { bytesInOutput }]) => path.startsWith('src/') && bytesInOutput > 0)
@@ -215,6 +224,26 @@ describe('the README claim handler’s bundle', () => {
     );
     expect(Object.keys(sources)).toContain('src/sources/sqs/dead-letter.ts'); // the SQS steps are bundled, so the check can fail
     expect(dynamic).toEqual([]);
+  }, 60_000);
+
+  it('without tracing: no tracing code and no @opentelemetry/api (the plug-in and the OTel API come with tracing: openTelemetry() only)', async () => {
+    const isTracing = (path: string) => path.startsWith('src/observe/tracing/') || path.includes('node_modules/@opentelemetry/');
+    const readme = await bundle();
+    expect(Object.keys(readme.inputs)).toContain('src/batch/middleware.ts'); // the lifecycle that calls the hooks is there
+    expect(Object.keys(readme.inputs).filter(isTracing)).toEqual([]);
+    expect(readme.imports.filter((i) => i.path.startsWith('@opentelemetry/'))).toEqual([]);
+    for (const text of ['effectively-once claim', 'AWSTraceHeader', 'traceparent', 'effectively_once.'])
+      expect(readme.text).not.toContain(text);
+    // control: the same handler given tracing: openTelemetry() carries the plug-in and the OTel API
+    const traced = await bundle(undefined, undefined, {
+      header: "import { openTelemetry } from './src/tracing/index.ts';",
+      imports: '',
+      options: ', tracing: openTelemetry()',
+    });
+    const inputs = Object.keys(traced.inputs).filter(isTracing);
+    expect(inputs).toContain('src/observe/tracing/invocation-trace.ts');
+    expect(inputs.some((path) => path.includes('node_modules/@opentelemetry/api/'))).toBe(true);
+    for (const text of ['effectively-once ', 'AWSTraceHeader', 'traceparent', 'effectively_once.']) expect(traced.text).toContain(text);
   }, 60_000);
 
   it('control: the same handler with the plug-ins passed carries their code', async () => {

@@ -7,6 +7,7 @@ import { disabledTransaction } from '../../strategies/disabled-tx.js';
 import { handlerSignal, withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { OwnedRecord } from '../../engine/settle.js';
 import type { EventStrategy } from '../../strategies/types.js';
+import type { EffectTrace, EffectWrap, InvocationTrace } from '../../engine/tracing.js';
 
 /** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
 export interface EventRun {
@@ -23,6 +24,10 @@ export interface EventRun {
   keeper?: LeaseKeeper;
   /** What a duplicate answered from the stored result returns (the `onReplay` option, or the result itself). */
   readonly replayed: (result: unknown, event: unknown) => Promise<unknown>;
+  /** Its trace (the `tracing` option); absent: no tracing. */
+  readonly trace?: InvocationTrace | undefined;
+  /** Claim strategy: the effect's span, from the claim until `after` (`handleEvent` makes it the active context). */
+  effect?: EffectTrace | undefined;
 }
 
 /** What an event handler receives besides the event. */
@@ -95,12 +100,19 @@ export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
     const commit = run?.steps.commit;
     const middy = handlerSignal(options);
     if (run === undefined || commit === undefined) {
-      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal, middy));
+      const call = async () =>
+        fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal, middy));
+      return run?.effect === undefined ? call() : run.effect.within(call);
     }
-    const { consumer, owned } = run;
+    const { consumer, owned, trace } = run;
     const timeLeftMs = () => remainingTime(context) - run.safetyMarginMs;
-    const handler = async (tx: TransactionBuilder) => fn(event, withSignal({ key: owned.key, tx, context }, middy));
-    const outcome = await commit({ ...owned, consumer }, handler, timeLeftMs);
+    const committed = (wrap: EffectWrap) =>
+      commit(
+        { ...owned, consumer },
+        async (tx) => wrap(async () => fn(event, withSignal({ key: owned.key, tx, context }, middy))),
+        timeLeftMs,
+      );
+    const outcome = await (trace === undefined ? committed((effect) => effect()) : trace.run(owned, committed));
     run.committed = outcome;
     switch (outcome.kind) {
       case 'completed':

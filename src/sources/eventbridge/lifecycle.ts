@@ -54,7 +54,7 @@ function takeRun(request: Request<unknown, unknown>): EventRun | undefined {
   return held?.run;
 }
 
-type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt'> & { readonly owned?: OwnedRecord };
+type LoggedRun = Pick<EventRun, 'consumer' | 'startedAt' | 'trace'> & { readonly owned?: OwnedRecord };
 
 /** Builds the middleware for one single-event source; `owner`, the middleware's name (`eventBridgeIdempotency`), names it in errors. */
 export function eventIdempotency<TEvent extends object, TResult>(
@@ -72,6 +72,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
    * with the stored result; `early`: answered before the handler (Middy skips every `after`).
    */
   function log(run: LoggedRun, outcome: RecordOutcome, replay = false, early = replay): void {
+    run.trace?.end([outcome]);
     if (logger === false && metrics === undefined) return;
     const built = batchLine(source.name, run.consumer, steps.name, [outcome], () => run.owned?.id, Date.now() - run.startedAt);
     const line = replay ? { ...built, records: built.records.map((r) => ({ ...r, replay: true })) } : built;
@@ -115,10 +116,13 @@ export function eventIdempotency<TEvent extends object, TResult>(
       ...(payloadHash === undefined ? {} : { payloadHash }),
     };
     const wording = { differs: 'a different payload', holder: 'invocation' };
-    const decision = await storeCall(run, () => claimAndDecide({ store, claim, wording, wait, execution }));
+    const decide = () => claimAndDecide({ store, claim, wording, wait, execution });
+    const decision = await storeCall(run, () => run.trace?.step(run.owned, 'claim', decide) ?? decide());
     switch (decision.kind) {
       case 'claimed': {
         run.owned = { ...run.owned, token: decision.token };
+        // The handler may start now: `handleEvent` runs it in this span.
+        run.effect = run.trace?.effect(run.owned);
         // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
         const plan = execution === undefined ? heartbeatPlan(steps.heartbeat ?? false, store, leaseMs, decision.sentAt) : undefined;
         if (plan !== undefined) run.keeper = keepLease(plan, { id: decision.id, token: decision.token, key });
@@ -132,15 +136,28 @@ export function eventIdempotency<TEvent extends object, TResult>(
     }
   }
 
+  /** The event's trace (its span, over its claim, effect and completion), when the middleware was given `tracing`. */
+  function startTrace(event: TEvent, consumer: string, messageId: string) {
+    return config.tracing?.start({
+      source: source.name,
+      consumer,
+      strategy: steps.name,
+      records: [event],
+      idOf: () => messageId,
+      single: true,
+    });
+  }
+
   async function before(request: Request<TEvent, TResult>): Promise<void> {
     const messageId = source.id(request.event);
     if (typeof messageId !== 'string') throw new TypeError(`${owner}: the event is ${messageId.refused}.`);
     const startedAt = Date.now();
     // A durable function's handler gets a DurableContext; the function name is on the Lambda context it holds.
     const consumer = consumerName(owner, config.consumer, lambdaContextOf(request.context)?.functionName);
+    const trace = startTrace(request.event, consumer, messageId);
     const prepared = prepare(request.event, { key: config.key, payload });
     if (prepared instanceof Error) {
-      log({ consumer, startedAt }, { kind: 'invalid', messageId, error: prepared });
+      log({ consumer, startedAt, trace }, { kind: 'invalid', messageId, error: prepared });
       throw prepared;
     }
     let id: string;
@@ -148,7 +165,9 @@ export function eventIdempotency<TEvent extends object, TResult>(
       id = store.recordId(consumer, prepared.key);
     } catch (error) {
       // A key the store cannot take (too long) is an invalid event, logged and counted as the batch path does.
-      if (error instanceof InvalidRecordError) log({ consumer, startedAt }, { kind: 'invalid', messageId, key: prepared.key, error });
+      if (error instanceof InvalidRecordError)
+        log({ consumer, startedAt, trace }, { kind: 'invalid', messageId, key: prepared.key, error });
+      else trace?.end([{ kind: 'failed', messageId, key: prepared.key, error }]);
       throw error;
     }
     const owned: OwnedRecord = { messageId, id, ...prepared };
@@ -161,6 +180,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       steps,
       safetyMarginMs,
       replayed,
+      trace,
     };
     if (steps.commit === undefined) {
       const replay = await claimOrReplay(request, run);
@@ -183,16 +203,20 @@ export function eventIdempotency<TEvent extends object, TResult>(
     if (run === undefined) return;
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
-        throw new TypeError(
+        const error = new TypeError(
           `${owner}: strategy: transaction() needs the handler wrapped in handleEvent(), and no middleware after ${owner} may replace the Lambda context.`,
         );
+        run.trace?.end([{ kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error }]);
+        throw error;
       }
       // handleEvent answered a duplicate with the stored result: a replay too, though not an early one.
       log(run, run.committed, run.committed.kind === 'duplicate', false);
       return;
     }
     await run.keeper?.stop();
-    const outcome = await settleClaim(store, run.owned, { kind: 'succeeded', result: response }, config.storeResult);
+    run.effect?.end();
+    const complete = () => settleClaim(store, run.owned, { kind: 'succeeded', result: response }, config.storeResult);
+    const outcome = await (run.trace?.step(run.owned, 'complete', complete) ?? complete());
     log(run, outcome);
     if (outcome.kind !== 'completed' && 'error' in outcome) throw outcome.error;
   }
@@ -208,7 +232,9 @@ export function eventIdempotency<TEvent extends object, TResult>(
     // claim to its lease rather than let a retry run the effect alongside it.
     const timedOut = (error as { name?: unknown } | null | undefined)?.name === 'TimeoutError';
     await run.keeper?.stop();
-    if (steps.commit === undefined && !timedOut) await releaseClaim(store, run.owned, error);
+    run.effect?.end(error);
+    const release = () => releaseClaim(store, run.owned, error);
+    if (steps.commit === undefined && !timedOut) await (run.trace?.step(run.owned, 'release', release) ?? release());
     const { messageId, key } = run.owned;
     const lost = run.keeper?.lost;
     // As for a batch: an invalid record thrown by the handler (a body failing its schema) is logged invalid, not failed.
