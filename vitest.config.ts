@@ -63,6 +63,7 @@ export default defineConfig({
     alias: [
       { find: /^effectively-once$/, replacement: source('./src/index.ts') },
       { find: /^effectively-once\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^effectively-once\/powertools$/, replacement: source('./src/powertools/index.ts') },
     ],
   },
   test: {

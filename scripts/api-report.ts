@@ -29,6 +29,7 @@ export interface ApiEntryPoint {
 export const entryPoints: readonly ApiEntryPoint[] = [
   { specifier: 'effectively-once', source: 'src/index.ts', report: 'api/effectively-once.api.md' },
   { specifier: 'effectively-once/testing', source: 'src/testing/index.ts', report: 'api/testing.api.md' },
+  { specifier: 'effectively-once/powertools', source: 'src/powertools/index.ts', report: 'api/powertools.api.md' },
 ];
 
 const FLAGS =

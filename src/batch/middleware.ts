@@ -97,7 +97,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const original = distinctRecords(reader, records);
     const leaseMs = leaseDuration(remaining, config.lease);
     // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
-    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload };
+    const previous = config.previous === undefined ? undefined : { records: config.previous, storeResult: config.storeResult };
+    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload, previous };
     const { context } = request;
     const batch = await steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
     const timeLeft = () => remainingTime(context);

@@ -174,6 +174,7 @@ function writeTsconfig(root: string, dir: string, files: readonly string[]): voi
       paths: {
         'effectively-once': [join(root, 'src', 'index.ts')],
         'effectively-once/testing': [join(root, 'src', 'testing', 'index.ts')],
+        'effectively-once/powertools': [join(root, 'src', 'powertools', 'index.ts')],
       },
     },
     include: [],

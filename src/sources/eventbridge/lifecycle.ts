@@ -88,6 +88,20 @@ export function eventIdempotency<TEvent extends object, TResult>(
     }
   }
 
+  /**
+   * A cutover (the `previous` option): the event about to run (claimed, or valid under the transaction strategy) is
+   * first decided from the previous library's record of it. Resolves the replayed result of one it completed, or
+   * `undefined` to run; throws (logged) for one it still holds.
+   */
+  async function fromPrevious(event: TEvent, run: EventRun, leaseMs: number): Promise<{ replay: unknown } | undefined> {
+    const use = { store, consumer: run.consumer, leaseMs, storeResult: config.storeResult };
+    const verdict = await config.previous?.decide(event, run.owned, use);
+    if (verdict === undefined) return undefined;
+    if (verdict.kind === 'refused') throw refused(run, verdict.error as Error, verdict.outcome);
+    log(run, verdict.outcome, true);
+    return { replay: verdict.outcome.existing.result };
+  }
+
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const left = remainingTime(lambdaContextOf(request.context));
@@ -112,6 +126,9 @@ export function eventIdempotency<TEvent extends object, TResult>(
     switch (decision.kind) {
       case 'claimed': {
         run.owned = { ...run.owned, token: decision.token };
+        // A durable execution resuming its own claim was decided when it first claimed.
+        const previous = decision.resumed ? undefined : await fromPrevious(request.event, run, leaseMs);
+        if (previous !== undefined) return previous;
         // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
         const plan = execution === undefined ? heartbeatPlan(steps.heartbeat ?? false, store, leaseMs, decision.sentAt) : undefined;
         if (plan !== undefined) run.keeper = keepLease(plan, { id: decision.id, token: decision.token, key });
@@ -155,12 +172,15 @@ export function eventIdempotency<TEvent extends object, TResult>(
       safetyMarginMs,
       replayed,
     };
-    if (steps.commit === undefined) {
-      const replay = await claimOrReplay(request, run);
-      if (replay !== undefined) {
-        request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
-        return;
-      }
+    // The transaction strategy claims nothing here (handleEvent commits), but a cutover still decides the event first.
+    const replay =
+      steps.commit === undefined
+        ? await claimOrReplay(request, run)
+        : config.previous &&
+          (await fromPrevious(request.event, run, leaseDuration(remainingTime(lambdaContextOf(request.context)), config.lease)));
+    if (replay !== undefined) {
+      request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
+      return;
     }
     (request.internal as Record<string, unknown>)[RUN_SLOT] = run;
     request.context = invocationContext(request.context, run);
