@@ -138,7 +138,10 @@ describe('previousRecords().decide for a record that holds no claim (transaction
   it('writes our record COMPLETED for a completed one, and nothing for a held one', async () => {
     const clock = new ManualClock();
     const store = new MemoryIdempotencyStore({ clock });
-    const findings: Record<string, PreviousFinding> = { done: { kind: 'completed' }, held: { kind: 'in-progress', untilMs: clock.now() + 1_000 } };
+    const findings: Record<string, PreviousFinding> = {
+      done: { kind: 'completed' },
+      held: { kind: 'in-progress', untilMs: clock.now() + 1_000 },
+    };
     const { previous } = previousLibrary(clock, findings);
     const use = { store, consumer: CONSUMER, leaseMs: 30_000, storeResult: false };
     const record = (key: string) => sqsRecord({ body: JSON.stringify({ orderNo: key }), clock });
