@@ -168,13 +168,13 @@ function select<TInput>(fn: (input: TInput) => unknown, input: TInput, option: '
  * import middy from '@middy/core';
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+ * import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
  * import { DynamoDBClaimStore, eachRecord, jsonBody, sqsIdempotency } from 'effectively-once';
  * import { powertoolsRecords } from 'effectively-once/powertools';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
- * const orderNo = (r: { body: string }) => jsonBody<{ orderNo: string }>(r).orderNo;
+ * const orderNo = (r: SQSRecord) => jsonBody<{ orderNo: string }>(r).orderNo;
  *
  * export const handler = middy<SQSEvent, SQSBatchResponse>()
  *   .use(
