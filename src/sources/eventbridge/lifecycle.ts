@@ -102,6 +102,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
     return { replay: verdict.outcome.existing.result };
   }
 
+  /** The transaction strategy claims nothing before the handler (handleEvent commits), but a cutover still decides the event first. */
+  async function previousBeforeCommit(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
+    if (config.previous === undefined) return undefined;
+    return fromPrevious(request.event, run, leaseDuration(remainingTime(lambdaContextOf(request.context)), config.lease));
+  }
+
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const left = remainingTime(lambdaContextOf(request.context));
@@ -172,12 +178,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
       safetyMarginMs,
       replayed,
     };
-    // The transaction strategy claims nothing here (handleEvent commits), but a cutover still decides the event first.
-    const replay =
-      steps.commit === undefined
-        ? await claimOrReplay(request, run)
-        : config.previous &&
-          (await fromPrevious(request.event, run, leaseDuration(remainingTime(lambdaContextOf(request.context)), config.lease)));
+    const replay = steps.commit === undefined ? await claimOrReplay(request, run) : await previousBeforeCommit(request, run);
     if (replay !== undefined) {
       request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
       return;
