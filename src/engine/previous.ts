@@ -5,6 +5,7 @@
  * previous library's records must answer) and the one routine that brings our own record in line with the answer.
  * The lifecycles reach the routine only through the plug-in object, so a handler without one bundles none of it.
  */
+import { decideRefused, decisionOutcome } from './claim-decide.js';
 import type { Clock } from './clock.js';
 import { IdempotencyInProgressError, InvalidRecordError, PayloadMismatchError } from './errors.js';
 import { completeClaim } from './finish.js';
@@ -94,6 +95,12 @@ const duplicate = (owned: OwnedRecord, existing: IdempotencyRecord): PreviousVer
   outcome: { kind: 'duplicate', messageId: owned.messageId, key: owned.key, existing, fromCache: false },
 });
 
+/** A time for a message: ISO when it is one (a corrupt number never makes the message throw). */
+function timeText(epochMs: number): string {
+  const date = new Date(epochMs);
+  return Number.isNaN(date.getTime()) ? `${epochMs} ms` : date.toISOString();
+}
+
 /** Not run now: it comes back (SQS) or is thrown (EventBridge). */
 const refused = (outcome: RecordOutcome, error: unknown): PreviousVerdict => ({ kind: 'refused', outcome, error });
 
@@ -109,14 +116,11 @@ async function adoptCompletion(owned: OwnedRecord, result: unknown, use: Previou
   if (token === undefined) {
     const claim = { consumer: use.consumer, key, messageId, leaseMs: use.leaseMs, ...(payloadHash === undefined ? {} : { payloadHash }) };
     const found = await store.claim(claim);
-    // Ours already (done, or held by a concurrent delivery): as our own record says.
-    if (found.kind === 'completed') return duplicate(owned, found.existing);
-    if (found.kind === 'in-progress') {
-      const error = new IdempotencyInProgressError(`${found.id} is being processed by another invocation.`, {
-        key,
-        existing: found.existing,
-      });
-      return refused({ kind: 'in-progress', messageId, key, existing: found.existing }, error);
+    if (found.kind !== 'claimed') {
+      // Ours already (done, held by a concurrent delivery, or under another payload): as our own record says.
+      const decision = decideRefused({ claim, wording: { differs: 'a different payload', holder: 'invocation' } }, found);
+      if (decision.kind === 'duplicate') return duplicate(owned, decision.existing);
+      return refused(decisionOutcome(decision, messageId), decision.error);
     }
     token = found.token;
   }
@@ -167,15 +171,8 @@ async function decideFromPrevious<TInput>(
     case 'in-progress': {
       await releaseClaim(use.store, owned);
       const existing: IdempotencyRecord = { id: owned.id, status: 'IN_PROGRESS', leaseUntil: found.untilMs, expiresAt: 0, attempts: 0 };
-      const until = new Date(found.untilMs).toISOString();
-      const error = new IdempotencyInProgressError(
-        `${owned.id} is being processed by ${reader.library} (its claim holds until ${until}).`,
-        {
-          key,
-          existing,
-        },
-      );
-      return refused({ kind: 'in-progress', messageId, key, existing }, error);
+      const message = `${owned.id} is being processed by ${reader.library} (its claim holds until ${timeText(found.untilMs)}).`;
+      return refused({ kind: 'in-progress', messageId, key, existing }, new IdempotencyInProgressError(message, { key, existing }));
     }
     case 'mismatch': {
       await releaseClaim(use.store, owned);

@@ -157,7 +157,7 @@ describe('previousRecords().decide for a record that holds no claim (transaction
   it('answers a key of ours already completed as our duplicate, and a mismatch with a PayloadMismatchError', async () => {
     const clock = new ManualClock();
     const store = new MemoryIdempotencyStore({ clock });
-    const mine = await store.claim({ consumer: CONSUMER, key: 'done', leaseMs: 1_000 });
+    const mine = await store.claim({ consumer: CONSUMER, key: 'done', leaseMs: 1_000, payloadHash: 'v2:one' });
     if (mine.kind !== 'claimed') throw new Error('seed');
     await store.complete({ id: mine.id, token: mine.token });
     const { previous } = previousLibrary(clock, { done: { kind: 'completed' }, other: { kind: 'mismatch', detail: 'x' } });
@@ -167,5 +167,17 @@ describe('previousRecords().decide for a record that holds no claim (transaction
     expect(done?.kind === 'duplicate' && done.outcome.existing.owner).toBe(mine.token);
     const other = await previous.decide(record('other'), owned(store, 'other'), use);
     expect(other?.kind === 'refused' && other.error).toBeInstanceOf(PayloadMismatchError);
+    // Ours completed under another payload: our own record's mismatch, not a duplicate.
+    const differs = await previous.decide(record('done'), { ...owned(store, 'done'), payloadHash: 'v2:other' }, use);
+    expect(differs?.kind === 'refused' && differs.outcome.kind).toBe('invalid');
+  });
+
+  it('never rejects, even on a hold time no date can carry', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryIdempotencyStore({ clock });
+    const { previous } = previousLibrary(clock, { held: { kind: 'in-progress', untilMs: 1e20 } });
+    const use = { store, consumer: CONSUMER, leaseMs: 30_000, storeResult: false };
+    const held = await previous.decide(sqsRecord({ body: JSON.stringify({ orderNo: 'held' }), clock }), owned(store, 'held'), use);
+    expect(held?.kind === 'refused' && String(held.error)).toContain('holds until 100000000000000000000 ms');
   });
 });
