@@ -66,6 +66,7 @@ export default defineConfig({
       { find: /^effectively-once$/, replacement: source('./src/index.ts') },
       { find: /^effectively-once\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^effectively-once\/tracing$/, replacement: source('./src/tracing/index.ts') },
+      { find: /^effectively-once\/powertools$/, replacement: source('./src/powertools/index.ts') },
     ],
   },
   test: {

@@ -33,6 +33,7 @@ export const entryPoints: readonly ApiEntryPoint[] = [
   { specifier: 'effectively-once', source: 'src/index.ts', report: 'api/effectively-once.api.md' },
   { specifier: 'effectively-once/testing', source: 'src/testing/index.ts', report: 'api/testing.api.md' },
   { specifier: 'effectively-once/tracing', source: 'src/tracing/index.ts', report: 'api/tracing.api.md' },
+  { specifier: 'effectively-once/powertools', source: 'src/powertools/index.ts', report: 'api/powertools.api.md' },
 ];
 
 const FLAGS =

@@ -24,7 +24,7 @@ export const LAYERS: readonly (readonly [layer: string, prefixes: readonly strin
   ['strategies', ['strategies/', 'batch/strategies/', 'transaction/']],
   ['lifecycle', ['lifecycle/', 'batch/']],
   ['sources', ['sources/']],
-  ['entries', ['index.ts', 'testing/', 'tracing/', 'claim/']],
+  ['entries', ['index.ts', 'testing/', 'tracing/', 'powertools/']],
 ];
 
 /** A file's layer (its index in LAYERS), by its path relative to src/. */

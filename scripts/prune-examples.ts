@@ -19,7 +19,7 @@ import ts from 'typescript';
 
 /** The package entries (package.json `exports`) that exist in this checkout. */
 export function entryPoints(root: string): string[] {
-  const candidates = [['index.ts'], ['testing', 'index.ts'], ['tracing', 'index.ts'], ['claim', 'index.ts']];
+  const candidates = [['index.ts'], ['testing', 'index.ts'], ['tracing', 'index.ts'], ['powertools', 'index.ts']];
   return candidates.map((parts) => join(root, 'src', ...parts)).filter((p) => existsSync(p));
 }
 

@@ -63,10 +63,17 @@ async function claimOne<TRecord>(
   { record, owned }: PreparedRecord<TRecord>,
   config: AdmissionSettings<TRecord>,
 ): Promise<AdmittedRecord<TRecord>> {
-  if (!config.claim) return { kind: 'owned', record, owned };
-  const answer = await claimRecord(owned, config);
-  if (answer.kind === 'owned') return { kind: 'owned', record, owned: answer.owned };
-  return { kind: 'settled', record, id: owned.id, outcome: answer.outcome };
+  const answer: ClaimAnswer = config.claim ? await claimRecord(owned, config) : { kind: 'owned', owned };
+  if (answer.kind === 'settled') return { kind: 'settled', record, id: owned.id, outcome: answer.outcome };
+  const verdict = await decidePrevious(record, answer.owned, config);
+  if (verdict !== undefined) return { kind: 'settled', record, id: owned.id, outcome: verdict.outcome };
+  return { kind: 'owned', record, owned: answer.owned };
+}
+
+/** A cutover (the `previous` option): a record about to run is first decided from the previous library's record of it. */
+function decidePrevious<TRecord>(record: TRecord, owned: OwnedRecord, config: AdmissionSettings<TRecord>) {
+  const { previous, store, consumer, leaseMs } = config;
+  return previous?.records.decide(record, owned, { store, consumer, leaseMs, storeResult: previous.storeResult });
 }
 
 /** A first copy held back unrun (its claim released): a FIFO copy in another group may still take the key over. */

@@ -104,7 +104,8 @@ export function batchIdempotency<TEvent extends object, TRecord, TResponse>(
     const leaseMs = leaseDuration(remaining, config.lease);
     const trace = startTrace(reader, consumer, original);
     // This batch's admission, from the parts of the settings it uses (never the settings handed on whole).
-    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload, trace };
+    const previous = config.previous === undefined ? undefined : { records: config.previous, storeResult: config.storeResult };
+    const admit = { source: reader, store, consumer, leaseMs, key: config.key, payload: config.payload, trace, previous };
     const { context } = request;
     const begun = steps.begin({ records: original, admit, admission, memoryLimitInMB: context?.memoryLimitInMB });
     // A strategy answers a record's failure with its outcome; a batch that could not be admitted at all ends its trace here.

@@ -15,6 +15,7 @@ import {
   type RulesOf,
 } from '../engine/options.js';
 import type { IdempotencyStore } from '../engine/store.js';
+import type { PreviousRecords } from '../engine/previous.js';
 import { jsonLineLogger, type BatchLogger } from '../observe/log.js';
 import { metricsPluginRule, type MetricsPlugin } from '../observe/metrics-plugin.js';
 import { tracingPluginRule, type TracingPlugin } from '../engine/tracing.js';
@@ -146,6 +147,9 @@ export const recordRules = {
   payload: functionOrFalse,
 } as const satisfies Record<'key' | 'payload', OptionRule>;
 
+/** The `previous` option of the SQS and EventBridge middlewares: what `powertoolsRecords()` returns. */
+export const previousRule = hasMethods('what powertoolsRecords() returns (effectively-once/powertools)', 'decide');
+
 /** Rules of the batch middlewares' own options (SQS, Kinesis, DynamoDB Streams): what a batch adds to {@link commonRules}. */
 export const batchRules = {
   safetyMarginMs: is.timerMs,
@@ -200,4 +204,6 @@ export interface LifecycleConfig<TInput> extends Extractors<TInput> {
   /** Absent: `autoSafetyMargin` of the time left. */
   readonly safetyMarginMs?: number;
   readonly autoSafetyMargin: AutoMargin;
+  /** A cutover from another library: its records, consulted before a record runs (engine/previous.ts). */
+  readonly previous?: PreviousRecords<TInput> | undefined;
 }

@@ -13,6 +13,7 @@ import type { IdempotencyStore } from '../engine/store.js';
 import type { InvocationTrace } from '../engine/tracing.js';
 import type { TransactionBuilder } from './transaction/builder.js';
 import type { ClaimRequests } from './claim/requests.js';
+import type { PreviousRecords } from '../engine/previous.js';
 
 /** A later copy's first copy of its key in the batch: what the later copy is decided from. */
 export interface LeaderRef {
@@ -49,6 +50,14 @@ export interface AdmissionSettings<TRecord> extends Extractors<TRecord> {
   readonly leaseMs: number;
   /** This invocation's trace (the `tracing` option): each claim in its span. Absent: no tracing. */
   readonly trace?: InvocationTrace | undefined;
+  /** A cutover (the `previous` option): each record about to run is first decided from the previous library's record. */
+  readonly previous?: PreviousAdmission<TRecord> | undefined;
+}
+
+/** The `previous` option as admission uses it: the plug-in, and whether an adopted completion keeps its result. */
+export interface PreviousAdmission<TRecord> {
+  readonly records: PreviousRecords<TRecord>;
+  readonly storeResult: boolean;
 }
 
 /** What one claim found: the record owned (with its token), or its outcome. */

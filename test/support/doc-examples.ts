@@ -189,6 +189,7 @@ function writeTsconfig(root: string, dir: string, files: readonly string[], reso
       'effectively-once': [join(root, 'src', 'index.ts')],
       'effectively-once/testing': [join(root, 'src', 'testing', 'index.ts')],
       'effectively-once/tracing': [join(root, 'src', 'tracing', 'index.ts')],
+      'effectively-once/powertools': [join(root, 'src', 'powertools', 'index.ts')],
     },
   };
   // The linked package is read where it is linked, so its own imports resolve from this repository's node_modules.

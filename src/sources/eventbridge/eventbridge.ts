@@ -11,7 +11,15 @@ import type { AutoMargin } from '../../engine/lease.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import { eventIdempotency } from './lifecycle.js';
 import { waitRule, type WaitPolicy } from '../../engine/wait.js';
-import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../../batch/options.js';
+import {
+  commonDefaults,
+  commonRules,
+  previousRule,
+  recordRules,
+  resolveMiddlewareOptions,
+  type CommonIdempotencyOptions,
+} from '../../batch/options.js';
+import type { PreviousRecords } from '../../engine/previous.js';
 import { defaultClaim } from '../../strategies/claim/steps.js';
 import type { EventSource } from '../../engine/source.js';
 
@@ -38,6 +46,15 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
    * event; its return value is what the caller gets. Not called for a first run.
    */
   readonly onReplay?: (result: TResult, event: TEvent) => TResult | Promise<TResult>;
+  /**
+   * Switching from AWS Powertools idempotency (`makeHandlerIdempotent`):
+   * `powertoolsRecords({...})` from `effectively-once/powertools`. Until its
+   * `until`, an event about to run is first looked up in Powertools' table:
+   * one Powertools completed replays its stored result, one it still holds
+   * throws `IdempotencyInProgressError` (Lambda retries it later). Default:
+   * none. See docs/migrating-from-powertools.md.
+   */
+  readonly previous?: PreviousRecords<TEvent>;
 }
 
 /** Defaults of {@link eventBridgeIdempotency}, in one place. */
@@ -60,6 +77,7 @@ const eventBridgeRules = {
   wait: waitRule,
   safetyMarginMs: is.timerMs,
   onReplay: is.fn,
+  previous: previousRule,
 } satisfies RulesOf<EventBridgeIdempotencyOptions>;
 
 /** EventBridge as a single-event source: everything the lifecycle needs to know about its events. */

@@ -96,6 +96,26 @@ export function eventIdempotency<TEvent extends object, TResult>(
     }
   }
 
+  /**
+   * A cutover (the `previous` option): the event about to run (claimed, or valid under the transaction strategy) is
+   * first decided from the previous library's record of it. Resolves the replayed result of one it completed, or
+   * `undefined` to run; throws (logged) for one it still holds.
+   */
+  async function fromPrevious(event: TEvent, run: EventRun, leaseMs: number): Promise<{ replay: unknown } | undefined> {
+    const use = { store, consumer: run.consumer, leaseMs, storeResult: config.storeResult };
+    const verdict = await config.previous?.decide(event, run.owned, use);
+    if (verdict === undefined) return undefined;
+    if (verdict.kind === 'refused') throw refused(run, verdict.error as Error, verdict.outcome);
+    log(run, verdict.outcome, true);
+    return { replay: verdict.outcome.existing.result };
+  }
+
+  /** The transaction strategy claims nothing before the handler (handleEvent commits), but a cutover still decides the event first. */
+  async function previousBeforeCommit(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
+    if (config.previous === undefined) return undefined;
+    return fromPrevious(request.event, run, leaseDuration(remainingTime(lambdaContextOf(request.context)), config.lease));
+  }
+
   /** Claims, replays or throws; resolves the replayed result when the handler must not run. */
   async function claimOrReplay(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     const left = remainingTime(lambdaContextOf(request.context));
@@ -121,6 +141,9 @@ export function eventIdempotency<TEvent extends object, TResult>(
     switch (decision.kind) {
       case 'claimed': {
         run.owned = { ...run.owned, token: decision.token };
+        // A durable execution resuming its own claim was decided when it first claimed.
+        const previous = decision.resumed ? undefined : await fromPrevious(request.event, run, leaseMs);
+        if (previous !== undefined) return previous;
         // The handler may start now: `handleEvent` runs it in this span.
         run.effect = run.trace?.effect(run.owned);
         // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
@@ -182,12 +205,10 @@ export function eventIdempotency<TEvent extends object, TResult>(
       replayed,
       trace,
     };
-    if (steps.commit === undefined) {
-      const replay = await claimOrReplay(request, run);
-      if (replay !== undefined) {
-        request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
-        return;
-      }
+    const replay = steps.commit === undefined ? await claimOrReplay(request, run) : await previousBeforeCommit(request, run);
+    if (replay !== undefined) {
+      request.earlyResponse = (await replayed(replay.replay, request.event)) as TResult;
+      return;
     }
     const unwatch = watchEarlyResponse(request, (answered) => answeredEarly(request, answered));
     (request.internal as Record<string, unknown>)[RUN_SLOT] = { run, unwatch } satisfies HeldRun;

@@ -2,10 +2,12 @@ import type { MiddlewareObj } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { BusinessKey } from '../../engine/keys.js';
 import type { RulesOf } from '../../engine/options.js';
+import type { PreviousRecords } from '../../engine/previous.js';
 import { batchIdempotency } from '../../batch/middleware.js';
 import {
   batchRules,
   commonRules,
+  previousRule,
   recordRules,
   resolveMiddlewareOptions,
   type CommonIdempotencyOptions,
@@ -49,6 +51,14 @@ export interface SqsIdempotencyOptions extends CommonIdempotencyOptions<SqsStrat
    * comes back: `backoff({ sqs })`. Default: none (the queue's visibility timeout).
    */
   readonly backoff?: BackoffPlugin;
+  /**
+   * Switching from AWS Powertools idempotency: `powertoolsRecords({...})`
+   * from `effectively-once/powertools`. Until its `until`, a record about to
+   * run is first looked up in Powertools' table: one Powertools completed is
+   * acknowledged without running, one it still holds comes back later.
+   * Default: none. See docs/migrating-from-powertools.md.
+   */
+  readonly previous?: PreviousRecords<SQSRecord>;
 }
 
 export { sqsDefaults } from './defaults.js';
@@ -59,6 +69,7 @@ const sqsRules = {
   ...batchRules,
   deadLetter: settlePluginRule('deadLetter'),
   backoff: settlePluginRule('backoff'),
+  previous: previousRule,
 } satisfies RulesOf<SqsIdempotencyOptions>;
 
 /**
