@@ -35,7 +35,7 @@ export async function addPoints(counted: CountedClient, table: string, event: Or
 
 /** Ours: the order's PENDING → PAID transition. */
 export function markPaidTransition(table: string, event: OrderPaid): TransitionInput {
-  return { table, key: { orderNo: event.orderNo }, from: 'PENDING', to: 'PAID', set: { points: pointsFor(event) } };
+  return { tableName: table, key: { orderNo: event.orderNo }, from: 'PENDING', to: 'PAID', set: { points: pointsFor(event) } };
 }
 
 /** Ours: applies the transition; a duplicate finds the order PAID (`already`) and is acknowledged. */

@@ -178,7 +178,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     const audit = await freshTable(client, businessTable, 'audit');
     await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'o1', status: 'PAID', version: 1 } }));
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
-    const input: TransitionInput = { table: orders, key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
+    const input: TransitionInput = { tableName: orders, key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use(
         sqsIdempotency({
@@ -224,7 +224,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     const t = await freshTable(client, businessTable, 'carts');
     await doc.send(new PutCommand({ TableName: t, Item: { pk: 'c1' } }));
     const set = { '#a1': 1, ':to': 'x', 'a.b': 2, status: 'OPEN', '#version': 'v' };
-    const input = { table: t, key: { pk: 'c1' }, expectVersion: 0, set };
+    const input = { tableName: t, key: { pk: 'c1' }, expectVersion: 0, set };
     expect((await versionedUpdate(doc, input)).outcome).toBe('applied');
     const item = (await doc.send(new GetCommand({ TableName: t, Key: { pk: 'c1' } }))).Item;
     expect(item).toEqual({ pk: 'c1', version: 1, ...set });

@@ -208,11 +208,11 @@ describe('transition and versionedUpdate', () => {
 
   // Type-checked, not run (no table behind `client`).
   function stateCalls(): void {
-    const input = { table: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
+    const input = { tableName: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
     expectTypeOf(transition<OrderItem>(client, input)).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
     expectTypeOf(transition(client, input)).resolves.toEqualTypeOf<StateOutcome<Record<string, unknown>>>();
     const update = versionedUpdate<OrderItem>(client, {
-      table: 'orders',
+      tableName: 'orders',
       key: { orderNo: 'o-1' },
       expectVersion: 3,
       set: { status: 'PAID' },

@@ -55,7 +55,7 @@ export interface TransitionSpec {
 /** Input of `transition()`, `transitionAction()` and `tx.transition()`. */
 export interface TransitionInput extends TransitionSpec {
   /** Table name. */
-  readonly table: string;
+  readonly tableName: string;
   /** Full primary key. Its first attribute is the one `attribute_exists` checks. */
   readonly key: Readonly<Record<string, unknown>>;
   /** Other attributes to write with the transition (top-level names; not the key, state or version). */
@@ -75,7 +75,7 @@ export interface VersionedUpdateSpec {
 /** Input of `versionedUpdate()`, `versionedUpdateAction()` and `tx.versionedUpdate()`. */
 export interface VersionedUpdateInput extends VersionedUpdateSpec {
   /** Table name. */
-  readonly table: string;
+  readonly tableName: string;
   /** Full primary key. Its first attribute is the one `attribute_exists` checks. */
   readonly key: Readonly<Record<string, unknown>>;
 }
@@ -158,13 +158,20 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Set) && !(v instanceof Uint8Array);
 }
 
+/** The message for a missing `tableName`; one left on the name it had before 1.0 (`table`) is told so. */
+function tableNameMessage(input: object): string {
+  return Object.hasOwn(input, 'table')
+    ? 'tableName must be a non-empty string (the option "table" is now "tableName").'
+    : 'tableName must be a non-empty string.';
+}
+
 /**
  * Checks the parts both helpers share; throws a `TypeError` naming the option.
  * `protectedNames` are attributes `set` may not write (the key attributes are
  * added here): they are managed by the helper itself.
  */
 export function validateStateInput(input: TransitionInput | VersionedUpdateInput, protectedNames: readonly string[]): void {
-  if (typeof input.table !== 'string' || input.table.length === 0) throw new TypeError('table must be a non-empty string.');
+  if (typeof input.tableName !== 'string' || input.tableName.length === 0) throw new TypeError(tableNameMessage(input));
   const key = input.key;
   if (typeof key !== 'object' || key === null || Object.keys(key).length === 0) {
     throw new TypeError('key must be an object with at least one key attribute.');

@@ -42,7 +42,7 @@ export async function setup(keys: readonly string[]) {
   const { client, doc } = testDynamo();
   const orders = await freshTable(client, streamTable, 'outbox');
   const emit: RecordHandler = (_r, { key, tx }) => {
-    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
   };
   // An ordinary item of the same table: its INSERT is not the relay's business.
   await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#x', status: 'PENDING' } }));

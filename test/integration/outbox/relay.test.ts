@@ -197,7 +197,7 @@ describe('outboxRelay() on the real stream', () => {
       'sorted',
     );
     const emit: RecordHandler = (_r, { key, tx }) => {
-      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table, sortKeyAttribute: 'sk' });
     };
     await h.handler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
     const bus = fakeEventBridge();

@@ -27,7 +27,7 @@ async function setup() {
       ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':paid': 'PAID', ':pending': 'PENDING' },
     });
-    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
   };
   const pending = (orderNo: string) => doc.send(new PutCommand({ TableName: orders, Item: { pk: `order#${orderNo}`, status: 'PENDING' } }));
   const outboxItems = async () =>
@@ -77,7 +77,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     await pending('o4');
     // Only the outbox: the re-run's transaction fails on the outbox item's own condition.
     const emit: RecordHandler = (_r, { key, tx }) => {
-      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
     };
     const handler = h.handler(emit, { strategy: transaction({ onConflict: 'acknowledge' }) });
     await handler(sqsEvent([order('o4')]), h.context());
@@ -92,7 +92,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     let thrown: unknown;
     const handler = h.handler((_r, { tx }) => {
       try {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: {} }, { table: orders });
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: {} }, { tableName: orders });
       } catch (error) {
         thrown = error;
       }
@@ -127,7 +127,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     it('an outbox item without the sort key is a TypeError naming the table and the attribute; nothing is written', async () => {
       const { h, table, items } = await sortedSetup();
       const emit: RecordHandler = (_r, { key, tx }) => {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table });
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table });
       };
       // Two records: a group commit refused as a whole is read record by record.
       const response = await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s1'), order('s2')]), h.context());
@@ -147,7 +147,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     it('with sortKeyAttribute the item carries its id in the sort key too', async () => {
       const { h, table, items } = await sortedSetup();
       const emit: RecordHandler = (_r, { key, tx }) => {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table, sortKeyAttribute: 'sk' });
       };
       expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
       const id = outboxId('test', 's3', 'OrderPaid');

@@ -34,9 +34,9 @@ describe('tx.outbox() red team', () => {
     let thrown: unknown;
     const handler = h.handler(
       (_r, { tx }) => {
-        tx.outbox(event, { table: orders });
+        tx.outbox(event, { tableName: orders });
         try {
-          tx.outbox({ ...event, detail: { orderNo: 'other' } }, { table: orders });
+          tx.outbox({ ...event, detail: { orderNo: 'other' } }, { tableName: orders });
         } catch (error) {
           thrown = error;
           throw error;
@@ -54,8 +54,8 @@ describe('tx.outbox() red team', () => {
     const { h, orders, outboxItems } = await setup();
     const handler = h.handler(
       (_r, { tx }) => {
-        tx.outbox(event, { table: orders });
-        tx.outbox(event, { table: orders, name: 'second' });
+        tx.outbox(event, { tableName: orders });
+        tx.outbox(event, { tableName: orders, name: 'second' });
       },
       { strategy: transaction() },
     );
@@ -65,7 +65,7 @@ describe('tx.outbox() red team', () => {
 
   it('two records of one group commit, each with its outbox item', async () => {
     const { h, orders, outboxItems } = await setup();
-    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
     const handler = h.handler(emit, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('g1'), order('g2'), order('g3')]), h.context()))).toEqual([]);
     const details = (await outboxItems()).map((i) => (JSON.parse(String(i['detail'])) as { orderNo: string }).orderNo).sort();
@@ -78,7 +78,7 @@ describe('tx.outbox() red team', () => {
     circular['self'] = circular;
     const bad: Array<Record<string, unknown>> = [{ n: 1n }, circular, { toJSON: () => 'text' }, { toJSON: () => [1, 2] }];
     for (const detail of bad) {
-      expect(() => tx.outbox({ ...event, detail }, { table: 't' })).toThrow(/tx\.outbox\(\).*detail/);
+      expect(() => tx.outbox({ ...event, detail }, { tableName: 't' })).toThrow(/tx\.outbox\(\).*detail/);
     }
     expect(tx.size).toBe(0);
   });
@@ -91,7 +91,7 @@ describe('outboxRelay() red team', () => {
     await client.send(
       new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }),
     );
-    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
     expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
     const stream = await readStream(client, orders);
     expect(stream.Records).toHaveLength(2);
@@ -114,7 +114,7 @@ describe('outboxRelay() on a stream without new images', () => {
       const h = await harness();
       const { client, doc } = testDynamo();
       const orders = await freshTable(client, { ...businessTable, StreamSpecification: { StreamViewType: view } }, 'orders');
-      const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
+      const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
       expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
       const stream = await readStream(client, orders);
       expect(stream.Records).toHaveLength(1);

@@ -182,7 +182,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     const runs = new Map<string, number>();
     const pay: RecordHandler = async (_record, { key, tx }) => {
       runs.set(key, (runs.get(key) ?? 0) + 1);
-      const paid = { table: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
+      const paid = { tableName: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
       if (options.strategy?.kind !== 'claim') {
         tx.transition(paid);
         return;
@@ -234,7 +234,7 @@ describe.each<CommitMode>(['group', 'record'])(
       let runs = 0;
       const pay: RecordHandler = (_record, { tx }) => {
         runs += 1;
-        tx.transition({ table: business, key: { pk: 'order#bc-a' }, from: 'PENDING', to: 'PAID' });
+        tx.transition({ tableName: business, key: { pk: 'order#bc-a' }, from: 'PENDING', to: 'PAID' });
       };
       const a = order('bc-a', { v: 1 });
       const same = order('bc-a', { v: 1 });

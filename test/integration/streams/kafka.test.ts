@@ -161,7 +161,7 @@ describe('the state machine on Kafka: transition() in eachRecord, no idempotency
     const handler = eachRecord(async (record: KafkaRecord) => {
       const { orderNo } = kafkaValue<{ orderNo: string }>(record, 'json');
       calls.push(`${record.partition}:${orderNo}`);
-      const r = await transition(doc, { table: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });
+      const r = await transition(doc, { tableName: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });
       // `already`: a redelivery found the order PAID, acknowledged; anything else comes back.
       if (r.outcome !== 'applied' && r.outcome !== 'already') throw new Error(`order ${orderNo}: ${r.outcome}`);
     });

@@ -108,7 +108,7 @@ describe('versionOf and sameValue', () => {
 describe('state update expressions', () => {
   it('builds a transition with placeholders for every name and value', () => {
     const u = buildTransitionUpdate({
-      table: 'orders',
+      tableName: 'orders',
       key: { pk: 'o1', sk: 'x' },
       from: ['NEW', 'PENDING'],
       to: 'PAID',
@@ -131,12 +131,12 @@ describe('state update expressions', () => {
   });
 
   it('expectVersion 0 also matches an unversioned item', () => {
-    const u = buildVersionedUpdate({ table: 't', key: { pk: 'a' }, expectVersion: 0, set: { x: 1 } });
+    const u = buildVersionedUpdate({ tableName: 't', key: { pk: 'a' }, expectVersion: 0, set: { x: 1 } });
     expect(u.ConditionExpression).toBe('attribute_exists(#key) AND (attribute_not_exists(#version) OR #version = :expected)');
   });
 
   it('refuses bad input with a TypeError naming it', () => {
-    const base = { table: 'orders', key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
+    const base = { tableName: 'orders', key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
     expect(() => buildTransitionUpdate({ ...base, from: [] })).toThrow(/from/);
     expect(() => buildTransitionUpdate({ ...base, to: '' })).toThrow(/\bto\b/);
     expect(() => buildTransitionUpdate({ ...base, set: { status: 'X' } })).toThrow(/set\.status/);
@@ -144,11 +144,14 @@ describe('state update expressions', () => {
     expect(() => buildTransitionUpdate({ ...base, set: { pk: 'o2' } })).toThrow(/set\.pk/);
     expect(() => buildTransitionUpdate({ ...base, set: { x: undefined } })).toThrow(/set\.x/);
     expect(() => buildTransitionUpdate({ ...base, key: {} })).toThrow(/key/);
-    expect(() => buildTransitionUpdate({ ...base, table: '' })).toThrow(/table/);
+    expect(() => buildTransitionUpdate({ ...base, tableName: '' })).toThrow(/tableName/);
+    // The name it had before 1.0 is told what it is now.
+    const { tableName: _, ...before } = base;
+    expect(() => buildTransitionUpdate({ ...before, table: 'orders' } as unknown as typeof base)).toThrow(/"table" is now "tableName"/);
     expect(() => buildTransitionUpdate({ ...base, expectVersion: -1 })).toThrow(/expectVersion/);
     expect(() => buildTransitionUpdate({ ...base, stateAttribute: 'pk' })).toThrow(/stateAttribute/);
     expect(() => buildTransitionUpdate({ ...base, stateAttribute: 'v', versionAttribute: 'v' })).toThrow(/versionAttribute/);
-    const vu = { table: 't', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } };
+    const vu = { tableName: 't', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } };
     expect(() => buildVersionedUpdate({ ...vu, set: { version: 2 } })).toThrow(/set\.version/);
     expect(() => buildVersionedUpdate({ ...vu, expectVersion: 1.5 })).toThrow(/expectVersion/);
     expect(() => buildVersionedUpdate({ ...vu, versionAttribute: 'pk' })).toThrow(/versionAttribute/);

@@ -40,7 +40,7 @@ export interface OutboxRelayOptions {
   /** Bus for items that name none. Default: the account's default bus. */
   readonly eventBusName?: string;
   /** The outbox table; default read from each stream record's `eventSourceARN`. */
-  readonly table?: string;
+  readonly tableName?: string;
   /** Clock for `publishedAt` and the TTL. Default the system clock. */
   readonly clock?: Clock;
   /**
@@ -67,7 +67,7 @@ const RULES = {
   afterPublish: is.oneOf('mark', 'delete'),
   retention: is.retentionMs,
   eventBusName: is.nonEmptyString,
-  table: is.nonEmptyString,
+  tableName: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
   metrics: metricsPluginRule,
@@ -89,7 +89,7 @@ function tableOf(record: DynamoDBRecord, configured: string | undefined): string
   const name = /:table\/([^/]+)\/stream\//.exec(record.eventSourceARN ?? '')?.[1];
   if (name === undefined)
     throw new TypeError(
-      `outboxRelay: cannot read the table name from eventSourceARN "${record.eventSourceARN ?? ''}"; set the "table" option.`,
+      `outboxRelay: cannot read the table name from eventSourceARN "${record.eventSourceARN ?? ''}"; set the "tableName" option.`,
     );
   return name;
 }
@@ -215,9 +215,9 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     }
     const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
-    const candidates = readCandidates(event.Records, options.table, (index, record, error) => {
+    const candidates = readCandidates(event.Records, options.tableName, (index, record, error) => {
       failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
-      safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.table), error));
+      safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.tableName), error));
     });
     const malformed = failed.size;
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.
