@@ -30,6 +30,19 @@ describe('outboxRelay() on the real stream', () => {
     }
   });
 
+  it('keeps a published item for retentionMs (its TTL); the name before 1.0, retention, is an unknown option', async () => {
+    const { doc, event, items } = await setup(keys(2));
+    const bus = fakeEventBridge();
+    const clock = { now: () => 1_000_000 };
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc, clock, retentionMs: 3_600_000 })(event)).toEqual({
+      batchItemFailures: [],
+    });
+    for (const item of await items()) expect(item).toMatchObject({ outboxStatus: 'PUBLISHED', expiresAt: 1_000 + 3_600 });
+    expect(() => outboxRelay({ eventBridge: bus.client, client: doc, retention: 3_600_000 } as never)).toThrow(
+      /outboxRelay: unknown option "retention"/,
+    );
+  });
+
   it('retries a refused entry alone, once, and reports nothing when it then goes through', async () => {
     const { doc, event } = await setup(keys(3));
     const bus = fakeEventBridge((entry, seen) => detailOf(entry).orderNo === 'k1' && seen === 1);

@@ -36,7 +36,7 @@ export interface OutboxRelayOptions {
   /** After publishing: `'mark'` the item PUBLISHED with a TTL (default), or `'delete'` it. */
   readonly afterPublish?: 'mark' | 'delete';
   /** How long a published item is kept before TTL removes it, ms. Default 24 hours. */
-  readonly retention?: number;
+  readonly retentionMs?: number;
   /** Bus for items that name none. Default: the account's default bus. */
   readonly eventBusName?: string;
   /** The outbox table; default read from each stream record's `eventSourceARN`. */
@@ -65,7 +65,7 @@ const RULES = {
   eventBridge: { ...hasMethods('an EventBridgeClient (an object with send())', 'send'), required: true },
   client: { ...hasMethods('a DynamoDBDocumentClient', 'send'), required: true },
   afterPublish: is.oneOf('mark', 'delete'),
-  retention: is.retentionMs,
+  retentionMs: is.retentionMs,
   eventBusName: is.nonEmptyString,
   tableName: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
