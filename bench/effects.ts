@@ -41,8 +41,8 @@ export function markPaidTransition(table: string, event: OrderPaid): TransitionI
 /** Ours: applies the transition; a duplicate finds the order PAID (`already`) and is acknowledged. */
 export async function transitionToPaid(counted: CountedClient, table: string, event: OrderPaid): Promise<void> {
   const result = await transition(counted.doc, markPaidTransition(table, event));
-  if (result.outcome === 'conflict') throw new Error(`order ${event.orderNo} is ${String(result.item['status'])}`);
-  if (result.outcome === 'missing') throw new Error(`order ${event.orderNo} does not exist`);
+  if (result.kind === 'conflict') throw new Error(`order ${event.orderNo} is ${String(result.item['status'])}`);
+  if (result.kind === 'missing') throw new Error(`order ${event.orderNo} does not exist`);
 }
 
 /** Powertools: the same attributes written by a plain update (its idempotency layer is what prevents a second run). */

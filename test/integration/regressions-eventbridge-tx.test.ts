@@ -216,7 +216,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
       [1, 'ConditionalCheckFailed'],
     ]);
     const reason = refused.error.reasons[1];
-    expect(reason === undefined ? undefined : transitionFailure(reason, input)?.outcome).toBe('already');
+    expect(reason === undefined ? undefined : transitionFailure(reason, input)?.kind).toBe('already');
   });
 
   it('versionedUpdate: attribute names that look like placeholders, dotted and reserved names are written literally and decode as already on a duplicate', async () => {
@@ -225,17 +225,17 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     await doc.send(new PutCommand({ TableName: t, Item: { pk: 'c1' } }));
     const set = { '#a1': 1, ':to': 'x', 'a.b': 2, status: 'OPEN', '#version': 'v' };
     const input = { tableName: t, key: { pk: 'c1' }, expectVersion: 0, set };
-    expect((await versionedUpdate(doc, input)).outcome).toBe('applied');
+    expect((await versionedUpdate(doc, input)).kind).toBe('applied');
     const item = (await doc.send(new GetCommand({ TableName: t, Key: { pk: 'c1' } }))).Item;
     expect(item).toEqual({ pk: 'c1', version: 1, ...set });
-    expect((await versionedUpdate(doc, input)).outcome).toBe('already');
+    expect((await versionedUpdate(doc, input)).kind).toBe('already');
     // The transaction form decodes the same way from a raw (wire-format) reason.
     const err = await doc.send(new TransactWriteCommand({ TransactItems: [{ Update: { ...versionedActionOf(input) } }] })).then(
       () => undefined,
       (e: unknown) => e as { CancellationReasons?: { Code?: string }[] },
     );
     const raw = err?.CancellationReasons?.[0];
-    expect(raw === undefined ? undefined : versionedUpdateFailure(raw, input)?.outcome).toBe('already');
+    expect(raw === undefined ? undefined : versionedUpdateFailure(raw, input)?.kind).toBe('already');
   });
 });
 

@@ -222,9 +222,9 @@ describe('transition and versionedUpdate', () => {
     void transition<string>(client, input);
   }
 
-  it('narrows StateOutcome by `outcome`: the item where there is one, none when missing', () => {
+  it('narrows StateOutcome by `kind`: the item where there is one, none when missing', () => {
     const narrow = (r: StateOutcome<OrderItem>): void => {
-      switch (r.outcome) {
+      switch (r.kind) {
         case 'applied':
         case 'already':
         case 'conflict':
@@ -238,7 +238,7 @@ describe('transition and versionedUpdate', () => {
           expectTypeOf(r).toBeNever();
       }
     };
-    expectTypeOf(narrow).parameter(0).toHaveProperty('outcome').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+    expectTypeOf(narrow).parameter(0).toHaveProperty('kind').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
   });
 });
 

@@ -188,7 +188,7 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
         return;
       }
       const r = await transition(doc, paid);
-      if (r.outcome !== 'applied') throw new BusinessConflictError(`order#${key}: ${r.outcome}`, []);
+      if (r.kind !== 'applied') throw new BusinessConflictError(`order#${key}: ${r.kind}`, []);
     };
     const cancel = (key: string) => doc.send(new PutCommand({ TableName: business, Item: { pk: `order#${key}`, status: 'CANCELLED' } }));
     return { h, pay, runs, cancel };

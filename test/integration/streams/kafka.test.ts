@@ -163,7 +163,7 @@ describe('the state machine on Kafka: transition() in eachRecord, no idempotency
       calls.push(`${record.partition}:${orderNo}`);
       const r = await transition(doc, { tableName: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });
       // `already`: a redelivery found the order PAID, acknowledged; anything else comes back.
-      if (r.outcome !== 'applied' && r.outcome !== 'already') throw new Error(`order ${orderNo}: ${r.outcome}`);
+      if (r.kind !== 'applied' && r.kind !== 'already') throw new Error(`order ${orderNo}: ${r.kind}`);
     });
     const run: Handler = (event) => handler(event, lambdaContext({ timeoutMs: 30_000 }));
     const create = (pk: string, status = 'PENDING') => doc.send(new PutCommand({ TableName: orders, Item: { pk, status } }));
