@@ -154,7 +154,7 @@ export interface CommitDelivery {
  * A strategy as the single-event lifecycle uses it, built once per
  * middleware. Without `commit` the lifecycle claims the event before the
  * handler and settles the claim after it; with it, it claims nothing and
- * `handleEvent` runs the handler through `commit`.
+ * `eventBridgeHandler` runs the handler through `commit`.
  */
 export interface EventStrategy {
   /** The `strategy` of the log line. */

@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler } from '../../src/index.js';
 import { MissingKeyError } from '../../src/engine/errors.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import type { Strategy } from '../../src/batch/options.js';
@@ -38,7 +38,7 @@ async function rig(strategy: Strategy, hashKeys = false) {
       }),
     )
     .handler(
-      handleEvent<Paid, string>(async (event, { key, tx }) => {
+      eventBridgeHandler<Paid, string>(async (event, { key, tx }) => {
         runs.push(key);
         if (strategy === 'transaction') tx.put({ TableName: business, Item: { pk: `n#${runs.length}` } });
         return event.detail.blob ?? `done ${runs.length}`;

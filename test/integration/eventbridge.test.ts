@@ -12,7 +12,7 @@ import {
   DynamoDBIdempotencyStore,
   IdempotencyInProgressError,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   type EventBridgeIdempotencyOptions,
   transaction,
 } from '../../src/index.js';
@@ -203,7 +203,7 @@ describe('eventBridgeIdempotency', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
+        eventBridgeHandler<OrderPaid, { points: number }>(async (event, { tx }) => {
           const points = event.detail.amount;
           tx.put({
             TableName: business,

@@ -12,7 +12,7 @@ import {
   DynamoDBIdempotencyStore,
   eachRecord,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   jsonBody,
   sqsIdempotency,
   type SqsIdempotencyOptions,
@@ -116,7 +116,7 @@ describe('payload check under the transaction strategy', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
+        eventBridgeHandler<OrderPaid, { points: number }>(async (event, { tx }) => {
           tx.put({ TableName: business, Item: { pk: `ledger#${event.detail.orderNo}`, points: event.detail.amount } });
           return { points: event.detail.amount };
         }),

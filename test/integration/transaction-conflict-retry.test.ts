@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { TransactionRetryableError, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import { TransactionRetryableError, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
 import { eventBridgeEvent, injectDynamoDBFaults, lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import type { DynamoDBFaultRule } from '../../src/testing/dynamodb-faults.js';
@@ -89,7 +89,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
 
-describe('EventBridge, handleEvent: TransactionConflict', () => {
+describe('EventBridge, eventBridgeHandler: TransactionConflict', () => {
   async function eventSetup() {
     const { h, business, balance } = await setup();
     let runs = 0;
@@ -104,7 +104,7 @@ describe('EventBridge, handleEvent: TransactionConflict', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (_event, { tx }) => {
+        eventBridgeHandler<OrderPaid, { points: number }>(async (_event, { tx }) => {
           runs += 1;
           tx.update({
             TableName: business,

@@ -26,7 +26,7 @@ import {
   dynamoDBStreamsIdempotency,
   eachRecord,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   jsonBody,
   kafkaIdempotency,
   kafkaValue,
@@ -166,7 +166,7 @@ describe('sqsIdempotency options', () => {
   });
 });
 
-describe('eventBridgeIdempotency and handleEvent', () => {
+describe('eventBridgeIdempotency and eventBridgeHandler', () => {
   it('types the key and payload callbacks from the event type argument', () => {
     const mw = eventBridgeIdempotency<OrderPaid>({
       store,
@@ -189,14 +189,14 @@ describe('eventBridgeIdempotency and handleEvent', () => {
     expectTypeOf(handler).returns.resolves.toEqualTypeOf<{ receiptId: string }>();
   });
 
-  it('handleEvent<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
-    const run = handleEvent(async (event: OrderPaid, ctx) => {
+  it('eventBridgeHandler<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
+    const run = eventBridgeHandler(async (event: OrderPaid, ctx) => {
       expectTypeOf(ctx).toEqualTypeOf<EventContext>();
       expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
       return { points: event.detail.amount };
     });
     expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
-    const explicit = handleEvent<OrderPaid, string>((event) => event.detail.orderNo);
+    const explicit = eventBridgeHandler<OrderPaid, string>((event) => event.detail.orderNo);
     expectTypeOf(explicit).returns.resolves.toBeString();
   });
 });

@@ -33,7 +33,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   readonly safetyMarginMs?: number;
   /**
    * Called when a duplicate is answered from the stored result (a replay,
-   * after a wait, or `handleEvent`'s transaction-strategy duplicate), with
+   * after a wait, or `eventBridgeHandler`'s transaction-strategy duplicate), with
    * that result (`undefined` with `storeResult: false`) and the duplicate
    * event; its return value is what the caller gets. Not called for a first run.
    */

@@ -11,7 +11,7 @@ import { claimAndDecide, decisionOutcome } from '../../engine/claim-decide.js';
 import { leaseDuration, safetyMargin } from '../../engine/lease.js';
 import type { EventStrategy } from '../../strategies/types.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
-import { invocationContext, type EventRun } from './handle-event.js';
+import { invocationContext, type EventRun } from './handler.js';
 import { ownerWait, type WaitPolicy } from '../../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../../engine/heartbeat.js';
 import { batchLine, safeLog } from '../../observe/log.js';
@@ -56,7 +56,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
   const { store, logger, onReplay, steps, payload, metrics } = config;
-  // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
+  // What a duplicate answered from the stored result returns (shared with eventBridgeHandler's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
@@ -172,10 +172,10 @@ export function eventIdempotency<TEvent extends object, TResult>(
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
         throw new TypeError(
-          `${owner}: strategy: transaction() needs the handler wrapped in handleEvent(), and no middleware after ${owner} may replace the Lambda context.`,
+          `${owner}: strategy: transaction() needs the handler wrapped in eventBridgeHandler(), and no middleware after ${owner} may replace the Lambda context.`,
         );
       }
-      // handleEvent answered a duplicate with the stored result: a replay too, though not an early one.
+      // eventBridgeHandler answered a duplicate with the stored result: a replay too, though not an early one.
       log(run, run.committed, run.committed.kind === 'duplicate', false);
       return;
     }

@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, type TransactionBuilder, transaction } from '../../../src/index.js';
+import { eventBridgeIdempotency, eventBridgeHandler, type TransactionBuilder, transaction } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
@@ -71,7 +71,7 @@ describe('acceptance: tx used after the handler returned', () => {
     expect(await lateItem()).toBeUndefined();
   });
 
-  it('handleEvent: a late tx.put throws instead of being dropped silently', async () => {
+  it('eventBridgeHandler: a late tx.put throws instead of being dropped silently', async () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
@@ -87,7 +87,7 @@ describe('acceptance: tx used after the handler returned', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, string>(async (_event, { tx }) => {
+        eventBridgeHandler<OrderPaid, string>(async (_event, { tx }) => {
           late = latePut(tx, business);
           return 'done';
         }),

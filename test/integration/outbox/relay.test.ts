@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, outboxRelay, transaction } from '../../../src/index.js';
+import { eventBridgeIdempotency, eventBridgeHandler, outboxRelay, transaction } from '../../../src/index.js';
 import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/outbox/relay.js';
 import type { RecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
@@ -142,7 +142,7 @@ describe('outboxRelay() on the real stream', () => {
     const consumer = middy<EventBridgeEvent<string, { outboxId: string }>>()
       .use(eventBridgeIdempotency({ store: h.store, consumer: 'points', key: (e) => (e.detail as { outboxId: string }).outboxId }))
       .handler(
-        handleEvent(async () => {
+        eventBridgeHandler(async () => {
           effects += 1;
         }),
       );

@@ -23,7 +23,7 @@ import {
   kinesisIdempotency,
   type TransactionBuilder,
   eachRecord,
-  handleEvent,
+  eventBridgeHandler,
   sqsIdempotency,
   transaction,
 } from '../../../src/index.js';
@@ -154,7 +154,10 @@ describe('code that messages suggest', () => {
           .handler(eachRecord((_r, { tx }) => use(tx)))(sqsEvent([record]), lambdaContext()),
       ),
       await txMessage((use) =>
-        handleEvent(async (_e, { tx }) => use(tx))(eventBridgeEvent({ detailType: 'Paid', source: 'shop', detail: {} }), lambdaContext()),
+        eventBridgeHandler(async (_e, { tx }) => use(tx))(
+          eventBridgeEvent({ detailType: 'Paid', source: 'shop', detail: {} }),
+          lambdaContext(),
+        ),
       ),
     ];
     const checked = messages.map((message) => {

@@ -8,12 +8,12 @@ import { handlerSignal, withSignal, type LeaseKeeper } from '../../engine/heartb
 import type { OwnedRecord } from '../../engine/settle.js';
 import type { EventStrategy } from '../../strategies/types.js';
 
-/** State of one EventBridge invocation, shared by the middleware and `handleEvent`. */
+/** State of one EventBridge invocation, shared by the middleware and `eventBridgeHandler`. */
 export interface EventRun {
   readonly consumer: string;
   owned: OwnedRecord;
   readonly startedAt: number;
-  /** The strategy's steps: with `commit`, `handleEvent` runs the handler through it. */
+  /** The strategy's steps: with `commit`, `eventBridgeHandler` runs the handler through it. */
   readonly steps: EventStrategy;
   /** Transaction strategy: how the commit went. */
   committed: RecordOutcome | undefined;
@@ -48,11 +48,11 @@ export interface EventContext {
 // replaces the event leaves it in place.
 const RUN = Symbol("effectively-once: this invocation's event run");
 
-/** The Lambda context as this invocation's handler sees it: the caller's, that also answers this invocation's run to `handleEvent`. */
+/** The Lambda context as this invocation's handler sees it: the caller's, that also answers this invocation's run to `eventBridgeHandler`. */
 export const invocationContext = <C extends object>(context: C, run: EventRun): C => contextWith(context, RUN, run);
 
 const noTx = disabledTransaction(
-  'use eventBridgeIdempotency({ strategy: transaction() }) in front of handleEvent, and no middleware between them that replaces the Lambda context.',
+  'use eventBridgeIdempotency({ strategy: transaction() }) in front of eventBridgeHandler, and no middleware between them that replaces the Lambda context.',
 );
 
 /**
@@ -67,7 +67,7 @@ const noTx = disabledTransaction(
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { EventBridgeEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from 'effectively-once';
+ * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from 'effectively-once';
  *
  * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; points: number }>;
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
@@ -75,7 +75,7 @@ const noTx = disabledTransaction(
  *
  * export const handler = middy<OrderPaid, void>()
  *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: transaction(), key: (e) => e.detail.orderNo }))
- *   .handler(handleEvent<OrderPaid, void>(async (event, { tx }) => {
+ *   .handler(eventBridgeHandler<OrderPaid, void>(async (event, { tx }) => {
  *     tx.update({
  *       TableName: 'points',
  *       Key: { pk: `customer#${event.detail.customerId}` },
@@ -85,12 +85,12 @@ const noTx = disabledTransaction(
  *   }));
  * ```
  */
-export function handleEvent<TEvent extends { readonly id?: string }, TResult>(
+export function eventBridgeHandler<TEvent extends { readonly id?: string }, TResult>(
   fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
 ): (event: TEvent, context: Context, options?: { readonly signal?: AbortSignal }) => Promise<TResult> {
-  if (typeof fn !== 'function') throw new TypeError('handleEvent: the argument must be a function.');
+  if (typeof fn !== 'function') throw new TypeError('eventBridgeHandler: the argument must be a function.');
   // `options`: Middy's third argument, `{ signal }`, aborted when it answers at its early timeout.
-  return async function handleEventHandler(event: TEvent, context: Context, options?: unknown): Promise<TResult> {
+  return async function eventBridgeHandlerCall(event: TEvent, context: Context, options?: unknown): Promise<TResult> {
     const run = stateOf<EventRun>(context, RUN);
     const commit = run?.steps.commit;
     const middy = handlerSignal(options);
