@@ -63,6 +63,7 @@ function oursTransaction(env: VariantEnv, strategy: OursStrategy, cacheEntries?:
     strategy,
     ...(cacheEntries === undefined ? {} : { cacheEntries }),
     effect: (e, { tx }) => {
+      if (tx === undefined) throw new Error('eachRecord.inTransaction hands tx');
       tx.update(addPointsUpdate(env.tables.business, e));
     },
   });

@@ -78,7 +78,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
       }),
     )
     .handler(
-      eachRecord((record, { tx }) => {
+      eachRecord.inTransaction((record, { tx }) => {
         const payment = parsePayment(jsonBody(record));
         tx.transition({
           tableName: tables.orders,

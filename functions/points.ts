@@ -93,7 +93,7 @@ export function createPointsHandler(deps: PointsDeps) {
       }),
     )
     .handler(
-      eventBridgeHandler(async (event: EventBridgeEvent<string, unknown>, { tx }): Promise<PointsAwarded> => {
+      eventBridgeHandler.inTransaction(async (event: EventBridgeEvent<string, unknown>, { tx }): Promise<PointsAwarded> => {
         const { orderNo, customerId, amount } = parseOrderPaid(event.detail);
         const points = pointsFor(amount);
         const at = now();

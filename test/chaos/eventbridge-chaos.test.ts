@@ -35,7 +35,7 @@ describe('chaos: EventBridge async retries with crashes, failures and re-publish
         }),
       )
       .handler(
-        eventBridgeHandler<OrderPaid, { awarded: number }>(async (event, { tx, key }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, { awarded: number }>(async (event, { tx, key }) => {
           if (key.endsWith('3')) transient.hit(key);
           await crash.hit();
           const awarded = Math.floor(event.detail.amount / 10);

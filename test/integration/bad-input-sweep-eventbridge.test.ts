@@ -38,11 +38,16 @@ async function rig(strategy: Strategy, hashKeys = false) {
       }),
     )
     .handler(
-      eventBridgeHandler<Paid, string>(async (event, { key, tx }) => {
-        runs.push(key);
-        if (strategy === 'transaction') tx.put({ TableName: business, Item: { pk: `n#${runs.length}` } });
-        return event.detail.blob ?? `done ${runs.length}`;
-      }),
+      strategy === 'transaction'
+        ? eventBridgeHandler.inTransaction<Paid, string>(async (event, { key, tx }) => {
+            runs.push(key);
+            tx.put({ TableName: business, Item: { pk: `n#${runs.length}` } });
+            return event.detail.blob ?? `done ${runs.length}`;
+          })
+        : eventBridgeHandler<Paid, string>(async (event, { key }) => {
+            runs.push(key);
+            return event.detail.blob ?? `done ${runs.length}`;
+          }),
     );
   const invoke = (event: unknown) => handler(event as Paid, lambdaContext({ functionName: 'sweep-fn', timeoutMs: 30_000 }));
   const count = async (name: string) => (await doc.send(new ScanCommand({ TableName: name, Select: 'COUNT' }))).Count ?? -1;

@@ -46,7 +46,7 @@ async function setup(between: (request: Request<OrderPaid, string>) => void | Pr
     )
     .before(between)
     .handler(
-      eventBridgeHandler<OrderPaid, string>(async (event, { key, tx }) => {
+      eventBridgeHandler.inTransaction<OrderPaid, string>(async (event, { key, tx }) => {
         tx.put({ TableName: orders, Item: { pk: event.detail.orderNo, committedUnderKey: key } });
         return key;
       }),
@@ -99,7 +99,7 @@ describe('overlapping EventBridge invocations sharing one context (transaction s
     });
     const paid = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'C' } });
     await expect(handler(paid, lambdaContext({ functionName: 'orders', timeoutMs: 30_000 }))).rejects.toThrow(
-      /no middleware between them that replaces the Lambda context/,
+      /eventBridgeHandler\.inTransaction: .*a middleware between them replaced the Lambda context/,
     );
     expect({ item: await item('C'), record: await record('C') }).toEqual({ item: undefined, record: undefined });
   });

@@ -135,7 +135,7 @@ describe('results DynamoDB cannot store (claim strategy, storeResult)', () => {
         }),
       )
       .handler(
-        eachRecord(async (_r, { tx, key }) => {
+        eachRecord.inTransaction(async (_r, { tx, key }) => {
           tx.put({ TableName: points, Item: { pk: `order#${key}` } });
           return { id: 1e16 };
         }),
@@ -190,7 +190,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
         }),
       )
       .handler(
-        eachRecord(async (_r, { tx }) => {
+        eachRecord.inTransaction(async (_r, { tx }) => {
           tx.put({ TableName: audit, Item: { pk: 'a1' } });
           tx.transition(input);
         }),

@@ -144,7 +144,7 @@ describe('a table that does not exist', () => {
         }),
       )
       .handler(
-        eachRecord((_r, { key, tx }) => {
+        eachRecord.inTransaction((_r, { key, tx }) => {
           tx.put({ TableName: key === 'gone' ? 'no-such-business-table' : business, Item: { pk: key } });
         }),
       );

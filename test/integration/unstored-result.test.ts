@@ -93,7 +93,7 @@ describe('eventBridgeIdempotency: a result that cannot be stored', () => {
         }),
       )
       .handler(
-        eventBridgeHandler<OrderPaid, string>(async (event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, string>(async (event, { tx }) => {
           tx.put({ TableName: business, Item: { pk: event.detail.orderNo } });
           return huge();
         }),

@@ -77,7 +77,7 @@ describe('eachRecord and RecordHandler', () => {
       expectTypeOf(ctx).toEqualTypeOf<RecordContext>();
       expectTypeOf(ctx.key).toBeString();
       expectTypeOf(ctx.attempt).toBeNumber();
-      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).not.toHaveProperty('tx');
       expectTypeOf(ctx.context).toEqualTypeOf<Context>();
       return { receipt: record.messageId };
     });
@@ -104,7 +104,7 @@ describe('eachRecord and RecordHandler', () => {
     // Through Middy, with no annotation: the record is the SQS record.
     middy<SQSEvent, SQSBatchResponse>()
       .use(sqsIdempotency({ store, key: (r) => r.messageId }))
-      .handler(eachRecord(async (record, { tx }) => expectTypeOf(record).toEqualTypeOf<SQSRecord>() && tx));
+      .handler(eachRecord(async (record) => expectTypeOf(record).toEqualTypeOf<SQSRecord>()));
   });
 
   it('serves Kafka: behind kafkaIdempotency the record is a KafkaRecord and the response Kafka’s, with no type argument', () => {
@@ -192,12 +192,55 @@ describe('eventBridgeIdempotency and eventBridgeHandler', () => {
   it('eventBridgeHandler<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
     const run = eventBridgeHandler(async (event: OrderPaid, ctx) => {
       expectTypeOf(ctx).toEqualTypeOf<EventContext>();
-      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).not.toHaveProperty('tx');
       return { points: event.detail.amount };
     });
     expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
     const explicit = eventBridgeHandler<OrderPaid, string>((event) => event.detail.orderNo);
     expectTypeOf(explicit).returns.resolves.toBeString();
+  });
+});
+
+describe('tx only where the strategy provides it: the inTransaction runners', () => {
+  it('eachRecord: ctx.tx is a type error; eachRecord.inTransaction: ctx.tx is the TransactionBuilder', () => {
+    eachRecord(async (_record, ctx) => {
+      // @ts-expect-error eachRecord's handler is handed no tx (under transaction() it commits the idempotency record alone)
+      void ctx.tx;
+    });
+    // @ts-expect-error nor when destructured
+    eachRecord(async (_record, { tx }) => tx);
+    const handler = eachRecord.inTransaction(async (record, ctx) => {
+      expectTypeOf(record).toEqualTypeOf<SQSRecord>();
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).toMatchTypeOf<RecordContext>();
+    });
+    expectTypeOf(handler).toEqualTypeOf<(event: SQSEvent, context: Context, options?: MiddyOptions) => Promise<SQSBatchResponse>>();
+    expectTypeOf(
+      eachRecord.inTransaction<{ receipt: string }>(async (record, { tx }) => ({ receipt: `${record.messageId}${tx.size}` })),
+    ).returns.resolves.toEqualTypeOf<SQSBatchResponse>();
+  });
+
+  it('eachRecord.inTransaction follows the record type through Middy as eachRecord does (Kafka)', () => {
+    // Types only: `store` here holds no commit, so the middleware is built without transaction().
+    middy<KafkaEvent, KafkaBatchResponse>()
+      .use(kafkaIdempotency({ store, key: (r) => kafkaValue<Order>(r, 'json').orderNo }))
+      .handler(
+        eachRecord.inTransaction(async (record, { tx }) => {
+          expectTypeOf(record).toEqualTypeOf<KafkaRecord>();
+          expectTypeOf(tx).toEqualTypeOf<TransactionBuilder>();
+        }),
+      );
+  });
+
+  it('eventBridgeHandler: ctx.tx is a type error; eventBridgeHandler.inTransaction: ctx.tx is the TransactionBuilder', () => {
+    // @ts-expect-error eventBridgeHandler's handler is handed no tx
+    eventBridgeHandler(async (_event: OrderPaid, { tx }) => tx);
+    const run = eventBridgeHandler.inTransaction(async (event: OrderPaid, ctx) => {
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).toMatchTypeOf<EventContext>();
+      return { points: event.detail.amount };
+    });
+    expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
   });
 });
 

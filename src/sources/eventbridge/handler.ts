@@ -3,7 +3,7 @@ import type { RecordOutcome } from '../../engine/outcomes.js';
 import type { TransactionBuilder } from '../../strategies/transaction/builder.js';
 import { remainingTime } from '../../engine/time.js';
 import { contextWith, stateOf } from '../../engine/invocation-context.js';
-import { disabledTransaction } from '../../strategies/disabled-tx.js';
+import { notInTransaction } from '../../batch/runner-link.js';
 import { handlerSignal, withSignal, type LeaseKeeper } from '../../engine/heartbeat.js';
 import type { OwnedRecord } from '../../engine/settle.js';
 import type { EventStrategy } from '../../strategies/types.js';
@@ -29,8 +29,6 @@ export interface EventRun {
 export interface EventContext {
   /** The business key (the event id when no middleware is in front). */
   readonly key: string;
-  /** Transaction builder (`strategy: transaction()` only; otherwise using it throws). */
-  readonly tx: TransactionBuilder;
   readonly context: Context;
   /**
    * Aborts at Middy's early timeout (`timeoutEarlyInMillis`, with the reason
@@ -39,6 +37,15 @@ export interface EventContext {
    * it for a whole lease: stop before applying the effect.
    */
   readonly signal: AbortSignal;
+}
+
+/**
+ * What a handler of `eventBridgeHandler.inTransaction` receives: the
+ * {@link EventContext} and `tx`, whose writes commit in one
+ * `TransactWriteItems` with the idempotency record (`strategy: transaction()`).
+ */
+export interface TransactionEventContext extends EventContext {
+  readonly tx: TransactionBuilder;
 }
 
 // The run travels with the invocation's own view of the Lambda context
@@ -51,15 +58,49 @@ const RUN = Symbol("effectively-once: this invocation's event run");
 /** The Lambda context as this invocation's handler sees it: the caller's, that also answers this invocation's run to `eventBridgeHandler`. */
 export const invocationContext = <C extends object>(context: C, run: EventRun): C => contextWith(context, RUN, run);
 
-const noTx = disabledTransaction(
-  'use eventBridgeIdempotency({ strategy: transaction() }) in front of eventBridgeHandler, and no middleware between them that replaces the Lambda context.',
-);
+const OWNER = 'eventBridgeHandler';
 
 /**
- * Wraps an EventBridge handler so it receives `{ key, tx, context }`. With
- * the transaction strategy, the writes added to `tx` commit in one
- * `TransactWriteItems` with the idempotency record when the handler returns;
- * a duplicate returns the first delivery's stored result (through `onReplay` when set).
+ * Wraps an EventBridge handler so it receives `{ key, context, signal }`
+ * besides the event. Behind `eventBridgeIdempotency` a duplicate returns the
+ * first delivery's stored result (through `onReplay` when set) without
+ * running it. For the transaction strategy use
+ * `eventBridgeHandler.inTransaction`, whose handler also gets `tx`; this one
+ * under `strategy: transaction()` commits the idempotency record alone.
+ *
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import type { EventBridgeEvent } from 'aws-lambda';
+ * import { eventBridgeHandler, eventBridgeIdempotency, type IdempotencyStore } from 'effectively-once';
+ *
+ * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; email: string }>;
+ * declare const store: IdempotencyStore; // a DynamoDBClaimStore
+ * declare function sendReceipt(email: string, orderNo: string): Promise<string>;
+ *
+ * export const handler = middy<OrderPaid, string>()
+ *   .use(eventBridgeIdempotency<OrderPaid>({ store, key: (e) => e.detail.orderNo }))
+ *   .handler(eventBridgeHandler<OrderPaid, string>(async (event, { signal }) => {
+ *     signal.throwIfAborted();
+ *     return sendReceipt(event.detail.email, event.detail.orderNo); // a duplicate gets this stored result
+ *   }));
+ * ```
+ */
+export function eventBridgeHandler<TEvent extends { readonly id?: string }, TResult>(
+  fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
+): (event: TEvent, context: Context, options?: { readonly signal?: AbortSignal }) => Promise<TResult> {
+  if (typeof fn !== 'function') throw new TypeError(`${OWNER}: the argument must be a function.`);
+  return eventHandler<TEvent, TResult>(fn, false);
+}
+
+/**
+ * {@link eventBridgeHandler} for the transaction strategy: the handler is
+ * also handed `tx`, a `TransactionBuilder` whose writes commit in one
+ * `TransactWriteItems` with the idempotency record when it returns; a
+ * duplicate returns the first delivery's stored result (through `onReplay`
+ * when set). Only there does a handler get `tx`. Behind a middleware whose
+ * strategy is not `transaction()`, or none, it throws a `TypeError` naming
+ * both fixes before the handler runs.
  *
  * @example
  * ```ts
@@ -67,7 +108,7 @@ const noTx = disabledTransaction(
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { EventBridgeEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from 'effectively-once';
+ * import { DynamoDBIdempotencyStore, eventBridgeHandler, eventBridgeIdempotency, transaction } from 'effectively-once';
  *
  * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string; customerId: string; points: number }>;
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
@@ -75,7 +116,7 @@ const noTx = disabledTransaction(
  *
  * export const handler = middy<OrderPaid, void>()
  *   .use(eventBridgeIdempotency<OrderPaid>({ store, strategy: transaction(), key: (e) => e.detail.orderNo }))
- *   .handler(eventBridgeHandler<OrderPaid, void>(async (event, { tx }) => {
+ *   .handler(eventBridgeHandler.inTransaction<OrderPaid, void>(async (event, { tx }) => {
  *     tx.update({
  *       TableName: 'points',
  *       Key: { pk: `customer#${event.detail.customerId}` },
@@ -85,22 +126,45 @@ const noTx = disabledTransaction(
  *   }));
  * ```
  */
-export function eventBridgeHandler<TEvent extends { readonly id?: string }, TResult>(
-  fn: (event: TEvent, ctx: EventContext) => Promise<TResult> | TResult,
+function inTransaction<TEvent extends { readonly id?: string }, TResult>(
+  fn: (event: TEvent, ctx: TransactionEventContext) => Promise<TResult> | TResult,
 ): (event: TEvent, context: Context, options?: { readonly signal?: AbortSignal }) => Promise<TResult> {
-  if (typeof fn !== 'function') throw new TypeError('eventBridgeHandler: the argument must be a function.');
+  if (typeof fn !== 'function') throw new TypeError(`${OWNER}.inTransaction: the argument must be a function.`);
+  return eventHandler<TEvent, TResult>(fn, true);
+}
+
+eventBridgeHandler.inTransaction = inTransaction;
+
+/** Either handler: `tx` in the context only for `inTransaction` (a `TransactionEventContext` handler). */
+type AnyEventHandler<TEvent, TResult> =
+  | ((event: TEvent, ctx: EventContext) => Promise<TResult> | TResult)
+  | ((event: TEvent, ctx: TransactionEventContext) => Promise<TResult> | TResult);
+
+function eventHandler<TEvent extends { readonly id?: string }, TResult>(
+  handler: AnyEventHandler<TEvent, TResult>,
+  withTx: boolean,
+): (event: TEvent, context: Context, options?: unknown) => Promise<TResult> {
+  // Called only with the context its kind takes: `tx` in it exactly when `withTx`.
+  const fn = handler as (event: TEvent, ctx: EventContext | TransactionEventContext) => Promise<TResult> | TResult;
   // `options`: Middy's third argument, `{ signal }`, aborted when it answers at its early timeout.
   return async function eventBridgeHandlerCall(event: TEvent, context: Context, options?: unknown): Promise<TResult> {
     const run = stateOf<EventRun>(context, RUN);
     const commit = run?.steps.commit;
     const middy = handlerSignal(options);
+    if (withTx && commit === undefined) {
+      const unseen = ' (or a middleware between them replaced the Lambda context)';
+      throw new TypeError(notInTransaction(OWNER, 'eventBridgeIdempotency', run !== undefined, unseen));
+    }
     if (run === undefined || commit === undefined) {
-      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', tx: noTx, context }, run?.keeper?.signal, middy));
+      return fn(event, withSignal({ key: run?.owned.key ?? event.id ?? '', context }, run?.keeper?.signal, middy));
     }
     const { consumer, owned } = run;
     const timeLeftMs = () => remainingTime(context) - run.safetyMarginMs;
-    const handler = async (tx: TransactionBuilder) => fn(event, withSignal({ key: owned.key, tx, context }, middy));
-    const outcome = await commit({ ...owned, consumer }, handler, timeLeftMs);
+    const base = { key: owned.key, context };
+    // Without inTransaction the commit writes the idempotency record alone.
+    const runHandler = async (tx: TransactionBuilder | undefined) =>
+      fn(event, withSignal(withTx && tx !== undefined ? { ...base, tx } : base, middy));
+    const outcome = await commit({ ...owned, consumer }, runHandler, timeLeftMs);
     run.committed = outcome;
     switch (outcome.kind) {
       case 'completed':

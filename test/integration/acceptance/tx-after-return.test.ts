@@ -38,7 +38,7 @@ describe('acceptance: tx used after the handler returned', () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     let late: Promise<string> | undefined;
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_record, { tx }) => {
         // Not awaited: runs after the handler returned and the commit was sent.
         late = latePut(tx, business);
@@ -58,7 +58,7 @@ describe('acceptance: tx used after the handler returned', () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     let late: Promise<string> | undefined;
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_record, { tx }) => {
         late = latePut(tx, business);
         throw new Error('boom');
@@ -87,7 +87,7 @@ describe('acceptance: tx used after the handler returned', () => {
         }),
       )
       .handler(
-        eventBridgeHandler<OrderPaid, string>(async (_event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, string>(async (_event, { tx }) => {
           late = latePut(tx, business);
           return 'done';
         }),

@@ -4,7 +4,7 @@ import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { eventBridgeIdempotency, eventBridgeHandler, outboxRelay, transaction } from '../../../src/index.js';
 import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/outbox/relay.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -209,10 +209,10 @@ describe('outboxRelay() on the real stream', () => {
       },
       'sorted',
     );
-    const emit: RecordHandler = (_r, { key, tx }) => {
+    const emit: TransactionRecordHandler = (_r, { key, tx }) => {
       tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table, sortKeyAttribute: 'sk' });
     };
-    await h.handler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
+    await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
     const bus = fakeEventBridge();
     expect(await outboxRelay({ eventBridge: bus.client, client: doc })(await readStream(client, table))).toEqual({ batchItemFailures: [] });
     expect(bus.published.map((e) => detailOf(e).orderNo)).toEqual(['k0']);

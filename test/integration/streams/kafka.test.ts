@@ -22,13 +22,15 @@ import {
   type KafkaBatchResponse,
   type KafkaEvent,
   type KafkaRecord,
+  type RecordContext,
+  type TransactionBuilder,
 } from '../../../src/index.js';
 import type { Strategy } from '../../../src/batch/options.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';
 import { kafkaEvent, lambdaContext } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
-import { strategyOf } from '../../support/strategy.js';
+import { runner, strategyOf } from '../../support/strategy.js';
 
 const { client, doc } = testDynamo();
 
@@ -78,7 +80,7 @@ async function setup(strategy: Strategy) {
       }),
     )
     .handler(
-      eachRecord(async (record: KafkaRecord, { key, tx }) => {
+      runner(strategy)(async (record: KafkaRecord, { key, tx }: RecordContext & { readonly tx?: TransactionBuilder }) => {
         runs.push(`${record.partition}:${key}`);
         const left = failing.get(key) ?? 0;
         if (left > 0) {
@@ -91,7 +93,7 @@ async function setup(strategy: Strategy) {
           UpdateExpression: 'ADD applied :one',
           ExpressionAttributeValues: { ':one': 1 },
         };
-        if (strategy === 'transaction') tx.update(effect);
+        if (tx !== undefined) tx.update(effect);
         else await doc.send(new UpdateCommand(effect));
       }),
     );
