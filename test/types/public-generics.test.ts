@@ -43,6 +43,10 @@ import {
   type SqsIdempotencyOptions,
   type TransactionBuilder,
   claim,
+  withRedisFilter,
+  type DynamoDBIdempotencyStore,
+  type RedisFilter,
+  type TransactionalIdempotencyStore,
 } from '../../src/index.js';
 import type { BusinessKey } from '../../src/engine/keys.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
@@ -282,6 +286,20 @@ describe('transition and versionedUpdate', () => {
       }
     };
     expectTypeOf(narrow).parameter(0).toHaveProperty('kind').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+  });
+});
+
+describe('withRedisFilter', () => {
+  it('returns the exported RedisFilter over the store given (with commit when that store has it)', () => {
+    const redis = { sendCommand: async () => null };
+    expectTypeOf(withRedisFilter(store, { redis })).toEqualTypeOf<RedisFilter<IdempotencyStore>>();
+    expectTypeOf<ReturnType<typeof filtered>>().toEqualTypeOf<RedisFilter<DynamoDBIdempotencyStore> & TransactionalIdempotencyStore>();
+    expectTypeOf<ReturnType<typeof filtered>['inner']>().toEqualTypeOf<DynamoDBIdempotencyStore>();
+    expect(withRedisFilter(store, { redis }).counts().misses).toBe(0);
+    // Types only (no table behind it).
+    function filtered(inner: DynamoDBIdempotencyStore) {
+      return withRedisFilter(inner, { redis });
+    }
   });
 });
 
