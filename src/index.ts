@@ -47,14 +47,13 @@ export { kafkaValue, kafkaHeaders } from './sources/kafka/kafka.js';
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
 export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';
-export type { DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
+export type { DynamoDBClaimStoreOptions, DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
 export type { IdempotencyStore, TransactionalIdempotencyStore } from './engine/store.js';
-// Redis / Valkey (no client is imported: bring node-redis or iovalkey through a RedisConnection)
+// Redis / Valkey (no client is imported: bring node-redis or iovalkey through the one-method `redis` option)
 export { RedisIdempotencyStore } from './stores/redis/store.js';
 export type { RedisIdempotencyStoreOptions } from './stores/redis/options.js';
 export { withRedisFilter } from './stores/redis/filter.js';
 export type { RedisFilter } from './stores/redis/filter.js';
-export type { RedisConnection } from './stores/redis/connection.js';
 
 // Transactions, state machines, the outbox
 export { TransactionBuilder } from './strategies/transaction/builder.js';

@@ -44,6 +44,11 @@ import {
   type TransactionBuilder,
   claim,
   withRedisFilter,
+  type DynamoDBClaimStore,
+  type DynamoDBClaimStoreOptions,
+  type DynamoDBIdempotencyStoreOptions,
+  type RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
   type DynamoDBIdempotencyStore,
   type RedisFilter,
   type TransactionalIdempotencyStore,
@@ -286,6 +291,15 @@ describe('transition and versionedUpdate', () => {
       }
     };
     expectTypeOf(narrow).parameter(0).toHaveProperty('kind').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+  });
+});
+
+describe('store options', () => {
+  it("each store takes its own options type; the transactional store's extend the claim store's", () => {
+    expectTypeOf<ConstructorParameters<typeof DynamoDBClaimStore>[0]>().toEqualTypeOf<DynamoDBClaimStoreOptions>();
+    expectTypeOf<ConstructorParameters<typeof DynamoDBIdempotencyStore>[0]>().toEqualTypeOf<DynamoDBIdempotencyStoreOptions>();
+    expectTypeOf<DynamoDBIdempotencyStoreOptions>().toMatchTypeOf<DynamoDBClaimStoreOptions>();
+    expectTypeOf<ConstructorParameters<typeof RedisIdempotencyStore>[0]>().toEqualTypeOf<RedisIdempotencyStoreOptions>();
   });
 });
 

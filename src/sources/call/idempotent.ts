@@ -145,10 +145,10 @@ function argumentsPayload(...args: readonly unknown[]): unknown {
  * ```ts
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { DynamoDBIdempotencyStore, idempotent } from 'effectively-once';
+ * import { DynamoDBClaimStore, idempotent } from 'effectively-once';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * async function refund(orderNo: string, cents: number): Promise<{ refundId: string }> {
  *   return { refundId: `r-${orderNo}-${cents}` }; // call the payment provider here

@@ -90,11 +90,11 @@ const eventBridgeSource: EventSource = {
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { EventBridgeEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eventBridgeIdempotency } from 'effectively-once';
+ * import { DynamoDBClaimStore, eventBridgeIdempotency } from 'effectively-once';
  *
  * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<OrderPaid, { sent: boolean }>()
  *   .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 'mailer', key: (e) => e.detail.orderNo }))
