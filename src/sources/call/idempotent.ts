@@ -5,7 +5,7 @@ import { leaseDuration, type LeaseOptions, type LeasePolicy } from '../../engine
 import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../../engine/record.js';
 import { heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
-import { ownerWait, waitRule, type WaitPolicy } from '../../engine/wait.js';
+import { ownerWait, waitRule, type WaitOptions, type WaitPolicy } from '../../engine/wait.js';
 import { commonRules, leaseBoundsRule, recordRules } from '../../batch/options.js';
 import { isStrategy } from '../../strategies/types.js';
 import type { ClaimStrategy } from '../../strategies/claim/claim.js';
@@ -46,7 +46,7 @@ export interface IdempotentOptions<TArgs extends readonly unknown[]> {
   /** A call whose key another call holds: throw `IdempotencyInProgressError` (default) or wait for its result. */
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of that wait, ms (default: at most 30 s, polling from 100 ms doubling to 2 s). */
-  readonly wait?: Partial<WaitPolicy>;
+  readonly wait?: WaitOptions;
   /**
    * Lambda durable functions (a `DurableContext` among the arguments): the
    * lease of the execution's claim, ms. Default 366 days, the longest an

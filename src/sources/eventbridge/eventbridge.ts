@@ -10,7 +10,7 @@ import type { BusinessKey } from '../../engine/keys.js';
 import type { AutoMargin } from '../../engine/lease.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import { eventIdempotency } from './lifecycle.js';
-import { waitRule, type WaitPolicy } from '../../engine/wait.js';
+import { waitRule, type WaitOptions, type WaitPolicy } from '../../engine/wait.js';
 import { commonDefaults, commonRules, recordRules, resolveMiddlewareOptions, type CommonIdempotencyOptions } from '../../batch/options.js';
 import { defaultClaim } from '../../strategies/claim/steps.js';
 import type { EventSource } from '../../engine/source.js';
@@ -28,7 +28,7 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   /** An unexpired in-progress duplicate: throw `IdempotencyInProgressError` (default) or wait for its result. */
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of the wait with `inProgress: 'wait'` (ms). */
-  readonly wait?: Partial<WaitPolicy>;
+  readonly wait?: WaitOptions;
   /** Time kept free when waiting or retrying a cancelled commit (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
   /**
