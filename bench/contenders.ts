@@ -20,6 +20,7 @@ import {
   sqsIdempotency,
   type BatchLogger,
   type RecordContext,
+  type TransactionBuilder,
   type SqsIdempotencyOptions,
 } from '../src/index.js';
 import type { LeasePolicy } from '../src/engine/lease.js';
@@ -29,8 +30,8 @@ import type { OrderPaid } from './workload.js';
 /** An SQS batch handler as Lambda calls it. */
 export type BatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
-/** The per-record effect under our middleware (gets `tx` for the transaction strategy). */
-export type OursEffect = (event: OrderPaid, ctx: RecordContext) => Promise<void> | void;
+/** The per-record effect under our middleware (gets `tx` for the transaction strategy: it runs in `eachRecord.inTransaction`). */
+export type OursEffect = (event: OrderPaid, ctx: RecordContext & { readonly tx?: TransactionBuilder }) => Promise<void> | void;
 /** The per-record effect under Powertools or with no idempotency. */
 export type PlainEffect = (event: OrderPaid, messageId: string) => Promise<void> | void;
 
@@ -114,12 +115,11 @@ export function oursHandler(options: OursOptions): BatchHandler {
   const { effect } = options;
   const handler = middyFor(options).use(middleware);
   for (const m of options.after ?? []) handler.use(m);
-  return handler.handler(
-    eachRecord(async (record, ctx) => {
-      options.onEffect?.();
-      return effect(jsonBody<OrderPaid>(record), ctx);
-    }),
-  );
+  const run = async (record: SQSRecord, ctx: RecordContext & { readonly tx?: TransactionBuilder }) => {
+    options.onEffect?.();
+    return effect(jsonBody<OrderPaid>(record), ctx);
+  };
+  return handler.handler(strategy?.kind === 'transaction' ? eachRecord.inTransaction(run) : eachRecord(run));
 }
 
 export function powertoolsHandler(options: PowertoolsOptions): BatchHandler {

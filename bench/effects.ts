@@ -35,14 +35,14 @@ export async function addPoints(counted: CountedClient, table: string, event: Or
 
 /** Ours: the order's PENDING → PAID transition. */
 export function markPaidTransition(table: string, event: OrderPaid): TransitionInput {
-  return { table, key: { orderNo: event.orderNo }, from: 'PENDING', to: 'PAID', set: { points: pointsFor(event) } };
+  return { tableName: table, key: { orderNo: event.orderNo }, from: 'PENDING', to: 'PAID', set: { points: pointsFor(event) } };
 }
 
 /** Ours: applies the transition; a duplicate finds the order PAID (`already`) and is acknowledged. */
 export async function transitionToPaid(counted: CountedClient, table: string, event: OrderPaid): Promise<void> {
   const result = await transition(counted.doc, markPaidTransition(table, event));
-  if (result.outcome === 'conflict') throw new Error(`order ${event.orderNo} is ${String(result.item['status'])}`);
-  if (result.outcome === 'missing') throw new Error(`order ${event.orderNo} does not exist`);
+  if (result.kind === 'conflict') throw new Error(`order ${event.orderNo} is ${String(result.item['status'])}`);
+  if (result.kind === 'missing') throw new Error(`order ${event.orderNo} does not exist`);
 }
 
 /** Powertools: the same attributes written by a plain update (its idempotency layer is what prevents a second run). */

@@ -27,8 +27,8 @@ import {
   sqsIdempotency,
   withRedisFilter,
   type IdempotencyStore,
-  type RedisConnection,
 } from '../src/index.js';
+import type { RedisConnection } from '../src/stores/redis/connection.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../src/testing/index.js';
 import { countedClient, createVariantTables, type CountedClient } from './dynamo.js';
 import { markdownTable } from './format.js';

@@ -68,6 +68,7 @@ function oursTransaction(env: VariantEnv, strategy: OursStrategy, cacheEntries?:
     onBatchLine: env.onBatchLine,
     ...(cacheEntries === undefined ? {} : { cacheEntries }),
     effect: (e, { tx }) => {
+      if (tx === undefined) throw new Error('eachRecord.inTransaction hands tx');
       tx.update(addPointsUpdate(env.tables.business, e));
     },
   });

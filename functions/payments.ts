@@ -78,10 +78,10 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
       }),
     )
     .handler(
-      eachRecord((record, { tx }) => {
+      eachRecord.inTransaction((record, { tx }) => {
         const payment = parsePayment(jsonBody(record));
         tx.transition({
-          table: tables.orders,
+          tableName: tables.orders,
           key: { orderNo: payment.orderNo },
           from: 'PENDING',
           to: 'PAID',
@@ -91,7 +91,7 @@ export function createPaymentsHandler(deps: PaymentsDeps) {
         // The outbox item lives in the orders table (its stream feeds the relay), keyed by its outbox id.
         tx.outbox(
           { source: ORDER_EVENTS_SOURCE, detailType: ORDER_PAID, detail: { ...detail } },
-          { table: tables.orders, keyAttribute: 'orderNo' },
+          { tableName: tables.orders, keyAttribute: 'orderNo' },
         );
         return 'applied';
       }),

@@ -15,7 +15,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import {
   emfMetrics,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   transaction,
   type BatchLogger,
   type EventBridgeIdempotencyOptions,
@@ -93,7 +93,7 @@ export function createPointsHandler(deps: PointsDeps) {
       }),
     )
     .handler(
-      handleEvent(async (event: EventBridgeEvent<string, unknown>, { tx }): Promise<PointsAwarded> => {
+      eventBridgeHandler.inTransaction(async (event: EventBridgeEvent<string, unknown>, { tx }): Promise<PointsAwarded> => {
         const { orderNo, customerId, amount } = parseOrderPaid(event.detail);
         const points = pointsFor(amount);
         const at = now();

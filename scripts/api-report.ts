@@ -90,7 +90,15 @@ function describeSymbol(checker: ts.TypeChecker, name: string, symbol: ts.Symbol
   const kind = kindOf(symbol);
   const head = `${kind} ${name}${typeParams(checker, symbol)}`;
   switch (kind) {
-    case 'function':
+    case 'function': {
+      // A function with properties of its own (`eachRecord.inTransaction`) prints as `typeof name`: list its call
+      // signatures and its properties instead, so a change to either shows here.
+      const type = checker.getTypeOfSymbolAtLocation(symbol, at);
+      const own = members(checker, type, at, '  ');
+      if (own.length === 0) return [`${head}: ${checker.typeToString(type, at, FLAGS)}`];
+      const calls = type.getCallSignatures().map((sig) => `  ${checker.signatureToString(sig, at, FLAGS)}`);
+      return [head, ...calls, ...own];
+    }
     case 'const':
       return [`${head}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, at), at, FLAGS)}`];
     case 'type':

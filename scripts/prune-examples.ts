@@ -46,9 +46,28 @@ function publicDeclarations(program: ts.Program, entries: readonly string[]): Se
         nodes.add(decl);
         if (ts.isVariableDeclaration(decl)) nodes.add(decl.parent.parent);
       }
+      for (const decl of assignedProperties(checker, symbol)) nodes.add(decl);
     }
   }
   return nodes;
+}
+
+/**
+ * The declarations of the functions a public function carries as properties
+ * (`eachRecord.inTransaction = inTransaction`): public too, reached through
+ * the name they hang on.
+ */
+function assignedProperties(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Declaration[] {
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  const found: ts.Declaration[] = [];
+  target.exports?.forEach((member) => {
+    for (const decl of member.declarations ?? []) {
+      const assigned = ts.isBinaryExpression(decl.parent) ? decl.parent.right : undefined;
+      if (assigned === undefined || !ts.isIdentifier(assigned)) continue;
+      found.push(...(checker.getSymbolAtLocation(assigned)?.declarations ?? []));
+    }
+  });
+  return found;
 }
 
 /** One `@example` block: where it is and the lines of its comment it spans. */

@@ -18,8 +18,8 @@ export { eachRecord } from './sources/each-record.js';
 export type { RecordContext } from './batch/runner-link.js';
 export { eventBridgeIdempotency } from './sources/eventbridge/eventbridge.js';
 export type { EventBridgeIdempotencyOptions } from './sources/eventbridge/eventbridge.js';
-export { handleEvent } from './sources/eventbridge/handle-event.js';
-export type { EventContext } from './sources/eventbridge/handle-event.js';
+export { eventBridgeHandler } from './sources/eventbridge/handler.js';
+export type { EventContext } from './sources/eventbridge/handler.js';
 export { kinesisIdempotency } from './sources/streams/kinesis.js';
 export type { KinesisIdempotencyOptions } from './sources/streams/kinesis.js';
 export { dynamoDBStreamsIdempotency } from './sources/streams/dynamodb-streams.js';
@@ -47,13 +47,13 @@ export { kafkaValue, kafkaHeaders } from './sources/kafka/kafka.js';
 // Stores
 export { DynamoDBIdempotencyStore } from './stores/dynamodb/store.js';
 export { DynamoDBClaimStore } from './stores/dynamodb/claim-store.js';
-export type { DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
-export type { IdempotencyStore, StoreAnswer, TransactionalIdempotencyStore } from './engine/store.js';
-// Redis / Valkey (no client is imported: bring node-redis or iovalkey through a RedisConnection)
+export type { DynamoDBClaimStoreOptions, DynamoDBIdempotencyStoreOptions } from './stores/dynamodb/options.js';
+export type { IdempotencyStore, TransactionalIdempotencyStore } from './engine/store.js';
+// Redis / Valkey (no client is imported: bring node-redis or iovalkey through the one-method `redis` option)
 export { RedisIdempotencyStore } from './stores/redis/store.js';
 export type { RedisIdempotencyStoreOptions } from './stores/redis/options.js';
 export { withRedisFilter } from './stores/redis/filter.js';
-export type { RedisConnection } from './stores/redis/connection.js';
+export type { RedisFilter } from './stores/redis/filter.js';
 
 // Transactions, state machines, the outbox
 export { TransactionBuilder } from './strategies/transaction/builder.js';

@@ -86,7 +86,7 @@ function handlerFor(store: DynamoDBIdempotencyStore | ReturnType<typeof crashing
       }),
     )
     .handler(
-      eachRecord(async (record, { key, tx }) => {
+      eachRecord.inTransaction(async (record, { key, tx }) => {
         const { customer, amount } = jsonBody<{ customer: string; amount: number }>(record);
         tx.put({ TableName: business, Item: { pk: `ledger#${key}`, customer, amount }, ConditionExpression: 'attribute_not_exists(pk)' });
         tx.update({

@@ -63,9 +63,9 @@ export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): AsyncInv
       },
       attemptEnded: (_event, result) => {
         stats.inFlight -= 1;
-        if (result.outcome === 'timed-out') stats.timeouts += 1;
-        else if (result.outcome === 'crashed') stats.crashes += 1;
-        else if (result.outcome === 'threw') stats.handlerErrors += 1;
+        if (result.kind === 'timed-out') stats.timeouts += 1;
+        else if (result.kind === 'crashed') stats.crashes += 1;
+        else if (result.kind === 'threw') stats.handlerErrors += 1;
       },
       retrying: () => {
         stats.retried += 1;

@@ -98,7 +98,7 @@ export function startSqsMapping(options: SqsMappingOptions): SqsMapping {
       invoked: (event, result) => {
         stats.inFlight -= event.Records.length;
         options.onInvocation?.(event, result);
-        if (result.outcome !== 'returned') stats[OUTCOME_COUNTER[result.outcome]] += 1;
+        if (result.kind !== 'returned') stats[OUTCOME_COUNTER[result.kind]] += 1;
       },
       acknowledging: (_event, ids, receivedAt) => {
         if (Date.now() - receivedAt >= queue.visibilityTimeoutSeconds * 1000) stats.lateDeletes += ids.length;

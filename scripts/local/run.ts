@@ -145,8 +145,8 @@ function mapping(run: Run, queue: ConsumedQueue, name: 'payments' | 'notificatio
     ...run.hooks?.mapping(name),
     stats: run.stats[name],
     onInvocation: (event, result) => {
-      if (result.outcome === 'returned') return;
-      const why = result.outcome === 'timed-out' ? 'invocation timed out' : `invocation ${result.outcome}: ${String(result.error)}`;
+      if (result.kind === 'returned') return;
+      const why = result.kind === 'timed-out' ? 'invocation timed out' : `invocation ${result.kind}: ${String(result.error)}`;
       for (const r of event.Records) run.log.note(r.messageId, why);
     },
     // Now and then the poller "crashes" after the handler and before the delete: the batch comes back.

@@ -92,7 +92,7 @@ interface Job<TEvent, TResult> {
   readonly event: TEvent;
   readonly requestId: string;
   readonly enqueuedAt: number;
-  readonly outcomes: InvocationResult<TResult>['outcome'][];
+  readonly outcomes: InvocationResult<TResult>['kind'][];
   last: InvocationResult<TResult> | undefined;
   expired: boolean;
   readonly resolve: (report: AsyncInvocationReport<TEvent, TResult>) => void;
@@ -216,9 +216,9 @@ export class AsyncInvoker<TEvent, TResult> {
     });
     o.observer?.attemptStarted?.(job.event);
     job.last = await invoke(o.handler, copyOf(job.event), { context, timeoutMs, clock: this.#clock });
-    job.outcomes.push(job.last.outcome);
+    job.outcomes.push(job.last.kind);
     o.observer?.attemptEnded?.(job.event, job.last);
-    if (job.last.outcome === 'returned' || job.outcomes.length > (o.maxRetries ?? simDefaults.maxRetries)) return this.#finish(job);
+    if (job.last.kind === 'returned' || job.outcomes.length > (o.maxRetries ?? simDefaults.maxRetries)) return this.#finish(job);
     const wait = o.retryDelayMs?.(job.outcomes.length) ?? 0;
     o.observer?.retrying?.(job.event, wait);
     this.#later(job, wait);
@@ -254,7 +254,7 @@ export class AsyncInvoker<TEvent, TResult> {
     const { requestId, outcomes: attempts, last } = job;
     const base = { version: '1.0', timestamp: new Date(this.#clock.now()).toISOString(), requestPayload: job.event } as const;
     const context = { requestId, functionArn: this.#functionArn(), approximateInvokeCount: attempts.length };
-    if (last?.outcome === 'returned') {
+    if (last?.kind === 'returned') {
       const record: AsyncSuccessRecord<TEvent, TResult> = {
         ...base,
         requestContext: { ...context, condition: 'Success' },

@@ -53,14 +53,14 @@ export type AsyncInvocationReport<TEvent, TResult> =
   | {
       readonly outcome: 'succeeded';
       readonly requestId: string;
-      readonly attempts: readonly InvocationResult<TResult>['outcome'][];
+      readonly attempts: readonly InvocationResult<TResult>['kind'][];
       readonly result: TResult;
       readonly record: AsyncSuccessRecord<TEvent, TResult>;
     }
   | {
       readonly outcome: 'failed';
       readonly requestId: string;
-      readonly attempts: readonly InvocationResult<TResult>['outcome'][];
+      readonly attempts: readonly InvocationResult<TResult>['kind'][];
       /** The last attempt's error (undefined if the event expired before any attempt). */
       readonly error: unknown;
       readonly record: AsyncFailureRecord<TEvent>;
@@ -74,15 +74,15 @@ export type AsyncInvocationReport<TEvent, TResult> =
  * import { invoke } from 'effectively-once/testing';
  * import { lambdaErrorPayload } from './index.js';
  * const result = await invoke(async () => { throw new RangeError('bad amount'); }, {});
- * if (result.outcome !== 'returned') console.log(lambdaErrorPayload(result).errorType); // 'RangeError'
+ * if (result.kind !== 'returned') console.log(lambdaErrorPayload(result).errorType); // 'RangeError'
  * ```
  */
-export function lambdaErrorPayload(result: Exclude<InvocationResult<unknown>, { outcome: 'returned' }>): LambdaErrorPayload {
+export function lambdaErrorPayload(result: Exclude<InvocationResult<unknown>, { kind: 'returned' }>): LambdaErrorPayload {
   const requestId = result.context.awsRequestId;
-  if (result.outcome === 'timed-out') {
+  if (result.kind === 'timed-out') {
     return { errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: ${result.error.message}`, trace: [] };
   }
-  if (result.outcome === 'crashed') {
+  if (result.kind === 'crashed') {
     return {
       errorType: 'Runtime.ExitError',
       errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${result.error.message}`,

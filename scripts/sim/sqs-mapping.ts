@@ -132,7 +132,7 @@ export function idsToDelete(
   outcome: SqsHandlerResult,
   reportBatchItemFailures = true,
 ): { readonly ids: readonly string[]; readonly invalid: boolean } {
-  if (outcome.outcome !== 'returned') return { ids: [], invalid: false };
+  if (outcome.kind !== 'returned') return { ids: [], invalid: false };
   const v = verdict(
     event.Records.map((r) => r.messageId),
     outcome.value,
@@ -189,7 +189,7 @@ export async function runBatch(
   options.observer?.invoked?.(event, result);
   const base = { requestId: context.awsRequestId, messageIds, durationMs: result.durationMs };
   const none = { deleted: [], retained: messageIds, deleteRefused: [] };
-  if (result.outcome !== 'returned') return { outcome: result.outcome, error: result.error, ...base, ...none };
+  if (result.kind !== 'returned') return { outcome: result.kind, error: result.error, ...base, ...none };
   const v = verdict(messageIds, result.value, options.reportBatchItemFailures ?? true);
   if ('invalid' in v) return { outcome: 'invalid-response', error: v.invalid, ...base, ...none };
   const { ids } = v;

@@ -65,8 +65,7 @@ function verdict<TRecord>(
 ): Verdict & { report: StreamInvocationReport } {
   const sequenceNumbers = records.map(run.sequenceOf);
   const base = { shardId: run.shardId, sequenceNumbers };
-  if (result.outcome !== 'returned')
-    return { done: 0, error: result.error, report: { ...base, outcome: result.outcome, error: result.error } };
+  if (result.kind !== 'returned') return { done: 0, error: result.error, report: { ...base, outcome: result.kind, error: result.error } };
   if (!run.reportBatchItemFailures) return { done: records.length, report: { ...base, outcome: 'succeeded' } };
   let failed: Set<string>;
   try {

@@ -9,8 +9,7 @@ import { runLanes } from './schedule.js';
 import { isRefusal, type PlainSource } from '../engine/source.js';
 import { remainingTime } from '../engine/time.js';
 import type { NotStartedReason } from '../engine/settle.js';
-import { runnerFor, type BatchRunner, type HandlerCall, type RecordHandler } from './runner-link.js';
-import { disabledTransaction } from '../strategies/disabled-tx.js';
+import { notInTransaction, runnerFor, type BatchRunner, type HandlerCall, type RecordHandler } from './runner-link.js';
 import { handlerSignal, withSignal } from '../engine/heartbeat.js';
 import { errorParts } from '../engine/errors.js';
 
@@ -29,21 +28,27 @@ export type PlainSourceOf = (event: unknown) => PlainSource;
 const eachRecordDefaults = { concurrency: 10 } as const;
 const eachRecordRules = { concurrency: is.positiveInt } satisfies RulesOf<EachRecordOptions>;
 
-/** {@link eachRecord} with the plain runner's source lookup given by the entry point. */
+/**
+ * {@link eachRecord} (or, `inTransaction`, `eachRecord.inTransaction`: its
+ * records are handed `tx`) with the plain runner's source lookup given by the
+ * entry point.
+ */
 export function eachRecordOver(
   fn: RecordHandler<unknown, unknown>,
   options: EachRecordOptions,
   sourceOf: PlainSourceOf,
+  inTransaction: boolean,
 ): (event: unknown, context: Context, options?: unknown) => Promise<unknown> {
-  if (typeof fn !== 'function') throw new TypeError('eachRecord: the first argument must be a function.');
-  const { concurrency } = resolveOptions('eachRecord', options, eachRecordRules, eachRecordDefaults);
+  const name = inTransaction ? 'eachRecord.inTransaction' : 'eachRecord';
+  if (typeof fn !== 'function') throw new TypeError(`${name}: the first argument must be a function.`);
+  const { concurrency } = resolveOptions(name, options, eachRecordRules, eachRecordDefaults);
 
   // `options`: Middy's third argument, `{ signal }`, aborted when it answers at its early timeout.
   return async function eachRecordHandler(event: unknown, context: Context, options?: unknown): Promise<unknown> {
     // A middleware's runner reads records through its own source; without one, the event says which source.
     const runner = runnerFor(event, context) ?? plainRunner(event, sourceOf(event));
     runner.begin?.();
-    const call: HandlerCall = { context, signal: handlerSignal(options) };
+    const call: HandlerCall = { context, signal: handlerSignal(options), inTransaction };
     const pastDeadline = () => call.signal?.aborted === true || remainingTime(context) < runner.safetyMarginMs;
     await runLanes(runner.records, {
       concurrency,
@@ -59,23 +64,27 @@ export function eachRecordOver(
   };
 }
 
-/** Runner used when no idempotency middleware is in front: plain partial batch semantics. */
+/**
+ * Runner used when no idempotency middleware is in front: plain partial batch
+ * semantics. `eachRecord.inTransaction` fails every record: nothing would
+ * commit its writes.
+ */
 function plainRunner(event: unknown, { source: plain, middleware }: PlainSource): BatchRunner<unknown> {
   const records = plain.records(event);
   if (isRefusal(records)) throw new TypeError(`eachRecord: the event is ${records.refused}.`);
   const source = plain; // a plain reader decodes nothing: reading a record again is cheap
   const idOf = (record: unknown): string => source.read(record).id;
   const failed = new Set<string>();
-  const tx = disabledTransaction(`use ${middleware}({ strategy: transaction() }) from 'effectively-once' in front of eachRecord.`);
   return {
     source,
     owner: 'eachRecord',
     records,
     safetyMarginMs: 0,
-    async execute(record: unknown, fn: RecordHandler<unknown, unknown>, { context, signal }: HandlerCall): Promise<boolean> {
+    async execute(record: unknown, fn: RecordHandler<unknown, unknown>, { context, signal, inTransaction }: HandlerCall): Promise<boolean> {
       const messageId = idOf(record);
       try {
-        const base = { key: messageId, messageId, tx, context, attempt: source.read(record).attempt };
+        if (inTransaction === true) throw new TypeError(notInTransaction('eachRecord', middleware, false));
+        const base = { key: messageId, messageId, context, attempt: source.read(record).attempt };
         await fn(record, withSignal(base, signal));
         return true;
       } catch (error) {

@@ -16,7 +16,7 @@ import type { EffectWrap, InvocationTrace } from '../engine/tracing.js';
 import { idOf, type BatchSource } from '../engine/source.js';
 import { releasedUnrun } from './admit.js';
 import { mergedLanes } from './cross-group.js';
-import type { BatchRunner, HandlerCall, RecordHandler } from './runner-link.js';
+import { recordContext, type BatchRunner, type HandlerCall, type RecordHandler } from './runner-link.js';
 import { followerOutcome } from './same-key.js';
 import type { AdmittedRecord, LeaderRef } from '../strategies/types.js';
 import type { AdmittedBatch } from '../strategies/types.js';
@@ -237,7 +237,7 @@ export class BatchInvocation<TRecord> implements BatchRunner<TRecord> {
       this.#batch.run(
         owned,
         // Aborts when the heartbeat finds the claim lost, or Middy answers at its early timeout.
-        async (tx, signal) => wrap(async () => fn(record, withSignal({ ...base, tx }, signal, call.signal))),
+        async (tx, signal) => wrap(async () => fn(record, withSignal(recordContext(base, tx, call, this.owner), signal, call.signal))),
         () => remainingTime(context) - this.safetyMarginMs,
       );
     const { trace } = this.settings;

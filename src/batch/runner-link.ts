@@ -17,12 +17,6 @@ export interface RecordContext {
   /** The business key (the message id when no middleware is in front). */
   readonly key: string;
   readonly messageId: string;
-  /**
-   * Transaction builder: with `strategy: transaction()` its writes commit in
-   * one `TransactWriteItems` with the idempotency record. With any other
-   * strategy, using it throws (its writes would otherwise be silently lost).
-   */
-  readonly tx: TransactionBuilder;
   /** The Lambda context of the invocation. */
   readonly context: Context;
   /** Delivery attempt of this message (SQS `ApproximateReceiveCount`), 1 on first delivery. */
@@ -37,14 +31,63 @@ export interface RecordContext {
   readonly signal: AbortSignal;
 }
 
-/** How the handler was called: its Lambda context, and the signal Middy aborts at its early timeout (when it gave one). */
+/**
+ * What a per-record handler of `eachRecord.inTransaction` receives: the
+ * {@link RecordContext} and `tx`, whose writes commit in one
+ * `TransactWriteItems` with the idempotency record (`strategy: transaction()`).
+ */
+export interface TransactionRecordContext extends RecordContext {
+  readonly tx: TransactionBuilder;
+}
+
+/**
+ * How the handler was called: its Lambda context, the signal Middy aborts at
+ * its early timeout (when it gave one), and whether it is
+ * `eachRecord.inTransaction` (its records are handed `tx`).
+ */
 export interface HandlerCall {
   readonly context: Context;
   readonly signal?: AbortSignal | undefined;
+  readonly inTransaction?: boolean;
 }
 
 /** A per-record handler for {@link eachRecord}. Throw to fail the record. */
 export type RecordHandler<TResult = unknown, TRecord = SQSRecord> = (record: TRecord, ctx: RecordContext) => Promise<TResult> | TResult;
+
+/** A per-record handler for `eachRecord.inTransaction`: its context has `tx`. Throw to fail the record (nothing is written). */
+export type TransactionRecordHandler<TResult = unknown, TRecord = SQSRecord> = (
+  record: TRecord,
+  ctx: TransactionRecordContext,
+) => Promise<TResult> | TResult;
+
+/**
+ * The context a record's handler is handed: with `tx` for
+ * `eachRecord.inTransaction`, which needs the strategy's builder (`tx`
+ * undefined: the strategy is not `transaction()`, and the handler's writes
+ * would never be sent: a `TypeError` naming both fixes, before the handler
+ * runs); without it for `eachRecord`, whatever the strategy (a transaction
+ * then commits the idempotency record alone).
+ */
+export function recordContext(
+  base: Omit<RecordContext, 'signal'>,
+  tx: TransactionBuilder | undefined,
+  call: HandlerCall,
+  middleware: string,
+): Omit<RecordContext, 'signal'> | Omit<TransactionRecordContext, 'signal'> {
+  if (call.inTransaction !== true) return base;
+  if (tx === undefined) throw new TypeError(notInTransaction('eachRecord', middleware, true));
+  return { ...base, tx };
+}
+
+/**
+ * Why `runner.inTransaction` cannot commit its handler's writes (the
+ * middleware in front has another strategy, or there is none: `unseen` says
+ * what else may hide it), and the two ways out.
+ */
+export function notInTransaction(runner: string, middleware: string, inFront: boolean, unseen = ''): string {
+  const why = inFront ? `the strategy of ${middleware} is not transaction()` : `no ${middleware} is in front of it${unseen}`;
+  return `${runner}.inTransaction: ${why}, so the handler's tx writes would never be committed. Use ${middleware}({ strategy: transaction() }), or ${runner}(fn) (no tx) for a handler with nothing to commit.`;
+}
 
 /** Runs records of one invocation under a strategy. */
 export interface BatchRunner<TRecord = SQSRecord> {

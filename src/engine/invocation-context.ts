@@ -1,5 +1,5 @@
 /**
- * One invocation's view of the Lambda context: how a handler wrapper (`handleEvent`, `eachRecord`) finds the state of
+ * One invocation's view of the Lambda context: how a handler wrapper (`eventBridgeHandler`, `eachRecord`) finds the state of
  * the invocation that called it, with no registry and no mark on the caller's objects (Middy's `request.internal` is
  * not reachable from the handler). Another invocation given the same context object gets a view of its own.
  */

@@ -93,12 +93,6 @@ export type GroupCommitAnswer = StoreAnswer<CommitResult>;
  * One input's answer from a store's batched call ({@link IdempotencyStore.claimMany},
  * {@link IdempotencyStore.completeMany}): what the single call would have
  * returned for it, or the error it would have thrown.
- *
- * @example
- * ```ts
- * import type { ClaimResult, StoreAnswer } from './store.js';
- * const kindOf = (a: StoreAnswer<ClaimResult>): string => (a.kind === 'result' ? a.result.kind : 'error');
- * ```
  */
 export type StoreAnswer<T> = { readonly kind: 'result'; readonly result: T } | { readonly kind: 'error'; readonly error: unknown };
 

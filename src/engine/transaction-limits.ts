@@ -11,7 +11,7 @@ import { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, itemSize, valueSize } f
 
 /** The item an action writes or checks: table plus primary key. */
 export interface ItemRef {
-  readonly table: string;
+  readonly tableName: string;
   readonly key: Readonly<Record<string, unknown>>;
 }
 
@@ -59,8 +59,8 @@ export function checkActionCount(count: number, reserved = 1, context: ErrorCont
  * @throws TransactionLimitError naming the table and key.
  */
 export function checkDistinctItem(ref: ItemRef, seen: ReadonlySet<string>, reserved?: ItemRef, context: ErrorContext = {}): void {
-  const identity = itemIdentity(ref.table, ref.key);
-  if (reserved !== undefined && identity === itemIdentity(reserved.table, reserved.key)) {
+  const identity = itemIdentity(ref.tableName, ref.key);
+  if (reserved !== undefined && identity === itemIdentity(reserved.tableName, reserved.key)) {
     throw new TransactionLimitError(
       `The handler's transaction may not touch the idempotency record (${describeRef(ref)}); the library writes it.`,
       context,
@@ -120,5 +120,5 @@ export function estimateActionSize(action: ActionShape): number {
 
 function describeRef(ref: ItemRef): string {
   const key = canonicalJson(ref.key);
-  return `table ${ref.table}, key ${key.length > 200 ? `${key.slice(0, 200)}…` : key}`;
+  return `table ${ref.tableName}, key ${key.length > 200 ? `${key.slice(0, 200)}…` : key}`;
 }

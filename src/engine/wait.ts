@@ -17,6 +17,10 @@ export interface WaitPolicy {
   readonly maxDelayMs: number;
 }
 
+/** The `wait` option (`inProgress: 'wait'`): any of {@link WaitPolicy}'s bounds, the others left at their defaults. */
+// An interface, not an alias: the API report and editors then show the name, as `LeaseOptions` for `lease`.
+export interface WaitOptions extends Partial<WaitPolicy> {}
+
 /** What the wait ended with. */
 export type WaitResult =
   | { readonly kind: 'completed'; readonly record: IdempotencyRecord }

@@ -6,7 +6,7 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { eachRecordOver, type EachRecordOptions } from '../batch/each-record.js';
-import type { RecordHandler } from '../batch/runner-link.js';
+import type { RecordHandler, TransactionRecordHandler } from '../batch/runner-link.js';
 import { sourceOfEvent } from './event-sources.js';
 import type { KafkaBatchResponse, KafkaEvent, KafkaRecord } from './kafka/kafka.js';
 
@@ -43,6 +43,11 @@ type HandlerOptions = { readonly signal?: AbortSignal };
  */
 type HandlerOf<TResult, TRecord> = [TRecord] extends [unknown]
   ? RecordHandler<TResult, unknown extends TRecord ? SQSRecord : TRecord>
+  : never;
+
+/** {@link HandlerOf} for `eachRecord.inTransaction`: the handler's context has `tx`. */
+type TransactionHandlerOf<TResult, TRecord> = [TRecord] extends [unknown]
+  ? TransactionRecordHandler<TResult, unknown extends TRecord ? SQSRecord : TRecord>
   : never;
 
 /**
@@ -100,5 +105,51 @@ export function eachRecord(
   options: EachRecordOptions = {},
 ): (event: never, context: Context, options?: HandlerOptions) => Promise<unknown> {
   // The source the records come from decides their type at run time.
-  return eachRecordOver(fn as RecordHandler<unknown, unknown>, options, sourceOfEvent);
+  return eachRecordOver(fn as RecordHandler<unknown, unknown>, options, sourceOfEvent, false);
 }
+
+/**
+ * {@link eachRecord} for the transaction strategy: each record's handler is
+ * also handed `tx`, a `TransactionBuilder` whose writes commit in one
+ * `TransactWriteItems` with the record's idempotency record when the handler
+ * returns (nothing is written when it throws). Only there does a handler
+ * get `tx`: in `eachRecord`'s handler it is a type error. Behind a
+ * middleware whose strategy is not `transaction()`, or none, every record
+ * fails (and comes back) with a `TypeError` naming both fixes, before its
+ * handler runs: never a run whose writes are dropped.
+ *
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+ * import { eachRecord, jsonBody, sqsIdempotency, transaction, type TransactionalIdempotencyStore } from 'effectively-once';
+ *
+ * declare const store: TransactionalIdempotencyStore; // a DynamoDBIdempotencyStore
+ * export const handler = middy<SQSEvent, SQSBatchResponse>()
+ *   .use(sqsIdempotency({ store, consumer: 'points', strategy: transaction(), key: (r) => jsonBody<{ orderNo: string }>(r).orderNo }))
+ *   .handler(
+ *     eachRecord.inTransaction(async (record, { tx }) => {
+ *       const { orderNo } = jsonBody<{ orderNo: string }>(record);
+ *       tx.put({ TableName: 'points', Item: { pk: `order#${orderNo}`, points: 10 }, ConditionExpression: 'attribute_not_exists(pk)' });
+ *     }),
+ *   );
+ * ```
+ */
+function inTransaction<TResult, TRecord>(
+  fn: TransactionHandlerOf<TResult, TRecord>,
+  options?: EachRecordOptions,
+): (event: BatchEventOf<TRecord>, context: Context, options?: HandlerOptions) => Promise<BatchResponseOf<TRecord>>;
+/** {@link inTransaction} with the result type given (`eachRecord.inTransaction<Receipt>(...)`): SQS records. */
+function inTransaction<TResult>(
+  fn: TransactionRecordHandler<TResult>,
+  options?: EachRecordOptions,
+): (event: SQSEvent, context: Context, options?: HandlerOptions) => Promise<SQSBatchResponse>;
+function inTransaction(
+  fn: TransactionRecordHandler<unknown, never>,
+  options: EachRecordOptions = {},
+): (event: never, context: Context, options?: HandlerOptions) => Promise<unknown> {
+  // The runner hands this handler `tx` (inTransaction: true), or fails the record without calling it.
+  return eachRecordOver(fn as unknown as RecordHandler<unknown, unknown>, options, sourceOfEvent, true);
+}
+
+eachRecord.inTransaction = inTransaction;

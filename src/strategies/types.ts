@@ -100,8 +100,12 @@ export interface BatchStart<TRecord> {
   readonly memoryLimitInMB: string | undefined;
 }
 
-/** The record's handler, as the strategy runs it: with the strategy's `tx` and, when it has one, the heartbeat's signal. */
-export type RunHandler = (tx: TransactionBuilder, signal?: AbortSignal) => Promise<unknown>;
+/**
+ * The record's handler, as the strategy runs it: with the strategy's `tx`
+ * (`undefined` for a strategy that commits no writes: a claim) and, when it
+ * has one, the heartbeat's signal.
+ */
+export type RunHandler = (tx: TransactionBuilder | undefined, signal?: AbortSignal) => Promise<unknown>;
 
 /** Executions of the records a handler answered for itself (it never called `eachRecord`). */
 export interface HandlerAnswer<TRecord> {
@@ -166,7 +170,7 @@ export interface CommitDelivery {
  * A strategy as the single-event lifecycle uses it, built once per
  * middleware. Without `commit` the lifecycle claims the event before the
  * handler and settles the claim after it; with it, it claims nothing and
- * `handleEvent` runs the handler through `commit`.
+ * `eventBridgeHandler` runs the handler through `commit`.
  */
 export interface EventStrategy {
   /** The `strategy` of the log line. */

@@ -30,7 +30,7 @@ import { intIn, required } from './rules.js';
  * ```ts
  * import { abandon, invoke } from 'effectively-once/testing';
  * const result = await invoke(async (_event: unknown) => { await abandon('killed mid-effect'); }, {});
- * console.log(result.outcome); // 'crashed'
+ * console.log(result.kind); // 'crashed'
  * ```
  */
 export function abandon(reason = 'invocation abandoned'): Promise<never> {
@@ -106,8 +106,8 @@ export class CrashPoint {
  * import { crashAfter, invoke } from 'effectively-once/testing';
  * const crash = crashAfter(1);
  * const handler = async (event: { n: number }): Promise<number> => { await crash.hit(); return event.n; };
- * console.log((await invoke(handler, { n: 1 })).outcome); // 'returned'
- * console.log((await invoke(handler, { n: 2 })).outcome); // 'crashed'
+ * console.log((await invoke(handler, { n: 1 })).kind); // 'returned'
+ * console.log((await invoke(handler, { n: 2 })).kind); // 'crashed'
  * ```
  */
 export function crashAfter(n: number, options: { readonly times?: number } = {}): CrashPoint {

@@ -19,10 +19,10 @@ export type LambdaHandler<TEvent, TResult> = (event: TEvent, context: Context) =
 
 /** How one invocation ended. */
 export type InvocationResult<TResult> =
-  | { readonly outcome: 'returned'; readonly value: TResult; readonly context: Context; readonly durationMs: number }
-  | { readonly outcome: 'threw'; readonly error: unknown; readonly context: Context; readonly durationMs: number }
-  | { readonly outcome: 'crashed'; readonly error: SimulatedCrash; readonly context: Context; readonly durationMs: number }
-  | { readonly outcome: 'timed-out'; readonly error: InvocationTimeoutError; readonly context: Context; readonly durationMs: number };
+  | { readonly kind: 'returned'; readonly value: TResult; readonly context: Context; readonly durationMs: number }
+  | { readonly kind: 'threw'; readonly error: unknown; readonly context: Context; readonly durationMs: number }
+  | { readonly kind: 'crashed'; readonly error: SimulatedCrash; readonly context: Context; readonly durationMs: number }
+  | { readonly kind: 'timed-out'; readonly error: InvocationTimeoutError; readonly context: Context; readonly durationMs: number };
 
 /** Options of {@link invoke}. */
 export interface InvokeOptions {
@@ -86,10 +86,10 @@ export function checkpoint(): Promise<void> {
 }
 
 type Ending<TResult> =
-  | { readonly outcome: 'returned'; readonly value: TResult }
-  | { readonly outcome: 'threw'; readonly error: unknown }
-  | { readonly outcome: 'crashed'; readonly error: SimulatedCrash }
-  | { readonly outcome: 'real-timeout' };
+  | { readonly kind: 'returned'; readonly value: TResult }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'crashed'; readonly error: SimulatedCrash }
+  | { readonly kind: 'real-timeout' };
 
 async function race<TEvent, TResult>(
   handler: LambdaHandler<TEvent, TResult>,
@@ -102,18 +102,18 @@ async function race<TEvent, TResult>(
     control.crash = (error) => {
       // The process dies at this very point: work of it still running stops at its next checkpoint, even in this turn.
       control.dead = true;
-      resolve({ outcome: 'crashed', error });
+      resolve({ kind: 'crashed', error });
     };
   });
   const ran = currentInvocation
     .run(control, async () => handler(event, context))
     .then(
-      (value): Ending<TResult> => ({ outcome: 'returned', value }),
-      (error: unknown): Ending<TResult> => ({ outcome: 'threw', error }),
+      (value): Ending<TResult> => ({ kind: 'returned', value }),
+      (error: unknown): Ending<TResult> => ({ kind: 'threw', error }),
     );
   // A real-time limit too: a handler stuck on real I/O must not hang the test run.
-  const ending = await settleWithin([ran, crashed], timeoutMs, { outcome: 'real-timeout' } as const);
-  if (ending.outcome === 'crashed' || ending.outcome === 'real-timeout') control.dead = true;
+  const ending = await settleWithin([ran, crashed], timeoutMs, { kind: 'real-timeout' } as const);
+  if (ending.kind === 'crashed' || ending.kind === 'real-timeout') control.dead = true;
   return ending;
 }
 
@@ -127,7 +127,7 @@ async function race<TEvent, TResult>(
  * import { abandon, invoke, sqsEvent, sqsRecord } from 'effectively-once/testing';
  * const handler = async (): Promise<void> => { await abandon('dies after the claim'); };
  * const result = await invoke(handler, sqsEvent([sqsRecord({ body: 'x' })]));
- * console.log(result.outcome); // 'crashed'
+ * console.log(result.kind); // 'crashed'
  * ```
  */
 export async function invoke<TEvent, TResult>(
@@ -144,11 +144,11 @@ export async function invoke<TEvent, TResult>(
   const control: InvocationControl = { crash: () => undefined, dead: false };
   const ending = await race(handler, event, context, timeoutMs, control);
   const durationMs = clock.now() - startedAt;
-  if (ending.outcome === 'real-timeout' || (ending.outcome !== 'crashed' && durationMs > timeoutMs)) {
+  if (ending.kind === 'real-timeout' || (ending.kind !== 'crashed' && durationMs > timeoutMs)) {
     // Lambda killed it, even when the handler answered just past the limit:
     // what it left running (records still in flight) stops at its next checkpoint.
     control.dead = true;
-    return { outcome: 'timed-out', error: new InvocationTimeoutError(timeoutMs), context, durationMs };
+    return { kind: 'timed-out', error: new InvocationTimeoutError(timeoutMs), context, durationMs };
   }
   return { ...ending, context, durationMs };
 }

@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
 import { CrashPoint, ManualClock, eventBridgeEvent, flaky } from '../../src/testing/index.js';
 import { invokeAsync } from '../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -35,7 +35,7 @@ describe('chaos: EventBridge async retries with crashes, failures and re-publish
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { awarded: number }>(async (event, { tx, key }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, { awarded: number }>(async (event, { tx, key }) => {
           if (key.endsWith('3')) transient.hit(key);
           await crash.hit();
           const awarded = Math.floor(event.detail.amount / 10);

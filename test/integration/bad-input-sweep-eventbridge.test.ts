@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler } from '../../src/index.js';
 import { MissingKeyError } from '../../src/engine/errors.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import type { Strategy } from '../../src/batch/options.js';
@@ -38,11 +38,16 @@ async function rig(strategy: Strategy, hashKeys = false) {
       }),
     )
     .handler(
-      handleEvent<Paid, string>(async (event, { key, tx }) => {
-        runs.push(key);
-        if (strategy === 'transaction') tx.put({ TableName: business, Item: { pk: `n#${runs.length}` } });
-        return event.detail.blob ?? `done ${runs.length}`;
-      }),
+      strategy === 'transaction'
+        ? eventBridgeHandler.inTransaction<Paid, string>(async (event, { key, tx }) => {
+            runs.push(key);
+            tx.put({ TableName: business, Item: { pk: `n#${runs.length}` } });
+            return event.detail.blob ?? `done ${runs.length}`;
+          })
+        : eventBridgeHandler<Paid, string>(async (event, { key }) => {
+            runs.push(key);
+            return event.detail.blob ?? `done ${runs.length}`;
+          }),
     );
   const invoke = (event: unknown) => handler(event as Paid, lambdaContext({ functionName: 'sweep-fn', timeoutMs: 30_000 }));
   const count = async (name: string) => (await doc.send(new ScanCommand({ TableName: name, Select: 'COUNT' }))).Count ?? -1;

@@ -12,12 +12,11 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { DynamoDBIdempotencyStoreOptions } from '../../src/index.js';
-import type { RecordHandler } from '../../src/batch/runner-link.js';
 import type { Strategy } from '../../src/batch/options.js';
 import { sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './sqs/harness.js';
-import { strategyOf } from '../support/strategy.js';
+import { strategyOf, type EitherRecordHandler } from '../support/strategy.js';
 
 /** A harness whose effects are counted where the strategy applies them: in memory (claim) or in a table (transaction). */
 async function rig(strategy: Strategy, storeOptions: Partial<DynamoDBIdempotencyStoreOptions> = {}) {
@@ -28,9 +27,9 @@ async function rig(strategy: Strategy, storeOptions: Partial<DynamoDBIdempotency
   const pk = (key: string) => `effect#${createHash('sha256').update(Buffer.from(key, 'utf16le')).digest('hex')}`;
   /** Keys the handler was called with (the transaction strategy calls it for duplicates too; their commit is refused). */
   const calls: string[] = [];
-  const effect: RecordHandler = (_r, { key, tx }) => {
+  const effect: EitherRecordHandler = (_r, { key, tx }) => {
     calls.push(key);
-    if (business === undefined) {
+    if (business === undefined || tx === undefined) {
       h.effects.set(key, (h.effects.get(key) ?? 0) + 1);
       return;
     }
@@ -41,9 +40,9 @@ async function rig(strategy: Strategy, storeOptions: Partial<DynamoDBIdempotency
     const item = (await doc.send(new GetCommand({ TableName: business, Key: { pk: pk(key) }, ConsistentRead: true }))).Item;
     return (item?.['n'] as number | undefined) ?? 0;
   }
-  const handler = (fn: RecordHandler = effect, options: { storeResult?: boolean } = {}) =>
-    h.handler(fn, { strategy: strategyOf(strategy), ...options });
-  const run = async (records: SQSRecord[], fn?: RecordHandler, options?: { storeResult?: boolean }) =>
+  const handler = (fn: EitherRecordHandler = effect, options: { storeResult?: boolean } = {}) =>
+    strategy === 'transaction' ? h.txHandler(fn, { ...options }) : h.handler(fn, { strategy: strategyOf(strategy), ...options });
+  const run = async (records: SQSRecord[], fn?: EitherRecordHandler, options?: { storeResult?: boolean }) =>
     failedIds(await handler(fn, options)(sqsEvent(records), h.context()));
   return { h, handler, run, effect, effects, calls };
 }
@@ -140,7 +139,7 @@ describe.each(strategies)('bad input sweep, %s strategy: bad records fail alone'
 
   it('a result too large to store: that record completed without it (ItemTooLargeError named), its effect recorded once', async () => {
     const { h, run, effect, effects } = await rig(strategy);
-    const fn: RecordHandler = async (record, ctx) => {
+    const fn: EitherRecordHandler = async (record, ctx) => {
       await effect(record, ctx);
       return ctx.key === 'huge-result' ? 'r'.repeat(450 * 1024) : 'ok';
     };

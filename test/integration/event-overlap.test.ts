@@ -9,7 +9,7 @@ import middy, { type Request } from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 
@@ -26,7 +26,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
 
 /**
  * Tables, a store, and the handler: eventBridgeIdempotency (transaction
- * strategy), then `between` (a middleware after ours), then a handleEvent
+ * strategy), then `between` (a middleware after ours), then a eventBridgeHandler
  * handler that writes the order under the key it was given.
  */
 async function setup(between: (request: Request<OrderPaid, string>) => void | Promise<void>) {
@@ -46,7 +46,7 @@ async function setup(between: (request: Request<OrderPaid, string>) => void | Pr
     )
     .before(between)
     .handler(
-      handleEvent<OrderPaid, string>(async (event, { key, tx }) => {
+      eventBridgeHandler.inTransaction<OrderPaid, string>(async (event, { key, tx }) => {
         tx.put({ TableName: orders, Item: { pk: event.detail.orderNo, committedUnderKey: key } });
         return key;
       }),
@@ -99,7 +99,7 @@ describe('overlapping EventBridge invocations sharing one context (transaction s
     });
     const paid = eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'C' } });
     await expect(handler(paid, lambdaContext({ functionName: 'orders', timeoutMs: 30_000 }))).rejects.toThrow(
-      /no middleware between them that replaces the Lambda context/,
+      /eventBridgeHandler\.inTransaction: .*a middleware between them replaced the Lambda context/,
     );
     expect({ item: await item('C'), record: await record('C') }).toEqual({ item: undefined, record: undefined });
   });

@@ -1,14 +1,14 @@
 /**
  * eventBridgeIdempotency's `onReplay` against DynamoDB Local: a duplicate
  * answered from the stored result (claim replay, `inProgress: 'wait'`, and
- * handleEvent's transaction-strategy duplicate) goes through the hook, whose
+ * eventBridgeHandler's transaction-strategy duplicate) goes through the hook, whose
  * return value is what the caller gets; a first run never does. Also: a
  * body failing its schema in the handler is logged invalid, not failed.
  */
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
 import { SchemaValidationError } from '../../src/engine/errors.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
@@ -89,7 +89,7 @@ describe('eventBridgeIdempotency onReplay', () => {
     expect(await second).toEqual({ receipt: 'r-w', replayed: 'waited' });
   });
 
-  it('transaction strategy: handleEvent returns what onReplay makes of the stored result for a duplicate', async () => {
+  it('transaction strategy: eventBridgeHandler returns what onReplay makes of the stored result for a duplicate', async () => {
     const s = await setup();
     let runs = 0;
     const handler = middy<OrderPaid, Receipt>()
@@ -104,7 +104,7 @@ describe('eventBridgeIdempotency onReplay', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, Receipt>(async () => {
+        eventBridgeHandler<OrderPaid, Receipt>(async () => {
           runs += 1;
           return { receipt: 'r-tx' };
         }),

@@ -12,7 +12,7 @@ import {
   DynamoDBIdempotencyStore,
   IdempotencyInProgressError,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   type EventBridgeIdempotencyOptions,
   transaction,
 } from '../../src/index.js';
@@ -203,7 +203,7 @@ describe('eventBridgeIdempotency', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, { points: number }>(async (event, { tx }) => {
           const points = event.detail.amount;
           tx.put({
             TableName: business,
@@ -225,6 +225,52 @@ describe('eventBridgeIdempotency', () => {
     const balance = await s.doc.send(new GetCommand({ TableName: business, Key: { pk: 'customer#c1' } }));
     expect(balance.Item?.['points']).toBe(7);
     expect(results.filter((r) => typeof r === 'object')).not.toHaveLength(0);
+  });
+
+  it('eventBridgeHandler.inTransaction under the claim strategy runs no handler: a TypeError naming both fixes, the claim released', async () => {
+    const s = await setup();
+    let runs = 0;
+    const handler = middy<OrderPaid, string>()
+      .use(eventBridgeIdempotency<OrderPaid, string>({ store: s.store, consumer: 'wrong', key: (e) => e.detail.orderNo, logger: false }))
+      .handler(
+        eventBridgeHandler.inTransaction<OrderPaid, string>(async (_event, { tx }) => {
+          runs += 1;
+          tx.put({ TableName: 'never', Item: { pk: 'x' } });
+          return 'ran';
+        }),
+      );
+    await expect(handler(s.paid('e-wrong'), s.context())).rejects.toThrow(
+      /^eventBridgeHandler\.inTransaction: the strategy of eventBridgeIdempotency is not transaction\(\).*Use eventBridgeIdempotency\(\{ strategy: transaction\(\) \}\), or eventBridgeHandler\(fn\)/,
+    );
+    expect(runs).toBe(0);
+    // Released: Lambda's retry claims it afresh (and meets the same error until the handler is fixed).
+    expect(await s.store.get(s.store.recordId('wrong', 'e-wrong'))).toBeUndefined();
+  });
+
+  it('plain eventBridgeHandler under transaction() runs with no tx; the commit writes the idempotency record alone', async () => {
+    const s = await setup();
+    const seen: string[][] = [];
+    const handler = middy<OrderPaid, string>()
+      .use(
+        eventBridgeIdempotency<OrderPaid, string>({
+          store: s.store,
+          consumer: 'plain-tx',
+          strategy: transaction(),
+          key: (e) => e.detail.orderNo,
+          logger: false,
+        }),
+      )
+      .handler(
+        eventBridgeHandler<OrderPaid, string>(async (event, ctx) => {
+          seen.push(Object.keys(ctx).sort());
+          return `done ${event.detail.orderNo}`;
+        }),
+      );
+    expect(await handler(s.paid('e-plain'), s.context())).toBe('done e-plain');
+    expect(seen).toEqual([['context', 'key', 'signal']]);
+    expect((await s.store.get(s.store.recordId('plain-tx', 'e-plain')))?.status).toBe('COMPLETED');
+    // The duplicate gets the stored result.
+    expect(await handler(s.paid('e-plain'), s.context())).toBe('done e-plain');
   });
 
   it('after Middy’s early timeout the claim is left to its lease, not released under a running handler', async () => {

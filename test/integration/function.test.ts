@@ -6,7 +6,15 @@
  * over rejects with `LeaseLostError` unless a heartbeat kept it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, IdempotencyInProgressError, idempotent, LeaseLostError, PayloadMismatchError } from '../../src/index.js';
+import {
+  claim,
+  DynamoDBIdempotencyStore,
+  IdempotencyInProgressError,
+  idempotent,
+  LeaseLostError,
+  PayloadMismatchError,
+  transaction,
+} from '../../src/index.js';
 import { MissingKeyError } from '../../src/engine/errors.js';
 import { Deferred, MemoryIdempotencyStore } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
@@ -150,7 +158,13 @@ describe('idempotent(fn) on DynamoDB Local', () => {
           if (runs === 1) await gate.promise;
           return `${id}-${runs}`;
         },
-        { store, consumer: consumer(), key: (id) => id, lease: { floorMs: 600 }, heartbeat: heartbeat ? { everyMs: 100 } : false },
+        {
+          store,
+          consumer: consumer(),
+          key: (id) => id,
+          lease: { floorMs: 600 },
+          strategy: claim({ heartbeat: heartbeat ? { everyMs: 100 } : false }),
+        },
       );
       const first = slow('L');
       await sleep(1_200); // past the first lease
@@ -183,7 +197,18 @@ describe('idempotent options are checked when it is built', () => {
     ['lease.floorMs above capMs', { store, consumer: 'c', key, lease: { floorMs: 2_000, capMs: 1_000 } }, /option "lease"/],
     ['the former lease.ms', { store, consumer: 'c', key, lease: { ms: 600 } }, /option "lease".*lease\.ms is now lease\.floorMs/],
     ['the former lease.heartbeat', { store, consumer: 'c', key, lease: { heartbeat: true } }, /option "lease"/],
-    ['a wrong heartbeat', { store, consumer: 'c', key, heartbeat: { everyMs: -1 } }, /option "heartbeat"/],
+    [
+      'the former top-level heartbeat',
+      { store, consumer: 'c', key, heartbeat: true },
+      /option "heartbeat".*strategy: claim\(\{ heartbeat \}\)/,
+    ],
+    [
+      'a strategy that is not claim()',
+      { store, consumer: 'c', key, strategy: transaction() },
+      /option "strategy" must be what claim\(\) returns/,
+    ],
+    ['pipelined claims', { store, consumer: 'c', key, strategy: claim({ pipelined: true }) }, /option "strategy"/],
+    ['a copy of a claim strategy', { store, consumer: 'c', key, strategy: { ...claim() } }, /option "strategy"/],
     ['a wrong inProgress', { store, consumer: 'c', key, inProgress: 'block' }, /option "inProgress"/],
   ])('%s is a TypeError naming it', (_name, options, message) => {
     expect(() => idempotent(fn, options as never)).toThrow(TypeError);
@@ -200,6 +225,9 @@ describe('idempotent options are checked when it is built', () => {
       get: store.get.bind(store),
       renew: undefined,
     };
-    expect(() => idempotent(fn, { store: noRenew, consumer: 'c', key, heartbeat: true })).toThrow(/option "heartbeat".*no renew method/);
+    expect(() => idempotent(fn, { store: noRenew, consumer: 'c', key, strategy: claim({ heartbeat: true }) })).toThrow(
+      /^idempotent: option "strategy" has heartbeat, but the store has no renew method/,
+    );
+    expect(() => idempotent(fn, { store: noRenew, consumer: 'c', key, strategy: claim() })).not.toThrow();
   });
 });

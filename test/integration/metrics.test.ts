@@ -14,7 +14,7 @@ import {
   eachRecord,
   emfMetrics,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   jsonBody,
   powertoolsMetrics,
   sqsIdempotency,
@@ -217,7 +217,7 @@ describe('metrics: EventBridge', () => {
 });
 
 describe('metrics: EventBridge, transaction strategy', () => {
-  it('a duplicate answered with the stored result by handleEvent counts as a replay', async () => {
+  it('a duplicate answered with the stored result by eventBridgeHandler counts as a replay', async () => {
     const { client, doc } = testDynamo();
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
     const docs: EmfDocument[] = [];
@@ -233,7 +233,7 @@ describe('metrics: EventBridge, transaction strategy', () => {
           metrics: emfMetrics({ emit: (d) => docs.push(d) }),
         }),
       )
-      .handler(handleEvent(async (e: OrderPaid) => ({ ok: e.detail.orderNo })));
+      .handler(eventBridgeHandler(async (e: OrderPaid) => ({ ok: e.detail.orderNo })));
     const paid = (): OrderPaid => eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'tx-1' } });
     const context = lambdaContext({ functionName: 'points-fn', timeoutMs: 30_000 });
     expect(await handler(paid(), context)).toEqual({ ok: 'tx-1' });

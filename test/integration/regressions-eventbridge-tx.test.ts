@@ -135,7 +135,7 @@ describe('results DynamoDB cannot store (claim strategy, storeResult)', () => {
         }),
       )
       .handler(
-        eachRecord(async (_r, { tx, key }) => {
+        eachRecord.inTransaction(async (_r, { tx, key }) => {
           tx.put({ TableName: points, Item: { pk: `order#${key}` } });
           return { id: 1e16 };
         }),
@@ -178,7 +178,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     const audit = await freshTable(client, businessTable, 'audit');
     await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'o1', status: 'PAID', version: 1 } }));
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: table });
-    const input: TransitionInput = { table: orders, key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
+    const input: TransitionInput = { tableName: orders, key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
     const handler = middy<SQSEvent, SQSBatchResponse>()
       .use(
         sqsIdempotency({
@@ -190,7 +190,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
         }),
       )
       .handler(
-        eachRecord(async (_r, { tx }) => {
+        eachRecord.inTransaction(async (_r, { tx }) => {
           tx.put({ TableName: audit, Item: { pk: 'a1' } });
           tx.transition(input);
         }),
@@ -216,7 +216,7 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
       [1, 'ConditionalCheckFailed'],
     ]);
     const reason = refused.error.reasons[1];
-    expect(reason === undefined ? undefined : transitionFailure(reason, input)?.outcome).toBe('already');
+    expect(reason === undefined ? undefined : transitionFailure(reason, input)?.kind).toBe('already');
   });
 
   it('versionedUpdate: attribute names that look like placeholders, dotted and reserved names are written literally and decode as already on a duplicate', async () => {
@@ -224,18 +224,18 @@ describe('transaction strategy (passing tests kept: behaviour without a test bef
     const t = await freshTable(client, businessTable, 'carts');
     await doc.send(new PutCommand({ TableName: t, Item: { pk: 'c1' } }));
     const set = { '#a1': 1, ':to': 'x', 'a.b': 2, status: 'OPEN', '#version': 'v' };
-    const input = { table: t, key: { pk: 'c1' }, expectVersion: 0, set };
-    expect((await versionedUpdate(doc, input)).outcome).toBe('applied');
+    const input = { tableName: t, key: { pk: 'c1' }, expectVersion: 0, set };
+    expect((await versionedUpdate(doc, input)).kind).toBe('applied');
     const item = (await doc.send(new GetCommand({ TableName: t, Key: { pk: 'c1' } }))).Item;
     expect(item).toEqual({ pk: 'c1', version: 1, ...set });
-    expect((await versionedUpdate(doc, input)).outcome).toBe('already');
+    expect((await versionedUpdate(doc, input)).kind).toBe('already');
     // The transaction form decodes the same way from a raw (wire-format) reason.
     const err = await doc.send(new TransactWriteCommand({ TransactItems: [{ Update: { ...versionedActionOf(input) } }] })).then(
       () => undefined,
       (e: unknown) => e as { CancellationReasons?: { Code?: string }[] },
     );
     const raw = err?.CancellationReasons?.[0];
-    expect(raw === undefined ? undefined : versionedUpdateFailure(raw, input)?.outcome).toBe('already');
+    expect(raw === undefined ? undefined : versionedUpdateFailure(raw, input)?.kind).toBe('already');
   });
 });
 

@@ -12,7 +12,7 @@ import {
   DynamoDBIdempotencyStore,
   eachRecord,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   jsonBody,
   sqsIdempotency,
   type SqsIdempotencyOptions,
@@ -20,7 +20,7 @@ import {
   transaction,
 } from '../../src/index.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
-import type { RecordHandler } from '../../src/batch/runner-link.js';
+import type { RecordHandler, TransactionRecordHandler } from '../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
 import { failedIds, harness, order } from './sqs/harness.js';
@@ -116,7 +116,7 @@ describe('payload check under the transaction strategy', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, { points: number }>(async (event, { tx }) => {
           tx.put({ TableName: business, Item: { pk: `ledger#${event.detail.orderNo}`, points: event.detail.amount } });
           return { points: event.detail.amount };
         }),
@@ -253,16 +253,16 @@ describe('results that cannot be stored', () => {
     const h = await harness();
     const { client, doc } = testDynamo();
     const business = await freshTable(client, businessTable, 'biz');
-    const fn: RecordHandler = (_r, { key, tx }) => {
+    const fn: TransactionRecordHandler = (_r, { key, tx }) => {
       tx.put({ TableName: business, Item: { pk: key } });
       return 'x'.repeat(450 * 1024);
     };
     const record = order('tx-huge');
-    const first = await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context());
+    const first = await h.txHandler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context());
     expect(failedIds(first)).toEqual([]);
     expect(h.lines.at(-1)?.records[0]).toMatchObject({ outcome: 'completed', resultNotStored: { name: 'ItemTooLargeError' } });
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
     expect((await doc.send(new GetCommand({ TableName: business, Key: { pk: 'tx-huge' } }))).Item).toBeDefined();
-    expect(failedIds(await h.handler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);
+    expect(failedIds(await h.txHandler(fn, { strategy: transaction(), storeResult: true })(sqsEvent([record]), h.context()))).toEqual([]);
   });
 });

@@ -2,12 +2,12 @@
  * Every replay is an independent value (issue 10, item 4): a caller that
  * mutates a replayed result must not change what the next replay returns,
  * whatever path handed it out (the warm cache, the `inProgress: 'wait'`
- * read, `handleEvent`'s duplicate, the store itself).
+ * read, `eventBridgeHandler`'s duplicate, the store itself).
  */
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import { DynamoDBIdempotencyStore, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
 import { Deferred, eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
 import { freshTable, testDynamo } from '../support/dynamodb.js';
 
@@ -79,7 +79,7 @@ describe('replays are independent values (cache on)', () => {
     expect(await waiting(paid('o-2'), context())).toEqual({ lines: ['original'] });
   });
 
-  it("handleEvent's duplicate: mutating a replayed result does not change the next replay", async () => {
+  it("eventBridgeHandler's duplicate: mutating a replayed result does not change the next replay", async () => {
     const store = await cachedStore();
     let runs = 0;
     const handler = middy<OrderPaid, Receipt>()
@@ -87,7 +87,7 @@ describe('replays are independent values (cache on)', () => {
         eventBridgeIdempotency<OrderPaid>({ store, consumer: 't', strategy: transaction(), key: (e) => e.detail.orderNo, logger: false }),
       )
       .handler(
-        handleEvent<OrderPaid, Receipt>(async () => {
+        eventBridgeHandler<OrderPaid, Receipt>(async () => {
           runs += 1;
           return { lines: ['original'] };
         }),

@@ -16,7 +16,7 @@ import {
   eachRecord,
   emfMetrics,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   idempotent,
   jsonBody,
   sqsIdempotency,
@@ -105,7 +105,7 @@ describe('a table that does not exist', () => {
             logger: (l) => lines.push(l),
           }),
         )
-        .handler(handleEvent<Paid, string>(async () => 'done'));
+        .handler(eventBridgeHandler<Paid, string>(async () => 'done'));
       const thrown = await handler(eventBridgeEvent({ detailType: 'Paid', source: 's', detail: { orderNo: 'e-1' } }), context()).then(
         () => undefined,
         (e: unknown) => e as Error,
@@ -144,7 +144,7 @@ describe('a table that does not exist', () => {
         }),
       )
       .handler(
-        eachRecord((_r, { key, tx }) => {
+        eachRecord.inTransaction((_r, { key, tx }) => {
           tx.put({ TableName: key === 'gone' ? 'no-such-business-table' : business, Item: { pk: key } });
         }),
       );

@@ -2,15 +2,15 @@
  * `tracing: openTelemetry()` on DynamoDB Local (the OTel SDK's in-memory exporter): the claim strategy with
  * `hashKeys` (the span's key hash is the one in the stored record id), the transaction strategy on SQS (effect then
  * commit; a duplicate found at the commit; a failed handler; a business conflict) and on EventBridge through
- * `handleEvent`. The same trees on MemoryIdempotencyStore: test/unit/observe/tracing-*.test.ts.
+ * `eventBridgeHandler`. The same trees on MemoryIdempotencyStore: test/unit/observe/tracing-*.test.ts.
  */
 import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { RecordHandler } from '../../src/batch/runner-link.js';
-import { DynamoDBIdempotencyStore, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
+import type { TransactionRecordHandler } from '../../src/batch/runner-link.js';
+import { DynamoDBIdempotencyStore, eventBridgeHandler, eventBridgeIdempotency, transaction } from '../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import { openTelemetry } from '../../src/tracing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -46,7 +46,7 @@ describe('tracing on DynamoDB Local', () => {
     const h = await harness();
     const { client } = testDynamo();
     const business = await freshTable(client, businessTable, 'biz');
-    const award: RecordHandler = (record, { key, tx }) => {
+    const award: TransactionRecordHandler = (record, { key, tx }) => {
       if (record.body.includes('"fail"')) throw new Error('no points today');
       tx.put({
         TableName: business,
@@ -54,7 +54,7 @@ describe('tracing on DynamoDB Local', () => {
         ConditionExpression: 'attribute_not_exists(pk)',
       });
     };
-    const handler = h.handler(award, { strategy: transaction(), tracing: tracing() });
+    const handler = h.txHandler(award, { tracing: tracing() });
     const fresh = order('t-1');
     await handler(sqsEvent([fresh, order('t-0', { clash: true })]), h.context());
     const record = tree.recordSpan(fresh.messageId);
@@ -78,7 +78,7 @@ describe('tracing on DynamoDB Local', () => {
     expect(commit?.status.code).toBe(SpanStatusCode.ERROR);
   });
 
-  it('transaction strategy on EventBridge: the event span with effect and commit, under handleEvent', async () => {
+  it('transaction strategy on EventBridge: the event span with effect and commit, under eventBridgeHandler', async () => {
     const { client, doc } = testDynamo();
     const store = new DynamoDBIdempotencyStore({ client: doc, tableName: await freshTable(client) });
     type Paid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
@@ -93,7 +93,7 @@ describe('tracing on DynamoDB Local', () => {
           tracing: tracing(),
         }),
       )
-      .handler(handleEvent<Paid, unknown>(async () => ({ awarded: true })));
+      .handler(eventBridgeHandler<Paid, unknown>(async () => ({ awarded: true })));
     const paid = (id: string) => eventBridgeEvent({ id, detailType: 'OrderPaid', source: 'shop', detail: { orderNo: 'o-1' } });
     await handler(paid('e-1'), lambdaContext({ functionName: 'points-fn' }));
     const event = tree.recordSpan('e-1', 'event');

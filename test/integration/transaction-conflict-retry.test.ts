@@ -9,8 +9,8 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { TransactionRetryableError, eventBridgeIdempotency, handleEvent, transaction } from '../../src/index.js';
-import type { RecordHandler } from '../../src/batch/runner-link.js';
+import { TransactionRetryableError, eventBridgeIdempotency, eventBridgeHandler, transaction } from '../../src/index.js';
+import type { TransactionRecordHandler } from '../../src/batch/runner-link.js';
 import { eventBridgeEvent, injectDynamoDBFaults, lambdaContext, sqsEvent } from '../../src/testing/index.js';
 import type { DynamoDBFaultRule } from '../../src/testing/dynamodb-faults.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -27,7 +27,7 @@ async function setup() {
   const { client, doc } = testDynamo();
   const business = await freshTable(client, businessTable, 'biz');
   let runs = 0;
-  const award: RecordHandler = (_r, { tx }) => {
+  const award: TransactionRecordHandler = (_r, { tx }) => {
     runs += 1;
     tx.update({
       TableName: business,
@@ -45,7 +45,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
   it('a record whose first two commits hit TransactionConflict completes in one invocation, its write applied once, its handler run once', async () => {
     const { h, award, balance, runs } = await setup();
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ calls: [1, 2] })] });
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('tc-1')]), h.context()))).toEqual([]);
     expect(faults.injected()['transaction-conflict']).toBe(2);
     expect(runs()).toBe(1);
@@ -57,7 +57,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
   it('persistent conflicts: reported failed after 3 commits, nothing written, the handler run once', async () => {
     const { h, award, balance, runs } = await setup();
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ probability: 1 })] });
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const record = order('tc-2');
     expect(failedIds(await handler(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
     expect(faults.injected()['transaction-conflict']).toBe(3);
@@ -70,7 +70,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
   it('never retries into the safety margin: a conflict met with less time left than the margin is reported at once', async () => {
     const { h, business, balance } = await setup();
     const faults = injectDynamoDBFaults(h.doc, { rules: [conflicts({ calls: [1] })] });
-    const slow: RecordHandler = (_r, { tx }) => {
+    const slow: TransactionRecordHandler = (_r, { tx }) => {
       h.clock.advance(57_000); // the handler used the time: 3 s left of 60, under the 5 s margin
       tx.update({
         TableName: business,
@@ -79,7 +79,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
         ExpressionAttributeValues: { ':p': 10 },
       });
     };
-    const handler = h.handler(slow, { strategy: transaction(), safetyMarginMs: 5_000 });
+    const handler = h.txHandler(slow, { strategy: transaction(), safetyMarginMs: 5_000 });
     const record = order('tc-3');
     expect(failedIds(await handler(sqsEvent([record]), h.context(60_000)))).toEqual([record.messageId]);
     expect(faults.injected()['transaction-conflict']).toBe(1);
@@ -89,7 +89,7 @@ describe('SQS, transaction strategy: TransactionConflict', () => {
 
 type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
 
-describe('EventBridge, handleEvent: TransactionConflict', () => {
+describe('EventBridge, eventBridgeHandler: TransactionConflict', () => {
   async function eventSetup() {
     const { h, business, balance } = await setup();
     let runs = 0;
@@ -104,7 +104,7 @@ describe('EventBridge, handleEvent: TransactionConflict', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, { points: number }>(async (_event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, { points: number }>(async (_event, { tx }) => {
           runs += 1;
           tx.update({
             TableName: business,

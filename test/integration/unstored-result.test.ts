@@ -8,7 +8,14 @@
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DynamoDBIdempotencyStore, emfMetrics, eventBridgeIdempotency, handleEvent, idempotent, transaction } from '../../src/index.js';
+import {
+  DynamoDBIdempotencyStore,
+  emfMetrics,
+  eventBridgeIdempotency,
+  eventBridgeHandler,
+  idempotent,
+  transaction,
+} from '../../src/index.js';
 import type { EmfDocument } from '../../src/observe/emf.js';
 import type { BatchLogLine } from '../../src/observe/log.js';
 import { eventBridgeEvent, lambdaContext } from '../../src/testing/index.js';
@@ -86,7 +93,7 @@ describe('eventBridgeIdempotency: a result that cannot be stored', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, string>(async (event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, string>(async (event, { tx }) => {
           tx.put({ TableName: business, Item: { pk: event.detail.orderNo } });
           return huge();
         }),

@@ -29,7 +29,7 @@ import { payloadHash } from '../../src/engine/hashing.js';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBIdempotencyStore, PermanentError, claim, deadLetter, emfMetrics, transaction } from '../../src/index.js';
 import { outcomeMetricNames, type EmfDocument } from '../../src/observe/emf.js';
-import type { RecordHandler } from '../../src/batch/runner-link.js';
+import type { EitherRecordHandler } from '../support/strategy.js';
 import { sqsDefaults } from '../../src/sources/sqs/middleware.js';
 import { ManualClock, sqsEvent, sqsRecord } from '../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../support/dynamodb.js';
@@ -212,12 +212,12 @@ async function runCase(c: Case) {
   const records = plan.map((p, i) => recordOf(p, c.records[i]?.respelled === true));
   const indexOf = new Map(records.map((r, i) => [r.messageId, i]));
   const calls: number[] = [];
-  const fn: RecordHandler = async (record, { key, tx }) => {
+  const fn: EitherRecordHandler = async (record, { key, tx }) => {
     const i = indexOf.get(record.messageId) ?? -1;
     calls.push(i);
     if (plan[i]?.fails === true) throw plan[i]?.permanent === true ? new PermanentError('planned') : new Error('planned failure');
     const effect = { TableName: business, Key: { pk: key }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } };
-    if (c.strategy === 'transaction') tx.update(effect);
+    if (tx !== undefined) tx.update(effect);
     else await h.doc.send(new UpdateCommand(effect));
     return `res:${record.messageId}`;
   };
@@ -239,7 +239,8 @@ async function runCase(c: Case) {
     metrics: emfMetrics({ emit: (d: EmfDocument) => docs.push(d) }),
   };
   const docs: EmfDocument[] = [];
-  const response = await h.handler(fn, options, { concurrency })(sqsEvent(records), h.context());
+  const handler = c.strategy === 'transaction' ? h.txHandler(fn, options, { concurrency }) : h.handler(fn, options, { concurrency });
+  const response = await handler(sqsEvent(records), h.context());
   const line = h.lines.at(-1);
   expect(docs, 'one EMF document per batch').toHaveLength(1);
   for (const [kind, name] of Object.entries(outcomeMetricNames)) {

@@ -157,7 +157,7 @@ async function transactionRun(tableName: string, points: string): Promise<FloorR
       }),
     )
     .handler(
-      eachRecord(async (record, { tx }) => {
+      eachRecord.inTransaction(async (record, { tx }) => {
         const { orderNo } = jsonBody<{ orderNo: string }>(record);
         tx.update({
           TableName: points,
@@ -178,14 +178,14 @@ async function transactionRun(tableName: string, points: string): Promise<FloorR
 
 async function transitionRun(orders: string): Promise<string[]> {
   await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#1', status: 'PENDING', version: 0 } }));
-  const move = () => transition(doc, { table: orders, key: { pk: 'order#1' }, from: 'PENDING', to: 'PAID' });
+  const move = () => transition(doc, { tableName: orders, key: { pk: 'order#1' }, from: 'PENDING', to: 'PAID' });
   const seen: string[] = [];
   for (const step of [move, move]) {
     const r = await step();
-    seen.push(`${r.outcome}:${'item' in r ? String(r.item['status']) : '-'}`);
+    seen.push(`${r.kind}:${'item' in r ? String(r.item['status']) : '-'}`);
   }
-  const refused = await transition(doc, { table: orders, key: { pk: 'order#1' }, from: 'PENDING', to: 'CANCELLED' });
-  seen.push(`${refused.outcome}:${'item' in refused ? String(refused.item['status']) : '-'}`);
+  const refused = await transition(doc, { tableName: orders, key: { pk: 'order#1' }, from: 'PENDING', to: 'CANCELLED' });
+  seen.push(`${refused.kind}:${'item' in refused ? String(refused.item['status']) : '-'}`);
   return seen;
 }
 

@@ -5,7 +5,14 @@
  * runs as a test naming what it proves.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { idempotent, type IdempotencyStore } from '../../src/index.js';
+import {
+  claim,
+  idempotent,
+  transaction,
+  type IdempotencyStore,
+  type IdempotentOptions,
+  type SqsIdempotencyOptions,
+} from '../../src/index.js';
 import { MemoryIdempotencyStore } from '../../src/testing/index.js';
 
 const store: IdempotencyStore = new MemoryIdempotencyStore();
@@ -40,5 +47,20 @@ describe('idempotent keeps the wrapped function’s signature', () => {
     // @ts-expect-error the wrapped function takes fn's parameters
     void (() => send('not an object', 'x'));
     expect(typeof send).toBe('function');
+  });
+});
+
+describe('idempotent takes the heartbeat and the lease as the middlewares do', () => {
+  it("strategy: what claim() returns; the lease: the middlewares' type; no top-level heartbeat", () => {
+    const fn = async (id: string) => id;
+    const key = (id: string) => id;
+    idempotent(fn, { store, consumer: 'c', key, strategy: claim({ heartbeat: { everyMs: 10_000 } }) });
+    // @ts-expect-error idempotent() has no transaction
+    expect(() => idempotent(fn, { store, consumer: 'c', key, strategy: transaction() })).toThrow(TypeError);
+    // @ts-expect-error nor pipelined claims
+    expect(() => idempotent(fn, { store, consumer: 'c', key, strategy: claim({ pipelined: true }) })).toThrow(TypeError);
+    // @ts-expect-error the heartbeat is claim({ heartbeat }), in one place
+    expect(() => idempotent(fn, { store, consumer: 'c', key, heartbeat: true })).toThrow(TypeError);
+    expectTypeOf<IdempotentOptions<[string]>['lease']>().toEqualTypeOf<SqsIdempotencyOptions['lease']>();
   });
 });

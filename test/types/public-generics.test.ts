@@ -26,7 +26,7 @@ import {
   dynamoDBStreamsIdempotency,
   eachRecord,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   jsonBody,
   kafkaIdempotency,
   kafkaValue,
@@ -43,6 +43,15 @@ import {
   type SqsIdempotencyOptions,
   type TransactionBuilder,
   claim,
+  withRedisFilter,
+  type DynamoDBClaimStore,
+  type DynamoDBClaimStoreOptions,
+  type DynamoDBIdempotencyStoreOptions,
+  type RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+  type DynamoDBIdempotencyStore,
+  type RedisFilter,
+  type TransactionalIdempotencyStore,
 } from '../../src/index.js';
 import type { BusinessKey } from '../../src/engine/keys.js';
 import type { RecordHandler } from '../../src/batch/runner-link.js';
@@ -77,7 +86,7 @@ describe('eachRecord and RecordHandler', () => {
       expectTypeOf(ctx).toEqualTypeOf<RecordContext>();
       expectTypeOf(ctx.key).toBeString();
       expectTypeOf(ctx.attempt).toBeNumber();
-      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).not.toHaveProperty('tx');
       expectTypeOf(ctx.context).toEqualTypeOf<Context>();
       return { receipt: record.messageId };
     });
@@ -104,7 +113,7 @@ describe('eachRecord and RecordHandler', () => {
     // Through Middy, with no annotation: the record is the SQS record.
     middy<SQSEvent, SQSBatchResponse>()
       .use(sqsIdempotency({ store, key: (r) => r.messageId }))
-      .handler(eachRecord(async (record, { tx }) => expectTypeOf(record).toEqualTypeOf<SQSRecord>() && tx));
+      .handler(eachRecord(async (record) => expectTypeOf(record).toEqualTypeOf<SQSRecord>()));
   });
 
   it('serves Kafka: behind kafkaIdempotency the record is a KafkaRecord and the response Kafka’s, with no type argument', () => {
@@ -166,7 +175,7 @@ describe('sqsIdempotency options', () => {
   });
 });
 
-describe('eventBridgeIdempotency and handleEvent', () => {
+describe('eventBridgeIdempotency and eventBridgeHandler', () => {
   it('types the key and payload callbacks from the event type argument', () => {
     const mw = eventBridgeIdempotency<OrderPaid>({
       store,
@@ -189,15 +198,58 @@ describe('eventBridgeIdempotency and handleEvent', () => {
     expectTypeOf(handler).returns.resolves.toEqualTypeOf<{ receiptId: string }>();
   });
 
-  it('handleEvent<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
-    const run = handleEvent(async (event: OrderPaid, ctx) => {
+  it('eventBridgeHandler<TEvent, TResult> passes the event and the event context, and returns the handler result', () => {
+    const run = eventBridgeHandler(async (event: OrderPaid, ctx) => {
       expectTypeOf(ctx).toEqualTypeOf<EventContext>();
-      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).not.toHaveProperty('tx');
       return { points: event.detail.amount };
     });
     expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
-    const explicit = handleEvent<OrderPaid, string>((event) => event.detail.orderNo);
+    const explicit = eventBridgeHandler<OrderPaid, string>((event) => event.detail.orderNo);
     expectTypeOf(explicit).returns.resolves.toBeString();
+  });
+});
+
+describe('tx only where the strategy provides it: the inTransaction runners', () => {
+  it('eachRecord: ctx.tx is a type error; eachRecord.inTransaction: ctx.tx is the TransactionBuilder', () => {
+    eachRecord(async (_record, ctx) => {
+      // @ts-expect-error eachRecord's handler is handed no tx (under transaction() it commits the idempotency record alone)
+      void ctx.tx;
+    });
+    // @ts-expect-error nor when destructured
+    eachRecord(async (_record, { tx }) => tx);
+    const handler = eachRecord.inTransaction(async (record, ctx) => {
+      expectTypeOf(record).toEqualTypeOf<SQSRecord>();
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).toMatchTypeOf<RecordContext>();
+    });
+    expectTypeOf(handler).toEqualTypeOf<(event: SQSEvent, context: Context, options?: MiddyOptions) => Promise<SQSBatchResponse>>();
+    expectTypeOf(
+      eachRecord.inTransaction<{ receipt: string }>(async (record, { tx }) => ({ receipt: `${record.messageId}${tx.size}` })),
+    ).returns.resolves.toEqualTypeOf<SQSBatchResponse>();
+  });
+
+  it('eachRecord.inTransaction follows the record type through Middy as eachRecord does (Kafka)', () => {
+    // Types only: `store` here holds no commit, so the middleware is built without transaction().
+    middy<KafkaEvent, KafkaBatchResponse>()
+      .use(kafkaIdempotency({ store, key: (r) => kafkaValue<Order>(r, 'json').orderNo }))
+      .handler(
+        eachRecord.inTransaction(async (record, { tx }) => {
+          expectTypeOf(record).toEqualTypeOf<KafkaRecord>();
+          expectTypeOf(tx).toEqualTypeOf<TransactionBuilder>();
+        }),
+      );
+  });
+
+  it('eventBridgeHandler: ctx.tx is a type error; eventBridgeHandler.inTransaction: ctx.tx is the TransactionBuilder', () => {
+    // @ts-expect-error eventBridgeHandler's handler is handed no tx
+    eventBridgeHandler(async (_event: OrderPaid, { tx }) => tx);
+    const run = eventBridgeHandler.inTransaction(async (event: OrderPaid, ctx) => {
+      expectTypeOf(ctx.tx).toEqualTypeOf<TransactionBuilder>();
+      expectTypeOf(ctx).toMatchTypeOf<EventContext>();
+      return { points: event.detail.amount };
+    });
+    expectTypeOf(run).toEqualTypeOf<(event: OrderPaid, context: Context, options?: MiddyOptions) => Promise<{ points: number }>>();
   });
 });
 
@@ -208,11 +260,11 @@ describe('transition and versionedUpdate', () => {
 
   // Type-checked, not run (no table behind `client`).
   function stateCalls(): void {
-    const input = { table: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
+    const input = { tableName: 'orders', key: { orderNo: 'o-1' }, from: 'PENDING', to: 'PAID' } as const;
     expectTypeOf(transition<OrderItem>(client, input)).resolves.toEqualTypeOf<StateOutcome<OrderItem>>();
     expectTypeOf(transition(client, input)).resolves.toEqualTypeOf<StateOutcome<Record<string, unknown>>>();
     const update = versionedUpdate<OrderItem>(client, {
-      table: 'orders',
+      tableName: 'orders',
       key: { orderNo: 'o-1' },
       expectVersion: 3,
       set: { status: 'PAID' },
@@ -222,9 +274,9 @@ describe('transition and versionedUpdate', () => {
     void transition<string>(client, input);
   }
 
-  it('narrows StateOutcome by `outcome`: the item where there is one, none when missing', () => {
+  it('narrows StateOutcome by `kind`: the item where there is one, none when missing', () => {
     const narrow = (r: StateOutcome<OrderItem>): void => {
-      switch (r.outcome) {
+      switch (r.kind) {
         case 'applied':
         case 'already':
         case 'conflict':
@@ -238,7 +290,30 @@ describe('transition and versionedUpdate', () => {
           expectTypeOf(r).toBeNever();
       }
     };
-    expectTypeOf(narrow).parameter(0).toHaveProperty('outcome').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+    expectTypeOf(narrow).parameter(0).toHaveProperty('kind').toEqualTypeOf<'applied' | 'already' | 'conflict' | 'missing'>();
+  });
+});
+
+describe('store options', () => {
+  it("each store takes its own options type; the transactional store's extend the claim store's", () => {
+    expectTypeOf<ConstructorParameters<typeof DynamoDBClaimStore>[0]>().toEqualTypeOf<DynamoDBClaimStoreOptions>();
+    expectTypeOf<ConstructorParameters<typeof DynamoDBIdempotencyStore>[0]>().toEqualTypeOf<DynamoDBIdempotencyStoreOptions>();
+    expectTypeOf<DynamoDBIdempotencyStoreOptions>().toMatchTypeOf<DynamoDBClaimStoreOptions>();
+    expectTypeOf<ConstructorParameters<typeof RedisIdempotencyStore>[0]>().toEqualTypeOf<RedisIdempotencyStoreOptions>();
+  });
+});
+
+describe('withRedisFilter', () => {
+  it('returns the exported RedisFilter over the store given (with commit when that store has it)', () => {
+    const redis = { sendCommand: async () => null };
+    expectTypeOf(withRedisFilter(store, { redis })).toEqualTypeOf<RedisFilter<IdempotencyStore>>();
+    expectTypeOf<ReturnType<typeof filtered>>().toEqualTypeOf<RedisFilter<DynamoDBIdempotencyStore> & TransactionalIdempotencyStore>();
+    expectTypeOf<ReturnType<typeof filtered>['inner']>().toEqualTypeOf<DynamoDBIdempotencyStore>();
+    expect(withRedisFilter(store, { redis }).counts().misses).toBe(0);
+    // Types only (no table behind it).
+    function filtered(inner: DynamoDBIdempotencyStore) {
+      return withRedisFilter(inner, { redis });
+    }
   });
 });
 

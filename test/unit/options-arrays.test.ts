@@ -73,7 +73,7 @@ const cases: ReadonlyArray<readonly [string, () => unknown, RegExp]> = [
   ['TransactionBuilder reservedItem', () => new TransactionBuilder({ reservedItem: [] as never }), named('reservedItem')],
   [
     'TransactionBuilder reservedItem.key',
-    () => new TransactionBuilder({ reservedItem: { table: 't', key: [] as never } }),
+    () => new TransactionBuilder({ reservedItem: { tableName: 't', key: [] as never } }),
     named('reservedItem'),
   ],
   ['TransactionBuilder keySchema', () => new TransactionBuilder({ keySchema: [] as never }), named('keySchema')],

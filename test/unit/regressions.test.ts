@@ -179,10 +179,14 @@ describe('undefined inside nested options counts as absent, like at the top leve
 describe('state helpers refuse inputs that would misreport duplicates', () => {
   it('transition with `to` among `from` is a TypeError (a duplicate would apply again)', async () => {
     const { transitionAction } = await import('../../src/index.js');
-    expect(() => transitionAction({ table: 'orders', key: { pk: 'o1' }, from: ['PENDING', 'PAID'], to: 'PAID' })).toThrow(/also in from/);
+    expect(() => transitionAction({ tableName: 'orders', key: { pk: 'o1' }, from: ['PENDING', 'PAID'], to: 'PAID' })).toThrow(
+      /also in from/,
+    );
   });
   it('versionedUpdate with an empty set is a TypeError (another writer’s bump would read as already)', async () => {
     const { versionedUpdateAction } = await import('../../src/index.js');
-    expect(() => versionedUpdateAction({ table: 'carts', key: { pk: 'c1' }, expectVersion: 1, set: {} })).toThrow(/at least one attribute/);
+    expect(() => versionedUpdateAction({ tableName: 'carts', key: { pk: 'c1' }, expectVersion: 1, set: {} })).toThrow(
+      /at least one attribute/,
+    );
   });
 });

@@ -1,16 +1,18 @@
 import { claimAndDecide, type ClaimDecision } from '../../engine/claim-decide.js';
 import { completeClaim, releaseHeld, type HeldClaim } from '../../engine/finish.js';
 import type { BusinessKey } from '../../engine/keys.js';
-import { leaseDuration, type HeartbeatSetting, type LeasePolicy } from '../../engine/lease.js';
+import { leaseDuration, type LeaseOptions, type LeasePolicy } from '../../engine/lease.js';
 import { is, isMsIn, isPlainObject, MAX_RETENTION_MS, MAX_TIMER_MS, resolveOptions, type RulesOf } from '../../engine/options.js';
 import { replayCopy, type IdempotencyRecord } from '../../engine/record.js';
-import { heartbeatOn, heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
-import { ownerWait, waitRule, type WaitPolicy } from '../../engine/wait.js';
-import { commonRules, isHeartbeat, leaseBoundsRule, recordRules } from '../../batch/options.js';
+import { heartbeatPlan, keepLease, type LeaseKeeper } from '../../engine/heartbeat.js';
+import { ownerWait, waitRule, type WaitOptions, type WaitPolicy } from '../../engine/wait.js';
+import { commonRules, leaseBoundsRule, recordRules } from '../../batch/options.js';
+import { isStrategy } from '../../strategies/types.js';
+import type { ClaimStrategy } from '../../strategies/claim/claim.js';
 import { prepare, type Extractors } from '../../engine/prepare.js';
 import { remainingTime } from '../../engine/time.js';
 import { durableExecutionOf, isDurableContext, lambdaContextOf } from '../../engine/durable.js';
-import { isRenewableStore, type IdempotencyStore } from '../../engine/store.js';
+import type { IdempotencyStore } from '../../engine/store.js';
 import { errorParts } from '../../engine/errors.js';
 import { resultNotStoredWarning, safely } from '../../observe/log.js';
 
@@ -32,13 +34,19 @@ export interface IdempotentOptions<TArgs extends readonly unknown[]> {
    * `floorMs`, at most `capMs`. Without one: `floorMs` (a fixed lease).
    * Default: margin 5 s, floor 60 s, cap 15 min.
    */
-  readonly lease?: Partial<LeasePolicy>;
-  /** Renew the claim while `fn` runs: `true` (every third of the lease) or `{ everyMs }` (the store needs `renew`). Default false. */
-  readonly heartbeat?: HeartbeatSetting;
+  readonly lease?: LeaseOptions;
+  /**
+   * What `claim()` returns, as for the middlewares: `claim({ heartbeat })`
+   * renews the claim while `fn` runs (`true`: every third of the lease;
+   * `{ everyMs }`: a period of your own; the store needs `renew`). Default
+   * `claim()`: no heartbeat. `idempotent()` has no transaction and no
+   * pipelined claims.
+   */
+  readonly strategy?: ClaimStrategy;
   /** A call whose key another call holds: throw `IdempotencyInProgressError` (default) or wait for its result. */
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of that wait, ms (default: at most 30 s, polling from 100 ms doubling to 2 s). */
-  readonly wait?: Partial<WaitPolicy>;
+  readonly wait?: WaitOptions;
   /**
    * Lambda durable functions (a `DurableContext` among the arguments): the
    * lease of the execution's claim, ms. Default 366 days, the longest an
@@ -52,7 +60,6 @@ const defaults = {
   storeResult: true,
   // Without a Lambda context the lease is floorMs: 60 s, the lease idempotent() always had.
   lease: { marginMs: 5_000, floorMs: 60_000, capMs: 15 * 60_000 } satisfies LeasePolicy,
-  heartbeat: false as HeartbeatSetting,
   inProgress: 'throw' as 'throw' | 'wait',
   wait: { maxMs: 30_000, initialDelayMs: 100, maxDelayMs: 2_000 } satisfies WaitPolicy,
 };
@@ -71,7 +78,10 @@ const rules = {
   payload: recordRules.payload,
   storeResult: is.boolean,
   lease: leaseRule,
-  heartbeat: { expected: 'a boolean or { everyMs } (a positive number of ms)', check: isHeartbeat },
+  strategy: {
+    expected: 'what claim() returns (idempotent() takes no transaction() and no pipelined claims)',
+    check: (v: unknown) => isStrategy(v) && isPlainObject(v) && v['kind'] === 'claim' && v['pipelined'] === false,
+  },
   inProgress: is.oneOf('throw', 'wait'),
   wait: waitRule,
   durable: {
@@ -125,7 +135,7 @@ function argumentsPayload(...args: readonly unknown[]): unknown {
  * `fn` once: the other throws `IdempotencyInProgressError` (or waits, with
  * `inProgress: 'wait'`). Every write after the claim is fenced on its owner
  * token: a call whose lease was taken over (it ran past its lease without
- * a `heartbeat`) rejects with `LeaseLostError` after `fn` ran (its effect
+ * `strategy: claim({ heartbeat })`) rejects with `LeaseLostError` after `fn` ran (its effect
  * happened, possibly twice; its result is not stored). A result that cannot
  * be stored (too large, not JSON) completes the key without it: the call
  * resolves `undefined`, what a duplicate gets, and warns on `console.warn`.
@@ -135,10 +145,10 @@ function argumentsPayload(...args: readonly unknown[]): unknown {
  * ```ts
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
- * import { DynamoDBIdempotencyStore, idempotent } from 'effectively-once';
+ * import { DynamoDBClaimStore, idempotent } from 'effectively-once';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * async function refund(orderNo: string, cents: number): Promise<{ refundId: string }> {
  *   return { refundId: `r-${orderNo}-${cents}` }; // call the payment provider here
@@ -152,11 +162,14 @@ export function idempotent<TArgs extends unknown[], TResult>(
   options: IdempotentOptions<TArgs>,
 ): (...args: TArgs) => Promise<TResult> {
   if (typeof fn !== 'function') throw new TypeError('idempotent: the first argument must be a function.');
-  const config = resolveOptions('idempotent', options, rules, defaults);
-  const { store, consumer, storeResult, lease, heartbeat, wait } = config;
-  if (heartbeatOn(heartbeat) && !isRenewableStore(store)) {
-    throw new TypeError('idempotent: option "heartbeat" is on, but the store has no renew method.');
+  if (isPlainObject(options) && Object.hasOwn(options, 'heartbeat')) {
+    // Its place before 1.0: say where it lives now, not only that it is unknown.
+    throw new TypeError('idempotent: unknown option "heartbeat": the heartbeat is strategy: claim({ heartbeat }), as for the middlewares.');
   }
+  const config = resolveOptions('idempotent', options, rules, defaults);
+  const { store, consumer, storeResult, lease, strategy, wait } = config;
+  strategy?.check({ owner: 'idempotent', store, pipelined: false, commitSettings: false });
+  const heartbeat = strategy?.heartbeat ?? false;
   const payload = config.payload ?? argumentsPayload;
   const extractors: Extractors<TArgs> = {
     key: (args) => config.key(...args),

@@ -10,7 +10,7 @@ import type { BusinessKey } from '../../engine/keys.js';
 import type { AutoMargin } from '../../engine/lease.js';
 import { is, type RulesOf } from '../../engine/options.js';
 import { eventIdempotency } from './lifecycle.js';
-import { waitRule, type WaitPolicy } from '../../engine/wait.js';
+import { waitRule, type WaitOptions, type WaitPolicy } from '../../engine/wait.js';
 import {
   commonDefaults,
   commonRules,
@@ -36,12 +36,12 @@ export interface EventBridgeIdempotencyOptions<TEvent extends AnyEventBridgeEven
   /** An unexpired in-progress duplicate: throw `IdempotencyInProgressError` (default) or wait for its result. */
   readonly inProgress?: 'throw' | 'wait';
   /** Bounds of the wait with `inProgress: 'wait'` (ms). */
-  readonly wait?: Partial<WaitPolicy>;
+  readonly wait?: WaitOptions;
   /** Time kept free when waiting or retrying a cancelled commit (ms). Default: 20 % of the time left, at most 2000. */
   readonly safetyMarginMs?: number;
   /**
    * Called when a duplicate is answered from the stored result (a replay,
-   * after a wait, or `handleEvent`'s transaction-strategy duplicate), with
+   * after a wait, or `eventBridgeHandler`'s transaction-strategy duplicate), with
    * that result (`undefined` with `storeResult: false`) and the duplicate
    * event; its return value is what the caller gets. Not called for a first run.
    */
@@ -108,11 +108,11 @@ const eventBridgeSource: EventSource = {
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { EventBridgeEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eventBridgeIdempotency } from 'effectively-once';
+ * import { DynamoDBClaimStore, eventBridgeIdempotency } from 'effectively-once';
  *
  * type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<OrderPaid, { sent: boolean }>()
  *   .use(eventBridgeIdempotency<OrderPaid>({ store, consumer: 'mailer', key: (e) => e.detail.orderNo }))

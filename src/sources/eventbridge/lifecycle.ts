@@ -11,7 +11,7 @@ import { claimAndDecide, decisionOutcome } from '../../engine/claim-decide.js';
 import { leaseDuration, safetyMargin } from '../../engine/lease.js';
 import type { EventStrategy } from '../../strategies/types.js';
 import type { RecordOutcome } from '../../engine/outcomes.js';
-import { invocationContext, type EventRun } from './handle-event.js';
+import { invocationContext, type EventRun } from './handler.js';
 import { ownerWait, type WaitPolicy } from '../../engine/wait.js';
 import { heartbeatPlan, keepLease } from '../../engine/heartbeat.js';
 import { batchLine, safeLog } from '../../observe/log.js';
@@ -63,7 +63,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
   config: EventConfig<TEvent, TResult>,
 ): MiddlewareObj<TEvent, TResult> {
   const { store, logger, onReplay, steps, payload, metrics } = config;
-  // What a duplicate answered from the stored result returns (shared with handleEvent's transaction duplicate).
+  // What a duplicate answered from the stored result returns (shared with eventBridgeHandler's transaction duplicate).
   const replayed = async (result: unknown, event: unknown): Promise<unknown> =>
     onReplay === undefined ? result : onReplay(result as TResult, event as TEvent);
 
@@ -110,7 +110,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
     return { replay: verdict.outcome.existing.result };
   }
 
-  /** The transaction strategy claims nothing before the handler (handleEvent commits), but a cutover still decides the event first. */
+  /** The transaction strategy claims nothing before the handler (eventBridgeHandler commits), but a cutover still decides the event first. */
   async function previousBeforeCommit(request: Request<TEvent, TResult>, run: EventRun): Promise<{ replay: unknown } | undefined> {
     if (config.previous === undefined) return undefined;
     return fromPrevious(request.event, run, leaseDuration(remainingTime(lambdaContextOf(request.context)), config.lease));
@@ -144,7 +144,7 @@ export function eventIdempotency<TEvent extends object, TResult>(
         // A durable execution resuming its own claim was decided when it first claimed.
         const previous = decision.resumed ? undefined : await fromPrevious(request.event, run, leaseMs);
         if (previous !== undefined) return previous;
-        // The handler may start now: `handleEvent` runs it in this span.
+        // The handler may start now: `eventBridgeHandler` runs it in this span.
         run.effect = run.trace?.effect(run.owned);
         // No heartbeat for a durable execution: its lease spans it, and a suspended one has no process to renew it.
         const plan = execution === undefined ? heartbeatPlan(steps.heartbeat ?? false, store, leaseMs, decision.sentAt) : undefined;
@@ -225,12 +225,12 @@ export function eventIdempotency<TEvent extends object, TResult>(
     if (steps.commit !== undefined) {
       if (run.committed === undefined) {
         const error = new TypeError(
-          `${owner}: strategy: transaction() needs the handler wrapped in handleEvent(), and no middleware after ${owner} may replace the Lambda context.`,
+          `${owner}: strategy: transaction() needs the handler wrapped in eventBridgeHandler(), and no middleware after ${owner} may replace the Lambda context.`,
         );
         run.trace?.end([{ kind: 'failed', messageId: run.owned.messageId, key: run.owned.key, error }]);
         throw error;
       }
-      // handleEvent answered a duplicate with the stored result: a replay too, though not an early one.
+      // eventBridgeHandler answered a duplicate with the stored result: a replay too, though not an early one.
       log(run, run.committed, run.committed.kind === 'duplicate', false);
       return;
     }

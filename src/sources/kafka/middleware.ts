@@ -39,7 +39,7 @@ export const kafkaDefaults = streamDefaults<KafkaRecord>({
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import {
- *   DynamoDBIdempotencyStore,
+ *   DynamoDBClaimStore,
  *   eachRecord,
  *   kafkaIdempotency,
  *   kafkaValue,
@@ -49,7 +49,7 @@ export const kafkaDefaults = streamDefaults<KafkaRecord>({
  *
  * type OrderPlaced = { orderNo: string };
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<KafkaEvent, KafkaBatchResponse>()
  *   .use(kafkaIdempotency({ store, consumer: 'order-mailer', key: (r) => kafkaValue<OrderPlaced>(r).orderNo }))

@@ -84,10 +84,10 @@ const sqsRules = {
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { SQSEvent, SQSBatchResponse } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eachRecord, jsonBody, sqsIdempotency } from 'effectively-once';
+ * import { DynamoDBClaimStore, eachRecord, jsonBody, sqsIdempotency } from 'effectively-once';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<SQSEvent, SQSBatchResponse>()
  *   .use(sqsIdempotency({ store, consumer: 'payments', key: (r) => jsonBody<{ orderNo: string }>(r).orderNo }))

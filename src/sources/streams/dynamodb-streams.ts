@@ -39,11 +39,11 @@ export const dynamoDBStreamsDefaults = streamDefaults<DynamoDBRecord>({
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from 'effectively-once';
+ * import { DynamoDBClaimStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from 'effectively-once';
  *
  * type Order = { orderNo: string; status: string; version: number };
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
  *   .use(dynamoDBStreamsIdempotency({

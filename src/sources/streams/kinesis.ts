@@ -37,10 +37,10 @@ export const kinesisDefaults = streamDefaults<KinesisStreamRecord>({
  * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
  * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
- * import { DynamoDBIdempotencyStore, eachRecord, kinesisData, kinesisIdempotency } from 'effectively-once';
+ * import { DynamoDBClaimStore, eachRecord, kinesisData, kinesisIdempotency } from 'effectively-once';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency' });
+ * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency' });
  *
  * export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
  *   .use(kinesisIdempotency({ store, consumer: 'clicks', key: (r) => kinesisData<{ clickId: string }>(r).clickId }))

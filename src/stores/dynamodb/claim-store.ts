@@ -22,7 +22,7 @@ import {
   type ClaimParams,
   type CompleteParams,
 } from './expressions.js';
-import { resolveStoreOptions, type DynamoDBIdempotencyStoreOptions, type ResolvedStoreOptions } from './options.js';
+import { resolveStoreOptions, type DynamoDBClaimStoreOptions, type ResolvedStoreOptions } from './options.js';
 import { completedSizeEstimate, encodeResult, errorText, isLive, recordFromWire, toRecord } from './records.js';
 import { isAwsError, leaseLost, tooLarge } from './refusals.js';
 import { claimInsertStatement, completeStatement, readRecords, sendStatements, type Statement } from './statements.js';
@@ -150,7 +150,7 @@ export class DynamoDBClaimStore implements IdempotencyStore {
   #returning = true;
 
   /** @throws TypeError naming the first unknown, missing or wrongly typed option. */
-  constructor(options: DynamoDBIdempotencyStoreOptions) {
+  constructor(options: DynamoDBClaimStoreOptions) {
     // An error names the class built: the subclass's prototype, set before this runs, has `commit`.
     const resolved = resolveStoreOptions(options, 'commit' in this ? 'DynamoDBIdempotencyStore' : 'DynamoDBClaimStore');
     // Every request goes through this view of the client: a missing table is an error that names it (table-missing.ts).

@@ -48,13 +48,13 @@ function keyNamesByTable(own: OwnAction, shapes: ReadonlyArray<ActionShape | und
 // for its table; failing that the whole item stands in, which still catches exact repeats.
 function refOf(shape: ActionShape, keyNames: Map<string, string[][]>): ItemRef {
   const table = shape.TableName ?? '';
-  if (shape.Key !== undefined) return { table, key: shape.Key };
+  if (shape.Key !== undefined) return { tableName: table, key: shape.Key };
   const item = shape.Item ?? {};
   for (const names of keyNames.get(table) ?? []) {
     const key = projectKey(item, names);
-    if (key !== undefined) return { table, key };
+    if (key !== undefined) return { tableName: table, key };
   }
-  return { table, key: item };
+  return { tableName: table, key: item };
 }
 
 /**
@@ -71,15 +71,15 @@ export function checkTransactionLimits(own: OwnAction, actions: readonly Transac
   checkActionCount(actions.length, 1, context);
   const shapes = actions.map(shapeOf);
   const keyNames = keyNamesByTable(own, shapes);
-  const reserved: ItemRef = { table: own.tableName, key: { [ATTR.id]: own.id } };
+  const reserved: ItemRef = { tableName: own.tableName, key: { [ATTR.id]: own.id } };
   const seen = new Set<string>();
-  const items = [itemIdentity(reserved.table, reserved.key)];
+  const items = [itemIdentity(reserved.tableName, reserved.key)];
   let total = estimateActionSize({ TableName: own.tableName, Item: own.item });
   for (const shape of shapes) {
     if (shape === undefined) continue;
     const ref = refOf(shape, keyNames);
     checkDistinctItem(ref, seen, reserved, context);
-    const identity = itemIdentity(ref.table, ref.key);
+    const identity = itemIdentity(ref.tableName, ref.key);
     seen.add(identity);
     items.push(identity);
     total += estimateActionSize(shape);

@@ -1,6 +1,6 @@
 /**
- * Options of `DynamoDBIdempotencyStore`: their type, their defaults (in one
- * object) and their validation. Checked once, in the constructor, so a typo
+ * Options of `DynamoDBClaimStore` and `DynamoDBIdempotencyStore`: their types,
+ * their defaults (in one object) and their validation. Checked once, in the constructor, so a typo
  * fails at cold start with a `TypeError` naming the option instead of at the
  * first message.
  */
@@ -15,8 +15,8 @@ export type ReleaseMode = 'delete' | 'mark-failed';
 /** How a FAILED record keeps the handler's error: its text, or its name and a SHA-256 of its message. */
 export type ErrorMessageMode = 'hash' | 'keep';
 
-/** Options of {@link DynamoDBIdempotencyStore}. */
-export interface DynamoDBIdempotencyStoreOptions {
+/** Options of `DynamoDBClaimStore`, the claim half of the DynamoDB store. */
+export interface DynamoDBClaimStoreOptions {
   /** The DocumentClient to send every request with (injected, never created here). */
   readonly client: DynamoDBDocumentClient;
   /** Name of the idempotency table (key `id`, TTL attribute `expiresAt`, see `infra/tables.json`). */
@@ -43,12 +43,12 @@ export interface DynamoDBIdempotencyStoreOptions {
    * ```ts
    * import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
    * import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-   * import { DynamoDBIdempotencyStore } from 'effectively-once';
+   * import { DynamoDBClaimStore } from 'effectively-once';
    * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
    * // Keys are e-mail addresses: hashed, and so are the messages of the errors kept on FAILED records.
-   * const store = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed' });
+   * const store = new DynamoDBClaimStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed' });
    * // Opt in to the text when you know your errors never carry personal data.
-   * const verbose = new DynamoDBIdempotencyStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed', errorMessages: 'keep' });
+   * const verbose = new DynamoDBClaimStore({ client, tableName: 'idempotency', hashKeys: true, release: 'mark-failed', errorMessages: 'keep' });
    * ```
    */
   readonly errorMessages?: ErrorMessageMode;
@@ -72,8 +72,15 @@ export interface DynamoDBIdempotencyStoreOptions {
   readonly logger?: StoreLogger | false;
 }
 
+/**
+ * Options of `DynamoDBIdempotencyStore`: the claim store's (the same table),
+ * for a store that also commits transactions and finds stale claims.
+ */
+// An interface, not an alias: the API report and editors then show the name, not its expansion.
+export interface DynamoDBIdempotencyStoreOptions extends DynamoDBClaimStoreOptions {}
+
 /** Options after defaults are applied: every one set. */
-export type ResolvedStoreOptions = Required<DynamoDBIdempotencyStoreOptions>;
+export type ResolvedStoreOptions = Required<DynamoDBClaimStoreOptions>;
 
 /** Defaults of every optional store option. */
 export const defaults = Object.freeze({
@@ -106,7 +113,7 @@ const rules = {
   clock: is.clock,
   trackInflight: is.boolean,
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
-} satisfies RulesOf<DynamoDBIdempotencyStoreOptions>;
+} satisfies RulesOf<DynamoDBClaimStoreOptions>;
 
 /** The classes that take these options: an error names the one the caller built. */
 export type StoreClassName = 'DynamoDBClaimStore' | 'DynamoDBIdempotencyStore';
@@ -118,7 +125,7 @@ export type StoreClassName = 'DynamoDBClaimStore' | 'DynamoDBIdempotencyStore';
  * @throws TypeError naming `owner` and the first unknown, missing or wrongly typed option.
  */
 export function resolveStoreOptions(options: unknown, owner: StoreClassName): ResolvedStoreOptions {
-  const given = options as DynamoDBIdempotencyStoreOptions;
+  const given = options as DynamoDBClaimStoreOptions;
   const resolved = resolveOptions(owner, given, rules, defaults);
   // Defaulted after the merge: its default depends on another option.
   const errorMessages = definedOnly(given).errorMessages ?? (resolved.hashKeys ? 'hash' : defaults.errorMessages);

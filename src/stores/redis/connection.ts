@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * A connection to Redis or Valkey, as the Redis store and filter use it.
+ * A connection to Redis or Valkey, as the Redis store and filter use it (their
+ * `redis` option; named `RedisIdempotencyStoreOptions['redis']` outside).
  * `args` is the command and its arguments as strings; `key` is the one key
  * the command touches (a cluster client routes on it; others ignore it).
  * Resolve with the raw reply; reject with the server's error (its message
@@ -18,15 +19,6 @@ import { createHash } from 'node:crypto';
  * - node-redis: `{ sendCommand: (args) => client.sendCommand([...args]) }`
  * - node-redis cluster: `{ sendCommand: (args, key) => cluster.sendCommand(key, false, [...args]) }`
  * - iovalkey / ioredis: `{ sendCommand: ([name, ...rest]) => valkey.call(name ?? '', ...rest) }`
- *
- * @example
- * ```ts
- * import { createClient } from 'redis';
- * import type { RedisConnection } from 'effectively-once';
- *
- * const client = await createClient({ url: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' }).connect();
- * const redis: RedisConnection = { sendCommand: (args) => client.sendCommand([...args]) };
- * ```
  */
 export interface RedisConnection {
   sendCommand(args: readonly string[], key: string): Promise<unknown>;

@@ -45,18 +45,30 @@ export interface RedisFilterCounts {
   readonly timeouts: number;
 }
 
+/**
+ * What {@link withRedisFilter} returns: an `IdempotencyStore` that asks Redis
+ * first (with `commit` too when `S` has it), the store it filters, and what it
+ * did so far.
+ */
+export interface RedisFilter<S extends IdempotencyStore = IdempotencyStore> extends IdempotencyStore {
+  /** The store that decides: every write goes to it, every miss is read from it. */
+  readonly inner: S;
+  /** A snapshot of what the filter did so far. */
+  counts(): RedisFilterCounts;
+}
+
 type Counter = { -readonly [K in keyof RedisFilterCounts]: number };
 
 const TIMEOUT = Symbol('timeout');
 const storeRule = hasMethods('an IdempotencyStore', 'recordId', 'claim', 'complete', 'release', 'get');
 
 /**
- * An `IdempotencyStore` that asks Redis first; built by {@link withRedisFilter}.
+ * The {@link RedisFilter} over a store without `commit`; built by {@link withRedisFilter}.
  * Markers are written only from what the inner store returned, and a
  * completed one only after the inner store completed: Redis never
  * acknowledges what the inner store has not decided.
  */
-export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implements IdempotencyStore {
+class FilteredStore<S extends IdempotencyStore = IdempotencyStore> implements RedisFilter<S> {
   /** The store that decides: every write goes to it, every miss is read from it. */
   readonly inner: S;
   protected readonly options: ResolvedRedisFilterOptions;
@@ -242,13 +254,13 @@ export class RedisFilter<S extends IdempotencyStore = IdempotencyStore> implemen
 }
 
 /**
- * The filter over a store with `commit` (the DynamoDB store); built by
+ * The {@link RedisFilter} over a store with `commit` (the DynamoDB store); built by
  * {@link withRedisFilter}. A completed marker answers a duplicate commit; a
  * commit or a duplicate the inner store reports is cached. An in-progress
  * marker does not answer a commit: the inner store's own condition does.
  */
-export class TransactionalRedisFilter<S extends TransactionalIdempotencyStore = TransactionalIdempotencyStore>
-  extends RedisFilter<S>
+class FilteredTransactionalStore<S extends TransactionalIdempotencyStore = TransactionalIdempotencyStore>
+  extends FilteredStore<S>
   implements TransactionalIdempotencyStore
 {
   /** A completed marker answers a duplicate; otherwise the inner store commits, and a completion it reports is cached. */
@@ -294,8 +306,8 @@ export class TransactionalRedisFilter<S extends TransactionalIdempotencyStore = 
 export function withRedisFilter<S extends TransactionalIdempotencyStore>(
   store: S,
   options: RedisFilterOptions,
-): TransactionalRedisFilter<S>;
+): RedisFilter<S> & TransactionalIdempotencyStore;
 export function withRedisFilter<S extends IdempotencyStore>(store: S, options: RedisFilterOptions): RedisFilter<S>;
 export function withRedisFilter(store: IdempotencyStore, options: RedisFilterOptions): RedisFilter {
-  return isTransactionalStore(store) ? new TransactionalRedisFilter(store, options) : new RedisFilter(store, options);
+  return isTransactionalStore(store) ? new FilteredTransactionalStore(store, options) : new FilteredStore(store, options);
 }

@@ -110,7 +110,7 @@ const claimRules = {
  * import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
  * import { claim, eachRecord, jsonBody, sqsIdempotency, type IdempotencyStore } from 'effectively-once';
  *
- * declare const store: IdempotencyStore; // a DynamoDBIdempotencyStore (it can renew claims)
+ * declare const store: IdempotencyStore; // a DynamoDBClaimStore (it can renew claims)
  * export const handler = middy<SQSEvent, SQSBatchResponse>()
  *   .use(sqsIdempotency({
  *     store,

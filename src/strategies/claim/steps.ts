@@ -10,7 +10,6 @@ import { idOf } from '../../engine/source.js';
 import type { IdempotencyStore } from '../../engine/store.js';
 import { CoalescedStore } from './coalesce.js';
 import { claimRequests, type ClaimRequests } from './requests.js';
-import { disabledTransaction } from '../disabled-tx.js';
 import type {
   AdmittedRecord,
   Admitter,
@@ -53,8 +52,6 @@ export class ClaimBatch<TRecord> implements AdmittedBatch<TRecord> {
   /** This batch's view of the store: claims and completions coalesced when the store has batched calls. */
   protected readonly store: IdempotencyStore;
   readonly #admission: Admitter;
-  /** Its writes would never be sent: every call throws (a silently dropped write is a lost effect). */
-  readonly #tx: ReturnType<typeof disabledTransaction>;
   readonly #coalesced: CoalescedStore | undefined;
 
   constructor(
@@ -72,13 +69,13 @@ export class ClaimBatch<TRecord> implements AdmittedBatch<TRecord> {
     this.requests = coalesced?.requests ?? 'per-record';
     this.admit = admit;
     this.admissions = admissions;
-    this.#tx = disabledTransaction(`the strategy is claim(); use ${settings.owner}({ strategy: transaction() }).`);
   }
 
   /** Runs the record's handler (with the heartbeat's `signal`, when there is one) and says how it went; never rejects. */
   protected async execute(handler: RunHandler, signal?: AbortSignal): Promise<Extract<Execution, { kind: 'succeeded' | 'threw' }>> {
     const coalesced = this.#coalesced;
-    const ran = () => handler(this.#tx, signal);
+    // No tx: a claim commits no writes (eachRecord.inTransaction refuses to run without one).
+    const ran = () => handler(undefined, signal);
     try {
       return { kind: 'succeeded', result: await (coalesced === undefined ? ran() : coalesced.running(ran)) };
     } catch (error) {

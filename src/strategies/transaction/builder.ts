@@ -46,7 +46,7 @@ type PendingPut = Required<Omit<ActionTarget, 'key'>>;
  * import { TransactionBuilder } from 'effectively-once';
  * const tx = new TransactionBuilder()
  *   .put({ TableName: 'points', Item: { pk: 'user-1#order-1', points: 10 }, ConditionExpression: 'attribute_not_exists(pk)' })
- *   .transition({ table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' });
+ *   .transition({ tableName: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' });
  * console.log(tx.size); // 2
  * ```
  */
@@ -65,8 +65,8 @@ export class TransactionBuilder {
     validateOptions(options);
     this.#options = options;
     for (const [table, names] of Object.entries(options.keySchema ?? {})) this.#keyNames.set(table, [...names]);
-    if (options.reservedItem !== undefined && !this.#keyNames.has(options.reservedItem.table)) {
-      this.#keyNames.set(options.reservedItem.table, Object.keys(options.reservedItem.key));
+    if (options.reservedItem !== undefined && !this.#keyNames.has(options.reservedItem.tableName)) {
+      this.#keyNames.set(options.reservedItem.tableName, Object.keys(options.reservedItem.key));
     }
   }
 
@@ -116,19 +116,19 @@ export class TransactionBuilder {
   transition(input: TransitionInput): this {
     requireOpen(this, 'transition');
     const action = transitionAction(input);
-    return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
+    return this.#add(action, action.Update ?? {}, { table: input.tableName, key: input.key });
   }
 
   /** Adds an optimistic-lock update (see `versionedUpdate()`); decode a refusal with `versionedUpdateFailure()`. @throws TransactionLimitError, TypeError. */
   versionedUpdate(input: VersionedUpdateInput): this {
     requireOpen(this, 'versionedUpdate');
     const action = versionedUpdateAction(input);
-    return this.#add(action, action.Update ?? {}, { table: input.table, key: input.key });
+    return this.#add(action, action.Update ?? {}, { table: input.tableName, key: input.key });
   }
 
   /**
    * Adds an outbox item: a conditional `Put` (`attribute_not_exists`) of the
-   * event into `options.table`, committed with the business writes and the
+   * event into `options.tableName`, committed with the business writes and the
    * idempotency record, for `outboxRelay()` to publish from the table's
    * stream. Its id comes from the consumer, the business key and the event's
    * name, so a re-run cannot add a second item. A table with a sort key needs
@@ -146,19 +146,19 @@ export class TransactionBuilder {
     const item = outboxItem(event, options, { consumer, businessKey, now: clock.now() });
     // The same name twice gives the same id: say so here, not as DynamoDB's "multiple operations on one item".
     const name = options.name ?? event.detailType;
-    if (this.#outboxNames.has(`${options.table}\u0000${name}`)) {
+    if (this.#outboxNames.has(`${options.tableName}\u0000${name}`)) {
       throw new TypeError(
-        `tx.outbox(): this record already emits an event named ${JSON.stringify(name)} to ${options.table}; give each event of a record its own \`name\`.`,
+        `tx.outbox(): this record already emits an event named ${JSON.stringify(name)} to ${options.tableName}; give each event of a record its own \`name\`.`,
       );
     }
     const keyAttribute = options.keyAttribute ?? 'pk';
     this.put({
-      TableName: options.table,
+      TableName: options.tableName,
       Item: item,
       ConditionExpression: 'attribute_not_exists(#k)',
       ExpressionAttributeNames: { '#k': keyAttribute },
     });
-    this.#outboxNames.add(`${options.table}\u0000${name}`);
+    this.#outboxNames.add(`${options.tableName}\u0000${name}`);
     return this;
   }
 
@@ -185,7 +185,7 @@ export class TransactionBuilder {
     const seen = new Set(this.#identities);
     for (const ref of refs) {
       checkDistinctItem(ref, seen, this.#options.reservedItem, context);
-      seen.add(itemIdentity(ref.table, ref.key));
+      seen.add(itemIdentity(ref.tableName, ref.key));
     }
     const bytes = estimateActionSize(shape);
     checkTransactionSize(this.#bytes + bytes + (this.#options.reservedBytes ?? 0), context);
@@ -211,10 +211,10 @@ export class TransactionBuilder {
     for (const put of this.#pending) {
       const key = put.table === target.table && names !== undefined ? projectKey(put.item, names) : undefined;
       if (key === undefined) stillPending.push(put);
-      else refs.push({ table: put.table, key });
+      else refs.push({ tableName: put.table, key });
     }
     const own = target.key ?? (names === undefined || target.item === undefined ? undefined : projectKey(target.item, names));
-    if (own !== undefined) refs.push({ table: target.table, key: own });
+    if (own !== undefined) refs.push({ tableName: target.table, key: own });
     else if (target.item !== undefined) stillPending.push({ table: target.table, item: target.item });
     return learned === undefined ? { refs, stillPending } : { refs, learned, stillPending };
   }

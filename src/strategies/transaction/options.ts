@@ -55,8 +55,8 @@ const OPTION_RULES: OptionRules = {
   },
   reservedBytes: { expected: 'a non-negative number of bytes', check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 },
   reservedItem: {
-    expected: 'an object { table: string, key: { ...key attributes } }',
-    check: (v) => isPlainObject(v) && typeof v['table'] === 'string' && isPlainObject(v['key']) && Object.keys(v['key']).length > 0,
+    expected: 'an object { tableName: string, key: { ...key attributes } }',
+    check: (v) => isPlainObject(v) && typeof v['tableName'] === 'string' && isPlainObject(v['key']) && Object.keys(v['key']).length > 0,
   },
   keySchema: {
     expected: 'an object mapping each table name to its key attribute names',

@@ -45,7 +45,7 @@ export function buildTransitionUpdate(input: TransitionInput): StateUpdate {
   const from = states.map((state, i) => b.value(`from${i}`, state));
   const conditions = [b.exists(), `${b.name(stateAttr, 'state')} IN (${from.join(', ')})`, ...b.versionCondition(input.expectVersion)];
   const sets = [`${b.name(stateAttr, 'state')} = ${b.value('to', input.to)}`, ...b.assignments(input.set ?? {}), b.bump()];
-  return b.build(input.table, conditions, sets);
+  return b.build(input.tableName, conditions, sets);
 }
 
 /**
@@ -63,7 +63,7 @@ export function buildVersionedUpdate(input: VersionedUpdateInput): StateUpdate {
   checkAttributeName('versionAttribute', versionAttr, input.key);
   validateStateInput(input, [versionAttr]);
   const b = new StateExpression(input.key, versionAttr);
-  return b.build(input.table, [b.exists(), ...b.versionCondition(input.expectVersion)], [...b.assignments(input.set), b.bump()]);
+  return b.build(input.tableName, [b.exists(), ...b.versionCondition(input.expectVersion)], [...b.assignments(input.set), b.bump()]);
 }
 
 /** @returns the `from` states as a list. */

@@ -43,9 +43,9 @@ export type StateItem = Record<string, unknown>;
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
  * const r = await transition<{ pk: string; status: string; paidAt?: number }>(client, {
- *   table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID', set: { paidAt: Date.now() },
+ *   tableName: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID', set: { paidAt: Date.now() },
  * });
- * if (r.outcome === 'conflict') throw new Error(`order is ${r.item.status}`);
+ * if (r.kind === 'conflict') throw new Error(`order is ${r.item.status}`);
  * ```
  * @throws TypeError for bad input (naming the option); any other DynamoDB error as is.
  */
@@ -72,8 +72,8 @@ export async function transition<TItem extends StateItem = StateItem>(
  * import { versionedUpdate } from 'effectively-once';
  *
  * const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
- * const r = await versionedUpdate(client, { table: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } });
- * if (r.outcome === 'conflict') console.log('re-read and retry at version', r.item['version']);
+ * const r = await versionedUpdate(client, { tableName: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } });
+ * if (r.kind === 'conflict') console.log('re-read and retry at version', r.item['version']);
  * ```
  * @throws TypeError for bad input (naming the option); any other DynamoDB error as is.
  */
@@ -94,7 +94,7 @@ export async function versionedUpdate<TItem extends StateItem = StateItem>(
  * @example
  * ```ts
  * import { transitionAction } from 'effectively-once';
- * const action = transitionAction({ table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' });
+ * const action = transitionAction({ tableName: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' });
  * ```
  * @throws TypeError for bad input, naming the option.
  */
@@ -110,7 +110,7 @@ export function transitionAction(input: TransitionInput): TransactItem {
  * @example
  * ```ts
  * import { versionedUpdateAction } from 'effectively-once';
- * const action = versionedUpdateAction({ table: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } });
+ * const action = versionedUpdateAction({ tableName: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } });
  * ```
  * @throws TypeError for bad input, naming the option.
  */
@@ -135,10 +135,10 @@ export type CancellationReasonInput = CancellationReason | CancellationReasonInf
  * @example
  * ```ts
  * import { transitionFailure } from 'effectively-once';
- * const input = { table: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' }; // as given to transitionAction()
+ * const input = { tableName: 'orders', key: { pk: 'order-1' }, from: 'PENDING', to: 'PAID' }; // as given to transitionAction()
  * declare const reasons: { Code?: string }[];
  * const refused = reasons[0] === undefined ? undefined : transitionFailure(reasons[0], input);
- * if (refused?.outcome === 'already') console.log('duplicate: the order is already paid');
+ * if (refused?.kind === 'already') console.log('duplicate: the order is already paid');
  * ```
  */
 export function transitionFailure<TItem extends StateItem = StateItem>(
@@ -157,9 +157,9 @@ export function transitionFailure<TItem extends StateItem = StateItem>(
  * @example
  * ```ts
  * import { versionedUpdateFailure } from 'effectively-once';
- * const input = { table: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } }; // as given to versionedUpdateAction()
+ * const input = { tableName: 'carts', key: { pk: 'cart-1' }, expectVersion: 3, set: { total: 42 } }; // as given to versionedUpdateAction()
  * const refused = versionedUpdateFailure({ Code: 'ConditionalCheckFailed' }, input);
- * console.log(refused?.outcome); // 'missing': no item came back
+ * console.log(refused?.kind); // 'missing': no item came back
  * ```
  */
 export function versionedUpdateFailure<TItem extends StateItem = StateItem>(
@@ -196,7 +196,7 @@ async function send<TItem extends StateItem>(
 ): Promise<StateOutcome<TItem>> {
   try {
     const out = await client.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
-    return { outcome: 'applied', item: (out.Attributes ?? {}) as TItem };
+    return { kind: 'applied', item: (out.Attributes ?? {}) as TItem };
   } catch (err) {
     if (!isAwsError(err, 'ConditionalCheckFailedException')) throw err;
     // The DocumentClient leaves the exception's Item marshalled; decode it as the client would its results.

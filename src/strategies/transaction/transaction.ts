@@ -117,6 +117,8 @@ const transactionRules = {
  * The transaction strategy, for a middleware's `strategy` option: the
  * handler's `tx` writes and the idempotency record commit in one
  * `TransactWriteItems` (the store must be a `TransactionalIdempotencyStore`).
+ * The handler gets `tx` from `eachRecord.inTransaction` (or
+ * `eventBridgeHandler.inTransaction`).
  *
  * @throws TypeError naming the option when one is unknown or of the wrong type.
  * @example
@@ -133,7 +135,7 @@ const transactionRules = {
  *     key: (r) => jsonBody<{ paymentId: string }>(r).paymentId,
  *     strategy: transaction({ commit: 'record', onConflict: 'acknowledge' }),
  *   }))
- *   .handler(eachRecord(async (record, { tx }) => {
+ *   .handler(eachRecord.inTransaction(async (record, { tx }) => {
  *     tx.put({ TableName: 'ledger', Item: { pk: jsonBody<{ paymentId: string }>(record).paymentId } });
  *   }));
  * ```

@@ -14,28 +14,28 @@ export const DEFAULT_VERSION_ATTRIBUTE = 'version';
 
 /** The update was written. `item` is the item after it (`ReturnValues: 'ALL_NEW'`). */
 export interface AppliedOutcome<TItem> {
-  readonly outcome: 'applied';
+  readonly kind: 'applied';
   readonly item: TItem;
 }
 /** The effect is already there (a duplicate delivery): acknowledge, do nothing. `item` is the current item. */
 export interface AlreadyOutcome<TItem> {
-  readonly outcome: 'already';
+  readonly kind: 'already';
   readonly item: TItem;
 }
 /** The item is in another state or at another version: nothing was written. `item` is the current item. */
 export interface ConflictOutcome<TItem> {
-  readonly outcome: 'conflict';
+  readonly kind: 'conflict';
   readonly item: TItem;
 }
 /** No item under that key: nothing was written (neither helper creates items). */
 export interface MissingOutcome {
-  readonly outcome: 'missing';
+  readonly kind: 'missing';
 }
 
 /** Why a conditional state update was not applied. */
 export type RefusedOutcome<TItem> = AlreadyOutcome<TItem> | ConflictOutcome<TItem> | MissingOutcome;
 
-/** Result of `transition()` / `versionedUpdate()`, discriminated on `outcome`. Only `applied` wrote anything. */
+/** Result of `transition()` / `versionedUpdate()`, discriminated on `kind`. Only `applied` wrote anything. */
 export type StateOutcome<TItem> = AppliedOutcome<TItem> | RefusedOutcome<TItem>;
 
 /** What {@link decideTransition} needs to know about the requested transition. */
@@ -55,7 +55,7 @@ export interface TransitionSpec {
 /** Input of `transition()`, `transitionAction()` and `tx.transition()`. */
 export interface TransitionInput extends TransitionSpec {
   /** Table name. */
-  readonly table: string;
+  readonly tableName: string;
   /** Full primary key. Its first attribute is the one `attribute_exists` checks. */
   readonly key: Readonly<Record<string, unknown>>;
   /** Other attributes to write with the transition (top-level names; not the key, state or version). */
@@ -75,7 +75,7 @@ export interface VersionedUpdateSpec {
 /** Input of `versionedUpdate()`, `versionedUpdateAction()` and `tx.versionedUpdate()`. */
 export interface VersionedUpdateInput extends VersionedUpdateSpec {
   /** Table name. */
-  readonly table: string;
+  readonly tableName: string;
   /** Full primary key. Its first attribute is the one `attribute_exists` checks. */
   readonly key: Readonly<Record<string, unknown>>;
 }
@@ -105,12 +105,12 @@ export function decideTransition<TItem extends Readonly<Record<string, unknown>>
   item: TItem | undefined,
   spec: TransitionSpec,
 ): RefusedOutcome<TItem> {
-  if (item === undefined) return { outcome: 'missing' };
+  if (item === undefined) return { kind: 'missing' };
   const state = item[spec.stateAttribute ?? DEFAULT_STATE_ATTRIBUTE];
-  if (state !== spec.to) return { outcome: 'conflict', item };
-  if (spec.expectVersion === undefined) return { outcome: 'already', item };
+  if (state !== spec.to) return { kind: 'conflict', item };
+  if (spec.expectVersion === undefined) return { kind: 'already', item };
   const version = versionOf(item, spec.versionAttribute);
-  return version !== undefined && version > spec.expectVersion ? { outcome: 'already', item } : { outcome: 'conflict', item };
+  return version !== undefined && version > spec.expectVersion ? { kind: 'already', item } : { kind: 'conflict', item };
 }
 
 /**
@@ -125,10 +125,10 @@ export function decideVersionedUpdate<TItem extends Readonly<Record<string, unkn
   item: TItem | undefined,
   spec: VersionedUpdateSpec,
 ): RefusedOutcome<TItem> {
-  if (item === undefined) return { outcome: 'missing' };
-  if (versionOf(item, spec.versionAttribute) !== spec.expectVersion + 1) return { outcome: 'conflict', item };
+  if (item === undefined) return { kind: 'missing' };
+  if (versionOf(item, spec.versionAttribute) !== spec.expectVersion + 1) return { kind: 'conflict', item };
   const holdsAll = Object.entries(spec.set).every(([name, value]) => sameValue(item[name], value));
-  return holdsAll ? { outcome: 'already', item } : { outcome: 'conflict', item };
+  return holdsAll ? { kind: 'already', item } : { kind: 'conflict', item };
 }
 
 /**
@@ -158,13 +158,20 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Set) && !(v instanceof Uint8Array);
 }
 
+/** The message for a missing `tableName`; one left on the name it had before 1.0 (`table`) is told so. */
+function tableNameMessage(input: object): string {
+  return Object.hasOwn(input, 'table')
+    ? 'tableName must be a non-empty string (the option "table" is now "tableName").'
+    : 'tableName must be a non-empty string.';
+}
+
 /**
  * Checks the parts both helpers share; throws a `TypeError` naming the option.
  * `protectedNames` are attributes `set` may not write (the key attributes are
  * added here): they are managed by the helper itself.
  */
 export function validateStateInput(input: TransitionInput | VersionedUpdateInput, protectedNames: readonly string[]): void {
-  if (typeof input.table !== 'string' || input.table.length === 0) throw new TypeError('table must be a non-empty string.');
+  if (typeof input.tableName !== 'string' || input.tableName.length === 0) throw new TypeError(tableNameMessage(input));
   const key = input.key;
   if (typeof key !== 'object' || key === null || Object.keys(key).length === 0) {
     throw new TypeError('key must be an object with at least one key attribute.');

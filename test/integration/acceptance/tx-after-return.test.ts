@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, type TransactionBuilder, transaction } from '../../../src/index.js';
+import { eventBridgeIdempotency, eventBridgeHandler, type TransactionBuilder, transaction } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from '../sqs/harness.js';
@@ -38,7 +38,7 @@ describe('acceptance: tx used after the handler returned', () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     let late: Promise<string> | undefined;
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_record, { tx }) => {
         // Not awaited: runs after the handler returned and the commit was sent.
         late = latePut(tx, business);
@@ -58,7 +58,7 @@ describe('acceptance: tx used after the handler returned', () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     let late: Promise<string> | undefined;
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_record, { tx }) => {
         late = latePut(tx, business);
         throw new Error('boom');
@@ -71,7 +71,7 @@ describe('acceptance: tx used after the handler returned', () => {
     expect(await lateItem()).toBeUndefined();
   });
 
-  it('handleEvent: a late tx.put throws instead of being dropped silently', async () => {
+  it('eventBridgeHandler: a late tx.put throws instead of being dropped silently', async () => {
     const h = await harness();
     const { business, lateItem } = await businessSetup();
     type OrderPaid = EventBridgeEvent<'OrderPaid', { orderNo: string }>;
@@ -87,7 +87,7 @@ describe('acceptance: tx used after the handler returned', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, string>(async (_event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, string>(async (_event, { tx }) => {
           late = latePut(tx, business);
           return 'done';
         }),

@@ -26,7 +26,7 @@ describe('sweeper', () => {
     const body = { notificationId: 'n-crash', orderNo: 'o-1', channel: 'sms', text: 'hi' };
     const record = sqsRecord({ body, messageId: 'm-crash' });
     const crashed = await invoke(crashing, sqsEvent([record]), { clock, timeoutMs: 30_000, functionName: 'notifications' });
-    expect(crashed.outcome).toBe('crashed');
+    expect(crashed.kind).toBe('crashed');
     // A healthy delivery completes and must not be reported.
     const healthy = createNotificationsHandler({ client: doc, tables, clock, send: async () => undefined, logger: false });
     const ok = sqsEvent([sqsRecord({ body: { ...body, notificationId: 'n-ok' } })]);

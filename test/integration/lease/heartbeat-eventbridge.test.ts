@@ -1,6 +1,6 @@
 /**
  * Issue 14, item 4 on EventBridge: `strategy: claim({ heartbeat })` through
- * `eventBridgeIdempotency` + `handleEvent` on DynamoDB Local. A retry of the
+ * `eventBridgeIdempotency` + `eventBridgeHandler` on DynamoDB Local. A retry of the
  * same key after the first lease has passed finds it in progress while the
  * long effect runs; a stolen claim aborts `signal` and the event is logged lease-lost.
  */
@@ -12,7 +12,7 @@ import {
   claim,
   DynamoDBIdempotencyStore,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   IdempotencyInProgressError,
   LeaseLostError,
   type EventContext,
@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const paid = (orderNo: string): OrderPaid => eventBridgeEvent({ detailType: 'OrderPaid', source: 'shop', detail: { orderNo } });
 const context = () => lambdaContext({ functionName: 'points-fn', timeoutMs: 30_000 });
 
-describe('lease heartbeat through eventBridgeIdempotency + handleEvent (DynamoDB Local)', () => {
+describe('lease heartbeat through eventBridgeIdempotency + eventBridgeHandler (DynamoDB Local)', () => {
   const { client, doc } = testDynamo();
   let tableName = '';
   beforeAll(async () => {
@@ -47,7 +47,7 @@ describe('lease heartbeat through eventBridgeIdempotency + handleEvent (DynamoDB
           logger: (l) => lines.push(l),
         }),
       )
-      .handler(handleEvent<OrderPaid, string>(fn));
+      .handler(eventBridgeHandler<OrderPaid, string>(fn));
     return { store, handler };
   }
 

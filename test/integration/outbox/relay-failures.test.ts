@@ -58,7 +58,13 @@ describe('outboxRelay(): failures of its own are logged and counted, and still r
     const { doc, event } = await setup(keys(2));
     const bus = fakeEventBridge();
     const seen = observed();
-    const relay = outboxRelay({ eventBridge: bus.client, client: doc, table: 'no-such-table', logger: seen.logger, metrics: seen.metrics });
+    const relay = outboxRelay({
+      eventBridge: bus.client,
+      client: doc,
+      tableName: 'no-such-table',
+      logger: seen.logger,
+      metrics: seen.metrics,
+    });
     const first = await relay(event);
     const firstOutboxRecord = Math.min(outboxRecordIndex(event, 'k0'), outboxRecordIndex(event, 'k1'));
     expect(first.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(sequenceNumbers(event).slice(firstOutboxRecord));

@@ -7,7 +7,7 @@ import type { PutEventsCommand, PutEventsCommandOutput, PutEventsRequestEntry } 
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { transaction } from '../../../src/index.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -41,12 +41,12 @@ export async function setup(keys: readonly string[]) {
   const h = await harness();
   const { client, doc } = testDynamo();
   const orders = await freshTable(client, streamTable, 'outbox');
-  const emit: RecordHandler = (_r, { key, tx }) => {
-    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+  const emit: TransactionRecordHandler = (_r, { key, tx }) => {
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
   };
   // An ordinary item of the same table: its INSERT is not the relay's business.
   await doc.send(new PutCommand({ TableName: orders, Item: { pk: 'order#x', status: 'PENDING' } }));
-  await h.handler(emit, { strategy: transaction() })(sqsEvent(keys.map((k) => order(k))), h.context());
+  await h.txHandler(emit, { strategy: transaction() })(sqsEvent(keys.map((k) => order(k))), h.context());
   const event = await readStream(client, orders);
   const items = async () =>
     (await doc.send(new ScanCommand({ TableName: orders }))).Items?.filter((i) => i['outboxId'] !== undefined) ?? [];

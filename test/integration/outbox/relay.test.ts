@@ -2,9 +2,9 @@ import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from
 import middy from '@middy/core';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { eventBridgeIdempotency, handleEvent, outboxRelay, transaction } from '../../../src/index.js';
+import { eventBridgeIdempotency, eventBridgeHandler, outboxRelay, transaction } from '../../../src/index.js';
 import type { OutboxRelayLogLine } from '../../../src/strategies/transaction/outbox/relay.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { eventBridgeEvent, lambdaContext, sqsEvent } from '../../../src/testing/index.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -28,6 +28,19 @@ describe('outboxRelay() on the real stream', () => {
       expect(item).toMatchObject({ outboxStatus: 'PUBLISHED', publishedAt: 1_000_000, expiresAt: 1_000 + 86_400 });
       expect(bus.published.some((e) => detailOf(e).outboxId === item['outboxId'])).toBe(true);
     }
+  });
+
+  it('keeps a published item for retentionMs (its TTL); the name before 1.0, retention, is an unknown option', async () => {
+    const { doc, event, items } = await setup(keys(2));
+    const bus = fakeEventBridge();
+    const clock = { now: () => 1_000_000 };
+    expect(await outboxRelay({ eventBridge: bus.client, client: doc, clock, retentionMs: 3_600_000 })(event)).toEqual({
+      batchItemFailures: [],
+    });
+    for (const item of await items()) expect(item).toMatchObject({ outboxStatus: 'PUBLISHED', expiresAt: 1_000 + 3_600 });
+    expect(() => outboxRelay({ eventBridge: bus.client, client: doc, retention: 3_600_000 } as never)).toThrow(
+      /outboxRelay: unknown option "retention"/,
+    );
   });
 
   it('retries a refused entry alone, once, and reports nothing when it then goes through', async () => {
@@ -129,7 +142,7 @@ describe('outboxRelay() on the real stream', () => {
     const consumer = middy<EventBridgeEvent<string, { outboxId: string }>>()
       .use(eventBridgeIdempotency({ store: h.store, consumer: 'points', key: (e) => (e.detail as { outboxId: string }).outboxId }))
       .handler(
-        handleEvent(async () => {
+        eventBridgeHandler(async () => {
           effects += 1;
         }),
       );
@@ -196,10 +209,10 @@ describe('outboxRelay() on the real stream', () => {
       },
       'sorted',
     );
-    const emit: RecordHandler = (_r, { key, tx }) => {
-      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+    const emit: TransactionRecordHandler = (_r, { key, tx }) => {
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table, sortKeyAttribute: 'sk' });
     };
-    await h.handler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
+    await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('k0')]), h.context());
     const bus = fakeEventBridge();
     expect(await outboxRelay({ eventBridge: bus.client, client: doc })(await readStream(client, table))).toEqual({ batchItemFailures: [] });
     expect(bus.published.map((e) => detailOf(e).orderNo)).toEqual(['k0']);

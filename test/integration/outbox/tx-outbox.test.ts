@@ -5,8 +5,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { transaction } from '../../../src/index.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import { claim, transaction } from '../../../src/index.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { outboxId } from '../../../src/strategies/transaction/outbox/item.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -18,7 +18,7 @@ async function setup() {
   const h = await harness();
   const { client, doc } = testDynamo();
   const orders = await freshTable(client, streamTable, 'orders');
-  const pay: RecordHandler = (_record, { key, tx }) => {
+  const pay: TransactionRecordHandler = (_record, { key, tx }) => {
     tx.update({
       TableName: orders,
       Key: { pk: `order#${key}` },
@@ -27,7 +27,7 @@ async function setup() {
       ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':paid': 'PAID', ':pending': 'PENDING' },
     });
-    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+    tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
   };
   const pending = (orderNo: string) => doc.send(new PutCommand({ TableName: orders, Item: { pk: `order#${orderNo}`, status: 'PENDING' } }));
   const outboxItems = async () =>
@@ -39,7 +39,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
   it('commits the outbox item with the business write and the idempotency record, keyed by a derived id', async () => {
     const { h, doc, orders, pay, pending, outboxItems } = await setup();
     await pending('o1');
-    const handler = h.handler(pay, { strategy: transaction() });
+    const handler = h.txHandler(pay, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('o1')]), h.context()))).toEqual([]);
     const id = outboxId('test', 'o1', 'OrderPaid');
     const items = await outboxItems();
@@ -55,7 +55,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
 
   it('writes no outbox item when a business condition fails', async () => {
     const { h, pay, outboxItems } = await setup();
-    const handler = h.handler(pay, { strategy: transaction() });
+    const handler = h.txHandler(pay, { strategy: transaction() });
     // No PENDING order: the update's condition fails, so the whole transaction does.
     expect(failedIds(await handler(sqsEvent([order('o2')]), h.context()))).toHaveLength(1);
     expect(await outboxItems()).toEqual([]);
@@ -65,7 +65,7 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
   it('a redelivery (crash after commit, before the ACK) adds no second item', async () => {
     const { h, pay, pending, outboxItems } = await setup();
     await pending('o3');
-    const handler = h.handler(pay, { strategy: transaction() });
+    const handler = h.txHandler(pay, { strategy: transaction() });
     const record = order('o3');
     await handler(sqsEvent([record]), h.context());
     expect(failedIds(await handler(sqsEvent([{ ...record, messageId: 'again' }]), h.context()))).toEqual([]);
@@ -76,10 +76,10 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     const { h, doc, orders, pending, outboxItems } = await setup();
     await pending('o4');
     // Only the outbox: the re-run's transaction fails on the outbox item's own condition.
-    const emit: RecordHandler = (_r, { key, tx }) => {
-      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table: orders });
+    const emit: TransactionRecordHandler = (_r, { key, tx }) => {
+      tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: orders });
     };
-    const handler = h.handler(emit, { strategy: transaction({ onConflict: 'acknowledge' }) });
+    const handler = h.txHandler(emit, { strategy: transaction({ onConflict: 'acknowledge' }) });
     await handler(sqsEvent([order('o4')]), h.context());
     await doc.send(new DeleteCommand({ TableName: h.table, Key: { id: 'test#o4' } }));
     expect(failedIds(await handler(sqsEvent([order('o4')]), h.context()))).toEqual([]);
@@ -87,19 +87,23 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
     expect(await outboxItems()).toHaveLength(1);
   });
 
-  it('is disabled under the claim strategy, with the same error as the other tx methods', async () => {
-    const { h, orders } = await setup();
-    let thrown: unknown;
-    const handler = h.handler((_r, { tx }) => {
-      try {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: {} }, { table: orders });
-      } catch (error) {
-        thrown = error;
-      }
-    });
-    await handler(sqsEvent([order('o5')]), h.context());
-    expect(thrown).toBeInstanceOf(TypeError);
-    expect(String(thrown)).toMatch(/tx\.outbox\(\) is not available/);
+  it('under the claim strategy eachRecord.inTransaction runs no handler: the record comes back, nothing is written', async () => {
+    const { h, orders, outboxItems } = await setup();
+    let runs = 0;
+    const handler = h.txHandler(
+      (_r, { tx }) => {
+        runs += 1;
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: {} }, { tableName: orders });
+      },
+      { strategy: claim() },
+    );
+    const record = order('o5');
+    expect(failedIds(await handler(sqsEvent([record]), h.context()))).toEqual([record.messageId]);
+    expect(runs).toBe(0);
+    expect(h.lines.at(-1)?.records[0]?.error?.message).toMatch(/sqsIdempotency\(\{ strategy: transaction\(\) \}\), or eachRecord\(fn\)/);
+    expect(await outboxItems()).toEqual([]);
+    // The claim was released, not left IN_PROGRESS: the retry runs.
+    expect(await h.store.get(h.store.recordId('test', 'o5'))).toBeUndefined();
   });
 
   describe('a table with a sort key', () => {
@@ -126,11 +130,11 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
 
     it('an outbox item without the sort key is a TypeError naming the table and the attribute; nothing is written', async () => {
       const { h, table, items } = await sortedSetup();
-      const emit: RecordHandler = (_r, { key, tx }) => {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table });
+      const emit: TransactionRecordHandler = (_r, { key, tx }) => {
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table });
       };
       // Two records: a group commit refused as a whole is read record by record.
-      const response = await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s1'), order('s2')]), h.context());
+      const response = await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('s1'), order('s2')]), h.context());
       expect(failedIds(response)).toHaveLength(2);
       const errors = h.lines.flatMap((l) => l.records.map((r) => r.error));
       expect(errors).toHaveLength(2);
@@ -146,10 +150,10 @@ describe('tx.outbox() (transaction strategy, DynamoDB Local)', () => {
 
     it('with sortKeyAttribute the item carries its id in the sort key too', async () => {
       const { h, table, items } = await sortedSetup();
-      const emit: RecordHandler = (_r, { key, tx }) => {
-        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { table, sortKeyAttribute: 'sk' });
+      const emit: TransactionRecordHandler = (_r, { key, tx }) => {
+        tx.outbox({ source: 'shop', detailType: 'OrderPaid', detail: { orderNo: key } }, { tableName: table, sortKeyAttribute: 'sk' });
       };
-      expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
+      expect(failedIds(await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('s3')]), h.context()))).toEqual([]);
       const id = outboxId('test', 's3', 'OrderPaid');
       expect(await items()).toEqual([expect.objectContaining({ pk: id, sk: id, outboxId: id, outboxStatus: 'PENDING' })]);
     });

@@ -12,8 +12,8 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   DynamoDBIdempotencyStore,
+  eventBridgeHandler,
   eventBridgeIdempotency,
-  handleEvent,
   IdempotencyInProgressError,
   transaction,
 } from '../../../src/index.js';
@@ -60,8 +60,8 @@ describe('switching an EventBridge consumer from makeHandlerIdempotent', () => {
     const [e1, e2, e3] = [paid('e1'), paid('e2'), paid('e3')];
     const powertools = powertoolsHandler(rig, new Set(['e2']));
     const done = await invoke(powertools, e1, { timeoutMs: 30_000 });
-    expect(done.outcome === 'returned' && done.value).toEqual({ sent: 'e1', by: 'powertools' });
-    expect((await invoke(powertools, e2, { timeoutMs: 30_000 })).outcome).toBe('crashed');
+    expect(done.kind === 'returned' && done.value).toEqual({ sent: 'e1', by: 'powertools' });
+    expect((await invoke(powertools, e2, { timeoutMs: 30_000 })).kind).toBe('crashed');
 
     const store = new DynamoDBIdempotencyStore({ client: rig.doc, tableName: rig.oursTable, clock: rig.clock });
     const ours = middy<OrderPaid, Sent>()
@@ -85,11 +85,11 @@ describe('switching an EventBridge consumer from makeHandlerIdempotent', () => {
     expect(await rig.effects()).toEqual({ e1: 1, e2: 1, e3: 1 });
   });
 
-  it('transaction strategy (handleEvent): Powertools’ completion becomes our record, before and after the window', async () => {
+  it('transaction strategy (eventBridgeHandler.inTransaction): Powertools’ completion becomes our record, before and after the window', async () => {
     const rig = await cutoverRig();
     const e1 = paid('t1');
     const done = await invoke(powertoolsHandler(rig), e1, { timeoutMs: 30_000 });
-    expect(done.outcome).toBe('returned');
+    expect(done.kind).toBe('returned');
 
     const store = new DynamoDBIdempotencyStore({ client: rig.doc, tableName: rig.oursTable, clock: rig.clock });
     const ours = middy<OrderPaid, Sent>()
@@ -103,7 +103,7 @@ describe('switching an EventBridge consumer from makeHandlerIdempotent', () => {
         }),
       )
       .handler(
-        handleEvent<OrderPaid, Sent>(async (event, { tx }) => {
+        eventBridgeHandler.inTransaction<OrderPaid, Sent>(async (event, { tx }) => {
           const add = { TableName: rig.effectsTable, Key: { pk: event.detail.orderNo }, UpdateExpression: 'ADD n :one' };
           tx.update({ ...add, ExpressionAttributeValues: { ':one': 1 } });
           return { sent: event.detail.orderNo, by: 'ours' };

@@ -55,7 +55,7 @@ function oursHandler(rig: CutoverRig, lines: BatchLogLine[], strategy: 'claim' |
     return middy<SQSEvent, SQSBatchResponse>()
       .use(sqsIdempotency({ ...common, store, strategy: transaction() }))
       .handler(
-        eachRecord(async (record, { tx }) => {
+        eachRecord.inTransaction(async (record, { tx }) => {
           tx.update({
             TableName: rig.effectsTable,
             Key: { pk: orderNo(record) },
@@ -94,10 +94,10 @@ describe('switching an SQS consumer from Powertools idempotency + batch', () => 
     const powertools = powertoolsHandler(rig, plan);
     // Before the switch: Powertools completes o1-o3, dies in o4 (its record stays INPROGRESS), fails o5 (deleted).
     const done = await invoke(powertools, sqsEvent(['o1', 'o2', 'o3'].map(record)), { timeoutMs: 60_000 });
-    expect(done.outcome === 'returned' && failed(done.value)).toEqual([]);
-    expect((await invoke(powertools, sqsEvent([record('o4')]), { timeoutMs: 60_000 })).outcome).toBe('crashed');
+    expect(done.kind === 'returned' && failed(done.value)).toEqual([]);
+    expect((await invoke(powertools, sqsEvent([record('o4')]), { timeoutMs: 60_000 })).kind).toBe('crashed');
     const o5 = await invoke(powertools, sqsEvent([record('o5')]), { timeoutMs: 60_000 });
-    expect(o5.outcome === 'threw' || (o5.outcome === 'returned' && failed(o5.value).length === 1)).toBe(true);
+    expect(o5.kind === 'threw' || (o5.kind === 'returned' && failed(o5.value).length === 1)).toBe(true);
     // ... and is still working on o6 when the new code takes over.
     const o6 = invoke(powertools, sqsEvent([record('o6')]), { timeoutMs: 60_000 });
     const held = inFunction(() => powertoolsKey(FUNCTION_NAME, 'o6'));
@@ -116,7 +116,7 @@ describe('switching an SQS consumer from Powertools idempotency + batch', () => 
 
     // Powertools' invocation still working on o6 finishes; the redelivery finds its record COMPLETED.
     stillWorking.resolve();
-    expect((await o6).outcome).toBe('returned');
+    expect((await o6).kind).toBe('returned');
     expect(failed(await ours(sqsEvent([redelivered(record('o6'))]), context()))).toEqual([]);
     expect(lines.at(-1)?.counts.duplicate).toBe(1);
 
@@ -153,7 +153,7 @@ describe('switching an SQS consumer from Powertools idempotency + batch', () => 
     const rig = await cutoverRig();
     const message = sqsRecord({ body: JSON.stringify({ orderNo: 't1' }) });
     const done = await invoke(powertoolsHandler(rig), sqsEvent([message]), { timeoutMs: 60_000 });
-    expect(done.outcome === 'returned' && failed(done.value)).toEqual([]);
+    expect(done.kind === 'returned' && failed(done.value)).toEqual([]);
     const lines: BatchLogLine[] = [];
     const ours = oursHandler(rig, lines, 'transaction');
     const context = () => lambdaContext({ clock: rig.clock, timeoutMs: 60_000 });

@@ -9,7 +9,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { outboxRelay, transaction } from '../../../src/index.js';
 import { TransactionBuilder } from '../../../src/strategies/transaction/builder.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { readStream } from '../../../scripts/local/dynamodb-stream.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -32,11 +32,11 @@ describe('tx.outbox() red team', () => {
   it('a second event under the same name in one record is refused by tx.outbox() itself, naming the option to set', async () => {
     const { h, orders, outboxItems } = await setup();
     let thrown: unknown;
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_r, { tx }) => {
-        tx.outbox(event, { table: orders });
+        tx.outbox(event, { tableName: orders });
         try {
-          tx.outbox({ ...event, detail: { orderNo: 'other' } }, { table: orders });
+          tx.outbox({ ...event, detail: { orderNo: 'other' } }, { tableName: orders });
         } catch (error) {
           thrown = error;
           throw error;
@@ -52,10 +52,10 @@ describe('tx.outbox() red team', () => {
 
   it('two events with distinct names in one record both commit', async () => {
     const { h, orders, outboxItems } = await setup();
-    const handler = h.handler(
+    const handler = h.txHandler(
       (_r, { tx }) => {
-        tx.outbox(event, { table: orders });
-        tx.outbox(event, { table: orders, name: 'second' });
+        tx.outbox(event, { tableName: orders });
+        tx.outbox(event, { tableName: orders, name: 'second' });
       },
       { strategy: transaction() },
     );
@@ -65,8 +65,9 @@ describe('tx.outbox() red team', () => {
 
   it('two records of one group commit, each with its outbox item', async () => {
     const { h, orders, outboxItems } = await setup();
-    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-    const handler = h.handler(emit, { strategy: transaction() });
+    const emit: TransactionRecordHandler = (_r, { key, tx }) =>
+      void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
+    const handler = h.txHandler(emit, { strategy: transaction() });
     expect(failedIds(await handler(sqsEvent([order('g1'), order('g2'), order('g3')]), h.context()))).toEqual([]);
     const details = (await outboxItems()).map((i) => (JSON.parse(String(i['detail'])) as { orderNo: string }).orderNo).sort();
     expect(details).toEqual(['g1', 'g2', 'g3']);
@@ -78,7 +79,7 @@ describe('tx.outbox() red team', () => {
     circular['self'] = circular;
     const bad: Array<Record<string, unknown>> = [{ n: 1n }, circular, { toJSON: () => 'text' }, { toJSON: () => [1, 2] }];
     for (const detail of bad) {
-      expect(() => tx.outbox({ ...event, detail }, { table: 't' })).toThrow(/tx\.outbox\(\).*detail/);
+      expect(() => tx.outbox({ ...event, detail }, { tableName: 't' })).toThrow(/tx\.outbox\(\).*detail/);
     }
     expect(tx.size).toBe(0);
   });
@@ -91,8 +92,9 @@ describe('outboxRelay() red team', () => {
     await client.send(
       new PutItemCommand({ TableName: orders, Item: { pk: { S: 'order#big' }, total: { N: '123456789012345678901234567890' } } }),
     );
-    const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-    expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
+    const emit: TransactionRecordHandler = (_r, { key, tx }) =>
+      void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
+    expect(failedIds(await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('r1')]), h.context()))).toEqual([]);
     const stream = await readStream(client, orders);
     expect(stream.Records).toHaveLength(2);
     const published: string[] = [];
@@ -114,8 +116,9 @@ describe('outboxRelay() on a stream without new images', () => {
       const h = await harness();
       const { client, doc } = testDynamo();
       const orders = await freshTable(client, { ...businessTable, StreamSpecification: { StreamViewType: view } }, 'orders');
-      const emit: RecordHandler = (_r, { key, tx }) => void tx.outbox({ ...event, detail: { orderNo: key } }, { table: orders });
-      expect(failedIds(await h.handler(emit, { strategy: transaction() })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
+      const emit: TransactionRecordHandler = (_r, { key, tx }) =>
+        void tx.outbox({ ...event, detail: { orderNo: key } }, { tableName: orders });
+      expect(failedIds(await h.txHandler(emit, { strategy: transaction() })(sqsEvent([order('v1')]), h.context()))).toEqual([]);
       const stream = await readStream(client, orders);
       expect(stream.Records).toHaveLength(1);
       let sent = 0;

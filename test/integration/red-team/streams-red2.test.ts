@@ -118,7 +118,7 @@ describe('stream red team: transaction strategy with group commit', () => {
     const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
       .use(kinesisIdempotency({ store, consumer: 'red2-tx', strategy: transaction(), key: (r) => kinesisData<Data>(r).key, logger: false }))
       .handler(
-        eachRecord(async (record: KinesisStreamRecord, { tx }) => {
+        eachRecord.inTransaction(async (record: KinesisStreamRecord, { tx }) => {
           const { key } = kinesisData<Data>(record);
           // "bad" requires an item that does not exist: its commit is cancelled by the condition.
           if (key === 'bad') tx.conditionCheck({ TableName: items, Key: { pk: 'missing' }, ConditionExpression: 'attribute_exists(pk)' });
@@ -154,7 +154,7 @@ describe('stream red team: transaction strategy, copies and DynamoDB Streams rec
         }),
       )
       .handler(
-        eachRecord(async (record: KinesisStreamRecord, { tx }) => {
+        eachRecord.inTransaction(async (record: KinesisStreamRecord, { tx }) => {
           const { key, n } = kinesisData<Data>(record);
           if (key === 'bad') tx.conditionCheck({ TableName: items, Key: { pk: 'missing' }, ConditionExpression: 'attribute_exists(pk)' });
           else tx.put({ TableName: items, Item: { pk: `${key}/${n}` } });

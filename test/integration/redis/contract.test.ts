@@ -10,7 +10,8 @@
  * what such a resend looks like to the server.
  */
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, RedisIdempotencyStore, withRedisFilter, type RedisConnection } from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, RedisIdempotencyStore, withRedisFilter } from '../../../src/index.js';
+import type { RedisConnection } from '../../../src/stores/redis/connection.js';
 import { injectDynamoDBFaults, MemoryIdempotencyStore, storeContract, type StoreContractSubject } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 import { testRedis, type TestRedis } from './support.js';

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, withRedisFilter, type IdempotencyStore, type RedisConnection } from '../../../src/index.js';
+import { DynamoDBIdempotencyStore, withRedisFilter, type IdempotencyStore } from '../../../src/index.js';
+import type { RedisConnection } from '../../../src/stores/redis/connection.js';
 import type { RedisFilterOptions } from '../../../src/stores/redis/options.js';
 import { markerText } from '../../../src/stores/redis/fields.js';
 import { markInProgressScript } from '../../../src/stores/redis/scripts.js';

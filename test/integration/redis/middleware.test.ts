@@ -21,7 +21,7 @@ import {
   transaction,
 } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { EitherRecordHandler } from '../../support/strategy.js';
 import { eventBridgeEvent, lambdaContext, ManualClock, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
@@ -58,7 +58,12 @@ async function stores(clock: ManualClock): Promise<Array<[string, IdempotencySto
   ];
 }
 
-function sqsHandler(store: IdempotencyStore, fn: RecordHandler, options: Partial<SqsIdempotencyOptions> = {}, lines: BatchLogLine[] = []) {
+function sqsHandler(
+  store: IdempotencyStore,
+  fn: EitherRecordHandler,
+  options: Partial<SqsIdempotencyOptions> = {},
+  lines: BatchLogLine[] = [],
+) {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(
       sqsIdempotency({
@@ -69,7 +74,7 @@ function sqsHandler(store: IdempotencyStore, fn: RecordHandler, options: Partial
         ...options,
       }),
     )
-    .handler(eachRecord(fn));
+    .handler(options.strategy?.kind === 'transaction' ? eachRecord.inTransaction(fn) : eachRecord(fn));
 }
 
 describe('sqsIdempotency (claim strategy) on Redis', () => {
@@ -145,7 +150,8 @@ describe('sqsIdempotency (transaction strategy) through the filter', () => {
     const { doc, requests, store } = await dynamoStore(clock);
     const business = await freshTable(testDynamo().client, businessTable, 'biz');
     const filtered = withRedisFilter(store, { redis: redis.connection, keyPrefix: redis.prefix, clock });
-    const award: RecordHandler = (_r, { key, tx }) => {
+    const award: EitherRecordHandler = (_r, { key, tx }) => {
+      if (tx === undefined) throw new Error('eachRecord.inTransaction hands tx');
       tx.update({
         TableName: business,
         Key: { pk: 'customer#c1' },

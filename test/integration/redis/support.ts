@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { inject } from 'vitest';
-import type { RedisConnection } from '../../../src/index.js';
+import type { RedisConnection } from '../../../src/stores/redis/connection.js';
 
 function nodeRedisClient(url: string, offlineQueue: boolean) {
   return createClient({ url, disableOfflineQueue: !offlineQueue, socket: { reconnectStrategy: () => 20, connectTimeout: 1000 } });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetter, emfMetrics, transaction } from '../../../src/index.js';
 import type { EmfDocument } from '../../../src/observe/emf.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { RecordHandler, TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { startLocalSqs, type LocalSqs } from '../../../scripts/local/sqs-server.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { harness, type Harness } from './harness.js';
@@ -85,11 +85,11 @@ describe('transaction strategy: the business write and the record commit once, w
     const { source, dlq } = await queuePair(sqs.client);
     const key = `tx-huge-${Date.now()}`;
     const id = await send(sqs.client, source, { orderNo: key });
-    const fn: RecordHandler = (_r, { key: k, tx }) => {
+    const fn: TransactionRecordHandler = (_r, { key: k, tx }) => {
       tx.put({ TableName: business, Item: { pk: k } });
       return 'x'.repeat(450 * 1024);
     };
-    const handler = h.handler(fn, { strategy: transaction(), storeResult: true, deadLetter: deadLetter({ sqs: sqs.client }) });
+    const handler = h.txHandler(fn, { strategy: transaction(), storeResult: true, deadLetter: deadLetter({ sqs: sqs.client }) });
     const report = await pollOnce(sqs.client, source, handler);
     expect(report?.deleted).toEqual([id]);
     expect(await receiveAll(sqs.client, dlq)).toEqual([]);

@@ -13,7 +13,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { deadLetter, emfMetrics, PermanentError, transaction } from '../../../src/index.js';
 import { outcomeMetricNames, type EmfDocument } from '../../../src/observe/emf.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order } from './harness.js';
@@ -25,7 +25,7 @@ async function setup() {
   const { client, doc } = testDynamo();
   const business = await freshTable(client, businessTable, 'gcx');
   const runs = new Map<string, number>();
-  const award: RecordHandler = (record, { key, tx }) => {
+  const award: TransactionRecordHandler = (record, { key, tx }) => {
     runs.set(key, (runs.get(key) ?? 0) + 1);
     const body = JSON.parse(record.body) as Body;
     if (body.permanent === true) throw new PermanentError(`no template for ${key}`);
@@ -76,7 +76,7 @@ function metricsMatchLog(docs: readonly EmfDocument[], line: { records: Readonly
 describe('group commit in combination', () => {
   it('no writes, over 100 actions, a shared item, a PermanentError, a duplicate and a conflict in one batch', async () => {
     const { h, award, runs, item, docs, dlqSent, options } = await setup();
-    const handler = h.handler(award, options);
+    const handler = h.txHandler(award, options);
     await handler(sqsEvent([order('x-dup')]), h.context());
     const records = [
       order('x-none', { none: true }),
@@ -126,7 +126,7 @@ describe('group commit in combination', () => {
       order('y-a3', {}, { groupId: 'A' }),
       order('y-a3', {}, { groupId: 'A' }),
     ];
-    const response = await h.handler(award, options)(sqsEvent(records), h.context());
+    const response = await h.txHandler(award, options)(sqsEvent(records), h.context());
     const line = h.lines.at(-1);
     expect(outcomes(line, records)).toEqual(['completed', 'completed', 'dead-lettered', 'completed', 'not-started', 'not-started']);
     expect(failedIds(response)).toEqual([records[4]?.messageId, records[5]?.messageId]);
@@ -141,7 +141,7 @@ describe('group commit in combination', () => {
     const { h, award, runs, item, docs, dlqSent, options } = await setup();
     injectDynamoDBFaults(h.doc, { rules: [{ fault: 'transaction-conflict', commands: ['TransactWriteItems'], probability: 1 }] });
     const records = [order('z-1'), order('z-2', { shared: 'z-shared' }), order('z-3', { shared: 'z-shared' })];
-    const response = await h.handler(award, options)(sqsEvent(records), h.context());
+    const response = await h.txHandler(award, options)(sqsEvent(records), h.context());
     const line = h.lines.at(-1);
     expect(failedIds(response)).toEqual(records.map((r) => r.messageId));
     expect(outcomes(line, records)).toEqual(['failed', 'failed', 'failed']);

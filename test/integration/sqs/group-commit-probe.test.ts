@@ -12,7 +12,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { DynamoDBIdempotencyStore, sqsIdempotency, transaction, type DynamoDBIdempotencyStoreOptions } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { PROBE_WAIT_MS } from '../../../src/strategies/transaction/group-commit/queue.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
@@ -25,7 +25,7 @@ async function setup(storeOptions: Partial<DynamoDBIdempotencyStoreOptions> = {}
   const business = await freshTable(client, businessTable, 'biz');
   const runs = new Map<string, number>();
   /** Each record: one point on `counter#<key>`. */
-  const award: RecordHandler = (_record, { key, tx }) => {
+  const award: TransactionRecordHandler = (_record, { key, tx }) => {
     runs.set(key, (runs.get(key) ?? 0) + 1);
     tx.update({
       TableName: business,
@@ -104,7 +104,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('a duplicate inside a batch is answered from the probe; the others commit in one TransactWriteItems', async () => {
     probeAlwaysInTime();
     const { h, award, runs, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('d4')]), h.context());
     const requests = countRequests(h.doc);
     const records = keys(8, 'd').map((k) => order(k));
@@ -124,11 +124,11 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     probeAlwaysInTime();
     const { h, award } = await setup();
     const options = { strategy: transaction(), storeResult: true };
-    const first = h.handler(award, options);
+    const first = h.txHandler(award, options);
     await first(sqsEvent([order('r1'), order('r2')]), h.context());
     const answers = [];
     for (const probeDuplicates of ['never', 'always'] as const) {
-      const handler = h.handler(award, { ...options, strategy: transaction({ probeDuplicates }) });
+      const handler = h.txHandler(award, { ...options, strategy: transaction({ probeDuplicates }) });
       const records = [order('r1'), order(`fresh-${probeDuplicates}`)];
       const response = await handler(sqsEvent(records), h.context());
       const { messageId: _m, ...entry } = entryOf(h.lines.at(-1), records[0] as SQSRecord) ?? {};
@@ -142,7 +142,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('a key completed by another invocation between the probe and the commit: the commit’s refusal answers it', async () => {
     probeAlwaysInTime();
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     afterFirstProbe(h.doc, async () => {
       await h.store.commit({ consumer: 'test', key: 'race2', actions: [] });
     });
@@ -161,7 +161,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     const { h, award, points } = await setup();
     const claim = await h.store.claim({ consumer: 'test', key: 'held1', leaseMs: 600_000 });
     expect(claim.kind).toBe('claimed');
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const requests = countRequests(h.doc);
     const records = keys(4, 'held').map((k) => order(k));
     const response = await handler(sqsEvent(records), h.context());
@@ -179,7 +179,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('a payload mismatch found by the probe is decided by the commit, as without the probe (invalid, not acknowledged)', async () => {
     probeAlwaysInTime();
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('p1', { amount: 1 })]), h.context());
     const requests = countRequests(h.doc);
     const records = [order('p0'), order('p1', { amount: 2 }), order('p2')];
@@ -195,7 +195,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('FIFO: a duplicate answered by the probe lets its group go on; every group commits in order', async () => {
     probeAlwaysInTime();
     const { h, award, points, runs } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('fa1', {}, { groupId: 'A' })]), h.context());
     const requests = countRequests(h.doc);
     const records = [
@@ -218,7 +218,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a probe that is throttled throughout, or fails, leaves the batch to commit as without it', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent([order('t1'), order('e1')]), h.context());
     const faults = injectDynamoDBFaults(h.doc, { rules: [{ fault: 'throttle', commands: ['BatchGetItem'], probability: 1 }] });
     const throttled = keys(3, 't').map((k) => order(k));
@@ -245,7 +245,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a slow probe holds the commits back for at most a short bound, never until the invocation runs out', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const faults = injectDynamoDBFaults(h.doc, {
       rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
     });
@@ -261,7 +261,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
 
   it('a slow probe is waited for once per batch, not once per commit round (FIFO: one round per record of a group)', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     const faults = injectDynamoDBFaults(h.doc, {
       rules: [{ fault: 'latency', latencyMs: 5_000, commands: ['BatchGetItem'], probability: 1 }],
     });
@@ -278,7 +278,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('"auto": no probe in a fresh container, a probe once duplicates were frequent; "never" and commit "record": none', async () => {
     probeAlwaysInTime();
     const { h, award } = await setup();
-    const auto = h.handler(award, { strategy: transaction() });
+    const auto = h.txHandler(award, { strategy: transaction() });
     const requests = countRequests(h.doc);
     await auto(sqsEvent(keys(10, 'a').map((k) => order(k))), h.context());
     expect(requests.commands).not.toContain(GET);
@@ -289,7 +289,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
     expect(requests.commands).toEqual([GET, TX]);
     expect(h.lines.at(-1)?.counts).toMatchObject({ duplicate: 5, completed: 5 });
     for (const options of [{ probeDuplicates: 'never' as const }, { commit: 'record' as const, probeDuplicates: 'always' as const }]) {
-      const handler = h.handler(award, { strategy: transaction(options) });
+      const handler = h.txHandler(award, { strategy: transaction(options) });
       requests.reset();
       await handler(sqsEvent(keys(3, 'a').map((k) => order(k))), h.context());
       expect(requests.commands).not.toContain(GET);
@@ -299,7 +299,7 @@ describe('sqsIdempotency, transaction strategy: group commit with the duplicate 
   it('with the warm cache: keys it knows as COMPLETED are neither read by the probe nor committed; the rest is read and commits', async () => {
     probeAlwaysInTime();
     const { h, award, runs, points } = await setup({ cache: { maxEntries: 100 } });
-    const handler = h.handler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
+    const handler = h.txHandler(award, { strategy: transaction({ probeDuplicates: 'always' }) });
     await handler(sqsEvent(keys(3, 'w').map((k) => order(k))), h.context());
     // Completed by another container: in the table, not in this store's cache.
     const elsewhere = new DynamoDBIdempotencyStore({ client: h.doc, tableName: h.table, clock: h.clock });

@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { sqsIdempotency, transaction } from '../../../src/index.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { injectDynamoDBFaults, sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { countRequests } from '../../support/store.js';
@@ -19,7 +19,7 @@ async function setup() {
   const business = await freshTable(client, businessTable, 'biz');
   const runs = new Map<string, number>();
   /** Each record: its ledger line (must not exist) and one point on `counter#<shared ?? key>`. */
-  const award: RecordHandler = (record, { key, tx }) => {
+  const award: TransactionRecordHandler = (record, { key, tx }) => {
     runs.set(key, (runs.get(key) ?? 0) + 1);
     const body = JSON.parse(record.body) as { shared?: string; extra?: number; blocked?: boolean };
     tx.put({ TableName: business, Item: { pk: `ledger#${key}`, points: 1 }, ConditionExpression: 'attribute_not_exists(pk)' });
@@ -50,13 +50,13 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
   it('a clean batch of 10 commits in one TransactWriteItems; commit: "record" sends one per record', async () => {
     const { h, award, points } = await setup();
     const requests = countRequests(h.doc);
-    const grouped = h.handler(award, { strategy: transaction() });
+    const grouped = h.txHandler(award, { strategy: transaction() });
     expect(failedIds(await grouped(sqsEvent(keys(10, 'g').map((k) => order(k))), h.context()))).toEqual([]);
     expect(requests.commands).toEqual(['TransactWriteItemsCommand']);
     expect(h.lines.at(-1)?.counts.completed).toBe(10);
     for (const k of keys(10, 'g')) expect(await points(k)).toBe(1);
 
-    const perRecord = h.handler(award, { strategy: transaction({ commit: 'record' }) });
+    const perRecord = h.txHandler(award, { strategy: transaction({ commit: 'record' }) });
     expect(failedIds(await perRecord(sqsEvent(keys(10, 'r').map((k) => order(k))), h.context()))).toEqual([]);
     expect(requests.commands.length).toBe(11);
     expect(h.lines.at(-1)?.counts.completed).toBe(10);
@@ -65,7 +65,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
   it('records whose items overlap go into different groups, one after the other; every effect is applied once', async () => {
     const { h, award, points, item } = await setup();
     const requests = countRequests(h.doc);
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const records = [order('o1', { shared: 'hot' }), order('o2'), order('o3', { shared: 'hot' }), order('o4', { shared: 'hot' })];
     expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
     // o1 + o2, then o3, then o4: never two transactions on `counter#hot` at once.
@@ -87,7 +87,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
       },
       { step: 'initialize', name: 'countActions' },
     );
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     // 10 records of 30 actions each (idempotency Put, ledger, counter, 27 extra): 300 actions.
     const records = keys(10, 'big').map((k) => order(k, { extra: 27 }));
     expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
@@ -100,7 +100,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
 
   it('a duplicate in the middle of a group is acknowledged and does not fail the others', async () => {
     const { h, award, points, runs } = await setup();
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     await handler(sqsEvent([order('d4')]), h.context());
     const requests = countRequests(h.doc);
     const records = keys(8, 'd').map((k) => order(k));
@@ -117,7 +117,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
 
   it('a business-condition failure fails that record alone (nothing of it written); the others commit', async () => {
     const { h, award, points, item } = await setup();
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const records = [order('b1'), order('b2', { blocked: true }), order('b3')];
     const response = await handler(sqsEvent(records), h.context());
     expect(failedIds(response)).toEqual([records[1]?.messageId]);
@@ -133,7 +133,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
     const faults = injectDynamoDBFaults(h.doc, {
       rules: [{ fault: 'transaction-conflict', commands: ['TransactWriteItems'], calls: [1] }],
     });
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const records = keys(5, 'c').map((k) => order(k));
     expect(failedIds(await handler(sqsEvent(records), h.context()))).toEqual([]);
     expect(faults.injected()['transaction-conflict']).toBe(1);
@@ -146,7 +146,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
 
   it('FIFO: an earlier record that does not commit sends its group’s later records back unrun and uncommitted; other groups commit', async () => {
     const { h, award, points, runs, item } = await setup();
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const records = [
       order('f-a1', { blocked: true }, { groupId: 'A' }),
       order('f-b1', {}, { groupId: 'B' }),
@@ -165,7 +165,7 @@ describe('sqsIdempotency, transaction strategy: group commit', () => {
 
   it('two invocations racing over the same keys, both group-committing: exactly one effect per key', async () => {
     const { h, award, points } = await setup();
-    const handler = h.handler(award, { strategy: transaction() });
+    const handler = h.txHandler(award, { strategy: transaction() });
     const batch = () => sqsEvent(keys(10, 'x').map((k) => order(k)));
     const [first, second] = await Promise.all([handler(batch(), h.context()), handler(batch(), h.context())]);
     for (const k of keys(10, 'x')) expect(await points(k)).toBe(1);

@@ -12,11 +12,12 @@ import {
   eachRecord,
   jsonBody,
   sqsIdempotency,
+  transaction,
   type DynamoDBIdempotencyStoreOptions,
   type SqsIdempotencyOptions,
 } from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { RecordHandler, TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import { lambdaContext, ManualClock, sqsRecord } from '../../../src/testing/index.js';
 import { freshTable, testDynamo } from '../../support/dynamodb.js';
 
@@ -35,6 +36,12 @@ export interface Harness {
     options?: Partial<SqsIdempotencyOptions>,
     each?: { concurrency?: number },
   ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+  /** {@link handler} with `eachRecord.inTransaction(fn)`, under `strategy: transaction()` unless `options` say otherwise. */
+  txHandler(
+    fn: TransactionRecordHandler,
+    options?: Partial<SqsIdempotencyOptions>,
+    each?: { concurrency?: number },
+  ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
   context(timeoutMs?: number): Context;
 }
 
@@ -48,6 +55,16 @@ export async function harness(storeOptions: Partial<DynamoDBIdempotencyStoreOpti
   const countEffect: RecordHandler = (_record, { key }) => {
     effects.set(key, (effects.get(key) ?? 0) + 1);
   };
+  const middleware = (options: Partial<SqsIdempotencyOptions>) =>
+    middy<SQSEvent, SQSBatchResponse>().use(
+      sqsIdempotency({
+        store,
+        consumer: 'test',
+        key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
+        logger: (line) => lines.push(line),
+        ...options,
+      }),
+    );
   return {
     store,
     doc,
@@ -56,17 +73,10 @@ export async function harness(storeOptions: Partial<DynamoDBIdempotencyStoreOpti
     lines,
     effects,
     handler(fn = countEffect, options = {}, each = {}) {
-      return middy<SQSEvent, SQSBatchResponse>()
-        .use(
-          sqsIdempotency({
-            store,
-            consumer: 'test',
-            key: (r) => jsonBody<{ orderNo?: string }>(r).orderNo,
-            logger: (line) => lines.push(line),
-            ...options,
-          }),
-        )
-        .handler(eachRecord(fn, each));
+      return middleware(options).handler(eachRecord(fn, each));
+    },
+    txHandler(fn, options = {}, each = {}) {
+      return middleware({ strategy: transaction(), ...options }).handler(eachRecord.inTransaction(fn, each));
     },
     context(timeoutMs = 60_000) {
       return lambdaContext({ functionName: 'test-fn', timeoutMs, clock });

@@ -10,7 +10,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { eachRecord, sqsIdempotency, type SqsIdempotencyOptions, transaction } from '../../../src/index.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { EitherRecordHandler } from '../../support/strategy.js';
 import { sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
@@ -68,7 +68,7 @@ describe.each([
   function handler(
     h: Harness,
     after: Before[],
-    fn: RecordHandler,
+    fn: EitherRecordHandler,
     options: Partial<SqsIdempotencyOptions> = {},
     concurrency = 10,
   ): Wrapped {
@@ -79,7 +79,8 @@ describe.each([
       logger: (line) => h.lines.push(line),
       ...options,
     });
-    return build(first, after, eachRecord(fn, { concurrency }));
+    const each = options.strategy?.kind === 'transaction' ? eachRecord.inTransaction(fn, { concurrency }) : eachRecord(fn, { concurrency });
+    return build(first, after, each);
   }
   const status = async (h: Harness, key: string) => (await h.store.get(h.store.recordId('test', key)))?.status;
 
@@ -148,6 +149,7 @@ describe.each([
       [parseBodies()],
       (record, { key, tx }) => {
         const { orderNo } = (record as unknown as Parsed).body;
+        if (tx === undefined) throw new Error('eachRecord.inTransaction hands tx');
         tx.put({ TableName: business, Item: { pk: `ledger#${key}`, orderNo } });
       },
       { strategy: transaction() },
@@ -241,7 +243,7 @@ describe.each([
     let started = 0;
     let bothStarted: () => void = () => undefined;
     const barrier = new Promise<void>((resolve) => (bothStarted = resolve));
-    const fn: RecordHandler = async (record, { key, messageId }) => {
+    const fn: EitherRecordHandler = async (record, { key, messageId }) => {
       seen.push({ invocation: (record as unknown as Parsed).invocation, messageId, key });
       if (++started === 2) bothStarted();
       await barrier; // both runners are registered on the context while either runs

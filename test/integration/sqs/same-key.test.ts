@@ -19,14 +19,14 @@ import {
   transaction,
 } from '../../../src/index.js';
 import type { CommitMode } from '../../../src/strategies/transaction/group-commit/queue.js';
-import type { RecordHandler } from '../../../src/batch/runner-link.js';
+import type { RecordHandler, TransactionRecordHandler } from '../../../src/batch/runner-link.js';
 import type { Strategy } from '../../../src/batch/options.js';
 import { sqsDefaults } from '../../../src/sources/sqs/middleware.js';
 import { payloadHash } from '../../../src/engine/hashing.js';
 import { sqsEvent } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { failedIds, harness, order, type Harness } from './harness.js';
-import { strategyOf } from '../../support/strategy.js';
+import { strategyOf, type EitherRecordHandler } from '../../support/strategy.js';
 
 /** The payload hash the middleware computes for a record by default. */
 const defaultHash = (record: SQSRecord): string => {
@@ -180,28 +180,30 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
     const { client, doc } = testDynamo();
     const business = await freshTable(client, businessTable, 'biz');
     const runs = new Map<string, number>();
-    const pay: RecordHandler = async (_record, { key, tx }) => {
+    const pay: EitherRecordHandler = async (_record, { key, tx }) => {
       runs.set(key, (runs.get(key) ?? 0) + 1);
-      const paid = { table: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
-      if (options.strategy?.kind !== 'claim') {
+      const paid = { tableName: business, key: { pk: `order#${key}` }, from: 'PENDING', to: 'PAID' } as const;
+      if (tx !== undefined) {
         tx.transition(paid);
         return;
       }
       const r = await transition(doc, paid);
-      if (r.outcome !== 'applied') throw new BusinessConflictError(`order#${key}: ${r.outcome}`, []);
+      if (r.kind !== 'applied') throw new BusinessConflictError(`order#${key}: ${r.kind}`, []);
     };
     const cancel = (key: string) => doc.send(new PutCommand({ TableName: business, Item: { pk: `order#${key}`, status: 'CANCELLED' } }));
-    return { h, pay, runs, cancel };
+    // The transaction's handler adds the transition to tx; the claim's applies it itself.
+    const handler = () => (options.strategy?.kind === 'claim' ? h.handler(pay, options) : h.txHandler(pay, options));
+    return { h, pay, handler, runs, cancel };
   }
   const entry = (h: Harness, r: SQSRecord) => h.lines.at(-1)?.records.find((x) => x.messageId === r.messageId);
   const firstCopy = options.strategy?.kind === 'claim' ? 'failed' : 'conflict';
 
   it('standard queue: the later copy is not-started (same-key-failed) in the log line, and both come back; the handler ran once', async () => {
-    const { h, pay, runs, cancel } = await setup();
+    const { h, handler, runs, cancel } = await setup();
     await cancel('bc-s');
     const a = order('bc-s', { v: 1 });
     const same = order('bc-s', { v: 1 });
-    const response = await h.handler(pay, options)(sqsEvent([a, same]), h.context());
+    const response = await handler()(sqsEvent([a, same]), h.context());
     expect(entry(h, a)).toMatchObject({ outcome: firstCopy });
     expect(entry(h, same)).toEqual({ messageId: same.messageId, outcome: 'not-started', id: 'test#bc-s', reason: 'same-key-failed' });
     expect(h.lines.at(-1)?.counts).toMatchObject({ [firstCopy]: 1, 'not-started': 1 });
@@ -211,12 +213,12 @@ describe.each<readonly [string, Partial<SqsIdempotencyOptions>]>([
   });
 
   it('FIFO: the later copy is not-started (same-key-failed) and holds back the rest of its group', async () => {
-    const { h, pay, cancel } = await setup();
+    const { h, handler, cancel } = await setup();
     await cancel('bc-f');
     const a = order('bc-f', { v: 1 }, { groupId: 'g1' });
     const same = order('bc-f', { v: 1 }, { groupId: 'g1' });
     const b = order('bc-f-next', {}, { groupId: 'g1' });
-    const response = await h.handler(pay, options)(sqsEvent([a, same, b]), h.context());
+    const response = await handler()(sqsEvent([a, same, b]), h.context());
     expect(entry(h, same)).toMatchObject({ outcome: 'not-started', reason: 'same-key-failed' });
     expect(entry(h, b)).toMatchObject({ outcome: 'not-started', reason: 'group-failed' });
     expect(failedIds(response)).toEqual([a.messageId, same.messageId, b.messageId]);
@@ -232,13 +234,13 @@ describe.each<CommitMode>(['group', 'record'])(
       const business = await freshTable(client, businessTable, 'biz');
       await doc.send(new PutCommand({ TableName: business, Item: { pk: 'order#bc-a', status: 'CANCELLED' } }));
       let runs = 0;
-      const pay: RecordHandler = (_record, { tx }) => {
+      const pay: TransactionRecordHandler = (_record, { tx }) => {
         runs += 1;
-        tx.transition({ table: business, key: { pk: 'order#bc-a' }, from: 'PENDING', to: 'PAID' });
+        tx.transition({ tableName: business, key: { pk: 'order#bc-a' }, from: 'PENDING', to: 'PAID' });
       };
       const a = order('bc-a', { v: 1 });
       const same = order('bc-a', { v: 1 });
-      const handler = h.handler(pay, { strategy: transaction({ commit, onConflict: 'acknowledge' }) });
+      const handler = h.txHandler(pay, { strategy: transaction({ commit, onConflict: 'acknowledge' }) });
       const response = await handler(sqsEvent([a, same]), h.context());
       expect(outcomes(h)).toEqual({ [a.messageId]: 'conflict', [same.messageId]: 'conflict' });
       expect(failedIds(response)).toEqual([]);

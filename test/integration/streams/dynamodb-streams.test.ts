@@ -10,7 +10,13 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBIdempotencyStore, dynamoDBImages, dynamoDBStreamsIdempotency, eachRecord } from '../../../src/index.js';
+import {
+  DynamoDBIdempotencyStore,
+  dynamoDBImages,
+  dynamoDBStreamsIdempotency,
+  type RecordContext,
+  type TransactionBuilder,
+} from '../../../src/index.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { Strategy } from '../../../src/batch/options.js';
 import {
@@ -21,7 +27,7 @@ import {
 } from '../../../scripts/sim/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
 import { streamTable, testStreamsClient } from '../../support/streams.js';
-import { strategyOf } from '../../support/strategy.js';
+import { runner, strategyOf } from '../../support/strategy.js';
 
 const { client, doc } = testDynamo();
 const streams = testStreamsClient();
@@ -44,7 +50,7 @@ async function setup(strategy: Strategy) {
   const middleware = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
     .use(dynamoDBStreamsIdempotency({ store, consumer: 'ddb-test', strategy: strategyOf(strategy), key, logger: (l) => lines.push(l) }))
     .handler(
-      eachRecord(async (record: DynamoDBRecord, { key: k, tx }) => {
+      runner(strategy)(async (record: DynamoDBRecord, { key: k, tx }: RecordContext & { readonly tx?: TransactionBuilder }) => {
         runs.push(k);
         const left = failing.get(k) ?? 0;
         if (left > 0) {
@@ -57,7 +63,7 @@ async function setup(strategy: Strategy) {
           UpdateExpression: 'ADD applied :one',
           ExpressionAttributeValues: { ':one': 1 },
         };
-        if (strategy === 'transaction') tx.update(effect);
+        if (tx !== undefined) tx.update(effect);
         else await doc.send(new UpdateCommand(effect));
         return record.eventID;
       }),

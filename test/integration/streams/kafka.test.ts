@@ -22,13 +22,15 @@ import {
   type KafkaBatchResponse,
   type KafkaEvent,
   type KafkaRecord,
+  type RecordContext,
+  type TransactionBuilder,
 } from '../../../src/index.js';
 import type { Strategy } from '../../../src/batch/options.js';
 import type { BatchLogLine } from '../../../src/observe/log.js';
 import type { KafkaRecordOptions } from '../../../src/testing/events.js';
 import { kafkaEvent, lambdaContext } from '../../../src/testing/index.js';
 import { businessTable, freshTable, testDynamo } from '../../support/dynamodb.js';
-import { strategyOf } from '../../support/strategy.js';
+import { runner, strategyOf } from '../../support/strategy.js';
 
 const { client, doc } = testDynamo();
 
@@ -78,7 +80,7 @@ async function setup(strategy: Strategy) {
       }),
     )
     .handler(
-      eachRecord(async (record: KafkaRecord, { key, tx }) => {
+      runner(strategy)(async (record: KafkaRecord, { key, tx }: RecordContext & { readonly tx?: TransactionBuilder }) => {
         runs.push(`${record.partition}:${key}`);
         const left = failing.get(key) ?? 0;
         if (left > 0) {
@@ -91,7 +93,7 @@ async function setup(strategy: Strategy) {
           UpdateExpression: 'ADD applied :one',
           ExpressionAttributeValues: { ':one': 1 },
         };
-        if (strategy === 'transaction') tx.update(effect);
+        if (tx !== undefined) tx.update(effect);
         else await doc.send(new UpdateCommand(effect));
       }),
     );
@@ -161,9 +163,9 @@ describe('the state machine on Kafka: transition() in eachRecord, no idempotency
     const handler = eachRecord(async (record: KafkaRecord) => {
       const { orderNo } = kafkaValue<{ orderNo: string }>(record, 'json');
       calls.push(`${record.partition}:${orderNo}`);
-      const r = await transition(doc, { table: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });
+      const r = await transition(doc, { tableName: orders, key: { pk: orderNo }, from: 'PENDING', to: 'PAID' });
       // `already`: a redelivery found the order PAID, acknowledged; anything else comes back.
-      if (r.outcome !== 'applied' && r.outcome !== 'already') throw new Error(`order ${orderNo}: ${r.outcome}`);
+      if (r.kind !== 'applied' && r.kind !== 'already') throw new Error(`order ${orderNo}: ${r.kind}`);
     });
     const run: Handler = (event) => handler(event, lambdaContext({ timeoutMs: 30_000 }));
     const create = (pk: string, status = 'PENDING') => doc.send(new PutCommand({ TableName: orders, Item: { pk, status } }));

@@ -15,14 +15,14 @@ describe('crashingStore', () => {
     const store = crashingStore(h.store, { probability: { 'after-claim': 1 } });
     const event = sqsEvent([order('o-claim')]);
     const result = await invoke(h.handler(undefined, { store }), event, { context: h.context() });
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     expect(h.effects.size).toBe(0);
     expect(store.crashes).toEqual([{ point: 'after-claim', id: 'test#o-claim' }]);
     expect((await h.store.get('test#o-claim'))?.status).toBe('IN_PROGRESS');
     // Past the lease, the redelivery takes the claim over and runs the effect once.
     h.clock.advance(16 * 60_000);
     const retry = await invoke(h.handler(undefined, { store }), sqsEvent([order('o-claim')]), { context: h.context() });
-    expect(retry.outcome).toBe('returned');
+    expect(retry.kind).toBe('returned');
     expect(h.effects.get('o-claim')).toBe(1);
   });
 
@@ -30,7 +30,7 @@ describe('crashingStore', () => {
     const h = await harness();
     const store = crashingStore(h.store, { probability: { 'before-complete': 1 } });
     const result = await invoke(h.handler(undefined, { store }), sqsEvent([order('o-effect')]), { context: h.context() });
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     expect(h.effects.get('o-effect')).toBe(1);
     expect((await h.store.get('test#o-effect'))?.status).toBe('IN_PROGRESS');
   });
@@ -39,11 +39,11 @@ describe('crashingStore', () => {
     const h = await harness();
     const store = crashingStore(h.store, { probability: { 'after-complete': 1 } });
     const first = await invoke(h.handler(undefined, { store }), sqsEvent([order('o-done')]), { context: h.context() });
-    expect(first.outcome).toBe('crashed');
+    expect(first.kind).toBe('crashed');
     expect((await h.store.get('test#o-done'))?.status).toBe('COMPLETED');
     const again = await invoke(h.handler(undefined, { store }), sqsEvent([order('o-done')]), { context: h.context() });
-    expect(again.outcome).toBe('returned');
-    if (again.outcome === 'returned') expect(again.value.batchItemFailures).toEqual([]);
+    expect(again.kind).toBe('returned');
+    if (again.kind === 'returned') expect(again.value.batchItemFailures).toEqual([]);
     expect(h.effects.get('o-done')).toBe(1);
     expect(store.crashes).toHaveLength(1); // maxPerRecord 1: the redelivery passes
   });
@@ -52,9 +52,9 @@ describe('crashingStore', () => {
     const h = await harness();
     const store = crashingStore(h.store, { probability: { 'before-complete': 1 } });
     const handler = h.handler(undefined, { store, strategy: transaction() });
-    expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).outcome).toBe('crashed');
+    expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).kind).toBe('crashed');
     expect(await h.store.get('test#o-tx')).toBeUndefined();
-    expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).outcome).toBe('returned');
+    expect((await invoke(handler, sqsEvent([order('o-tx')]), { context: h.context() })).kind).toBe('returned');
     expect((await h.store.get('test#o-tx'))?.status).toBe('COMPLETED');
   });
 
@@ -64,7 +64,7 @@ describe('crashingStore', () => {
     const store = crashingStore(h.store, { seed: 1, probability: { 'after-complete': 1 }, maxPerRecord: 1 });
     const event = sqsEvent([order('o-a'), order('o-b'), order('o-c')]);
     const result = await invoke(h.handler(undefined, { store }, { concurrency: 1 }), event, { context: h.context() });
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect([...h.effects.keys()]).toEqual(['o-a']);
     expect((await h.store.get('test#o-b'))?.status).toBe('IN_PROGRESS');

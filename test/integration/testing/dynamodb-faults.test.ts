@@ -116,7 +116,7 @@ describe('injectDynamoDBFaults', () => {
       await doc.send(new PutCommand({ TableName: business, Item: { pk: 'late-write' } }));
     };
     const result = await invoke(handler, {}, { timeoutMs: 50 });
-    expect(result.outcome).toBe('timed-out');
+    expect(result.kind).toBe('timed-out');
     await new Promise((resolve) => setTimeout(resolve, 400));
     const item = await doc.send(new GetCommand({ TableName: business, Key: { pk: 'late-write' }, ConsistentRead: true }));
     expect(item.Item).toBeUndefined();

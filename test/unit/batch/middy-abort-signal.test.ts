@@ -3,13 +3,13 @@
  * the handler; `eachRecord` passes it on: a running record's
  * `RecordContext.signal` aborts then (with or without a lease heartbeat), and
  * no record starts afterwards. Middy 7 and Middy 6; the same for
- * `handleEvent`'s `EventContext.signal`.
+ * `eventBridgeHandler`'s `EventContext.signal`.
  */
 import middy from '@middy/core';
 import type { Context, EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import middy6 from 'middy-core-6';
 import { describe, expect, it } from 'vitest';
-import { claim, eachRecord, eventBridgeIdempotency, handleEvent, jsonBody, sqsIdempotency } from '../../../src/index.js';
+import { claim, eachRecord, eventBridgeIdempotency, eventBridgeHandler, jsonBody, sqsIdempotency } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
 /** Resolves when `signal` aborts. */
@@ -53,12 +53,12 @@ describe.each(Object.entries(cores))('%s, timeoutEarlyInMillis', (_name, core) =
     },
   );
 
-  it('handleEvent: the event’s signal aborts', async () => {
+  it('eventBridgeHandler: the event’s signal aborts', async () => {
     let signal: AbortSignal | undefined;
     const handler = (core as typeof middy)<EventBridgeEvent<string, unknown>, unknown, Error, Context>({ timeoutEarlyInMillis: 100 })
       .use(eventBridgeIdempotency({ store: new MemoryIdempotencyStore(), key: (e) => e.id, logger: false }))
       .handler(
-        handleEvent(async (_event, ctx) => {
+        eventBridgeHandler(async (_event, ctx) => {
           signal = ctx.signal;
           await aborted(ctx.signal);
         }),

@@ -1,7 +1,7 @@
 /**
  * `tracing: openTelemetry()` on eventBridgeIdempotency and kafkaIdempotency (MemoryIdempotencyStore, the OTel SDK's
  * in-memory exporter): an event's span under the invocation's (no batch span), with its claim, effect and
- * completion; a replay, a failure and an event in progress elsewhere; `handleEvent` runs the handler in the effect's
+ * completion; a replay, a failure and an event in progress elsewhere; `eventBridgeHandler` runs the handler in the effect's
  * span; links from `detail.traceparent` and a Kafka `traceparent` header. And the readers of the producer's context.
  */
 import { createHash } from 'node:crypto';
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import {
   eachRecord,
   eventBridgeIdempotency,
-  handleEvent,
+  eventBridgeHandler,
   kafkaIdempotency,
   kafkaValue,
   type KafkaBatchResponse,
@@ -46,7 +46,7 @@ function ebHandler(store: MemoryIdempotencyStore, wrap = true) {
         tracing: openTelemetry({ tracer: tree.tracer }),
       }),
     )
-    .handler(wrap ? handleEvent<Paid, unknown>(fn) : fn);
+    .handler(wrap ? eventBridgeHandler<Paid, unknown>(fn) : fn);
 }
 
 /** Runs the handler under an invocation span (what ADOT's Lambda instrumentation would be). */
@@ -63,7 +63,7 @@ async function invokeUnder<T>(run: () => Promise<T>): Promise<{ result: T | Erro
 const ctx = () => lambdaContext({ functionName: 'points-fn' });
 
 describe('tracing an EventBridge event', () => {
-  it('a fresh event: its span under the invocation, with claim, effect (active in handleEvent) and complete', async () => {
+  it('a fresh event: its span under the invocation, with claim, effect (active in eventBridgeHandler) and complete', async () => {
     const { invocation } = await invokeUnder(() => ebHandler(new MemoryIdempotencyStore())(paid('e-1', { orderNo: 'o-1' }), ctx()));
     const event = tree.recordSpan('e-1', 'event');
     expect(event.parentSpanContext?.spanId).toBe(invocation);
@@ -79,7 +79,7 @@ describe('tracing an EventBridge event', () => {
     expect(user === undefined ? undefined : tree.parentOf(user)?.name).toBe('effectively-once effect');
   });
 
-  it('a handler not wrapped in handleEvent still gets its effect span (not the active one)', async () => {
+  it('a handler not wrapped in eventBridgeHandler still gets its effect span (not the active one)', async () => {
     await invokeUnder(() => ebHandler(new MemoryIdempotencyStore(), false)(paid('e-1', { orderNo: 'o-1' }), ctx()));
     expect(tree.childrenOf(tree.recordSpan('e-1', 'event'))).toEqual(['claim', 'complete', 'effect']);
     const [user] = tree.spans().filter((s) => s.name === 'user work');

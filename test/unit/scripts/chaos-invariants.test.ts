@@ -229,7 +229,7 @@ describe('strategyRows', () => {
       return handlerDone;
     };
     const result = await invoke(handler, {}, { timeoutMs: 20 });
-    expect(result.outcome).toBe('timed-out');
+    expect(result.kind).toBe('timed-out');
     open();
     await handlerDone;
     await traces.run('notifications', async () => {
@@ -252,7 +252,7 @@ describe('strategyRows', () => {
         clock.advance(101);
       });
     const result = await invoke(handler, {}, { timeoutMs: 100, clock });
-    expect(result.outcome).toBe('timed-out');
+    expect(result.kind).toBe('timed-out');
     await traces.run('notifications', async () => {
       traces.current()?.effects.push('notifications#n-o-1');
       traces.current()?.completed.add('notifications#n-o-1');

@@ -44,7 +44,7 @@ describe('parseArgs', () => {
 describe('idsToDelete (Lambda ReportBatchItemFailures rules)', () => {
   const event = { Records: [{ messageId: 'a' }, { messageId: 'b' }, { messageId: 'c' }] } as SQSEvent;
   const context = lambdaContext();
-  const returned = (value: unknown) => ({ outcome: 'returned' as const, value: value as never, context, durationMs: 1 });
+  const returned = (value: unknown) => ({ kind: 'returned' as const, value: value as never, context, durationMs: 1 });
 
   it('deletes everything but the reported failures', () => {
     expect(idsToDelete(event, returned({ batchItemFailures: [{ itemIdentifier: 'b' }] }))).toEqual({ ids: ['a', 'c'], invalid: false });
@@ -53,8 +53,8 @@ describe('idsToDelete (Lambda ReportBatchItemFailures rules)', () => {
   });
 
   it('deletes nothing when the handler threw or timed out', () => {
-    expect(idsToDelete(event, { outcome: 'threw', error: new Error('x'), context, durationMs: 1 }).ids).toEqual([]);
-    expect(idsToDelete(event, { outcome: 'timed-out', error: new InvocationTimeoutError(1000), context, durationMs: 1 }).ids).toEqual([]);
+    expect(idsToDelete(event, { kind: 'threw', error: new Error('x'), context, durationMs: 1 }).ids).toEqual([]);
+    expect(idsToDelete(event, { kind: 'timed-out', error: new InvocationTimeoutError(1000), context, durationMs: 1 }).ids).toEqual([]);
   });
 
   it('fails the whole batch on an identifier that is empty or not in the batch', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { eachRecord } from '../../../src/index.js';
 import { lambdaContext, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
 
@@ -12,12 +12,30 @@ describe('eachRecord without the middleware', () => {
     expect(await handler(sqsEvent([ok, bad]), lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: bad.messageId }] });
   });
 
-  it('fails a record whose handler uses tx, rather than dropping its writes', async () => {
-    const record = sqsRecord({ body: 'x' });
-    const handler = eachRecord((_r, { tx }) => {
+  it('eachRecord.inTransaction fails every record before its handler runs: nothing would commit its writes', async () => {
+    const records = [sqsRecord({ body: 'x' }), sqsRecord({ body: 'y' })];
+    let runs = 0;
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const handler = eachRecord.inTransaction((_r, { tx }) => {
+      runs += 1;
       tx.put({ TableName: 't', Item: { pk: 'a' } });
     });
-    expect(await handler(sqsEvent([record]), lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    try {
+      const response = await handler(sqsEvent(records), lambdaContext());
+      expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
+      expect(runs).toBe(0);
+      expect(String(errors.mock.calls[0]?.[0])).toMatch(
+        /eachRecord\.inTransaction: no sqsIdempotency is in front of it.*Use sqsIdempotency\(\{ strategy: transaction\(\) \}\), or eachRecord\(fn\)/,
+      );
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it("hands the handler no tx: eachRecord is for effects that are not the transaction strategy's writes", async () => {
+    const seen: string[][] = [];
+    await eachRecord((_r, ctx) => void seen.push(Object.keys(ctx).sort()))(sqsEvent([sqsRecord({ body: 'x' })]), lambdaContext());
+    expect(seen).toEqual([['attempt', 'context', 'key', 'messageId', 'signal']]);
   });
 
   it('keeps FIFO group order and fails the rest of a group after a failure', async () => {

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import middy, { middyValidateOptions } from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
@@ -21,13 +21,13 @@ import {
   eventBridgeIdempotency,
   kafkaIdempotency,
   kinesisIdempotency,
-  type TransactionBuilder,
   eachRecord,
-  handleEvent,
+  eventBridgeHandler,
   sqsIdempotency,
   transaction,
 } from '../../../src/index.js';
 import { eventBridgeEvent, lambdaContext, MemoryIdempotencyStore, sqsEvent, sqsRecord } from '../../../src/testing/index.js';
+import type { BatchLogLine } from '../../../src/observe/log.js';
 
 const MIDDLEWARES = [
   'sqsIdempotency',
@@ -120,19 +120,6 @@ function suggestionsInSource(): { where: string; suggestion: Suggestion }[] {
   );
 }
 
-/** The message a handler's `tx.put` throws, caught inside the handler. */
-async function txMessage(run: (use: (tx: TransactionBuilder) => void) => Promise<unknown>): Promise<string> {
-  let message = '';
-  await run((tx) => {
-    try {
-      tx.put({ TableName: 't', Item: { pk: 'a' } });
-    } catch (error) {
-      message = (error as Error).message;
-    }
-  }).catch(() => undefined);
-  return message;
-}
-
 describe('code that messages suggest', () => {
   it('every name({ option: value }) suggestion in a message string under src/ is accepted by the factory it names', () => {
     const found = suggestionsInSource();
@@ -144,19 +131,31 @@ describe('code that messages suggest', () => {
     expect(refused).toEqual([]);
   });
 
-  it('the messages a handler meets using tx without the transaction strategy suggest code that is accepted', async () => {
+  it('the messages of an inTransaction runner without the transaction strategy suggest code that is accepted', async () => {
     const record = sqsRecord({ body: 'a' });
-    const messages = [
-      await txMessage((use) => eachRecord((_r, { tx }) => use(tx))(sqsEvent([record]), lambdaContext())),
-      await txMessage((use) =>
-        middy<SQSEvent, SQSBatchResponse>()
-          .use(sqsIdempotency({ store: new MemoryIdempotencyStore(), key: (r) => r.messageId, strategy: claim(), logger: false }))
-          .handler(eachRecord((_r, { tx }) => use(tx)))(sqsEvent([record]), lambdaContext()),
-      ),
-      await txMessage((use) =>
-        handleEvent(async (_e, { tx }) => use(tx))(eventBridgeEvent({ detailType: 'Paid', source: 'shop', detail: {} }), lambdaContext()),
-      ),
-    ];
+    // No middleware: the record fails, and its line on stderr says why.
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await eachRecord.inTransaction(() => undefined)(sqsEvent([record]), lambdaContext());
+    const alone = (JSON.parse(String(errors.mock.calls[0]?.[0])) as { error: { message: string } }).error.message;
+    errors.mockRestore();
+    // Under claim(): the record fails, and the batch line says why.
+    const lines: BatchLogLine[] = [];
+    await middy<SQSEvent, SQSBatchResponse>()
+      .use(
+        sqsIdempotency({ store: new MemoryIdempotencyStore(), key: (r) => r.messageId, strategy: claim(), logger: (l) => lines.push(l) }),
+      )
+      .handler(eachRecord.inTransaction(() => undefined))(sqsEvent([record]), lambdaContext());
+    const claimed = lines[0]?.records[0]?.error?.message ?? '';
+    // EventBridge: the handler throws it.
+    const event = eventBridgeEvent({ detailType: 'Paid', source: 'shop', detail: {} });
+    const thrown = await eventBridgeHandler
+      .inTransaction(async () => undefined)(event, lambdaContext())
+      .then(
+        () => '',
+        (error: Error) => error.message,
+      );
+    const messages = [alone, claimed, thrown];
+    expect(messages.every((m) => /\.inTransaction: /.test(m))).toBe(true);
     const checked = messages.map((message) => {
       const suggestions = suggestionsIn(message);
       return { message, suggestions: suggestions.length, refused: suggestions.flatMap((s) => refusal(s.callee, s.options) ?? []) };

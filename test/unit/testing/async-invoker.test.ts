@@ -40,7 +40,7 @@ describe('AsyncInvoker (the one async-invocation simulator)', () => {
       },
       observer: {
         attemptStarted: (e) => void seen.push(`start ${e}`),
-        attemptEnded: (e, r) => void seen.push(`${r.outcome} ${e}`),
+        attemptEnded: (e, r) => void seen.push(`${r.kind} ${e}`),
         retrying: (e) => void seen.push(`retry ${e}`),
       },
       onFailure: (record) => void failures.push(record),

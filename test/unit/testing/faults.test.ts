@@ -15,7 +15,7 @@ describe('crashAfter', () => {
       return event.n;
     };
     const outcomes = [];
-    for (let n = 1; n <= 4; n += 1) outcomes.push((await invoke(handler, { n })).outcome);
+    for (let n = 1; n <= 4; n += 1) outcomes.push((await invoke(handler, { n })).kind);
     expect(outcomes).toEqual(['returned', 'returned', 'crashed', 'returned']);
     expect(effects).toEqual([1, 2, 4]);
     expect(crash.crashes).toBe(1);
@@ -30,7 +30,7 @@ describe('crashAfter', () => {
       return 'done';
     };
     const outcomes = [];
-    for (let i = 0; i < 3; i += 1) outcomes.push((await invoke(handler, {})).outcome);
+    for (let i = 0; i < 3; i += 1) outcomes.push((await invoke(handler, {})).kind);
     expect(outcomes).toEqual(['crashed', 'crashed', 'returned']);
   });
 
@@ -41,7 +41,7 @@ describe('crashAfter', () => {
       await Promise.all([never.promise, crash.hit()]);
     };
     const result = await invoke(handler, {});
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
   });
 
   it('rejects a negative n with a TypeError naming it', () => {
@@ -62,7 +62,7 @@ describe('a crashed invocation stops as a killed process would', () => {
     const result = await invoke(async () => {
       await Promise.all([record('slow', slowClaim.promise), record('fast', Promise.resolve())]);
     }, {});
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     slowClaim.resolve(); // the sibling's claim returns after the process died
     await settle();
     expect(effects).toEqual([]);
@@ -82,7 +82,7 @@ describe('a crashed invocation stops as a killed process would', () => {
         })(),
       ]);
     }, {});
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     await settle();
     expect(effects).toEqual([]);
   });
@@ -100,7 +100,7 @@ describe('a crashed invocation stops as a killed process would', () => {
         })(),
       ]);
     }, {});
-    expect(result.outcome).toBe('crashed');
+    expect(result.kind).toBe('crashed');
     await settle();
     expect(effects).toEqual([]);
   });

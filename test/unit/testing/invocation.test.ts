@@ -24,7 +24,7 @@ describe('invoke', () => {
       return 'answered late';
     };
     const result = await invoke(handler, {}, { timeoutMs: 100, clock });
-    expect(result.outcome).toBe('timed-out');
+    expect(result.kind).toBe('timed-out');
     open();
     // Lambda killed this invocation: what it left running must stop at its next checkpoint.
     expect(await leftover).toBe(true);
@@ -45,7 +45,7 @@ describe('invoke', () => {
       {},
       { timeoutMs: 100, clock },
     );
-    expect(result.outcome).toBe('returned');
+    expect(result.kind).toBe('returned');
     expect(await after).toBe(false);
   });
 });

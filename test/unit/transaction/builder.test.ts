@@ -92,7 +92,7 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('refuses any action on the reserved idempotency item', () => {
-    const reservedItem = { table: 'idem', key: { id: 'payments#order-1' } };
+    const reservedItem = { tableName: 'idem', key: { id: 'payments#order-1' } };
     const tx = new TransactionBuilder({ reservedItem });
     expect(() => tx.delete({ TableName: 'idem', Key: { id: 'payments#order-1' } })).toThrow(/idempotency record/);
     expect(() => tx.put({ TableName: 'idem', Item: { id: 'payments#order-1', status: 'x' } })).toThrow(/idempotency record/);
@@ -100,8 +100,10 @@ describe('TransactionBuilder: one action per item', () => {
   });
 
   it('checks transition and versionedUpdate actions like the others', () => {
-    const tx = new TransactionBuilder().transition({ table: 'orders', key: { pk: 'a' }, from: 'PENDING', to: 'PAID' });
-    expect(() => tx.versionedUpdate({ table: 'orders', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } })).toThrow(TransactionLimitError);
+    const tx = new TransactionBuilder().transition({ tableName: 'orders', key: { pk: 'a' }, from: 'PENDING', to: 'PAID' });
+    expect(() => tx.versionedUpdate({ tableName: 'orders', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } })).toThrow(
+      TransactionLimitError,
+    );
     expect(tx.items()[0]?.Update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 });
@@ -152,7 +154,7 @@ describe('TransactionBuilder: actions and options', () => {
     expect(() => tx.update({ TableName: 'orders', Key: { pk: 'a' } } as never)).toThrow(/UpdateExpression/);
     expect(() => tx.delete({ TableName: '', Key: { pk: 'a' } })).toThrow(/TableName/);
     expect(() => tx.conditionCheck({ TableName: 'o', Key: {} } as never)).toThrow(/ConditionExpression/);
-    expect(() => tx.transition({ table: 'o', key: { pk: 'a' }, from: [], to: 'X' })).toThrow(/from/);
+    expect(() => tx.transition({ tableName: 'o', key: { pk: 'a' }, from: [], to: 'X' })).toThrow(/from/);
     expect(() => new TransactionBuilder({ reservedAction: 1 } as never)).toThrow(/reservedAction/);
     expect(() => new TransactionBuilder({ reservedActions: 100 })).toThrow(/reservedActions/);
     expect(tx.size).toBe(0);
@@ -170,8 +172,8 @@ describe('TransactionBuilder: closed once the handler settled', () => {
       ['update', () => tx.update({ TableName: 't', Key: key, UpdateExpression: 'SET x = :x', ExpressionAttributeValues: { ':x': 1 } })],
       ['delete', () => tx.delete({ TableName: 't', Key: key })],
       ['conditionCheck', () => tx.conditionCheck({ TableName: 't', Key: key, ConditionExpression: 'attribute_exists(pk)' })],
-      ['transition', () => tx.transition({ table: 't', key, from: 'A', to: 'B' })],
-      ['versionedUpdate', () => tx.versionedUpdate({ table: 't', key, expectVersion: 1, set: { x: 1 } })],
+      ['transition', () => tx.transition({ tableName: 't', key, from: 'A', to: 'B' })],
+      ['versionedUpdate', () => tx.versionedUpdate({ tableName: 't', key, expectVersion: 1, set: { x: 1 } })],
     ];
     for (const [method, call] of calls) {
       expect(call).toThrow(TypeError);
@@ -197,8 +199,10 @@ describe('transaction limit checks (pure)', () => {
     expect(() => checkActionCount(100, 0)).not.toThrow();
     expect(() => checkActionCount(100)).toThrow(TransactionLimitError);
     const seen = new Set([itemIdentity('t', { pk: 'a' })]);
-    expect(() => checkDistinctItem({ table: 't', key: { pk: 'a' } }, seen)).toThrow(TransactionLimitError);
-    expect(() => checkDistinctItem({ table: 't', key: { pk: 'b' } }, seen, { table: 't', key: { pk: 'b' } })).toThrow(/idempotency record/);
+    expect(() => checkDistinctItem({ tableName: 't', key: { pk: 'a' } }, seen)).toThrow(TransactionLimitError);
+    expect(() => checkDistinctItem({ tableName: 't', key: { pk: 'b' } }, seen, { tableName: 't', key: { pk: 'b' } })).toThrow(
+      /idempotency record/,
+    );
     expect(() => checkTransactionSize(MAX_TRANSACTION_BYTES)).not.toThrow();
     expect(() => checkTransactionSize(MAX_TRANSACTION_BYTES + 1)).toThrow(TransactionLimitError);
   });

@@ -23,8 +23,8 @@ describe('outbox ids', () => {
   });
 
   it('default to the detail type as the name; a name tells two events of one detail type apart', () => {
-    const a = outboxItem(event, { table: 't' }, origin);
-    const b = outboxItem(event, { table: 't', name: 'second' }, origin);
+    const a = outboxItem(event, { tableName: 't' }, origin);
+    const b = outboxItem(event, { tableName: 't', name: 'second' }, origin);
     expect(a['pk']).toBe(outboxId('payments', 'o-1', 'OrderPaid'));
     expect(b['pk']).toBe(outboxId('payments', 'o-1', 'second'));
   });
@@ -32,7 +32,7 @@ describe('outbox ids', () => {
 
 describe('outbox items', () => {
   it('put the id under the key attribute and carry it in the detail', () => {
-    const item = outboxItem({ ...event, eventBusName: 'bus' }, { table: 't', keyAttribute: 'orderNo' }, origin);
+    const item = outboxItem({ ...event, eventBusName: 'bus' }, { tableName: 't', keyAttribute: 'orderNo' }, origin);
     const id = outboxId('payments', 'o-1', 'OrderPaid');
     expect(item).toEqual({
       orderNo: id,
@@ -55,21 +55,23 @@ describe('outbox items', () => {
   });
 
   it('put the id under the sort key attribute too, when given one; the same attribute twice is a TypeError', () => {
-    const item = outboxItem(event, { table: 't', sortKeyAttribute: 'sk' }, origin);
+    const item = outboxItem(event, { tableName: 't', sortKeyAttribute: 'sk' }, origin);
     const id = outboxId('payments', 'o-1', 'OrderPaid');
     expect({ pk: item['pk'], sk: item['sk'] }).toEqual({ pk: id, sk: id });
-    expect(() => outboxItem(event, { table: 't', keyAttribute: 'id', sortKeyAttribute: 'id' }, origin)).toThrow(/"sortKeyAttribute"/);
-    expect(() => outboxItem(event, { table: 't', sortKeyAttribute: '' }, origin)).toThrow(/sortKeyAttribute/);
+    expect(() => outboxItem(event, { tableName: 't', keyAttribute: 'id', sortKeyAttribute: 'id' }, origin)).toThrow(/"sortKeyAttribute"/);
+    expect(() => outboxItem(event, { tableName: 't', sortKeyAttribute: '' }, origin)).toThrow(/sortKeyAttribute/);
   });
 
   it('name a bad event field or option in a TypeError', () => {
-    expect(() => outboxItem({ ...event, detail: [] as unknown as Record<string, unknown> }, { table: 't' }, origin)).toThrow(/detail/);
-    expect(() => outboxItem({ ...event, source: '' }, { table: 't' }, origin)).toThrow(/source/);
-    expect(() => outboxItem(event, { table: 't', keyAtribute: 'x' } as unknown as { table: string }, origin)).toThrow(/keyAtribute/);
+    expect(() => outboxItem({ ...event, detail: [] as unknown as Record<string, unknown> }, { tableName: 't' }, origin)).toThrow(/detail/);
+    expect(() => outboxItem({ ...event, source: '' }, { tableName: 't' }, origin)).toThrow(/source/);
+    expect(() => outboxItem(event, { tableName: 't', keyAtribute: 'x' } as unknown as { tableName: string }, origin)).toThrow(
+      /keyAtribute/,
+    );
   });
 
   it('refuse an event over 256 KB when it is added, not when it is relayed', () => {
-    expect(() => outboxItem({ ...event, detail: { blob: 'x'.repeat(262_144) } }, { table: 't' }, origin)).toThrow(ItemTooLargeError);
+    expect(() => outboxItem({ ...event, detail: { blob: 'x'.repeat(262_144) } }, { tableName: 't' }, origin)).toThrow(ItemTooLargeError);
   });
 
   it('are not read from an image without outboxId; a malformed one is a TypeError', () => {
@@ -80,9 +82,9 @@ describe('outbox items', () => {
 
 describe('tx.outbox()', () => {
   it('needs the consumer and business key the middleware gives its builder', () => {
-    expect(() => new TransactionBuilder().outbox(event, { table: 't' })).toThrow(/consumer and business key/);
+    expect(() => new TransactionBuilder().outbox(event, { tableName: 't' })).toThrow(/consumer and business key/);
     const tx = new TransactionBuilder({ consumer: 'payments', businessKey: 'o-1', clock: { now: () => 7 } }).outbox(event, {
-      table: 't',
+      tableName: 't',
     });
     expect(tx.items()[0]?.Put).toMatchObject({
       TableName: 't',

@@ -7,35 +7,35 @@ describe('decideTransition', () => {
   const spec = { from: 'PENDING', to: 'PAID' } as const;
 
   it('no item is missing', () => {
-    expect(decideTransition(undefined, spec)).toEqual({ outcome: 'missing' });
+    expect(decideTransition(undefined, spec)).toEqual({ kind: 'missing' });
   });
 
   it('an item already in the target state is already (a duplicate)', () => {
     const item = { pk: 'o1', status: 'PAID', version: 2 };
-    expect(decideTransition(item, spec)).toEqual({ outcome: 'already', item });
+    expect(decideTransition(item, spec)).toEqual({ kind: 'already', item });
   });
 
   it('an item in another state is a conflict carrying the item', () => {
     const item = { pk: 'o1', status: 'CANCELLED' };
-    expect(decideTransition(item, spec)).toEqual({ outcome: 'conflict', item });
+    expect(decideTransition(item, spec)).toEqual({ kind: 'conflict', item });
   });
 
   it('an item that seems to satisfy the condition is a conflict, never acknowledged', () => {
-    expect(decideTransition({ pk: 'o1', status: 'PENDING' }, spec).outcome).toBe('conflict');
+    expect(decideTransition({ pk: 'o1', status: 'PENDING' }, spec).kind).toBe('conflict');
   });
 
   it('with expectVersion, already only once the version has moved past it', () => {
     const at = (version: number) => ({ pk: 'o1', status: 'PAID', version });
-    expect(decideTransition(at(3), { ...spec, expectVersion: 2 }).outcome).toBe('already');
-    expect(decideTransition(at(2), { ...spec, expectVersion: 2 }).outcome).toBe('conflict');
-    expect(decideTransition(at(1), { ...spec, expectVersion: 2 }).outcome).toBe('conflict');
-    expect(decideTransition({ pk: 'o1', status: 'PENDING', version: 3 }, { ...spec, expectVersion: 2 }).outcome).toBe('conflict');
+    expect(decideTransition(at(3), { ...spec, expectVersion: 2 }).kind).toBe('already');
+    expect(decideTransition(at(2), { ...spec, expectVersion: 2 }).kind).toBe('conflict');
+    expect(decideTransition(at(1), { ...spec, expectVersion: 2 }).kind).toBe('conflict');
+    expect(decideTransition({ pk: 'o1', status: 'PENDING', version: 3 }, { ...spec, expectVersion: 2 }).kind).toBe('conflict');
   });
 
   it('honours custom state and version attributes', () => {
     const item = { pk: 'o1', phase: 'PAID', rev: 5 };
     const custom = { ...spec, stateAttribute: 'phase', versionAttribute: 'rev', expectVersion: 4 };
-    expect(decideTransition(item, custom).outcome).toBe('already');
+    expect(decideTransition(item, custom).kind).toBe('already');
   });
 });
 
@@ -43,34 +43,34 @@ describe('decideVersionedUpdate', () => {
   const spec = { expectVersion: 2, set: { total: 10, tags: new Set(['a', 'b']) } };
 
   it('no item is missing', () => {
-    expect(decideVersionedUpdate(undefined, spec)).toEqual({ outcome: 'missing' });
+    expect(decideVersionedUpdate(undefined, spec)).toEqual({ kind: 'missing' });
   });
 
   it('one version later holding every set value is already', () => {
     const item = { pk: 'c', version: 3, total: 10, tags: new Set(['b', 'a']), other: 1 };
-    expect(decideVersionedUpdate(item, spec)).toEqual({ outcome: 'already', item });
+    expect(decideVersionedUpdate(item, spec)).toEqual({ kind: 'already', item });
   });
 
   it('one version later with other values is a conflict', () => {
-    expect(decideVersionedUpdate({ pk: 'c', version: 3, total: 11, tags: new Set(['a', 'b']) }, spec).outcome).toBe('conflict');
+    expect(decideVersionedUpdate({ pk: 'c', version: 3, total: 11, tags: new Set(['a', 'b']) }, spec).kind).toBe('conflict');
   });
 
   it('any other version is a conflict, even with the same values', () => {
-    expect(decideVersionedUpdate({ pk: 'c', version: 4, total: 10, tags: new Set(['a', 'b']) }, spec).outcome).toBe('conflict');
-    expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 10, tags: new Set(['a', 'b']) }, spec).outcome).toBe('conflict');
+    expect(decideVersionedUpdate({ pk: 'c', version: 4, total: 10, tags: new Set(['a', 'b']) }, spec).kind).toBe('conflict');
+    expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 10, tags: new Set(['a', 'b']) }, spec).kind).toBe('conflict');
   });
 
   it('a stored map that looks like a wrapped number is not that number: never already for an update not applied', () => {
     const item = { pk: 'c', version: 3, total: { value: '10' }, tags: new Set(['a', 'b']) };
-    expect(decideVersionedUpdate(item, spec).outcome).toBe('conflict');
+    expect(decideVersionedUpdate(item, spec).kind).toBe('conflict');
     const wrapped = { pk: 'c', version: 3, total: NumberValue.from('10'), tags: new Set(['a', 'b']) };
-    expect(decideVersionedUpdate(wrapped, spec).outcome).toBe('already');
-    expect(decideVersionedUpdate(wrapped, { expectVersion: 2, set: { total: { value: '10' } } }).outcome).toBe('conflict');
+    expect(decideVersionedUpdate(wrapped, spec).kind).toBe('already');
+    expect(decideVersionedUpdate(wrapped, { expectVersion: 2, set: { total: { value: '10' } } }).kind).toBe('conflict');
   });
 
   it('an unversioned item counts as version 0', () => {
-    expect(decideVersionedUpdate({ pk: 'c', total: 1 }, { expectVersion: 0, set: { total: 1 } }).outcome).toBe('conflict');
-    expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 1 }, { expectVersion: 0, set: { total: 1 } }).outcome).toBe('already');
+    expect(decideVersionedUpdate({ pk: 'c', total: 1 }, { expectVersion: 0, set: { total: 1 } }).kind).toBe('conflict');
+    expect(decideVersionedUpdate({ pk: 'c', version: 1, total: 1 }, { expectVersion: 0, set: { total: 1 } }).kind).toBe('already');
   });
 });
 
@@ -108,7 +108,7 @@ describe('versionOf and sameValue', () => {
 describe('state update expressions', () => {
   it('builds a transition with placeholders for every name and value', () => {
     const u = buildTransitionUpdate({
-      table: 'orders',
+      tableName: 'orders',
       key: { pk: 'o1', sk: 'x' },
       from: ['NEW', 'PENDING'],
       to: 'PAID',
@@ -131,12 +131,12 @@ describe('state update expressions', () => {
   });
 
   it('expectVersion 0 also matches an unversioned item', () => {
-    const u = buildVersionedUpdate({ table: 't', key: { pk: 'a' }, expectVersion: 0, set: { x: 1 } });
+    const u = buildVersionedUpdate({ tableName: 't', key: { pk: 'a' }, expectVersion: 0, set: { x: 1 } });
     expect(u.ConditionExpression).toBe('attribute_exists(#key) AND (attribute_not_exists(#version) OR #version = :expected)');
   });
 
   it('refuses bad input with a TypeError naming it', () => {
-    const base = { table: 'orders', key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
+    const base = { tableName: 'orders', key: { pk: 'o1' }, from: 'PENDING', to: 'PAID' };
     expect(() => buildTransitionUpdate({ ...base, from: [] })).toThrow(/from/);
     expect(() => buildTransitionUpdate({ ...base, to: '' })).toThrow(/\bto\b/);
     expect(() => buildTransitionUpdate({ ...base, set: { status: 'X' } })).toThrow(/set\.status/);
@@ -144,11 +144,14 @@ describe('state update expressions', () => {
     expect(() => buildTransitionUpdate({ ...base, set: { pk: 'o2' } })).toThrow(/set\.pk/);
     expect(() => buildTransitionUpdate({ ...base, set: { x: undefined } })).toThrow(/set\.x/);
     expect(() => buildTransitionUpdate({ ...base, key: {} })).toThrow(/key/);
-    expect(() => buildTransitionUpdate({ ...base, table: '' })).toThrow(/table/);
+    expect(() => buildTransitionUpdate({ ...base, tableName: '' })).toThrow(/tableName/);
+    // The name it had before 1.0 is told what it is now.
+    const { tableName: _, ...before } = base;
+    expect(() => buildTransitionUpdate({ ...before, table: 'orders' } as unknown as typeof base)).toThrow(/"table" is now "tableName"/);
     expect(() => buildTransitionUpdate({ ...base, expectVersion: -1 })).toThrow(/expectVersion/);
     expect(() => buildTransitionUpdate({ ...base, stateAttribute: 'pk' })).toThrow(/stateAttribute/);
     expect(() => buildTransitionUpdate({ ...base, stateAttribute: 'v', versionAttribute: 'v' })).toThrow(/versionAttribute/);
-    const vu = { table: 't', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } };
+    const vu = { tableName: 't', key: { pk: 'a' }, expectVersion: 1, set: { x: 1 } };
     expect(() => buildVersionedUpdate({ ...vu, set: { version: 2 } })).toThrow(/set\.version/);
     expect(() => buildVersionedUpdate({ ...vu, expectVersion: 1.5 })).toThrow(/expectVersion/);
     expect(() => buildVersionedUpdate({ ...vu, versionAttribute: 'pk' })).toThrow(/versionAttribute/);

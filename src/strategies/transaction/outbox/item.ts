@@ -23,7 +23,7 @@ export interface OutboxEvent {
 /** Where `tx.outbox()` writes the item. */
 export interface OutboxOptions {
   /** The table whose stream the relay reads (often the table of the business write). */
-  readonly table: string;
+  readonly tableName: string;
   /** That table's partition key attribute; the item's id goes there. Default `'pk'`. */
   readonly keyAttribute?: string;
   /** That table's sort key attribute, if it has one (a string key): the item's id goes there too. */
@@ -65,7 +65,7 @@ const EVENT_RULES: OptionRules = {
 };
 
 const OPTION_RULES: OptionRules = {
-  table: { ...is.nonEmptyString, required: true },
+  tableName: { ...is.nonEmptyString, required: true },
   keyAttribute: is.nonEmptyString,
   sortKeyAttribute: is.nonEmptyString,
   name: is.nonEmptyString,

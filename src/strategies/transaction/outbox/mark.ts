@@ -16,7 +16,7 @@ import type { Clock } from '../../../engine/clock.js';
 export interface MarkOptions {
   readonly client: DynamoDBDocumentClient;
   readonly afterPublish?: 'mark' | 'delete';
-  readonly retention?: number;
+  readonly retentionMs?: number;
   readonly clock?: Clock;
 }
 
@@ -54,7 +54,7 @@ async function settleItem(options: MarkOptions, candidate: Candidate): Promise<v
         ExpressionAttributeValues: {
           ':published': 'PUBLISHED' satisfies OutboxStatus,
           ':now': now,
-          ':expires': toEpochSeconds(now + (options.retention ?? DAY_MS)),
+          ':expires': toEpochSeconds(now + (options.retentionMs ?? DAY_MS)),
         },
       }),
     );

@@ -36,11 +36,11 @@ export interface OutboxRelayOptions {
   /** After publishing: `'mark'` the item PUBLISHED with a TTL (default), or `'delete'` it. */
   readonly afterPublish?: 'mark' | 'delete';
   /** How long a published item is kept before TTL removes it, ms. Default 24 hours. */
-  readonly retention?: number;
+  readonly retentionMs?: number;
   /** Bus for items that name none. Default: the account's default bus. */
   readonly eventBusName?: string;
   /** The outbox table; default read from each stream record's `eventSourceARN`. */
-  readonly table?: string;
+  readonly tableName?: string;
   /** Clock for `publishedAt` and the TTL. Default the system clock. */
   readonly clock?: Clock;
   /**
@@ -65,9 +65,9 @@ const RULES = {
   eventBridge: { ...hasMethods('an EventBridgeClient (an object with send())', 'send'), required: true },
   client: { ...hasMethods('a DynamoDBDocumentClient', 'send'), required: true },
   afterPublish: is.oneOf('mark', 'delete'),
-  retention: is.retentionMs,
+  retentionMs: is.retentionMs,
   eventBusName: is.nonEmptyString,
-  table: is.nonEmptyString,
+  tableName: is.nonEmptyString,
   clock: hasMethods('a Clock (an object with now())', 'now'),
   logger: { expected: 'a function or false', check: (v: unknown) => v === false || typeof v === 'function' },
   metrics: metricsPluginRule,
@@ -89,7 +89,7 @@ function tableOf(record: DynamoDBRecord, configured: string | undefined): string
   const name = /:table\/([^/]+)\/stream\//.exec(record.eventSourceARN ?? '')?.[1];
   if (name === undefined)
     throw new TypeError(
-      `outboxRelay: cannot read the table name from eventSourceARN "${record.eventSourceARN ?? ''}"; set the "table" option.`,
+      `outboxRelay: cannot read the table name from eventSourceARN "${record.eventSourceARN ?? ''}"; set the "tableName" option.`,
     );
   return name;
 }
@@ -215,9 +215,9 @@ export function outboxRelay(options: OutboxRelayOptions): OutboxRelayHandler {
     }
     const logger = options.logger ?? relayJsonLogger;
     const failed = new Set<number>();
-    const candidates = readCandidates(event.Records, options.table, (index, record, error) => {
+    const candidates = readCandidates(event.Records, options.tableName, (index, record, error) => {
       failed.add(index); // a malformed outbox item fails alone (and stops its shard there)
-      safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.table), error));
+      safeLog(logger, itemFailed('outbox item malformed', malformedAt(record, options.tableName), error));
     });
     const malformed = failed.size;
     // Everything from a malformed item on is reported and redelivered: publishing it now would only publish it twice.

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import { DURABLE_LEASE_MS, durableExecutionOf, isDurableContext, lambdaContextOf } from '../../../../src/engine/durable.js';
-import { eventBridgeIdempotency, IdempotencyInProgressError, idempotent } from '../../../../src/index.js';
+import { claim, eventBridgeIdempotency, IdempotencyInProgressError, idempotent } from '../../../../src/index.js';
 import { Deferred, eventBridgeEvent, lambdaContext, ManualClock, MemoryIdempotencyStore } from '../../../../src/testing/index.js';
 
 /** A context shaped like the SDK's DurableContext for the execution `name`. */
@@ -77,7 +77,7 @@ describe('idempotent() in a durable execution', () => {
         store,
         consumer: 'orders',
         key: (event) => event.orderNo,
-        ...(options.heartbeat === true ? { heartbeat: { everyMs: 1 } } : {}),
+        ...(options.heartbeat === true ? { strategy: claim({ heartbeat: { everyMs: 1 } }) } : {}),
         ...(options.leaseMs === undefined ? {} : { durable: { leaseMs: options.leaseMs } }),
       },
     );

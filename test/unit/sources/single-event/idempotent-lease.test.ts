@@ -1,7 +1,7 @@
 /**
  * `idempotent()`'s lease has the middlewares' shape (`{ marginMs, floorMs,
  * capMs }`): from the remaining time of a Lambda context among the
- * arguments, else the fixed `floorMs`; the heartbeat is its own option.
+ * arguments, else the fixed `floorMs`; the heartbeat is `strategy: claim({ heartbeat })`, as for the middlewares.
  */
 import { describe, expect, it } from 'vitest';
 import { idempotent } from '../../../../src/index.js';
