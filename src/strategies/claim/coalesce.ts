@@ -8,6 +8,8 @@
  * - `per-record`: each claim goes alone (a conditional `PutItem` decides a duplicate in its one round trip, where a
  *   PartiQL batch needs a read after it), and a record's completion leaves as soon as its effect ends, with the
  *   completions that become due within {@link COMPLETION_WINDOW_MS}: no record waits for the slowest of the batch.
+ *   Once no handler of the batch runs, nothing more can join, so what waits goes then without the rest of the
+ *   window: the batch's last completion, which its duration waits on, never waits for company that cannot come.
  *
  * What runs, and in what order, does not change: a FIFO lane still waits for its record's completion, and each
  * record's outcome is its own answer.
@@ -143,15 +145,18 @@ export class CoalescedStore implements IdempotencyStore {
     return answer;
   }
 
-  /** Goes with every completion due by then: `batched`, once no handler of the batch runs; `per-record`, a window after it. */
+  /**
+   * Goes with every completion due by then, once no handler of the batch runs, or at the latest when its timer ends:
+   * `batched`, {@link MAX_COMPLETION_WAIT_MS}; `per-record`, the {@link COMPLETION_WINDOW_MS} window.
+   */
   complete(input: CompleteInput): Promise<FencedWriteResult> {
     const answer = this.#completions.add(input);
-    const batched = this.requests === 'batched';
     if (this.#completionTimer === undefined) {
       // Not unref'd: for these few ms it is what the invocation waits on, and a flush clears it.
-      this.#completionTimer = setTimeout(() => this.#flushCompletions(), batched ? MAX_COMPLETION_WAIT_MS : COMPLETION_WINDOW_MS);
+      const wait = this.requests === 'batched' ? MAX_COMPLETION_WAIT_MS : COMPLETION_WINDOW_MS;
+      this.#completionTimer = setTimeout(() => this.#flushCompletions(), wait);
     }
-    if (batched) this.#idle.schedule();
+    this.#idle.schedule();
     return answer;
   }
 
@@ -163,9 +168,9 @@ export class CoalescedStore implements IdempotencyStore {
     return this.#store.get(id);
   }
 
-  /** Runs a record's handler, counted as running (`batched`): completions are not sent while a handler may still add one. */
+  /** Runs a record's handler, counted as running: once none runs, the completions waiting go without their timer. */
   running<T>(handler: () => Promise<T>): Promise<T> {
-    return this.requests === 'batched' ? this.#idle.running(handler) : handler();
+    return this.#idle.running(handler);
   }
 
   #flushCompletions(): void {
