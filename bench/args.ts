@@ -1,8 +1,8 @@
 /**
  * Command-line options of `npm run bench`, declared as a flag table for the
- * shared parser in scripts/flags.ts.
+ * shared parser in scripts/shared/flags.ts.
  */
-import { helpText, parseFlags, UsageError } from '../scripts/flags.js';
+import { helpText, parseFlags, UsageError } from '../scripts/shared/flags.js';
 import { variantIds } from './variants.js';
 
 /** A bad command line: the message names the option and what it accepts (the shared {@link UsageError}). */

@@ -14,7 +14,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../scripts/flags.js';
+import { UsageError } from '../scripts/shared/flags.js';
 import { awsModel } from './aws-model.js';
 
 /** The CFS period the groups use, µs (the kernel's default). */

@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, startDynamoDBLocal } from '../infra/dynamodb-local.js';
 import { createTable, tableDefinitions } from '../infra/tables.js';
-import { helpText, parseFlags, UsageError } from './flags.js';
+import { helpText, parseFlags, UsageError } from './shared/flags.js';
 
 // The order events/payments.json pays and events/points.json awards points for.
 const SAMPLE_ORDER = { orderNo: 'o-000001', customerId: 'c-00001', amount: 120, status: 'PENDING', version: 1 };

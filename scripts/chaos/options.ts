@@ -1,8 +1,8 @@
 /**
  * Command line of `npm run chaos`, declared as a flag table for the shared
- * parser in scripts/flags.ts.
+ * parser in scripts/shared/flags.ts.
  */
-import { helpText, parseFlags, UsageError } from '../flags.js';
+import { helpText, parseFlags, UsageError } from '../shared/flags.js';
 
 /** What the command line asked for. */
 export interface ChaosCommand {

@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { helpText, parseFlags, UsageError } from '../flags.js';
+import { helpText, parseFlags, UsageError } from '../shared/flags.js';
 import { buildSite } from './build.js';
 import { ensureChromium, launchChromium } from './chromium.js';
 import { crawl } from './crawl.js';

@@ -1,9 +1,9 @@
 /**
  * Options of the local run, their defaults, and its command line
  * (`npm start -- --orders 500 --seed 7`), declared as a flag table for the
- * shared parser in scripts/flags.ts.
+ * shared parser in scripts/shared/flags.ts.
  */
-import { helpText, parseFlags, UsageError, type FlagValues } from '../flags.js';
+import { helpText, parseFlags, UsageError, type FlagValues } from '../shared/flags.js';
 
 export { UsageError };
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../scripts/flags.js';
+import { UsageError } from '../../../scripts/shared/flags.js';
 import {
   CpuGroups,
   CpuLimitUnavailableError,

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { helpText, parseFlags, UsageError, type FlagValues } from '../../../scripts/flags.js';
+import { helpText, parseFlags, UsageError, type FlagValues } from '../../../scripts/shared/flags.js';
 import { usage as benchUsage } from '../../../bench/args.js';
 import { chaosUsage } from '../../../scripts/chaos/options.js';
 import { usage as startUsage } from '../../../scripts/local/options.js';
