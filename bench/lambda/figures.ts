@@ -65,22 +65,42 @@ export function sweepRatios(
 }
 
 /** What a lane of one size ended with, before the ratios. */
-export interface SizeLaneOutcome {
+/** What every lane reports, whatever its samples: its variant, what it measured, the effects read back, its error. */
+export interface LaneOutcome<S> {
   readonly id: string;
   readonly title: string;
   readonly setup: string;
   readonly comparedWith: string | undefined;
   readonly idempotent: boolean;
-  readonly samples: readonly SampleLike[];
+  readonly samples: readonly S[];
   readonly effects: EffectTally;
   readonly error: string | undefined;
+}
+
+/** The variant's part of a lane's outcome, as a lane of the sweep or of Managed Instances reports it. */
+export function laneOutcome<S>(
+  variant: {
+    readonly id: string;
+    readonly title: string;
+    readonly setup: string;
+    readonly comparedWith?: string;
+    readonly idempotent: boolean;
+  },
+  samples: readonly S[],
+  effects: EffectTally,
+  error: string | undefined,
+): LaneOutcome<S> {
+  const { id, title, setup, comparedWith, idempotent } = variant;
+  return { id, title, setup, comparedWith, idempotent, samples, effects, error };
+}
+
+export interface SizeLaneOutcome extends LaneOutcome<SampleLike> {
   /** The group's throttled ms over the whole run at this size (warm-up included). */
   readonly throttledMs: number;
   /** Batches the group ran (warm-up included), for the throttled ms per batch. */
   readonly batchesRun: number;
 }
 
-/** Every lane's figures at one size, with the ratios to the variant each is compared with. */
 export function sizeResults(lanes: readonly SizeLaneOutcome[], memoryMb: number): SizeVariantResult[] {
   const own = new Map(
     lanes.map((l) => [l.id, { figures: laneFigures(l.samples, false, false), lambda: lambdaFigures(l.samples, memoryMb) }]),

@@ -11,10 +11,9 @@
  */
 import { lmiUsdPerMillionDeliveries } from '../aws-model.js';
 import { addTallies, totalRequests } from '../counter.js';
-import type { EffectTally } from '../effects.js';
 import type { LmiFigures, LmiRatios, LmiVariantResult } from '../results.js';
 import { addPatterns, median, percentile, sliceRatio } from '../stats.js';
-import { exactlyOnceProblem } from './figures.js';
+import { exactlyOnceProblem, type LaneOutcome } from './figures.js';
 import type { LmiSliceResult } from './lmi-protocol.js';
 
 /** A measured slice and how long the environment's quota held it back meanwhile. */
@@ -76,17 +75,8 @@ export function lmiRatios(own: LmiFigures, theirs: LmiFigures): LmiRatios {
 }
 
 /** What an environment ended with, before the ratios. */
-export interface LmiLaneOutcome {
-  readonly id: string;
-  readonly title: string;
-  readonly setup: string;
-  readonly comparedWith: string | undefined;
-  readonly idempotent: boolean;
-  readonly samples: readonly LmiSliceSample[];
-  readonly effects: EffectTally;
-  /** The environment failed (not a handler's error: a record the handler failed comes again). */
-  readonly error: string | undefined;
-}
+/** An environment's outcome; its `error`: the environment failed (not a handler's error: a record the handler failed comes again). */
+export type LmiLaneOutcome = LaneOutcome<LmiSliceSample>;
 
 /** Every environment's figures in one configuration, with the ratios to the variant each is compared with. */
 export function lmiResults(lanes: readonly LmiLaneOutcome[], vcpus: number): LmiVariantResult[] {

@@ -7,20 +7,12 @@
  * slice took.
  */
 import type { RequestTally } from '../counter.js';
-import type { ClientOptions, VariantTables } from '../dynamo.js';
 import type { RequestPatterns } from '../stats.js';
 import type { Delivery } from '../workload.js';
+import type { InitMessage } from './protocol.js';
 
-/** Parent → environment: start the threads and build the variant's handler in each. */
-export interface LmiInit {
-  readonly type: 'init';
-  readonly variantId: string;
-  readonly endpoint: string;
-  readonly tables: VariantTables;
-  /** The client's set-up; `aws.seed` is the variant's own seed (each thread mixes its index in). */
-  readonly client: ClientOptions;
-  readonly cacheEntries: number;
-  readonly memoryMb: number;
+/** Parent → environment: start the threads and build the variant's handler in each (each thread mixes its index into `client.aws.seed`). */
+export interface LmiInit extends InitMessage {
   /** Worker threads: one per vCPU, as the Node.js runtime starts them. */
   readonly threads: number;
   /** The bundled thread script. */

@@ -31,6 +31,7 @@ import type { Variant } from '../variants.js';
 import type { Delivery, Workload } from '../workload.js';
 import type { CpuGroup, CpuGroups } from '../cgroup.js';
 import { type LmiLaneOutcome, type LmiSliceSample, lmiResults, lmiSlices } from './lmi-figures.js';
+import { laneOutcome } from './figures.js';
 import type { FromEnvironment, LmiInit, LmiSliceResult, ToEnvironment } from './lmi-protocol.js';
 import { duration } from './progress.js';
 import { forkLimited, lambdaEnv, lambdaNodeFlags } from '../lambda-runtime.js';
@@ -213,17 +214,8 @@ async function runConfig(input: LmiInput, vcpus: number, inFlight: number): Prom
   for (const lane of lanes) {
     const problems = input.groups.remove(lane.environment.group);
     if (problems.length > 0) input.progress(`could not remove ${problems.join(', ')}`);
-    const v = lane.variant;
-    outcomes.push({
-      id: v.id,
-      title: v.title,
-      setup: v.setup,
-      comparedWith: v.comparedWith,
-      idempotent: v.idempotent,
-      samples: lane.samples,
-      effects: tallyEffects(v.business, await scanAll(input.endpoint, lane.business), input.measured),
-      error: lane.error,
-    });
+    const effects = tallyEffects(lane.variant.business, await scanAll(input.endpoint, lane.business), input.measured);
+    outcomes.push(laneOutcome(lane.variant, lane.samples, effects, lane.error));
   }
   const group = lanes[0]?.environment.group;
   return {

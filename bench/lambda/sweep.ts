@@ -19,7 +19,7 @@ import type { SampleLike } from '../stats.js';
 import type { Variant } from '../variants.js';
 import type { Delivery, Workload } from '../workload.js';
 import { type CpuGroups, cpuShare } from '../cgroup.js';
-import { type SizeLaneOutcome, sizeResults } from './figures.js';
+import { laneOutcome, type SizeLaneOutcome, sizeResults } from './figures.js';
 import { duration, etaMs, type RoundsSeen } from './progress.js';
 import { lambdaNodeFlags } from '../lambda-runtime.js';
 import { HandlerWorker, type Stoppable } from './workers.js';
@@ -174,19 +174,8 @@ async function runSize(
     const throttledMs = lane.worker.group.stat().throttledMs;
     const problems = input.groups.remove(lane.worker.group);
     if (problems.length > 0) input.progress(`could not remove ${problems.join(', ')}`);
-    const v = lane.variant;
-    outcomes.push({
-      id: v.id,
-      title: v.title,
-      setup: v.setup,
-      comparedWith: v.comparedWith,
-      idempotent: v.idempotent,
-      samples: lane.samples,
-      effects: tallyEffects(v.business, await scanAll(input.endpoint, lane.business), input.measured),
-      error: lane.error,
-      throttledMs,
-      batchesRun: lane.batchesRun,
-    });
+    const effects = tallyEffects(lane.variant.business, await scanAll(input.endpoint, lane.business), input.measured);
+    outcomes.push({ ...laneOutcome(lane.variant, lane.samples, effects, lane.error), throttledMs, batchesRun: lane.batchesRun });
   }
   const group = lanes[0]?.worker.group;
   return {
