@@ -64,7 +64,6 @@ export function sweepRatios(
   };
 }
 
-/** What a lane of one size ended with, before the ratios. */
 /** What every lane reports, whatever its samples: its variant, what it measured, the effects read back, its error. */
 export interface LaneOutcome<S> {
   readonly id: string;
@@ -94,6 +93,7 @@ export function laneOutcome<S>(
   return { id, title, setup, comparedWith, idempotent, samples, effects, error };
 }
 
+/** What a lane of one size ended with, before the ratios. */
 export interface SizeLaneOutcome extends LaneOutcome<SampleLike> {
   /** The group's throttled ms over the whole run at this size (warm-up included). */
   readonly throttledMs: number;
@@ -101,6 +101,7 @@ export interface SizeLaneOutcome extends LaneOutcome<SampleLike> {
   readonly batchesRun: number;
 }
 
+/** Every lane's figures at one size, with the ratios to the variant each is compared with. */
 export function sizeResults(lanes: readonly SizeLaneOutcome[], memoryMb: number): SizeVariantResult[] {
   const own = new Map(
     lanes.map((l) => [l.id, { figures: laneFigures(l.samples, false, false), lambda: lambdaFigures(l.samples, memoryMb) }]),

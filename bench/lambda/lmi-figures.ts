@@ -74,8 +74,7 @@ export function lmiRatios(own: LmiFigures, theirs: LmiFigures): LmiRatios {
   };
 }
 
-/** What an environment ended with, before the ratios. */
-/** An environment's outcome; its `error`: the environment failed (not a handler's error: a record the handler failed comes again). */
+/** What an environment ended with, before the ratios; its `error`: the environment failed (not a handler's error: a record the handler failed comes again). */
 export type LmiLaneOutcome = LaneOutcome<LmiSliceSample>;
 
 /** Every environment's figures in one configuration, with the ratios to the variant each is compared with. */
